@@ -1,0 +1,40 @@
+// Command-line arguments of one subcommand: positionals, `--key value`, `--key=value`, flags.
+// A subcommand declares what it accepts; anything else is a usage error (exit 2).
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace wt::cli {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class Args {
+public:
+    Args(std::vector<std::string> argv) : m_argv(std::move(argv)) {}
+
+    // Declare options before parse(): valued options take the next argument.
+    void parse(const std::vector<std::string>& valued, const std::vector<std::string>& flags);
+
+    const std::vector<std::string>& positionals() const { return m_positionals; }
+    bool flag(const std::string& name) const;
+    std::optional<std::string> value(const std::string& name) const;
+    std::vector<std::string> values(const std::string& name) const;   // repeatable options
+    std::string value(const std::string& name, const std::string& fallback) const;
+    long long integer(const std::string& name, long long fallback) const;   // UsageError when not a number
+
+private:
+    std::vector<std::string> m_argv;
+    std::vector<std::string> m_positionals;
+    std::vector<std::pair<std::string, std::string>> m_values;
+    std::vector<std::string> m_flags;
+};
+
+// Splits "FILE:RUN" into file and run selector; a ':' inside an existing path is kept.
+std::pair<std::string, std::string> splitRunSelector(const std::string& text);
+
+}  // namespace wt::cli

@@ -1,0 +1,100 @@
+// Storage benchmark: insert rate, file bytes per kernel, window query latency, breakdown time.
+// usage: bench_storage [--kernels N] [--streams S] [--file PATH] [--keep]
+#include "analysis/breakdown.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+#include "storage/writer.h"
+#include "bench/synth/synthrun.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+using Clock = std::chrono::steady_clock;
+static double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+int main(int argc, char** argv)
+{
+    int64_t kernels = 1000000;
+    int streams = 8;
+    std::string file = "/tmp/wheretime-bench-storage.db";
+    bool keep = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc) kernels = std::atoll(argv[++i]);
+        else if (!std::strcmp(argv[i], "--streams") && i + 1 < argc) streams = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--file") && i + 1 < argc) file = argv[++i];
+        else if (!std::strcmp(argv[i], "--keep")) keep = true;
+        else { std::fprintf(stderr, "usage: bench_storage [--kernels N] [--streams S] [--file PATH] [--keep]\n"); return 2; }
+    }
+    for (const char* suffix : {"", "-wal", "-shm"})
+        ::unlink((file + suffix).c_str());
+
+    wt::synth::Result res;
+    double insertMs = 0;
+    {
+        wt::Database db(file, wt::OpenMode::ReadWrite);
+        wt::Writer writer(db);
+        wt::synth::Options o;
+        o.kernels = kernels;
+        o.streams = streams;
+        auto t = Clock::now();
+        res = wt::synth::generate(writer, o);
+        insertMs = msSince(t);
+        db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+    struct stat st {};
+    ::stat(file.c_str(), &st);
+    std::printf("kernels               %lld (+%lld memcpy, %lld scope instances) on %d streams\n",
+                (long long)res.kernels, (long long)res.memcpys, (long long)res.scopeInstances, streams);
+    std::printf("insert                %.0f ms, %.0f kernel rows/s (all rows: %.0f/s)\n", insertMs,
+                res.kernels / (insertMs / 1000.0), (res.kernels + res.memcpys + res.scopeInstances) / (insertMs / 1000.0));
+    std::printf("file size             %.1f MB, %.1f bytes per kernel\n", st.st_size / 1e6, double(st.st_size) / res.kernels);
+
+    wt::Database db(file, wt::OpenMode::ReadOnly);
+    wt::Reader reader(db);
+    auto tracks = reader.tracks(res.runId);
+    wt::RunInfo run = reader.run(res.runId);
+    // Window queries: choose windows that hold about 10k kernels on one track.
+    std::mt19937_64 rng(7);
+    const wt::Track& track = tracks.front();
+    double span = double(run.spanEndNs - run.spanStartNs);
+    double windowNs = span * 10000.0 / double(std::max<int64_t>(1, track.count));
+    std::vector<double> times;
+    size_t returned = 0;
+    for (int i = 0; i < 50; ++i) {
+        std::uniform_real_distribution<double> u(run.spanStartNs, std::max<double>(run.spanStartNs + 1, run.spanEndNs - windowNs));
+        int64_t t0 = int64_t(u(rng));
+        auto t = Clock::now();
+        auto acts = reader.activities(track.id, t0, t0 + int64_t(windowNs));
+        times.push_back(msSince(t));
+        returned += acts.size();
+    }
+    std::sort(times.begin(), times.end());
+    std::printf("window query          median %.2f ms, p95 %.2f ms (avg %.0f kernels returned)\n", times[times.size() / 2],
+                times[times.size() * 95 / 100], double(returned) / times.size());
+
+    std::vector<double> bt;
+    for (int i = 0; i < 5; ++i) {
+        auto t = Clock::now();
+        wt::BreakdownOptions opt;
+        opt.groupBy = wt::GroupBy::Scope;
+        opt.depth = 3;
+        auto stats = wt::computeRunStats(reader, res.runId, opt);
+        bt.push_back(msSince(t));
+        if (i == 0)
+            std::printf("breakdown groups      %zu (kernel time %lld ns)\n", stats.breakdown.groups.size(), (long long)stats.kernelTimeNs);
+    }
+    std::sort(bt.begin(), bt.end());
+    std::printf("scope-depth breakdown median %.1f ms\n", bt[bt.size() / 2]);
+    if (!keep)
+        for (const char* suffix : {"", "-wal", "-shm"})
+            ::unlink((file + suffix).c_str());
+    return 0;
+}

@@ -1,0 +1,243 @@
+#include "database.h"
+
+#include "migrations.h"
+#include "schema.h"
+#include "statement.h"
+#include "storageerror.h"
+#include "writer.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+namespace wt {
+
+namespace {
+
+bool fileExists(const std::string& path, struct stat* st)
+{
+    return ::stat(path.c_str(), st) == 0;
+}
+
+uint32_t readBigEndian(const unsigned char* p, int n)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < n; ++i)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+std::string hostName()
+{
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+}  // namespace
+
+void Database::fail(const std::string& reason) const
+{
+    throw StorageError(m_path + ": " + reason);
+}
+
+Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mode(mode)
+{
+    struct stat st {};
+    bool exists = fileExists(path, &st);
+    if (!exists && mode == OpenMode::ReadOnly)
+        fail("no such file");
+    if (exists && S_ISDIR(st.st_mode))
+        fail("is a directory, not a wheretime file");
+    if (exists && ::access(path.c_str(), R_OK) != 0)
+        fail("permission denied");
+    if (exists && mode == OpenMode::ReadWrite && ::access(path.c_str(), W_OK) != 0)
+        fail("the file is read-only; cannot write to it");
+    if (exists && st.st_size > 0)
+        checkHeader();
+
+    int flags = SQLITE_OPEN_NOMUTEX | (mode == OpenMode::ReadOnly ? SQLITE_OPEN_READONLY
+                                                                   : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    int rc = sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string msg = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        fail("cannot open: " + msg);
+    }
+    sqlite3_extended_result_codes(m_db, 1);
+    sqlite3_busy_timeout(m_db, 5000);
+
+    try {
+        // The first read validates the file: a non-database or corrupt header fails here.
+        int appId = 0;
+        int tables = 0;
+        {
+            Statement s(m_db, "PRAGMA application_id");
+            if (s.step())
+                appId = int(s.int64(0));
+        }
+        {
+            Statement s(m_db, "SELECT count(*) FROM sqlite_master WHERE type='table'");
+            if (s.step())
+                tables = int(s.int64(0));
+        }
+        {
+            Statement s(m_db, "PRAGMA user_version");
+            if (s.step())
+                m_version = int(s.int64(0));
+        }
+        if (tables == 0 && appId == 0) {
+            if (mode == OpenMode::ReadOnly)
+                fail("empty database, not a wheretime file");
+            createSchema();
+        } else if (appId != kApplicationId) {
+            fail("is a database of another application, not a wheretime file");
+        } else if (m_version > kSchemaVersion) {
+            fail("was written by a newer wheretime (schema version " + std::to_string(m_version) +
+                 "; this build reads up to " + std::to_string(kSchemaVersion) + "); upgrade wheretime");
+        } else if (m_version < kSchemaVersion) {
+            if (::access(path.c_str(), W_OK) != 0)
+                fail("has the older schema version " + std::to_string(m_version) +
+                     " and is read-only, so it cannot be migrated; copy it somewhere writable");
+            if (mode == OpenMode::ReadOnly) {
+                // Migration needs write access: reopen read-write just for it.
+                sqlite3_close(m_db);
+                m_db = nullptr;
+                { Database rw(path, OpenMode::ReadWrite); }
+                rc = sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+                if (rc != SQLITE_OK)
+                    fail("cannot reopen after migration");
+                m_version = kSchemaVersion;
+            } else {
+                migrate(m_version);
+            }
+        }
+        if (mode == OpenMode::ReadWrite) {
+            exec("PRAGMA journal_mode=WAL");
+            exec("PRAGMA synchronous=NORMAL");
+            exec("PRAGMA cache_size=-65536");   // 64 MiB: keeps the activity B-tree's hot pages
+            recoverDeadWriters();
+        }
+    } catch (const StorageError& e) {
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        std::string what = e.what();
+        if (what.rfind(m_path + ":", 0) == 0)
+            throw;
+        throw StorageError(m_path + ": " + what);
+    }
+}
+
+Database::~Database()
+{
+    if (m_db)
+        sqlite3_close(m_db);
+}
+
+void Database::checkHeader()
+{
+    std::ifstream in(m_path, std::ios::binary);
+    unsigned char h[100] = {};
+    in.read(reinterpret_cast<char*>(h), sizeof h);
+    std::streamsize got = in.gcount();
+    static const char magic[] = "SQLite format 3";
+    if (got < 16 || std::memcmp(h, magic, 16) != 0)
+        fail("not a wheretime file (not an SQLite database)");
+    if (got < 100)
+        fail("truncated file (shorter than an SQLite header)");
+    uint32_t pageSize = readBigEndian(h + 16, 2);
+    if (pageSize == 1)
+        pageSize = 65536;
+    uint32_t pageCount = readBigEndian(h + 28, 4);
+    uint32_t changeCounter = readBigEndian(h + 24, 4);
+    uint32_t validFor = readBigEndian(h + 92, 4);
+    struct stat st {};
+    ::stat(m_path.c_str(), &st);
+    struct stat wal {};
+    bool hasWal = ::stat((m_path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
+    // The in-header page count is trustworthy when the two counters agree; a WAL may hold newer pages.
+    if (!hasWal && changeCounter == validFor && pageCount > 0 &&
+        uint64_t(st.st_size) < uint64_t(pageSize) * pageCount)
+        fail("truncated file (" + std::to_string(st.st_size) + " bytes, the header says " +
+             std::to_string(uint64_t(pageSize) * pageCount) + ")");
+}
+
+void Database::exec(const char* sql)
+{
+    char* err = nullptr;
+    int rc = sqlite3_exec(m_db, sql, nullptr, nullptr, &err);
+    if (rc != SQLITE_OK) {
+        sqlite3_free(err);
+        throwSqlite(m_db, rc, m_path);
+    }
+}
+
+void Database::begin() { exec("BEGIN IMMEDIATE"); }
+void Database::commit() { exec("COMMIT"); }
+void Database::rollback() noexcept
+{
+    if (m_db && !sqlite3_get_autocommit(m_db))
+        sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Database::createSchema()
+{
+    begin();
+    try {
+        exec(schema::kCreateV1);
+        exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
+        exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
+        Statement s(m_db, "INSERT INTO file_info(key, value) VALUES ('created_by', ?)");
+        s.bind(1, std::string("wheretime ") + WHERETIME_STORAGE_VERSION).run();
+        commit();
+    } catch (...) {
+        rollback();
+        throw;
+    }
+    m_version = kSchemaVersion;
+}
+
+void Database::migrate(int from)
+{
+    // Each step moves the file one version up inside one transaction: a failure leaves it as it was.
+    while (from < kSchemaVersion) {
+        begin();
+        try {
+            migrateStep(*this, from);
+            exec(("PRAGMA user_version=" + std::to_string(from + 1)).c_str());
+            commit();
+        } catch (...) {
+            rollback();
+            throw;
+        }
+        ++from;
+    }
+    m_version = kSchemaVersion;
+}
+
+void Database::recoverDeadWriters()
+{
+    // A run still 'writing' whose writer process on this host is gone was killed: keep what it
+    // wrote, rebuild its summary and mark it incomplete.
+    std::vector<int64_t> dead;
+    {
+        Statement s(m_db, "SELECT id, writer_pid, writer_host FROM runs WHERE status='writing'");
+        std::string host = hostName();
+        while (s.step()) {
+            pid_t pid = pid_t(s.int64(1));
+            bool sameHost = s.textView(2) == host;
+            bool alive = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+            if (sameHost && !alive)
+                dead.push_back(s.int64(0));
+        }
+    }
+    for (int64_t id : dead)
+        Writer::recoverRun(*this, id);
+}
+
+}  // namespace wt

@@ -1,0 +1,50 @@
+// One wheretime file: an SQLite database holding many runs. Opening checks that the file is
+// ours, refuses newer schemas, migrates older ones, and marks runs whose writer died as
+// incomplete. Every failure is a StorageError with a one-line reason naming the file.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <string>
+
+namespace wt {
+
+enum class OpenMode {
+    ReadOnly,    // the file must exist; nothing is written (except a needed migration)
+    ReadWrite,   // created when missing
+};
+
+class Database {
+public:
+    static constexpr int kSchemaVersion = 1;
+    static constexpr int kApplicationId = 0x57544D45;   // "WTME"
+
+    Database(const std::string& path, OpenMode mode);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    sqlite3* handle() const { return m_db; }
+    const std::string& path() const { return m_path; }
+    bool readOnly() const { return m_mode == OpenMode::ReadOnly; }
+    int schemaVersion() const { return m_version; }
+
+    void exec(const char* sql);
+    void begin();
+    void commit();
+    void rollback() noexcept;
+
+private:
+    void checkHeader();
+    void createSchema();
+    void migrate(int from);
+    void recoverDeadWriters();
+    [[noreturn]] void fail(const std::string& reason) const;
+
+    std::string m_path;
+    OpenMode m_mode;
+    sqlite3* m_db = nullptr;
+    int m_version = 0;
+};
+
+}  // namespace wt

@@ -1,0 +1,53 @@
+// Reads runs back from a Database: the run list, a run's tracks, scope tree and instances,
+// one track's activities in a time window (sorted by start), all activities of a run, API
+// calls, metadata, and the per-(scope, name, kind) totals that breakdowns start from.
+// Safe to use while another process writes the same file (WAL).
+#pragma once
+
+#include "database.h"
+#include "types.h"
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace wt {
+
+class Reader {
+public:
+    explicit Reader(Database& db);
+
+    std::vector<RunInfo> runs() const;
+    RunInfo run(int64_t runId) const;                 // throws StorageError when missing
+    // Resolves "FILE:RUN" run selectors: a numeric id or a run name; empty = the newest run.
+    int64_t resolveRun(const std::string& selector) const;
+
+    std::vector<DeviceInfo> devices(int64_t runId) const;
+    std::vector<Track> tracks(int64_t runId) const;
+    std::vector<ScopeNode> scopes(int64_t runId) const;
+    std::vector<ScopeInstance> scopeInstances(int64_t runId) const;
+    std::vector<TotalRow> totals(int64_t runId) const;
+    std::vector<ApiCall> apiCalls(int64_t runId) const;
+    std::vector<std::pair<std::string, std::string>> metadata(int64_t runId) const;
+
+    // Activities of one track that overlap [t0, t1), sorted by start.
+    std::vector<Activity> activities(int64_t trackId, int64_t t0, int64_t t1) const;
+    // Every activity of a run, track by track, each track sorted by start. Returns false from
+    // the callback to stop early.
+    void forEachActivity(int64_t runId, const std::function<bool(const Activity&)>& fn) const;
+
+    // Interned strings, loaded once per Reader.
+    const std::string& string(uint32_t id) const;
+    const std::unordered_map<uint32_t, std::string>& strings() const;
+
+private:
+    Database& m_db;
+    mutable std::unordered_map<uint32_t, std::string> m_strings;
+    mutable bool m_stringsLoaded = false;
+    mutable std::unordered_map<int64_t, LaunchConfig> m_configs;
+    mutable bool m_configsLoaded = false;
+    const LaunchConfig& config(int64_t id) const;
+};
+
+}  // namespace wt

@@ -1,0 +1,69 @@
+// The current schema (see docs/schema.md). Version 1.
+#pragma once
+
+namespace wt::schema {
+
+inline constexpr const char* kCreateV1 = R"SQL(
+CREATE TABLE file_info(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+CREATE TABLE strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL DEFAULT '',
+  workload TEXT NOT NULL DEFAULT '',
+  variant TEXT NOT NULL DEFAULT '',
+  preset TEXT NOT NULL DEFAULT '',
+  config TEXT NOT NULL DEFAULT '{}',
+  backend TEXT NOT NULL CHECK(backend IN ('cupti','cpu','import','model')),
+  device TEXT NOT NULL DEFAULT '',
+  device_properties TEXT NOT NULL DEFAULT '{}',
+  started_at TEXT NOT NULL DEFAULT '',
+  origin_ns INTEGER NOT NULL DEFAULT 0,
+  duration_ns INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL CHECK(status IN ('writing','complete','interrupted','failed','incomplete')),
+  dropped_records INTEGER NOT NULL DEFAULT 0,
+  source_file TEXT NOT NULL DEFAULT '',
+  writer_pid INTEGER NOT NULL DEFAULT 0,
+  writer_host TEXT NOT NULL DEFAULT '',
+  kernels INTEGER NOT NULL DEFAULT 0,
+  kernel_time_ns INTEGER NOT NULL DEFAULT 0,
+  busy_ns INTEGER NOT NULL DEFAULT 0,
+  span_start_ns INTEGER NOT NULL DEFAULT 0,
+  span_end_ns INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE devices(run_id INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL,
+  properties TEXT NOT NULL DEFAULT '{}', PRIMARY KEY(run_id, id)) WITHOUT ROWID;
+CREATE TABLE tracks(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, device_id INTEGER NOT NULL,
+  stream INTEGER NOT NULL, kind TEXT NOT NULL CHECK(kind IN ('kernel','memory')), name TEXT NOT NULL DEFAULT '',
+  count INTEGER NOT NULL DEFAULT 0, max_duration_ns INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX tracks_by_run ON tracks(run_id);
+CREATE TABLE scopes(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, parent_id INTEGER NOT NULL,
+  name_id INTEGER NOT NULL, level_id INTEGER NOT NULL, depth INTEGER NOT NULL);
+CREATE INDEX scopes_by_run ON scopes(run_id);
+CREATE TABLE scope_instances(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, scope_id INTEGER NOT NULL,
+  parent_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+  gpu_start_ns INTEGER NOT NULL DEFAULT -1, gpu_end_ns INTEGER NOT NULL DEFAULT -1);
+CREATE INDEX scope_instances_by_run ON scope_instances(run_id);
+CREATE TABLE launch_configs(id INTEGER PRIMARY KEY, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
+  block_x INTEGER, block_y INTEGER, block_z INTEGER, registers INTEGER, static_smem INTEGER, dynamic_smem INTEGER);
+CREATE TABLE activities(
+  track_id INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  name_id INTEGER NOT NULL,
+  scope_instance_id INTEGER NOT NULL,
+  correlation_id INTEGER NOT NULL,
+  config_id INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  PRIMARY KEY(track_id, start_ns, seq)) WITHOUT ROWID;
+CREATE TABLE api_calls(run_id INTEGER NOT NULL, thread_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL, name_id INTEGER NOT NULL, correlation_id INTEGER NOT NULL);
+CREATE INDEX api_calls_by_run ON api_calls(run_id, start_ns);
+CREATE TABLE metadata(run_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY(run_id, key)) WITHOUT ROWID;
+CREATE TABLE totals(run_id INTEGER NOT NULL, scope_id INTEGER NOT NULL, name_id INTEGER NOT NULL,
+  kind INTEGER NOT NULL, count INTEGER NOT NULL, time_ns INTEGER NOT NULL,
+  PRIMARY KEY(run_id, scope_id, name_id, kind)) WITHOUT ROWID;
+)SQL";
+
+}  // namespace wt::schema

@@ -1,0 +1,64 @@
+// Appends runs to a Database. One Writer writes one run at a time:
+//   beginRun -> (addDevice | addTrack | addScope | beginScopeInstance/endScopeInstance |
+//                addScopeInstance | addActivity | addApiCall | setMetadata)* -> finishRun or discardRun.
+// Rows go through prepared statements in batched transactions (committed every kBatchRows rows,
+// so a reader in another process sees the run grow). A scope instance must be known (begun or
+// added) before an activity names it. finishRun writes the run's summary (kernel totals per
+// scope, busy time, span, per-track counts, GPU spans of scope instances).
+#pragma once
+
+#include "database.h"
+#include "types.h"
+
+#include <memory>
+#include <string_view>
+
+namespace wt {
+
+class Writer {
+public:
+    static constexpr int kBatchRows = 200000;
+
+    explicit Writer(Database& db);
+    ~Writer();   // an unfinished run is finished as failed
+    Writer(const Writer&) = delete;
+    Writer& operator=(const Writer&) = delete;
+
+    int64_t beginRun(const RunInfo& info);
+    int64_t runId() const;
+
+    uint32_t intern(std::string_view text);
+    void addDevice(const DeviceInfo& device);
+    // Returns the existing track when (device, stream, kind) was added before in this run.
+    int64_t addTrack(int32_t deviceId, int64_t stream, TrackKind kind, std::string_view name = {});
+    // Returns the existing node when (parent, name) was added before in this run.
+    int64_t addScope(int64_t parentId, std::string_view name, std::string_view level);
+
+    // Captures: id at enter, row written at exit.
+    int64_t beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs);
+    void endScopeInstance(int64_t instanceId, int64_t endNs);
+    // Imports: a whole instance at once.
+    int64_t addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs);
+
+    void addActivity(const Activity& activity);
+    void addApiCall(const ApiCall& call);
+    void setMetadata(std::string_view key, std::string_view value);
+    void setDroppedRecords(int64_t dropped);
+
+    void finishRun(RunStatus status, int64_t durationNs);
+    // Removes everything of the current run (a failed import leaves nothing behind).
+    void discardRun();
+
+    // Rebuilds the summary of a run whose writer died and marks it incomplete.
+    static void recoverRun(Database& db, int64_t runId);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+}  // namespace wt
+
+#ifndef WHERETIME_STORAGE_VERSION
+#define WHERETIME_STORAGE_VERSION "0.1.0"
+#endif

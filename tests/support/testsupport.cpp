@@ -1,0 +1,58 @@
+#include "testsupport.h"
+
+#include "wheretime_config.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace wt::test {
+
+std::string tempPath(const std::string& fileName)
+{
+    static QTemporaryDir dir;
+    static int counter = 0;
+    return QDir(dir.path()).filePath(QString::number(++counter) + QStringLiteral("-") + QString::fromStdString(fileName)).toStdString();
+}
+
+ProcessResult runProgram(const QString& program, const QStringList& arguments, int timeoutMs)
+{
+    QProcess p;
+    p.start(program, arguments);
+    ProcessResult r;
+    if (!p.waitForStarted()) {
+        r.err = QStringLiteral("could not start ") + program;
+        return r;
+    }
+    p.closeWriteChannel();
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = QStringLiteral("timed out");
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+ProcessResult runCli(const QStringList& arguments, int timeoutMs)
+{
+    return runProgram(qEnvironmentVariable("WHERETIME_CLI"), arguments, timeoutMs);
+}
+
+QString sourcePath(const QString& relative)
+{
+    QString root = qEnvironmentVariable("WHERETIME_SOURCE_DIR", QStringLiteral(WHERETIME_SOURCE_DIR));
+    return QDir(root).filePath(relative);
+}
+
+QString sharedTrace(const QString& fileName)
+{
+    QString path = QDir(sourcePath(QStringLiteral("../shared/traces"))).filePath(fileName);
+    return QFileInfo::exists(path) ? path : QString();
+}
+
+}  // namespace wt::test
