@@ -1,5 +1,5 @@
 // Storage benchmark: insert rate, file bytes per kernel, window query latency, breakdown time.
-// usage: bench_storage [--kernels N] [--streams S] [--file PATH] [--keep]
+// usage: bench_storage [--kernels N] [--streams S] [--file PATH] [--keep] [--no-scopes]
 #include "analysis/breakdown.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -26,12 +26,14 @@ int main(int argc, char** argv)
     int streams = 8;
     std::string file = "/tmp/wheretime-bench-storage.db";
     bool keep = false;
+    bool scopes = true;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--kernels") && i + 1 < argc) kernels = std::atoll(argv[++i]);
         else if (!std::strcmp(argv[i], "--streams") && i + 1 < argc) streams = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--file") && i + 1 < argc) file = argv[++i];
         else if (!std::strcmp(argv[i], "--keep")) keep = true;
-        else { std::fprintf(stderr, "usage: bench_storage [--kernels N] [--streams S] [--file PATH] [--keep]\n"); return 2; }
+        else if (!std::strcmp(argv[i], "--no-scopes")) scopes = false;
+        else { std::fprintf(stderr, "usage: bench_storage [--kernels N] [--streams S] [--file PATH] [--keep] [--no-scopes]\n"); return 2; }
     }
     for (const char* suffix : {"", "-wal", "-shm"})
         ::unlink((file + suffix).c_str());
@@ -44,6 +46,7 @@ int main(int argc, char** argv)
         wt::synth::Options o;
         o.kernels = kernels;
         o.streams = streams;
+        o.scopes = scopes;
         auto t = Clock::now();
         res = wt::synth::generate(writer, o);
         insertMs = msSince(t);

@@ -1,5 +1,6 @@
 #include "reader.h"
 
+#include "activitychunk.h"
 #include "statement.h"
 #include "storageerror.h"
 
@@ -124,12 +125,22 @@ std::vector<ScopeNode> Reader::scopes(int64_t runId) const
 
 std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
 {
+    // A run's instances are one id range (one writer per file at a time): no index needed.
+    int64_t first = 0, last = -1;
+    {
+        Statement r(m_db.handle(), "SELECT first_instance_id, last_instance_id, status FROM runs WHERE id=?");
+        r.bind(1, runId);
+        if (!r.step())
+            return {};
+        first = r.int64(0);
+        last = r.textView(2) == "writing" ? INT64_MAX : r.int64(1);
+    }
     std::vector<ScopeInstance> out;
-    Statement s(m_db.handle(), "SELECT id, scope_id, parent_id, start_ns, end_ns, gpu_start_ns, gpu_end_ns "
-                               "FROM scope_instances WHERE run_id=? ORDER BY id");
-    s.bind(1, runId);
+    Statement s(m_db.handle(), "SELECT id, scope_id, parent_id, start_ns, end_ns FROM scope_instances "
+                               "WHERE id BETWEEN ? AND ? AND run_id=? ORDER BY id");
+    s.bind(1, first).bind(2, last).bind(3, runId);
     while (s.step())
-        out.push_back(ScopeInstance{s.int64(0), s.int64(1), s.int64(2), s.int64(3), s.int64(4), s.int64(5), s.int64(6)});
+        out.push_back(ScopeInstance{s.int64(0), s.int64(1), s.int64(2), s.int64(3), s.int64(4)});
     return out;
 }
 
@@ -189,58 +200,93 @@ const LaunchConfig& Reader::config(int64_t id) const
     return it == m_configs.end() ? none : it->second;
 }
 
-static constexpr const char* kActivityColumns =
-    "track_id, start_ns, seq, duration_ns, kind, name_id, scope_instance_id, correlation_id, config_id, bytes";
-
-static Activity activityFromRow(const Statement& s)
+void Reader::toActivity(const StoredActivity& r, int64_t trackId, Activity& a) const
 {
-    Activity a;
-    a.trackId = s.int64(0);
-    a.startNs = s.int64(1);
-    a.seq = s.int64(2);
-    a.endNs = a.startNs + s.int64(3);
-    a.kind = ActivityKind(s.int64(4));
-    a.nameId = uint32_t(s.int64(5));
-    a.scopeInstanceId = s.int64(6);
-    a.correlationId = s.int64(7);
-    a.bytes = s.int64(9);
-    return a;
+    a.trackId = trackId;
+    a.startNs = r.startNs;
+    a.endNs = r.startNs + r.durationNs;
+    a.kind = ActivityKind(r.kind);
+    a.nameId = r.nameId;
+    a.scopeInstanceId = r.scopeInstanceId;
+    a.correlationId = r.correlationId;
+    a.bytes = r.bytes;
+    a.seq = r.seq;
+    a.config = config(r.configId);
 }
 
 std::vector<Activity> Reader::activities(int64_t trackId, int64_t t0, int64_t t1) const
 {
-    int64_t maxDuration = 0;
-    {
-        Statement s(m_db.handle(), "SELECT max_duration_ns FROM tracks WHERE id=?");
-        s.bind(1, trackId);
-        if (s.step())
-            maxDuration = s.int64(0);
-    }
-    // A run still being written has no max duration yet: fall back to scanning from the start.
-    int64_t from = maxDuration > 0 ? t0 - maxDuration : INT64_MIN;
-    std::vector<Activity> out;
-    Statement s(m_db.handle(), std::string("SELECT ") + kActivityColumns +
-                                   " FROM activities WHERE track_id=?1 AND start_ns>=?2 AND start_ns<?3 "
-                                   "AND start_ns+duration_ns>?4 ORDER BY start_ns, seq");
-    s.bind(1, trackId).bind(2, from).bind(3, t1).bind(4, t0);
+    // The index holds (track, start, end) of every chunk: only chunks that overlap are read.
+    Statement s(m_db.handle(), "SELECT start_ns, end_ns, first_seq, count, data FROM activity_chunks "
+                               "WHERE track_id=?1 AND start_ns<?2 AND end_ns>=?3 ORDER BY start_ns");
+    s.bind(1, trackId).bind(2, t1).bind(3, t0);
+    std::vector<StoredActivity> rows;
     while (s.step()) {
-        Activity a = activityFromRow(s);
-        a.config = config(s.int64(8));
-        // Zero-length activities exactly at t0 still belong to the window.
-        out.push_back(a);
+        ChunkHeader h{s.int64(0), s.int64(1), s.int64(2), s.int64(3)};
+        size_t before = rows.size();
+        ActivityChunk::decode(s.blob(4), h, rows);
+        // Keep only the activities that overlap [t0, t1) (zero-length ones at t0 included).
+        size_t w = before;
+        for (size_t i = before; i < rows.size(); ++i) {
+            const StoredActivity& r = rows[i];
+            if (r.startNs < t1 && (r.startNs + r.durationNs > t0 || r.startNs == t0))
+                rows[w++] = r;
+        }
+        rows.resize(w);
     }
+    auto byStart = [](const StoredActivity& a, const StoredActivity& b) {
+        return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
+    };
+    if (!std::is_sorted(rows.begin(), rows.end(), byStart))   // chunks of late, out-of-order records
+        std::sort(rows.begin(), rows.end(), byStart);
+    std::vector<Activity> out(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i)
+        toActivity(rows[i], trackId, out[i]);
     return out;
 }
 
 void Reader::forEachActivity(int64_t runId, const std::function<bool(const Activity&)>& fn) const
 {
+    auto byStart = [](const StoredActivity& a, const StoredActivity& b) {
+        return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
+    };
+    std::vector<StoredActivity> rows;
+    Activity a;
     for (const Track& t : tracks(runId)) {
-        Statement s(m_db.handle(), std::string("SELECT ") + kActivityColumns +
-                                       " FROM activities WHERE track_id=? ORDER BY start_ns, seq");
+        // Chunks of a track normally follow each other in time and are streamed one by one.
+        // When their spans overlap (late, out-of-order records), the track is sorted first.
+        bool overlapping = false;
+        {
+            Statement h(m_db.handle(), "SELECT start_ns, end_ns FROM activity_chunks WHERE track_id=? ORDER BY start_ns");
+            h.bind(1, t.id);
+            int64_t maxEnd = INT64_MIN;
+            while (h.step() && !overlapping) {
+                overlapping = h.int64(0) < maxEnd;
+                maxEnd = std::max(maxEnd, h.int64(1));
+            }
+        }
+        Statement s(m_db.handle(), "SELECT start_ns, end_ns, first_seq, count, data FROM activity_chunks "
+                                   "WHERE track_id=? ORDER BY start_ns");
         s.bind(1, t.id);
+        rows.clear();
         while (s.step()) {
-            Activity a = activityFromRow(s);
-            a.config = config(s.int64(8));
+            ChunkHeader h{s.int64(0), s.int64(1), s.int64(2), s.int64(3)};
+            if (!overlapping)
+                rows.clear();
+            ActivityChunk::decode(s.blob(4), h, rows);
+            if (overlapping)
+                continue;
+            for (const StoredActivity& r : rows) {
+                toActivity(r, t.id, a);
+                if (!fn(a))
+                    return;
+            }
+        }
+        if (!overlapping)
+            continue;
+        std::sort(rows.begin(), rows.end(), byStart);
+        for (const StoredActivity& r : rows) {
+            toActivity(r, t.id, a);
             if (!fn(a))
                 return;
         }

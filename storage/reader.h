@@ -14,6 +14,8 @@
 
 namespace wt {
 
+struct StoredActivity;
+
 class Reader {
 public:
     explicit Reader(Database& db);
@@ -48,6 +50,7 @@ private:
     mutable std::unordered_map<int64_t, LaunchConfig> m_configs;
     mutable bool m_configsLoaded = false;
     const LaunchConfig& config(int64_t id) const;
+    void toActivity(const StoredActivity& stored, int64_t trackId, Activity& out) const;
 };
 
 }  // namespace wt

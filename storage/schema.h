@@ -24,6 +24,8 @@ CREATE TABLE runs(
   source_file TEXT NOT NULL DEFAULT '',
   writer_pid INTEGER NOT NULL DEFAULT 0,
   writer_host TEXT NOT NULL DEFAULT '',
+  first_instance_id INTEGER NOT NULL DEFAULT 0,
+  last_instance_id INTEGER NOT NULL DEFAULT -1,
   kernels INTEGER NOT NULL DEFAULT 0,
   kernel_time_ns INTEGER NOT NULL DEFAULT 0,
   busy_ns INTEGER NOT NULL DEFAULT 0,
@@ -39,23 +41,12 @@ CREATE TABLE scopes(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, parent_id I
   name_id INTEGER NOT NULL, level_id INTEGER NOT NULL, depth INTEGER NOT NULL);
 CREATE INDEX scopes_by_run ON scopes(run_id);
 CREATE TABLE scope_instances(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, scope_id INTEGER NOT NULL,
-  parent_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-  gpu_start_ns INTEGER NOT NULL DEFAULT -1, gpu_end_ns INTEGER NOT NULL DEFAULT -1);
-CREATE INDEX scope_instances_by_run ON scope_instances(run_id);
+  parent_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL);
 CREATE TABLE launch_configs(id INTEGER PRIMARY KEY, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
   block_x INTEGER, block_y INTEGER, block_z INTEGER, registers INTEGER, static_smem INTEGER, dynamic_smem INTEGER);
-CREATE TABLE activities(
-  track_id INTEGER NOT NULL,
-  start_ns INTEGER NOT NULL,
-  seq INTEGER NOT NULL,
-  duration_ns INTEGER NOT NULL,
-  kind INTEGER NOT NULL,
-  name_id INTEGER NOT NULL,
-  scope_instance_id INTEGER NOT NULL,
-  correlation_id INTEGER NOT NULL,
-  config_id INTEGER NOT NULL,
-  bytes INTEGER NOT NULL,
-  PRIMARY KEY(track_id, start_ns, seq)) WITHOUT ROWID;
+CREATE TABLE activity_chunks(id INTEGER PRIMARY KEY, track_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL, first_seq INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE INDEX activity_chunks_by_track ON activity_chunks(track_id, start_ns, end_ns);
 CREATE TABLE api_calls(run_id INTEGER NOT NULL, thread_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,
   duration_ns INTEGER NOT NULL, name_id INTEGER NOT NULL, correlation_id INTEGER NOT NULL);
 CREATE INDEX api_calls_by_run ON api_calls(run_id, start_ns);

@@ -50,6 +50,12 @@ Statement& Statement::bind(int index, std::string_view value)
     return *this;
 }
 
+Statement& Statement::bindBlobNoCopy(int index, const void* data, size_t size)
+{
+    sqlite3_bind_blob64(m_stmt, index, data, sqlite3_uint64(size), SQLITE_STATIC);
+    return *this;
+}
+
 Statement& Statement::bindNull(int index)
 {
     sqlite3_bind_null(m_stmt, index);
@@ -84,6 +90,14 @@ std::string Statement::text(int column) const { return std::string(textView(colu
 std::string_view Statement::textView(int column) const
 {
     auto p = reinterpret_cast<const char*>(sqlite3_column_text(m_stmt, column));
+    if (!p)
+        return {};
+    return std::string_view(p, size_t(sqlite3_column_bytes(m_stmt, column)));
+}
+
+std::string_view Statement::blob(int column) const
+{
+    auto p = static_cast<const char*>(sqlite3_column_blob(m_stmt, column));
     if (!p)
         return {};
     return std::string_view(p, size_t(sqlite3_column_bytes(m_stmt, column)));

@@ -24,6 +24,8 @@ public:
     Statement& bind(int index, double value);
     Statement& bind(int index, std::string_view value);   // copied by SQLite
     Statement& bindNull(int index);
+    // The blob must stay alive until the statement runs (no copy: the hot path writes chunks).
+    Statement& bindBlobNoCopy(int index, const void* data, size_t size);
 
     // Returns true while a row is available.
     bool step();
@@ -35,6 +37,7 @@ public:
     double real(int column) const { return sqlite3_column_double(m_stmt, column); }
     std::string text(int column) const;
     std::string_view textView(int column) const;
+    std::string_view blob(int column) const;
     bool isNull(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
 
 private:

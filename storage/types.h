@@ -73,10 +73,10 @@ struct ScopeInstance {
     int64_t id = 0;
     int64_t scopeId = 0;
     int64_t parentId = 0;            // enclosing instance, 0 = none
-    int64_t startNs = 0;             // as recorded (host time for captures)
+    int64_t startNs = 0;             // as recorded (host time for captures, GPU time for imports)
     int64_t endNs = 0;
-    int64_t gpuStartNs = -1;         // first activity start under it (incl. children), -1 = none
-    int64_t gpuEndNs = -1;           // last activity end under it
+    // The GPU span (first activity start to last activity end under it, children included)
+    // is not stored: readers derive it from the activities they load anyway.
 };
 
 struct LaunchConfig {

@@ -1,10 +1,12 @@
 #include "writer.h"
 
+#include "activitychunk.h"
 #include "statement.h"
 #include "storageerror.h"
 
 #include <algorithm>
-#include <chrono>
+#include <cerrno>
+#include <csignal>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -38,10 +40,7 @@ struct TotalKey {
     bool operator==(const TotalKey&) const = default;
 };
 struct TotalKeyHash {
-    size_t operator()(const TotalKey& k) const
-    {
-        return (std::hash<int64_t>()(k.scopeId) * 31 + k.nameId) * 7 + k.kind;
-    }
+    size_t operator()(const TotalKey& k) const { return (std::hash<int64_t>()(k.scopeId) * 31 + k.nameId) * 7 + k.kind; }
 };
 
 std::string hostName()
@@ -51,22 +50,23 @@ std::string hostName()
     return buf;
 }
 
-// Union length of intervals; sorts them in place.
 int64_t unionLength(std::vector<std::pair<int64_t, int64_t>>& iv)
 {
     std::sort(iv.begin(), iv.end());
-    int64_t total = 0;
-    int64_t cs = 0, ce = 0;
+    int64_t total = 0, cs = 0, ce = 0;
     bool open = false;
     for (auto [s, e] : iv) {
-        if (!open) { cs = s; ce = e; open = true; continue; }
-        if (s <= ce) { ce = std::max(ce, e); continue; }
-        total += ce - cs;
-        cs = s; ce = e;
+        if (open && s <= ce) {
+            ce = std::max(ce, e);
+            continue;
+        }
+        if (open)
+            total += ce - cs;
+        cs = s;
+        ce = e;
+        open = true;
     }
-    if (open)
-        total += ce - cs;
-    return total;
+    return open ? total + ce - cs : total;
 }
 
 // Kernel totals and spans of one run, fed activity by activity, written once at the end.
@@ -75,18 +75,22 @@ struct Summary {
     std::vector<std::pair<int64_t, int64_t>> kernelIntervals;
     int64_t kernels = 0, kernelTime = 0, spanStart = INT64_MAX, spanEnd = INT64_MIN;
 
-    void add(int64_t scopeId, uint32_t nameId, ActivityKind kind, int64_t start, int64_t end)
+    void add(int64_t scopeId, uint32_t nameId, uint8_t kind, int64_t start, int64_t end)
     {
-        auto& t = totals[TotalKey{scopeId, nameId, uint8_t(kind)}];
+        auto& t = totals[TotalKey{scopeId, nameId, kind}];
         t.first += 1;
         t.second += end - start;
-        if (kind != ActivityKind::Kernel)
+        if (kind != uint8_t(ActivityKind::Kernel))
             return;
         ++kernels;
         kernelTime += end - start;
         spanStart = std::min(spanStart, start);
         spanEnd = std::max(spanEnd, end);
-        kernelIntervals.emplace_back(start, end);
+        // Consecutive kernels that touch or overlap merge here already: less memory at the end.
+        if (!kernelIntervals.empty() && start >= kernelIntervals.back().first && start <= kernelIntervals.back().second)
+            kernelIntervals.back().second = std::max(kernelIntervals.back().second, end);
+        else
+            kernelIntervals.emplace_back(start, end);
     }
 
     void write(sqlite3* db, int64_t runId)
@@ -95,12 +99,11 @@ struct Summary {
         del.bind(1, runId).run();
         Statement ins(db, "INSERT INTO totals(run_id, scope_id, name_id, kind, count, time_ns) VALUES (?,?,?,?,?,?)");
         for (auto& [k, v] : totals)
-            ins.bind(1, runId).bind(2, k.scopeId).bind(3, k.nameId).bind(4, int64_t(k.kind))
-                .bind(5, v.first).bind(6, v.second).run();
+            ins.bind(1, runId).bind(2, k.scopeId).bind(3, k.nameId).bind(4, int64_t(k.kind)).bind(5, v.first).bind(6, v.second).run();
         int64_t busy = unionLength(kernelIntervals);
         Statement up(db, "UPDATE runs SET kernels=?, kernel_time_ns=?, busy_ns=?, span_start_ns=?, span_end_ns=? WHERE id=?");
-        up.bind(1, kernels).bind(2, kernelTime).bind(3, busy)
-            .bind(4, kernels ? spanStart : int64_t(0)).bind(5, kernels ? spanEnd : int64_t(0)).bind(6, runId).run();
+        up.bind(1, kernels).bind(2, kernelTime).bind(3, busy).bind(4, kernels ? spanStart : int64_t(0))
+            .bind(5, kernels ? spanEnd : int64_t(0)).bind(6, runId).run();
     }
 };
 
@@ -116,8 +119,7 @@ struct Writer::Impl {
     int64_t rowsInBatch = 0;
     int64_t seq = 0;
 
-    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstance, insConfig, insActivity,
-        insApi, insMeta;
+    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstance, insConfig, insChunk, insApi, insMeta;
 
     std::unordered_map<std::string, uint32_t> strings;
     uint32_t nextString = 1;
@@ -125,18 +127,28 @@ struct Writer::Impl {
     std::unordered_map<LaunchConfig, int64_t, ConfigHash> configs;
     bool configsLoaded = false;
 
-    struct TrackKey { int32_t device; int64_t stream; TrackKind kind; bool operator==(const TrackKey&) const = default; };
-    struct TrackKeyHash { size_t operator()(const TrackKey& k) const { return (size_t(k.device) * 1000003u) ^ size_t(k.stream) * 31 ^ size_t(k.kind); } };
+    struct TrackKey {
+        int32_t device;
+        int64_t stream;
+        TrackKind kind;
+        bool operator==(const TrackKey&) const = default;
+    };
+    struct TrackKeyHash {
+        size_t operator()(const TrackKey& k) const { return (size_t(k.device) * 1000003u) ^ size_t(k.stream) * 31 ^ size_t(k.kind); }
+    };
+    struct TrackState {
+        int64_t count = 0, maxDuration = 0;
+        std::vector<StoredActivity> pending;   // not yet written as a chunk
+    };
     std::unordered_map<TrackKey, int64_t, TrackKeyHash> tracks;
-    struct TrackStats { int64_t count = 0, maxDuration = 0; };
-    std::unordered_map<int64_t, TrackStats> trackStats;
+    std::unordered_map<int64_t, TrackState> trackState;
 
     std::unordered_map<std::pair<int64_t, std::string>, int64_t, PairHash> scopes;
+    std::unordered_map<int64_t, int> scopeDepth;
 
     // Scope instances of this run, indexed by id - instanceBase.
     int64_t instanceBase = 1;
     std::vector<int64_t> instScope, instParent, instStart;
-    std::vector<int64_t> instGpuStart, instGpuEnd;
     std::vector<uint8_t> instWritten;
 
     Summary summary;
@@ -145,12 +157,10 @@ struct Writer::Impl {
 
     void ensureTransaction()
     {
-        if (externalTransaction)
+        if (externalTransaction || inTransaction)
             return;
-        if (!inTransaction) {
-            db.begin();
-            inTransaction = true;
-        }
+        db.begin();
+        inTransaction = true;
     }
 
     void commitOwned()
@@ -169,13 +179,32 @@ struct Writer::Impl {
         }
     }
 
-    void countRow()
+    void flushTrack(int64_t trackId, TrackState& st)
+    {
+        if (st.pending.empty())
+            return;
+        ChunkHeader hdr;
+        std::string blob = ActivityChunk::encode(st.pending, hdr);
+        insChunk->bind(1, trackId).bind(2, hdr.startNs).bind(3, hdr.endNs).bind(4, hdr.firstSeq).bind(5, hdr.count)
+            .bindBlobNoCopy(6, blob.data(), blob.size()).run();
+        st.pending.clear();
+    }
+
+    void flushAll()
+    {
+        for (auto& [id, st] : trackState)
+            flushTrack(id, st);
+    }
+
+    // Commits every kBatchRows rows so readers in other processes see the run grow.
+    void countRows(int64_t n)
     {
         if (externalTransaction)
             return;
-        if (++rowsInBatch >= kBatchRows) {
-            db.commit();
-            inTransaction = false;
+        rowsInBatch += n;
+        if (rowsInBatch >= kBatchRows) {
+            flushAll();
+            commitOwned();
             rowsInBatch = 0;
             ensureTransaction();
         }
@@ -242,7 +271,7 @@ struct Writer::Impl {
         insInstance->bind(1, instanceBase + int64_t(i)).bind(2, runId).bind(3, instScope[i]).bind(4, instParent[i])
             .bind(5, instStart[i]).bind(6, endNs).run();
         instWritten[i] = 1;
-        countRow();
+        countRows(1);
     }
 
     void requireRun(const char* what) const
@@ -255,12 +284,25 @@ struct Writer::Impl {
     {
         inRun = false;
         tracks.clear();
-        trackStats.clear();
+        trackState.clear();
         scopes.clear();
-        instScope.clear(); instParent.clear(); instStart.clear();
-        instGpuStart.clear(); instGpuEnd.clear(); instWritten.clear();
+        scopeDepth.clear();
+        instScope.clear();
+        instParent.clear();
+        instStart.clear();
+        instWritten.clear();
         summary = Summary{};
         seq = 0;
+        rowsInBatch = 0;
+    }
+
+    void forgetCaches()
+    {
+        stringsLoaded = false;
+        strings.clear();
+        nextString = 1;
+        configsLoaded = false;
+        configs.clear();
     }
 };
 
@@ -276,27 +318,20 @@ Writer::Writer(Database& db) : d(std::make_unique<Impl>(db))
     d->insScope = std::make_unique<Statement>(h, "INSERT INTO scopes(run_id, parent_id, name_id, level_id, depth) VALUES (?,?,?,?,?)");
     d->insInstance = std::make_unique<Statement>(h, "INSERT INTO scope_instances(id, run_id, scope_id, parent_id, start_ns, end_ns) VALUES (?,?,?,?,?,?)");
     d->insConfig = std::make_unique<Statement>(h, "INSERT INTO launch_configs(grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem) VALUES (?,?,?,?,?,?,?,?,?)");
-    d->insActivity = std::make_unique<Statement>(h, "INSERT INTO activities(track_id, start_ns, seq, duration_ns, kind, name_id, scope_instance_id, correlation_id, config_id, bytes) VALUES (?,?,?,?,?,?,?,?,?,?)");
+    d->insChunk = std::make_unique<Statement>(h, "INSERT INTO activity_chunks(track_id, start_ns, end_ns, first_seq, count, data) VALUES (?,?,?,?,?,?)");
     d->insApi = std::make_unique<Statement>(h, "INSERT INTO api_calls(run_id, thread_id, start_ns, duration_ns, name_id, correlation_id) VALUES (?,?,?,?,?,?)");
     d->insMeta = std::make_unique<Statement>(h, "INSERT OR REPLACE INTO metadata(run_id, key, value) VALUES (?,?,?)");
 }
 
 Writer::~Writer()
 {
-    if (!d->inRun && d->inTransaction) {
-        try {
-            d->commitOwned();
-        } catch (...) {
-            d->rollbackOwned();
-        }
-        return;
-    }
-    if (d->inRun) {
-        try {
+    try {
+        if (d->inRun)
             finishRun(RunStatus::Failed, 0);
-        } catch (...) {
-            d->rollbackOwned();
-        }
+        else
+            d->commitOwned();
+    } catch (...) {
+        d->rollbackOwned();
     }
 }
 
@@ -309,20 +344,32 @@ int64_t Writer::beginRun(const RunInfo& info)
     d->reset();
     d->ensureTransaction();
     try {
+        // Instance ids of a run are one contiguous range: only one writer per file at a time.
+        {
+            Statement s(d->h, "SELECT id, writer_pid, writer_host FROM runs WHERE status='writing'");
+            std::string host = hostName();
+            while (s.step()) {
+                pid_t pid = pid_t(s.int64(1));
+                bool alive = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+                if (s.textView(2) != host || alive)
+                    throw StorageError(d->db.path() + ": another capture or import (run " + std::to_string(s.int64(0)) +
+                                       ") is writing to this file");
+            }
+        }
+        Statement m(d->h, "SELECT coalesce(max(id), 0) + 1 FROM scope_instances");
+        if (m.step())
+            d->instanceBase = m.int64(0);
         Statement s(d->h, "INSERT INTO runs(name, workload, variant, preset, config, backend, device, device_properties, "
-                          "started_at, origin_ns, duration_ns, status, dropped_records, source_file, writer_pid, writer_host) "
-                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,'writing',?,?,?,?)");
+                          "started_at, origin_ns, duration_ns, status, dropped_records, source_file, writer_pid, writer_host, "
+                          "first_instance_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,'writing',?,?,?,?,?)");
         s.bind(1, info.name).bind(2, info.workload).bind(3, info.variant).bind(4, info.preset)
             .bind(5, info.configJson.empty() ? std::string_view("{}") : std::string_view(info.configJson))
             .bind(6, info.backend).bind(7, info.device)
             .bind(8, info.devicePropertiesJson.empty() ? std::string_view("{}") : std::string_view(info.devicePropertiesJson))
             .bind(9, info.startedAt).bind(10, info.originNs).bind(11, info.durationNs).bind(12, info.droppedRecords)
-            .bind(13, info.sourceFile).bind(14, int64_t(::getpid())).bind(15, hostName());
+            .bind(13, info.sourceFile).bind(14, int64_t(::getpid())).bind(15, hostName()).bind(16, d->instanceBase);
         s.run();
         d->runId = sqlite3_last_insert_rowid(d->h);
-        Statement m(d->h, "SELECT coalesce(max(id), 0) + 1 FROM scope_instances");
-        if (m.step())
-            d->instanceBase = m.int64(0);
         // Make the run visible to readers at once (status 'writing').
         d->commitOwned();
         d->ensureTransaction();
@@ -350,6 +397,7 @@ uint32_t Writer::intern(std::string_view text)
 void Writer::addDevice(const DeviceInfo& device)
 {
     d->requireRun("addDevice");
+    d->ensureTransaction();
     d->insDevice->bind(1, d->runId).bind(2, int64_t(device.id)).bind(3, device.name)
         .bind(4, device.propertiesJson.empty() ? std::string_view("{}") : std::string_view(device.propertiesJson)).run();
 }
@@ -363,10 +411,11 @@ int64_t Writer::addTrack(int32_t deviceId, int64_t stream, TrackKind kind, std::
         return it->second;
     std::string label = name.empty() ? (kind == TrackKind::Kernel ? "Stream " : "Memory, stream ") + std::to_string(stream)
                                      : std::string(name);
+    d->ensureTransaction();
     d->insTrack->bind(1, d->runId).bind(2, int64_t(deviceId)).bind(3, stream).bind(4, toString(kind)).bind(5, label).run();
     int64_t id = sqlite3_last_insert_rowid(d->h);
     d->tracks.emplace(key, id);
-    d->trackStats[id];
+    d->trackState[id];
     return id;
 }
 
@@ -379,31 +428,32 @@ int64_t Writer::addScope(int64_t parentId, std::string_view name, std::string_vi
         return it->second;
     int depth = 1;
     if (parentId != 0) {
-        Statement s(d->h, "SELECT depth FROM scopes WHERE id=? AND run_id=?");
-        s.bind(1, parentId).bind(2, d->runId);
-        if (!s.step())
+        auto pd = d->scopeDepth.find(parentId);
+        if (pd == d->scopeDepth.end())
             throw StorageError("addScope: unknown parent scope " + std::to_string(parentId));
-        depth = int(s.int64(0)) + 1;
+        depth = pd->second + 1;
     }
     uint32_t nameId = intern(name);
     uint32_t levelId = intern(level);
+    d->ensureTransaction();
     d->insScope->bind(1, d->runId).bind(2, parentId).bind(3, nameId).bind(4, levelId).bind(5, int64_t(depth)).run();
     int64_t id = sqlite3_last_insert_rowid(d->h);
     d->scopes.emplace(std::move(key), id);
+    d->scopeDepth.emplace(id, depth);
     return id;
 }
 
 int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs)
 {
     d->requireRun("beginScopeInstance");
+    if (!d->scopeDepth.count(scopeId))
+        throw StorageError("beginScopeInstance: unknown scope " + std::to_string(scopeId));
     if (parentInstanceId != 0)
         d->instanceIndex(parentInstanceId, "beginScopeInstance");
     int64_t id = d->instanceBase + int64_t(d->instScope.size());
     d->instScope.push_back(scopeId);
     d->instParent.push_back(parentInstanceId);
     d->instStart.push_back(startNs);
-    d->instGpuStart.push_back(INT64_MAX);
-    d->instGpuEnd.push_back(INT64_MIN);
     d->instWritten.push_back(0);
     return id;
 }
@@ -429,24 +479,22 @@ void Writer::addActivity(const Activity& a)
 {
     d->requireRun("addActivity");
     int64_t scopeId = 0;
-    if (a.scopeInstanceId != 0) {
-        size_t i = d->instanceIndex(a.scopeInstanceId, "addActivity");
-        scopeId = d->instScope[i];
-        d->instGpuStart[i] = std::min(d->instGpuStart[i], a.startNs);
-        d->instGpuEnd[i] = std::max(d->instGpuEnd[i], a.endNs);
-    }
-    auto ts = d->trackStats.find(a.trackId);
-    if (ts == d->trackStats.end())
+    if (a.scopeInstanceId != 0)
+        scopeId = d->instScope[d->instanceIndex(a.scopeInstanceId, "addActivity")];
+    auto ts = d->trackState.find(a.trackId);
+    if (ts == d->trackState.end())
         throw StorageError("addActivity: unknown track " + std::to_string(a.trackId));
     int64_t duration = std::max<int64_t>(0, a.endNs - a.startNs);
-    ts->second.count += 1;
-    ts->second.maxDuration = std::max(ts->second.maxDuration, duration);
-    d->summary.add(scopeId, a.nameId, a.kind, a.startNs, a.startNs + duration);
+    Impl::TrackState& st = ts->second;
+    st.count += 1;
+    st.maxDuration = std::max(st.maxDuration, duration);
+    d->summary.add(scopeId, a.nameId, uint8_t(a.kind), a.startNs, a.startNs + duration);
     d->ensureTransaction();
-    d->insActivity->bind(1, a.trackId).bind(2, a.startNs).bind(3, d->seq++).bind(4, duration)
-        .bind(5, int64_t(a.kind)).bind(6, a.nameId).bind(7, a.scopeInstanceId).bind(8, a.correlationId)
-        .bind(9, d->configId(a.config)).bind(10, a.bytes).run();
-    d->countRow();
+    st.pending.push_back(StoredActivity{a.startNs, duration, a.scopeInstanceId, a.correlationId, a.bytes, d->seq++,
+                                        d->configId(a.config), a.nameId, uint8_t(a.kind)});
+    if (st.pending.size() >= ActivityChunk::kMaxActivities)
+        d->flushTrack(a.trackId, st);
+    d->countRows(1);
 }
 
 void Writer::addApiCall(const ApiCall& c)
@@ -455,7 +503,7 @@ void Writer::addApiCall(const ApiCall& c)
     d->ensureTransaction();
     d->insApi->bind(1, d->runId).bind(2, c.threadId).bind(3, c.startNs).bind(4, std::max<int64_t>(0, c.endNs - c.startNs))
         .bind(5, c.nameId).bind(6, c.correlationId).run();
-    d->countRow();
+    d->countRows(1);
 }
 
 void Writer::setMetadata(std::string_view key, std::string_view value)
@@ -478,30 +526,18 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
     d->requireRun("finishRun");
     try {
         d->ensureTransaction();
-        // Instances never ended (interrupted capture) end at their last activity or their start.
-        size_t n = d->instScope.size();
-        for (size_t i = 0; i < n; ++i)
+        d->flushAll();
+        // Instances never ended (interrupted capture) end where they started.
+        for (size_t i = 0; i < d->instScope.size(); ++i)
             if (!d->instWritten[i])
-                d->writeInstance(i, std::max(d->instStart[i], d->instGpuEnd[i] == INT64_MIN ? d->instStart[i] : d->instGpuEnd[i]));
-        // GPU spans: children have larger ids than their parents, so one backward pass propagates.
-        for (size_t i = n; i-- > 0;) {
-            int64_t p = d->instParent[i];
-            if (p != 0 && d->instGpuStart[i] != INT64_MAX) {
-                size_t pi = size_t(p - d->instanceBase);
-                d->instGpuStart[pi] = std::min(d->instGpuStart[pi], d->instGpuStart[i]);
-                d->instGpuEnd[pi] = std::max(d->instGpuEnd[pi], d->instGpuEnd[i]);
-            }
-        }
-        Statement span(d->h, "UPDATE scope_instances SET gpu_start_ns=?, gpu_end_ns=? WHERE id=?");
-        for (size_t i = 0; i < n; ++i)
-            if (d->instGpuStart[i] != INT64_MAX)
-                span.bind(1, d->instGpuStart[i]).bind(2, d->instGpuEnd[i]).bind(3, d->instanceBase + int64_t(i)).run();
+                d->writeInstance(i, d->instStart[i]);
         Statement tr(d->h, "UPDATE tracks SET count=?, max_duration_ns=? WHERE id=?");
-        for (auto& [id, st] : d->trackStats)
+        for (auto& [id, st] : d->trackState)
             tr.bind(1, st.count).bind(2, st.maxDuration).bind(3, id).run();
         d->summary.write(d->h, d->runId);
-        Statement r(d->h, "UPDATE runs SET status=?, duration_ns=?, writer_pid=0 WHERE id=?");
-        r.bind(1, toString(status)).bind(2, durationNs).bind(3, d->runId).run();
+        Statement r(d->h, "UPDATE runs SET status=?, duration_ns=?, writer_pid=0, last_instance_id=? WHERE id=?");
+        r.bind(1, toString(status)).bind(2, durationNs).bind(3, d->instanceBase + int64_t(d->instScope.size()) - 1)
+            .bind(4, d->runId).run();
         d->commitOwned();
     } catch (...) {
         d->rollbackOwned();
@@ -518,15 +554,17 @@ void Writer::discardRun()
     if (d->externalTransaction) {
         // The caller rolls its transaction back; nothing of the run was committed.
         d->reset();
+        d->forgetCaches();
         return;
     }
     d->rollbackOwned();
     int64_t run = d->runId;
     d->reset();
+    d->forgetCaches();
     d->db.begin();
     try {
         const char* sqls[] = {
-            "DELETE FROM activities WHERE track_id IN (SELECT id FROM tracks WHERE run_id=?1)",
+            "DELETE FROM activity_chunks WHERE track_id IN (SELECT id FROM tracks WHERE run_id=?1)",
             "DELETE FROM tracks WHERE run_id=?1", "DELETE FROM scope_instances WHERE run_id=?1",
             "DELETE FROM scopes WHERE run_id=?1", "DELETE FROM api_calls WHERE run_id=?1",
             "DELETE FROM metadata WHERE run_id=?1", "DELETE FROM totals WHERE run_id=?1",
@@ -540,12 +578,6 @@ void Writer::discardRun()
         d->db.rollback();
         throw;
     }
-    // Interned strings of the discarded run stay: they are shared and cheap.
-    d->stringsLoaded = false;
-    d->strings.clear();
-    d->nextString = 1;
-    d->configsLoaded = false;
-    d->configs.clear();
 }
 
 void Writer::recoverRun(Database& db, int64_t runId)
@@ -553,59 +585,42 @@ void Writer::recoverRun(Database& db, int64_t runId)
     sqlite3* h = db.handle();
     db.begin();
     try {
-        Summary summary;
-        std::unordered_map<int64_t, std::pair<int64_t, int64_t>> spans;
-        std::unordered_map<int64_t, int64_t> instScope, instParent;
+        std::unordered_map<int64_t, int64_t> instScope;
+        int64_t lastInstance = -1;
         {
-            Statement s(h, "SELECT id, scope_id, parent_id FROM scope_instances WHERE run_id=?");
+            Statement s(h, "SELECT id, scope_id FROM scope_instances WHERE run_id=?");
             s.bind(1, runId);
             while (s.step()) {
                 instScope[s.int64(0)] = s.int64(1);
-                instParent[s.int64(0)] = s.int64(2);
+                lastInstance = std::max(lastInstance, s.int64(0));
             }
         }
-        {
-            Statement s(h, "SELECT a.start_ns, a.duration_ns, a.kind, a.name_id, a.scope_instance_id FROM activities a "
-                           "JOIN tracks t ON t.id = a.track_id WHERE t.run_id=?");
-            s.bind(1, runId);
+        Summary summary;
+        std::vector<StoredActivity> rows;
+        Statement tracks(h, "SELECT id FROM tracks WHERE run_id=?");
+        tracks.bind(1, runId);
+        Statement trackUpdate(h, "UPDATE tracks SET count=?, max_duration_ns=? WHERE id=?");
+        while (tracks.step()) {
+            int64_t trackId = tracks.int64(0);
+            Statement s(h, "SELECT start_ns, end_ns, first_seq, count, data FROM activity_chunks WHERE track_id=? ORDER BY start_ns");
+            s.bind(1, trackId);
+            int64_t count = 0, maxDuration = 0;
             while (s.step()) {
-                int64_t start = s.int64(0), end = start + s.int64(1), inst = s.int64(4);
-                int64_t scope = 0;
-                if (auto it = instScope.find(inst); it != instScope.end()) {
-                    scope = it->second;
-                    auto [sp, fresh] = spans.try_emplace(inst, start, end);
-                    if (!fresh) {
-                        sp->second.first = std::min(sp->second.first, start);
-                        sp->second.second = std::max(sp->second.second, end);
-                    }
+                ChunkHeader hdr{s.int64(0), s.int64(1), s.int64(2), s.int64(3)};
+                rows.clear();
+                ActivityChunk::decode(s.blob(4), hdr, rows);
+                for (const StoredActivity& r : rows) {
+                    auto it = instScope.find(r.scopeInstanceId);
+                    summary.add(it == instScope.end() ? 0 : it->second, r.nameId, r.kind, r.startNs, r.startNs + r.durationNs);
+                    maxDuration = std::max(maxDuration, r.durationNs);
                 }
-                summary.add(scope, uint32_t(s.int64(3)), ActivityKind(s.int64(2)), start, end);
+                count += int64_t(rows.size());
             }
+            trackUpdate.bind(1, count).bind(2, maxDuration).bind(3, trackId).run();
         }
-        std::vector<int64_t> ids;
-        for (auto& [id, p] : instParent)
-            ids.push_back(id);
-        std::sort(ids.rbegin(), ids.rend());
-        for (int64_t id : ids) {
-            auto sp = spans.find(id);
-            int64_t p = instParent[id];
-            if (sp == spans.end() || p == 0)
-                continue;
-            auto [pp, fresh] = spans.try_emplace(p, sp->second);
-            if (!fresh) {
-                pp->second.first = std::min(pp->second.first, sp->second.first);
-                pp->second.second = std::max(pp->second.second, sp->second.second);
-            }
-        }
-        Statement span(h, "UPDATE scope_instances SET gpu_start_ns=?, gpu_end_ns=? WHERE id=?");
-        for (auto& [id, sp] : spans)
-            span.bind(1, sp.first).bind(2, sp.second).bind(3, id).run();
-        Statement tr(h, "UPDATE tracks SET count=(SELECT count(*) FROM activities WHERE track_id=tracks.id), "
-                        "max_duration_ns=(SELECT coalesce(max(duration_ns),0) FROM activities WHERE track_id=tracks.id) WHERE run_id=?");
-        tr.bind(1, runId).run();
         summary.write(h, runId);
-        Statement r(h, "UPDATE runs SET status='incomplete', writer_pid=0 WHERE id=?");
-        r.bind(1, runId).run();
+        Statement r(h, "UPDATE runs SET status='incomplete', writer_pid=0, last_instance_id=? WHERE id=?");
+        r.bind(1, lastInstance).bind(2, runId).run();
         db.commit();
     } catch (...) {
         db.rollback();

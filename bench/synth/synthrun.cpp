@@ -99,20 +99,27 @@ Result generate(Writer& writer, const Options& o)
         }
     }
 
+    // Without scopes, instances are neither written nor named (raw activity insert rate).
+    auto begin = [&](int64_t scope, int64_t parent, int64_t at) { return o.scopes ? writer.beginScopeInstance(scope, parent, at) : 0; };
+    auto end = [&](int64_t inst, int64_t at) {
+        if (o.scopes) {
+            writer.endScopeInstance(inst, at);
+        }
+    };
     std::vector<int64_t> streamCursor(tracks.size(), 0);
     int64_t host = 0;
     int64_t correlation = 0;
     while (res.kernels < o.kernels) {
-        int64_t stepInst = writer.beginScopeInstance(stepScope, 0, host);
+        int64_t stepInst = begin(stepScope, 0, host);
         for (int p = 0; p < 3 && res.kernels < o.kernels; ++p) {
-            int64_t phaseInst = writer.beginScopeInstance(phaseScopes[p], stepInst, host);
+            int64_t phaseInst = begin(phaseScopes[p], stepInst, host);
             size_t nLayers = nodes[p].size();
             for (size_t li = 0; li < nLayers && res.kernels < o.kernels; ++li) {
                 size_t l = p == 1 ? nLayers - 1 - li : li;   // backward runs the layers in reverse
                 LayerNodes& ln = nodes[p][l];
-                int64_t layerInst = writer.beginScopeInstance(ln.layer, phaseInst, host);
+                int64_t layerInst = begin(ln.layer, phaseInst, host);
                 for (size_t k = 0; k < ln.nOps && res.kernels < o.kernels; ++k) {
-                    int64_t opInst = writer.beginScopeInstance(ln.ops[k], layerInst, host);
+                    int64_t opInst = begin(ln.ops[k], layerInst, host);
                     size_t s = (l + k) % tracks.size();
                     for (uint32_t nameId : ln.names[k]) {
                         if (res.kernels >= o.kernels)
@@ -151,20 +158,16 @@ Result generate(Writer& writer, const Options& o)
                             ++res.memcpys;
                         }
                     }
-                    writer.endScopeInstance(opInst, host + 500);
-                    res.scopeInstances++;
+                    end(opInst, host + 500);
                 }
-                writer.endScopeInstance(layerInst, host + 700);
-                res.scopeInstances++;
+                end(layerInst, host + 700);
             }
-            writer.endScopeInstance(phaseInst, host + 900);
-            res.scopeInstances++;
+            end(phaseInst, host + 900);
         }
-        writer.endScopeInstance(stepInst, host + 1000);
-        res.scopeInstances++;
+        end(stepInst, host + 1000);
     }
-    int64_t end = *std::max_element(streamCursor.begin(), streamCursor.end());
-    writer.finishRun(RunStatus::Complete, std::max(end, host));
+    int64_t last = *std::max_element(streamCursor.begin(), streamCursor.end());
+    writer.finishRun(RunStatus::Complete, std::max(last, host));
     return res;
 }
 

@@ -17,6 +17,7 @@ struct Options {
     int layers = 12;                // transformer-like decoder layers between embedding and softmax
     uint64_t seed = 1;
     int64_t memcpyEvery = 500;      // one memcpy per this many kernels (0 = none)
+    bool scopes = true;             // false: kernels without scope instances (raw insert rate)
     std::string name = "synthetic";
 };
 

@@ -1,0 +1,105 @@
+#include "activitychunk.h"
+
+#include "storageerror.h"
+
+#include <algorithm>
+
+namespace wt {
+
+namespace {
+
+inline void putVarint(std::string& out, uint64_t v)
+{
+    while (v >= 0x80) {
+        out.push_back(char(uint8_t(v) | 0x80));
+        v >>= 7;
+    }
+    out.push_back(char(uint8_t(v)));
+}
+
+inline uint64_t zigzag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
+inline int64_t unzigzag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
+
+struct Cursor {
+    const uint8_t* p;
+    const uint8_t* end;
+    uint64_t next()
+    {
+        uint64_t v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (p == end)
+                throw StorageError("corrupt activity chunk (truncated)");
+            uint8_t b = *p++;
+            v |= uint64_t(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                return v;
+        }
+        throw StorageError("corrupt activity chunk (bad varint)");
+    }
+};
+
+}  // namespace
+
+std::string ActivityChunk::encode(std::vector<StoredActivity>& rows, ChunkHeader& h)
+{
+    std::sort(rows.begin(), rows.end(), [](const StoredActivity& a, const StoredActivity& b) {
+        return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
+    });
+    h.count = int64_t(rows.size());
+    h.startNs = rows.empty() ? 0 : rows.front().startNs;
+    h.firstSeq = rows.empty() ? 0 : rows.front().seq;
+    h.endNs = h.startNs;
+    std::string out;
+    out.reserve(rows.size() * 14 + 8);
+    out.push_back(char(kFormat));
+    putVarint(out, rows.size());
+    int64_t prev = h.startNs;
+    for (const auto& r : rows) {
+        putVarint(out, zigzag(r.startNs - prev));
+        prev = r.startNs;
+        h.endNs = std::max(h.endNs, r.startNs + r.durationNs);
+    }
+    for (const auto& r : rows) putVarint(out, uint64_t(r.durationNs));
+    for (const auto& r : rows) putVarint(out, r.kind);
+    for (const auto& r : rows) putVarint(out, r.nameId);
+    prev = 0;
+    for (const auto& r : rows) { putVarint(out, zigzag(r.scopeInstanceId - prev)); prev = r.scopeInstanceId; }
+    prev = 0;
+    for (const auto& r : rows) { putVarint(out, zigzag(r.correlationId - prev)); prev = r.correlationId; }
+    for (const auto& r : rows) putVarint(out, uint64_t(r.configId));
+    for (const auto& r : rows) putVarint(out, uint64_t(r.bytes));
+    prev = h.firstSeq;
+    for (const auto& r : rows) { putVarint(out, zigzag(r.seq - prev)); prev = r.seq; }
+    return out;
+}
+
+void ActivityChunk::decode(std::string_view blob, const ChunkHeader& h, std::vector<StoredActivity>& out)
+{
+    Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
+    if (blob.empty() || uint8_t(blob[0]) != kFormat)
+        throw StorageError("corrupt activity chunk (unknown format)");
+    ++c.p;
+    uint64_t n = c.next();
+    if (n > blob.size())   // every activity takes at least nine bytes
+        throw StorageError("corrupt activity chunk (bad count)");
+    size_t base = out.size();
+    out.resize(base + n);
+    StoredActivity* r = out.data() + base;
+    int64_t prev = h.startNs;
+    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].startNs = prev; }
+    for (uint64_t i = 0; i < n; ++i) r[i].durationNs = int64_t(c.next());
+    for (uint64_t i = 0; i < n; ++i) r[i].kind = uint8_t(c.next());
+    for (uint64_t i = 0; i < n; ++i) r[i].nameId = uint32_t(c.next());
+    prev = 0;
+    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].scopeInstanceId = prev; }
+    prev = 0;
+    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].correlationId = prev; }
+    for (uint64_t i = 0; i < n; ++i) r[i].configId = int64_t(c.next());
+    for (uint64_t i = 0; i < n; ++i) r[i].bytes = int64_t(c.next());
+    prev = h.firstSeq;
+    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].seq = prev; }
+    if (c.p != c.end)
+        throw StorageError("corrupt activity chunk (trailing bytes)");
+}
+
+}  // namespace wt

@@ -1,0 +1,98 @@
+// The in-memory form every importer produces before anything is written: activities, API
+// calls and host-side ranges (NVTX, CPU ops, annotations) with raw times on the source's clock
+// (ns). Parsing fills it; writeTrace() resolves range nesting, attributes each activity to the
+// innermost range open on its launching thread at launch time, and writes one run. Keeping the
+// two phases apart lets benchmarks say whether parsing or writing costs the time.
+#pragma once
+
+#include "storage/types.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace wt {
+class Writer;
+}
+
+namespace wt::interop {
+
+// Strings of one imported trace (kernel, API, range names, levels) by dense index.
+class StringTable {
+public:
+    uint32_t intern(std::string_view text);
+    const std::string& at(uint32_t id) const { return m_values[id]; }
+    size_t size() const { return m_values.size(); }
+
+private:
+    std::vector<std::string> m_values;
+    std::unordered_map<std::string, uint32_t> m_index;
+};
+
+struct ImportedTrace {
+    std::string format;                       // "nsys", "kineto" or "chrome"
+    std::string startedAt;                    // ISO 8601 UTC when known
+    int64_t clockBaseNs = 0;                  // added to every raw time to get the source's absolute clock
+    std::vector<DeviceInfo> devices;
+    std::vector<std::pair<std::string, std::string>> metadata;
+    StringTable strings;
+
+    // A host range (or a GPU-side annotation when onGpu): becomes a scope instance.
+    struct Range {
+        int64_t startNs = 0;
+        int64_t endNs = 0;
+        int64_t thread = 0;                   // host thread; for onGpu: gpuLane(device, stream)
+        uint32_t name = 0;
+        uint32_t level = 0;
+        bool onGpu = false;
+        int64_t parent = -1;                  // index into ranges; -1 = computed from nesting
+        bool parentGiven = false;             // parent came from the file (no nesting pass)
+    };
+    struct Activity {
+        int64_t startNs = 0;
+        int64_t endNs = 0;
+        int32_t device = 0;
+        int64_t stream = 0;
+        ActivityKind kind = ActivityKind::Kernel;
+        uint32_t name = 0;
+        int64_t correlationId = 0;
+        LaunchConfig config;
+        int64_t bytes = 0;
+        int64_t range = -1;                   // index into ranges when the file says; else attributed
+    };
+    struct Call {
+        int64_t startNs = 0;
+        int64_t endNs = 0;
+        int64_t thread = 0;
+        uint32_t name = 0;
+        int64_t correlationId = 0;
+    };
+    std::vector<Range> ranges;
+    std::vector<Activity> activities;
+    std::vector<Call> calls;
+
+    // Counts of what the source held, for the import summary and tests.
+    struct Counts {
+        int64_t kernels = 0, memcpys = 0, memsets = 0, runtimeCalls = 0, ranges = 0;
+        int64_t gpuAnnotations = 0;           // gpu_user_annotation spans (also those merged with their CPU twin)
+        int64_t skippedRanges = 0;            // open-ended or non-range rows
+    } counts;
+
+    static int64_t gpuLane(int32_t device, int64_t stream) { return (int64_t(device) << 40) ^ stream; }
+};
+
+struct WriteResult {
+    int64_t runId = 0;
+    int64_t kernels = 0;
+    int devices = 0;
+    int64_t attributed = 0;                   // activities that got a scope instance
+};
+
+// Writes the trace as one run through `writer` (which must not be inside a run).
+// info supplies name/sourceFile/etc.; workload, backend, originNs, device are set here.
+WriteResult writeTrace(Writer& writer, ImportedTrace& trace, RunInfo info);
+
+}  // namespace wt::interop
