@@ -104,6 +104,7 @@ Result generate(Writer& writer, const Options& o)
     auto end = [&](int64_t inst, int64_t at) {
         if (o.scopes) {
             writer.endScopeInstance(inst, at);
+            res.scopeInstances++;
         }
     };
     std::vector<int64_t> streamCursor(tracks.size(), 0);
