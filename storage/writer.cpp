@@ -117,6 +117,7 @@ struct Writer::Impl {
     bool inTransaction = false;
     bool externalTransaction = false;   // the caller holds a transaction: never begin or commit
     int64_t rowsInBatch = 0;
+    int64_t batchRows = kBatchRows;
     int64_t seq = 0;
 
     std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstance, insConfig, insChunk, insApi, insMeta;
@@ -202,7 +203,7 @@ struct Writer::Impl {
         if (externalTransaction)
             return;
         rowsInBatch += n;
-        if (rowsInBatch >= kBatchRows) {
+        if (rowsInBatch >= batchRows) {
             flushAll();
             commitOwned();
             rowsInBatch = 0;
@@ -336,6 +337,8 @@ Writer::~Writer()
 }
 
 int64_t Writer::runId() const { return d->runId; }
+
+void Writer::setBatchRows(int64_t rows) { d->batchRows = std::max<int64_t>(1, rows); }
 
 int64_t Writer::beginRun(const RunInfo& info)
 {

@@ -24,6 +24,9 @@ public:
     Writer(const Writer&) = delete;
     Writer& operator=(const Writer&) = delete;
 
+    // Rows per committed batch (default kBatchRows); smaller makes a live run visible sooner.
+    void setBatchRows(int64_t rows);
+
     int64_t beginRun(const RunInfo& info);
     int64_t runId() const;
 

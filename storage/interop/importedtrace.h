@@ -36,6 +36,7 @@ struct ImportedTrace {
     std::string format;                       // "nsys", "kineto" or "chrome"
     std::string startedAt;                    // ISO 8601 UTC when known
     int64_t clockBaseNs = 0;                  // added to every raw time to get the source's absolute clock
+    bool epochClock = false;                  // absolute times are ns since 1970 (startedAt derives from them)
     std::vector<DeviceInfo> devices;
     std::vector<std::pair<std::string, std::string>> metadata;
     StringTable strings;
@@ -66,9 +67,10 @@ struct ImportedTrace {
     struct Call {
         int64_t startNs = 0;
         int64_t endNs = 0;
-        int64_t thread = 0;
+        int64_t thread = 0;                   // lookup key, the same as Range::thread
         uint32_t name = 0;
         int64_t correlationId = 0;
+        int64_t osThread = 0;                 // thread id as stored (ApiCall::threadId)
     };
     std::vector<Range> ranges;
     std::vector<Activity> activities;

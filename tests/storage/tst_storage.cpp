@@ -1,0 +1,620 @@
+// Storage: round trip, chunk encoding, window queries, migration from v0, bad input, WAL
+// reader during a writer, recovery of a killed writer, disk full.
+#include "storage/activitychunk.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+#include "storage/storageerror.h"
+#include "storage/writer.h"
+#include "tests/support/testsupport.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QTest>
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <csignal>
+#include <random>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace wt;
+
+namespace {
+
+QByteArray fileHash(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256);
+}
+
+void writeFile(const std::string& path, const QByteArray& bytes)
+{
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
+// Expects `fn` to throw a StorageError whose message contains `needle` and is one line.
+template <typename Fn>
+void expectError(Fn fn, const char* needle)
+{
+    try {
+        fn();
+    } catch (const StorageError& e) {
+        std::string msg = e.what();
+        QVERIFY2(msg.find(needle) != std::string::npos, msg.c_str());
+        QVERIFY2(msg.find('\n') == std::string::npos, msg.c_str());
+        return;
+    }
+    QFAIL((std::string("no StorageError containing '") + needle + "'").c_str());
+}
+
+struct Expected {
+    std::vector<Activity> activities;   // as written
+    int64_t kernelTime = 0;
+};
+
+// A run with two devices, memory tracks, nested scopes, out-of-order activities, configs.
+int64_t writeRandomRun(Database& db, uint64_t seed, int n, Expected& exp, int64_t batchRows = 0)
+{
+    std::mt19937_64 rng(seed);
+    Writer w(db);
+    if (batchRows)
+        w.setBatchRows(batchRows);
+    RunInfo info;
+    info.name = "random-" + std::to_string(seed);
+    info.workload = "gcn";
+    info.variant = "adaptive";
+    info.preset = "tiny";
+    info.backend = "cpu";
+    info.device = "CPU: test";
+    info.configJson = "{\"hidden\":16}";
+    info.startedAt = "2026-11-30T00:00:00Z";
+    info.originNs = 1'700'000'000'000'000'000;
+    int64_t run = w.beginRun(info);
+    w.addDevice(DeviceInfo{0, "dev0", "{\"sm\":1}"});
+    w.addDevice(DeviceInfo{1, "dev1", "{}"});
+    std::vector<int64_t> tracks = {w.addTrack(0, 7, TrackKind::Kernel), w.addTrack(0, 8, TrackKind::Kernel),
+                                   w.addTrack(1, 15, TrackKind::Kernel), w.addTrack(0, 7, TrackKind::Memory)};
+    int64_t step = w.addScope(0, "step", "step");
+    int64_t fwd = w.addScope(step, "forward", "phase");
+    int64_t l1 = w.addScope(fwd, "conv1", "layer");
+    int64_t l2 = w.addScope(fwd, "softmax", "layer");
+    int64_t op1 = w.addScope(l1, "conv_gemm", "op");
+    int64_t op2 = w.addScope(l2, "head_gemm", "op");
+    if (w.addScope(l1, "conv_gemm", "op") != op1)   // same path, same node
+        qFatal("addScope returned a new node for an existing path");
+    int64_t si = w.beginScopeInstance(step, 0, 0);
+    int64_t fi = w.beginScopeInstance(fwd, si, 1);
+    int64_t li1 = w.addScopeInstance(l1, fi, 2, 10);
+    int64_t oi1 = w.addScopeInstance(op1, li1, 3, 9);
+    int64_t li2 = w.addScopeInstance(l2, fi, 11, 20);
+    int64_t oi2 = w.addScopeInstance(op2, li2, 12, 19);
+    std::vector<uint32_t> names = {w.intern("sgemm_nn"), w.intern("glu_forward"), w.intern("log_softmax"), w.intern("[memcpy HtoD]")};
+    std::uniform_int_distribution<int64_t> start(0, 50'000'000), dur(0, 100'000);
+    int64_t insts[] = {0, si, fi, li1, oi1, li2, oi2};
+    for (int i = 0; i < n; ++i) {
+        Activity a;
+        size_t t = rng() % tracks.size();
+        a.trackId = tracks[t];
+        a.kind = t == 3 ? (rng() % 2 ? ActivityKind::Memcpy : ActivityKind::Memset) : ActivityKind::Kernel;
+        a.startNs = start(rng);
+        a.endNs = a.startNs + dur(rng);
+        a.nameId = t == 3 ? names[3] : names[rng() % 3];
+        a.scopeInstanceId = insts[rng() % 7];
+        a.correlationId = int64_t(rng() % 1000000) - 5;
+        if (a.kind == ActivityKind::Kernel) {
+            a.config.grid[0] = int32_t(1 + rng() % 4);
+            a.config.block[0] = 128;
+            a.config.registers = 32;
+            a.config.dynamicSmem = int32_t(rng() % 2) * 1024;
+            exp.kernelTime += a.endNs - a.startNs;
+        } else {
+            a.bytes = int64_t(rng() % 100000);
+        }
+        w.addActivity(a);
+        a.seq = i;
+        exp.activities.push_back(a);
+    }
+    w.addApiCall(ApiCall{5, 25, 1234, w.intern("cudaLaunchKernel"), 42});
+    w.setMetadata("host", "testhost");
+    w.endScopeInstance(fi, 21);
+    w.endScopeInstance(si, 22);
+    w.finishRun(RunStatus::Complete, 60'000'000);
+    return run;
+}
+
+bool sameActivity(const Activity& a, const Activity& b)
+{
+    return a.startNs == b.startNs && a.endNs == b.endNs && a.trackId == b.trackId && a.kind == b.kind &&
+           a.nameId == b.nameId && a.scopeInstanceId == b.scopeInstanceId && a.correlationId == b.correlationId &&
+           a.config == b.config && a.bytes == b.bytes && a.seq == b.seq;
+}
+
+std::string goodFile()
+{
+    std::string path = test::tempPath("good.wt");
+    Database db(path, OpenMode::ReadWrite);
+    Expected e;
+    writeRandomRun(db, 1, 100, e);
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    return path;
+}
+
+}  // namespace
+
+class TestStorage : public QObject {
+    Q_OBJECT
+private slots:
+    void chunkRoundTrip();
+    void chunkCorrupt();
+    void roundTrip();
+    void windowQueries();
+    void migrationFromV0();
+    void newerSchemaRefused();
+    void badInputs();
+    void readerDuringWriter();
+    void killedWriterMarkedIncomplete();
+    void discardAndExternalTransaction();
+    void diskFull();
+};
+
+void TestStorage::chunkRoundTrip()
+{
+    std::mt19937_64 rng(3);
+    std::vector<StoredActivity> rows;
+    for (int i = 0; i < 1000; ++i)
+        rows.push_back(StoredActivity{int64_t(rng() % 1000000) - 500000, int64_t(rng() % 5000), int64_t(rng()) >> 1,
+                                      int64_t(rng() % 100) - 50, int64_t(rng() % (1ll << 40)), i, int64_t(rng() % 7),
+                                      uint32_t(rng()), uint8_t(rng() % 3)});
+    rows.push_back(StoredActivity{INT64_MAX / 4, 0, INT64_MIN / 2, INT64_MAX / 2, 0, 1000, 0, 0, 0});
+    auto original = rows;
+    ChunkHeader h;
+    std::string blob = ActivityChunk::encode(rows, h);
+    QCOMPARE(h.count, int64_t(original.size()));
+    std::vector<StoredActivity> back;
+    ActivityChunk::decode(blob, h, back);
+    QCOMPARE(back.size(), original.size());
+    std::sort(original.begin(), original.end(), [](auto& a, auto& b) { return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq; });
+    int64_t maxEnd = INT64_MIN;
+    for (size_t i = 0; i < back.size(); ++i) {
+        QCOMPARE(back[i].startNs, original[i].startNs);
+        QCOMPARE(back[i].durationNs, original[i].durationNs);
+        QCOMPARE(back[i].scopeInstanceId, original[i].scopeInstanceId);
+        QCOMPARE(back[i].correlationId, original[i].correlationId);
+        QCOMPARE(back[i].bytes, original[i].bytes);
+        QCOMPARE(back[i].seq, original[i].seq);
+        QCOMPARE(back[i].configId, original[i].configId);
+        QCOMPARE(back[i].nameId, original[i].nameId);
+        QCOMPARE(back[i].kind, original[i].kind);
+        maxEnd = std::max(maxEnd, back[i].startNs + back[i].durationNs);
+    }
+    QCOMPARE(h.startNs, original.front().startNs);
+    QCOMPARE(h.endNs, maxEnd);
+}
+
+void TestStorage::chunkCorrupt()
+{
+    std::vector<StoredActivity> rows{{10, 5, 1, 1, 0, 0, 0, 1, 0}, {20, 5, 1, 2, 0, 1, 0, 1, 0}};
+    ChunkHeader h;
+    std::string blob = ActivityChunk::encode(rows, h);
+    std::vector<StoredActivity> out;
+    expectError([&] { ActivityChunk::decode(blob.substr(0, blob.size() - 3), h, out); }, "corrupt activity chunk");
+    expectError([&] { ActivityChunk::decode(blob + "x", h, out); }, "corrupt activity chunk");
+    std::string bad = blob;
+    bad[0] = 9;
+    expectError([&] { ActivityChunk::decode(bad, h, out); }, "corrupt activity chunk");
+    expectError([&] { ActivityChunk::decode(std::string(1, char(1)) + std::string(20, char(0xff)), h, out); }, "corrupt activity chunk");
+}
+
+void TestStorage::roundTrip()
+{
+    std::string path = test::tempPath("roundtrip.wt");
+    Expected exp;
+    int64_t run = 0;
+    {
+        Database db(path, OpenMode::ReadWrite);
+        run = writeRandomRun(db, 42, 7000, exp, 1000);   // several chunks and batches per track
+    }
+    Database db(path, OpenMode::ReadOnly);
+    Reader r(db);
+    auto runs = r.runs();
+    QCOMPARE(runs.size(), size_t(1));
+    const RunInfo& info = runs[0];
+    QCOMPARE(info.id, run);
+    QCOMPARE(info.name, std::string("random-42"));
+    QCOMPARE(info.workload, std::string("gcn"));
+    QCOMPARE(info.variant, std::string("adaptive"));
+    QCOMPARE(info.preset, std::string("tiny"));
+    QCOMPARE(info.backend, std::string("cpu"));
+    QCOMPARE(info.configJson, std::string("{\"hidden\":16}"));
+    QCOMPARE(info.originNs, int64_t(1'700'000'000'000'000'000));
+    QCOMPARE(info.durationNs, int64_t(60'000'000));
+    QCOMPARE(int(info.status), int(RunStatus::Complete));
+    int64_t kernels = std::count_if(exp.activities.begin(), exp.activities.end(), [](auto& a) { return a.kind == ActivityKind::Kernel; });
+    QCOMPARE(info.kernels, kernels);
+    QCOMPARE(info.kernelTimeNs, exp.kernelTime);
+    QCOMPARE(r.devices(run).size(), size_t(2));
+    QCOMPARE(r.devices(run)[0].propertiesJson, std::string("{\"sm\":1}"));
+    auto tracks = r.tracks(run);
+    QCOMPARE(tracks.size(), size_t(4));
+    auto scopes = r.scopes(run);
+    QCOMPARE(scopes.size(), size_t(6));
+    QCOMPARE(r.string(scopes[2].nameId), std::string("conv1"));
+    QCOMPARE(scopes[2].depth, 3);
+    auto instances = r.scopeInstances(run);
+    QCOMPARE(instances.size(), size_t(6));
+    QCOMPARE(instances[1].endNs, int64_t(21));
+    QCOMPARE(instances[1].parentId, instances[0].id);
+    auto api = r.apiCalls(run);
+    QCOMPARE(api.size(), size_t(1));
+    QCOMPARE(r.string(api[0].nameId), std::string("cudaLaunchKernel"));
+    QCOMPARE(api[0].endNs, int64_t(25));
+    QCOMPARE(r.metadata(run).at(0).second, std::string("testhost"));
+
+    // Every activity comes back once, per track sorted by (start, seq), with every field.
+    std::vector<Activity> back;
+    r.forEachActivity(run, [&](const Activity& a) { back.push_back(a); return true; });
+    QCOMPARE(back.size(), exp.activities.size());
+    auto key = [](const Activity& a) { return std::make_tuple(a.trackId, a.startNs, a.seq); };
+    for (size_t i = 1; i < back.size(); ++i)
+        if (back[i].trackId == back[i - 1].trackId)
+            QVERIFY(key(back[i - 1]) < key(back[i]));
+    auto expSorted = exp.activities;
+    std::sort(expSorted.begin(), expSorted.end(), [&](auto& a, auto& b) { return key(a) < key(b); });
+    std::sort(back.begin(), back.end(), [&](auto& a, auto& b) { return key(a) < key(b); });
+    for (size_t i = 0; i < back.size(); ++i)
+        QVERIFY2(sameActivity(back[i], expSorted[i]), qPrintable(QString::number(i)));
+    // Track counts and the totals table agree with what was written.
+    int64_t total = 0;
+    for (const Track& t : tracks)
+        total += t.count;
+    QCOMPARE(total, int64_t(exp.activities.size()));
+    int64_t totalsTime = 0;
+    for (const TotalRow& row : r.totals(run))
+        if (row.kind == ActivityKind::Kernel)
+            totalsTime += row.timeNs;
+    QCOMPARE(totalsTime, exp.kernelTime);
+}
+
+void TestStorage::windowQueries()
+{
+    std::string path = test::tempPath("window.wt");
+    Expected exp;
+    int64_t run = 0;
+    {
+        Database db(path, OpenMode::ReadWrite);
+        run = writeRandomRun(db, 7, 9000, exp, 2500);
+    }
+    Database db(path, OpenMode::ReadOnly);
+    Reader r(db);
+    std::mt19937_64 rng(11);
+    for (const Track& t : r.tracks(run)) {
+        for (int i = 0; i < 30; ++i) {
+            int64_t t0 = int64_t(rng() % 52'000'000) - 1'000'000;
+            int64_t t1 = t0 + int64_t(rng() % 3'000'000) + (i == 0 ? 60'000'000 : 0);
+            auto got = r.activities(t.id, t0, t1);
+            std::vector<Activity> want;
+            for (const Activity& a : exp.activities)
+                if (a.trackId == t.id && a.startNs < t1 && (a.endNs > t0 || a.startNs == t0))
+                    want.push_back(a);
+            std::sort(want.begin(), want.end(), [](auto& a, auto& b) { return std::tie(a.startNs, a.seq) < std::tie(b.startNs, b.seq); });
+            QCOMPARE(got.size(), want.size());
+            for (size_t k = 0; k < got.size(); ++k)
+                QVERIFY(sameActivity(got[k], want[k]));
+        }
+    }
+}
+
+void TestStorage::migrationFromV0()
+{
+    std::string path = test::tempPath("v0.wt");
+    QFile sqlFile(test::sourcePath(QStringLiteral("tests/data/v0-prototype.sql")));
+    QVERIFY(sqlFile.open(QIODevice::ReadOnly));
+    QByteArray sql = sqlFile.readAll();
+    sqlite3* raw = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(raw, sql.constData(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+
+    Database db(path, OpenMode::ReadOnly);   // migrates through a short read-write open
+    QCOMPARE(db.schemaVersion(), Database::kSchemaVersion);
+    Reader r(db);
+    auto runs = r.runs();
+    QCOMPARE(runs.size(), size_t(2));
+    const RunInfo& a = runs[0];
+    QCOMPARE(a.name, std::string("proto-gcn"));
+    QCOMPARE(a.backend, std::string("cupti"));
+    QCOMPARE(a.device, std::string("NVIDIA A100-SXM4-40GB"));
+    QCOMPARE(int(a.status), int(RunStatus::Complete));
+    QCOMPARE(a.kernels, int64_t(5));
+    QCOMPARE(a.kernelTimeNs, int64_t(300 + 100 + 1000 + 200 + 50));
+    QCOMPARE(a.originNs, int64_t(1000000000100));
+    QCOMPARE(a.spanEndNs - a.spanStartNs, int64_t(2150 - 100));
+    QCOMPARE(a.busyNs, int64_t(300 + 100 + 1000 + 200 + 50));
+    QCOMPARE(r.tracks(a.id).size(), size_t(2));
+    // Scope paths become a tree: step/forward/{conv1/{conv_gemm,glu}, softmax/{head_gemm,log_softmax}}.
+    auto scopes = r.scopes(a.id);
+    QCOMPARE(scopes.size(), size_t(8));
+    QCOMPARE(int(runs[1].status), int(RunStatus::Interrupted));
+    QCOMPARE(runs[1].kernels, int64_t(1));
+    std::vector<Activity> acts;
+    r.forEachActivity(a.id, [&](const Activity& x) { acts.push_back(x); return true; });
+    QCOMPARE(acts.size(), size_t(5));
+    int withScope = 0;
+    for (const Activity& x : acts)
+        withScope += x.scopeInstanceId != 0;
+    QCOMPARE(withScope, 4);
+    // The old tables are gone.
+    sqlite3* check = nullptr;
+    sqlite3_open(path.c_str(), &check);
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(check, "SELECT count(*) FROM sqlite_master WHERE name LIKE 'v0_%' OR name='kernels'", -1, &st, nullptr);
+    QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+    QCOMPARE(sqlite3_column_int(st, 0), 0);
+    sqlite3_finalize(st);
+    sqlite3_close(check);
+}
+
+void TestStorage::newerSchemaRefused()
+{
+    std::string path = goodFile();
+    sqlite3* raw = nullptr;
+    sqlite3_open(path.c_str(), &raw);
+    sqlite3_exec(raw, "PRAGMA journal_mode=DELETE; PRAGMA user_version=99;", nullptr, nullptr, nullptr);
+    sqlite3_close(raw);
+    QByteArray before = fileHash(path);
+    expectError([&] { Database db(path, OpenMode::ReadOnly); }, "newer wheretime");
+    expectError([&] { Database db(path, OpenMode::ReadWrite); }, "newer wheretime");
+    QCOMPARE(fileHash(path), before);
+}
+
+void TestStorage::badInputs()
+{
+    // Missing file.
+    expectError([&] { Database db(test::tempPath("missing.wt"), OpenMode::ReadOnly); }, "no such file");
+    // Not SQLite.
+    std::string text = test::tempPath("text.wt");
+    writeFile(text, "hello, this is not a database\n");
+    QByteArray before = fileHash(text);
+    expectError([&] { Database db(text, OpenMode::ReadOnly); }, "not an SQLite database");
+    expectError([&] { Database db(text, OpenMode::ReadWrite); }, "not an SQLite database");
+    QCOMPARE(fileHash(text), before);
+    // Truncated.
+    std::string good = goodFile();
+    QFile g(QString::fromStdString(good));
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    QByteArray all = g.readAll();
+    QVERIFY(all.size() > 8192);
+    std::string truncated = test::tempPath("truncated.wt");
+    writeFile(truncated, all.left(all.size() / 2));
+    expectError([&] { Database db(truncated, OpenMode::ReadOnly); }, "truncated");
+    std::string tiny = test::tempPath("tiny.wt");
+    writeFile(tiny, all.left(50));
+    expectError([&] { Database db(tiny, OpenMode::ReadOnly); }, "truncated");
+    // Corrupt: garbage over the pages after the schema page; either open or a read must fail cleanly.
+    std::string corrupt = test::tempPath("corrupt.wt");
+    QByteArray bad = all;
+    for (int i = 4096; i < bad.size(); ++i)
+        bad[i] = char((i * 131) & 0xff);
+    writeFile(corrupt, bad);
+    bool failed = false;
+    try {
+        Database db(corrupt, OpenMode::ReadOnly);
+        Reader r(db);
+        for (const RunInfo& run : r.runs()) {
+            r.tracks(run.id);
+            r.forEachActivity(run.id, [](const Activity&) { return true; });
+        }
+    } catch (const StorageError& e) {
+        failed = true;
+        QVERIFY(std::string(e.what()).find('\n') == std::string::npos);
+    }
+    QVERIFY(failed);
+    // Read-only file opened for writing: refused, unchanged.
+    std::string ro = goodFile();
+    ::chmod(ro.c_str(), 0444);
+    if (::access(ro.c_str(), W_OK) != 0) {   // root may write anyway; then only the check below runs
+        QByteArray roBefore = fileHash(ro);
+        expectError([&] { Database db(ro, OpenMode::ReadWrite); }, "read-only");
+        QCOMPARE(fileHash(ro), roBefore);
+    }
+    {
+        Database db(ro, OpenMode::ReadOnly);
+        expectError([&] { Writer w(db); }, "read-only");
+    }
+    // Another application's database.
+    std::string other = test::tempPath("other.db");
+    sqlite3* raw = nullptr;
+    sqlite3_open(other.c_str(), &raw);
+    sqlite3_exec(raw, "CREATE TABLE moz_places(id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places VALUES (1, 'x');", nullptr, nullptr, nullptr);
+    sqlite3_close(raw);
+    QByteArray otherBefore = fileHash(other);
+    expectError([&] { Database db(other, OpenMode::ReadWrite); }, "another application");
+    QCOMPARE(fileHash(other), otherBefore);
+    // A directory.
+    expectError([&] { Database db("/tmp", OpenMode::ReadOnly); }, "directory");
+    // An empty (0-byte) file is a new database for writing, but not a wheretime file for reading.
+    std::string empty = test::tempPath("empty.wt");
+    writeFile(empty, QByteArray());
+    expectError([&] { Database db(empty, OpenMode::ReadOnly); }, "empty");
+}
+
+void TestStorage::readerDuringWriter()
+{
+    std::string path = test::tempPath("wal.wt");
+    Database wdb(path, OpenMode::ReadWrite);
+    Writer w(wdb);
+    w.setBatchRows(100);
+    RunInfo info;
+    info.name = "live";
+    info.backend = "cpu";
+    int64_t run = w.beginRun(info);
+    int64_t track = w.addTrack(0, 1, TrackKind::Kernel);
+    uint32_t name = w.intern("k");
+    Database rdb(path, OpenMode::ReadOnly);
+    Reader r(rdb);
+    QCOMPARE(int(r.run(run).status), int(RunStatus::Writing));   // visible at once
+    for (int i = 0; i < 250; ++i) {
+        Activity a;
+        a.trackId = track;
+        a.startNs = i * 10;
+        a.endNs = i * 10 + 5;
+        a.nameId = name;
+        w.addActivity(a);
+    }
+    // The writer holds an open transaction now; the reader still reads (WAL), seeing committed batches.
+    int64_t seen = 0;
+    r.forEachActivity(run, [&](const Activity&) { ++seen; return true; });
+    QVERIFY2(seen >= 200 && seen < 250, qPrintable(QString::number(seen)));
+    w.finishRun(RunStatus::Complete, 2500);
+    seen = 0;
+    r.forEachActivity(run, [&](const Activity&) { ++seen; return true; });
+    QCOMPARE(seen, int64_t(250));
+    QCOMPARE(int(r.run(run).status), int(RunStatus::Complete));
+    QCOMPARE(r.run(run).kernels, int64_t(250));
+}
+
+void TestStorage::killedWriterMarkedIncomplete()
+{
+    std::string path = test::tempPath("killed.wt");
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Expected e;
+        writeRandomRun(db, 5, 50, e);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        // Child: writes part of a run, commits some batches, then dies without finishing.
+        try {
+            Database db(path, OpenMode::ReadWrite);
+            Writer w(db);
+            w.setBatchRows(10);
+            RunInfo info;
+            info.name = "killed";
+            info.backend = "cpu";
+            w.beginRun(info);
+            int64_t t = w.addTrack(0, 1, TrackKind::Kernel);
+            int64_t scope = w.addScope(0, "step", "step");
+            int64_t inst = w.addScopeInstance(scope, 0, 0, 1000);
+            uint32_t n = w.intern("k");
+            for (int i = 0; i < 35; ++i) {
+                Activity a;
+                a.trackId = t;
+                a.startNs = i * 10;
+                a.endNs = i * 10 + 4;
+                a.nameId = n;
+                a.scopeInstanceId = inst;
+                w.addActivity(a);
+            }
+            _exit(0);   // as a kill -9 would: no destructors, no finish
+        } catch (...) {
+            _exit(3);
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    QCOMPARE(WEXITSTATUS(status), 0);
+    Database db(path, OpenMode::ReadWrite);   // opening recovers
+    Reader r(db);
+    auto runs = r.runs();
+    QCOMPARE(runs.size(), size_t(2));
+    QCOMPARE(int(runs[0].status), int(RunStatus::Complete));
+    QCOMPARE(runs[1].name, std::string("killed"));
+    QCOMPARE(int(runs[1].status), int(RunStatus::Incomplete));
+    QVERIFY2(runs[1].kernels >= 25 && runs[1].kernels < 35, qPrintable(QString::number(runs[1].kernels)));
+    QCOMPARE(runs[1].kernelTimeNs, runs[1].kernels * 4);
+    QCOMPARE(r.scopeInstances(runs[1].id).size(), size_t(1));
+    // A fresh writer can append after recovery.
+    Expected e;
+    writeRandomRun(db, 6, 20, e);
+    QCOMPARE(r.runs().size(), size_t(3));
+}
+
+void TestStorage::discardAndExternalTransaction()
+{
+    std::string path = test::tempPath("discard.wt");
+    Database db(path, OpenMode::ReadWrite);
+    Expected e;
+    int64_t keep = writeRandomRun(db, 9, 100, e);
+    {
+        Writer w(db);
+        w.setBatchRows(5);
+        RunInfo info;
+        info.backend = "import";
+        w.beginRun(info);
+        int64_t t = w.addTrack(0, 1, TrackKind::Kernel);
+        for (int i = 0; i < 20; ++i) {
+            Activity a;
+            a.trackId = t;
+            a.startNs = i;
+            a.endNs = i + 1;
+            w.addActivity(a);
+        }
+        w.discardRun();
+    }
+    Reader r(db);
+    QCOMPARE(r.runs().size(), size_t(1));
+    QCOMPARE(r.runs()[0].id, keep);
+    // Inside the caller's transaction: rollback leaves nothing.
+    db.begin();
+    {
+        Writer w(db);
+        RunInfo info;
+        info.backend = "import";
+        w.beginRun(info);
+        w.addTrack(0, 1, TrackKind::Kernel);
+        w.finishRun(RunStatus::Complete, 1);
+    }
+    db.rollback();
+    QCOMPARE(r.runs().size(), size_t(1));
+}
+
+void TestStorage::diskFull()
+{
+    std::string path = goodFile();
+    QByteArray before;
+    {
+        Database db(path, OpenMode::ReadOnly);
+        Reader r(db);
+        before = QByteArray::number(qlonglong(r.runs()[0].kernelTimeNs));
+    }
+    struct stat st {};
+    ::stat(path.c_str(), &st);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim {rlim_t(st.st_size + 64 * 1024), rlim_t(st.st_size + 64 * 1024)};
+        setrlimit(RLIMIT_FSIZE, &lim);
+        try {
+            Database db(path, OpenMode::ReadWrite);
+            Expected e;
+            writeRandomRun(db, 77, 200000, e, 20000);
+        } catch (const StorageError& e) {
+            std::string msg = e.what();
+            _exit(msg.find('\n') == std::string::npos ? 3 : 4);
+        }
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    QVERIFY(WIFEXITED(status));
+    QCOMPARE(WEXITSTATUS(status), 3);   // a clean StorageError, not a crash
+    Database db(path, OpenMode::ReadWrite);
+    Reader r(db);
+    auto runs = r.runs();
+    QVERIFY(!runs.empty());
+    QCOMPARE(QByteArray::number(qlonglong(runs[0].kernelTimeNs)), before);   // the earlier run is intact
+    QCOMPARE(int(runs[0].status), int(RunStatus::Complete));
+    for (size_t i = 1; i < runs.size(); ++i)
+        QVERIFY(runs[i].status != RunStatus::Complete);
+}
+
+QTEST_GUILESS_MAIN(TestStorage)
+#include "tst_storage.moc"
