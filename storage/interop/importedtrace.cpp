@@ -1,0 +1,275 @@
+#include "importedtrace.h"
+
+#include "storage/writer.h"
+
+#include <algorithm>
+#include <climits>
+#include <ctime>
+#include <map>
+#include <numeric>
+#include <tuple>
+
+namespace wt::interop {
+
+uint32_t StringTable::intern(std::string_view text)
+{
+    auto it = m_index.find(std::string(text));
+    if (it != m_index.end())
+        return it->second;
+    uint32_t id = uint32_t(m_values.size());
+    m_values.emplace_back(text);
+    m_index.emplace(m_values.back(), id);
+    return id;
+}
+
+namespace {
+
+using Ranges = std::vector<ImportedTrace::Range>;
+
+// Ranges of one thread (or one GPU lane) sorted by start, for "innermost open at t" lookups.
+struct Lane {
+    std::vector<int64_t> index;     // into ranges, sorted by (start, end desc)
+    std::vector<int64_t> starts;    // parallel to index
+};
+
+// Nesting within one lane: a range's parent is the innermost earlier range that still contains
+// it. Properly nested input (push/pop, X events of one thread) gives the exact tree; ranges that
+// overlap without nesting become siblings instead of being dropped.
+void nest(Ranges& ranges, const std::vector<int64_t>& sorted)
+{
+    std::vector<int64_t> stack;
+    for (int64_t i : sorted) {
+        auto& r = ranges[size_t(i)];
+        while (!stack.empty() && ranges[size_t(stack.back())].endNs <= r.startNs)
+            stack.pop_back();
+        int64_t parent = -1;
+        for (size_t k = stack.size(); k-- > 0;)
+            if (ranges[size_t(stack[k])].endNs >= r.endNs) {
+                parent = stack[k];
+                break;
+            }
+        if (!r.parentGiven)
+            r.parent = parent;
+        stack.push_back(i);
+    }
+}
+
+int64_t innermost(const Ranges& ranges, const Lane& lane, int64_t t)
+{
+    auto it = std::upper_bound(lane.starts.begin(), lane.starts.end(), t);
+    if (it == lane.starts.begin())
+        return -1;
+    int64_t i = lane.index[size_t(it - lane.starts.begin() - 1)];
+    int guard = 0;
+    while (i >= 0 && guard++ < 100000) {
+        const auto& r = ranges[size_t(i)];
+        if (r.startNs <= t && t <= r.endNs)
+            return i;
+        i = r.parent;
+    }
+    return -1;
+}
+
+}  // namespace
+
+WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
+{
+    Ranges& ranges = t.ranges;
+    const size_t nr = ranges.size();
+
+    // 1. Lanes and nesting.
+    std::map<std::pair<bool, int64_t>, Lane> lanes;
+    for (size_t i = 0; i < nr; ++i)
+        lanes[{ranges[i].onGpu, ranges[i].thread}].index.push_back(int64_t(i));
+    for (auto& [key, lane] : lanes) {
+        std::sort(lane.index.begin(), lane.index.end(), [&](int64_t a, int64_t b) {
+            const auto &ra = ranges[size_t(a)], &rb = ranges[size_t(b)];
+            if (ra.startNs != rb.startNs)
+                return ra.startNs < rb.startNs;
+            if (ra.endNs != rb.endNs)
+                return ra.endNs > rb.endNs;
+            return a < b;
+        });
+        nest(ranges, lane.index);
+        lane.starts.reserve(lane.index.size());
+        for (int64_t i : lane.index)
+            lane.starts.push_back(ranges[size_t(i)].startNs);
+    }
+
+    // 2. Attribution: the innermost host range open on the launching thread when the API call
+    // that launched the activity began; else the innermost GPU annotation around its start.
+    std::unordered_map<int64_t, size_t> callByCorrelation;
+    callByCorrelation.reserve(t.calls.size());
+    for (size_t i = 0; i < t.calls.size(); ++i)
+        if (t.calls[i].correlationId != 0)
+            callByCorrelation.emplace(t.calls[i].correlationId, i);
+    WriteResult result;
+    for (auto& a : t.activities) {
+        if (a.range >= 0 && size_t(a.range) < nr) {
+            ++result.attributed;
+            continue;
+        }
+        a.range = -1;
+        if (nr == 0)
+            continue;
+        if (a.correlationId != 0) {
+            auto c = callByCorrelation.find(a.correlationId);
+            if (c != callByCorrelation.end()) {
+                const auto& call = t.calls[c->second];
+                auto lane = lanes.find({false, call.thread});
+                if (lane != lanes.end())
+                    a.range = innermost(ranges, lane->second, call.startNs);
+            }
+        }
+        if (a.range < 0) {
+            auto lane = lanes.find({true, ImportedTrace::gpuLane(a.device, a.stream)});
+            if (lane != lanes.end())
+                a.range = innermost(ranges, lane->second, a.startNs);
+        }
+        if (a.range >= 0)
+            ++result.attributed;
+    }
+
+    // 3. Origin: the earliest time of anything written.
+    int64_t origin = INT64_MAX, last = INT64_MIN;
+    auto see = [&](int64_t s, int64_t e) {
+        origin = std::min(origin, s);
+        last = std::max(last, e);
+    };
+    for (const auto& a : t.activities)
+        see(a.startNs, a.endNs);
+    for (const auto& c : t.calls)
+        see(c.startNs, c.endNs);
+    for (const auto& r : ranges)
+        see(r.startNs, r.endNs);
+    if (origin == INT64_MAX)
+        origin = last = 0;
+
+    // 4. Devices.
+    std::vector<DeviceInfo> devices = t.devices;
+    {
+        std::vector<int32_t> seen;
+        for (const auto& d : devices)
+            seen.push_back(d.id);
+        for (const auto& a : t.activities)
+            if (std::find(seen.begin(), seen.end(), a.device) == seen.end()) {
+                seen.push_back(a.device);
+                devices.push_back(DeviceInfo{a.device, "GPU " + std::to_string(a.device), "{}"});
+            }
+        std::sort(devices.begin(), devices.end(), [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
+    }
+    // Only devices that ran something count for the summary line.
+    {
+        std::vector<int32_t> used;
+        for (const auto& a : t.activities)
+            if (std::find(used.begin(), used.end(), a.device) == used.end())
+                used.push_back(a.device);
+        result.devices = int(used.size());
+    }
+
+    info.workload = t.format;
+    info.backend = "import";
+    info.originNs = t.clockBaseNs + origin;
+    info.durationNs = last - origin;
+    if (info.startedAt.empty())
+        info.startedAt = t.startedAt;
+    if (info.startedAt.empty() && t.epochClock && info.originNs > 946684800000000000LL && info.originNs < 4102444800000000000LL) {
+        std::time_t secs = std::time_t(info.originNs / 1000000000);
+        std::tm tm{};
+        gmtime_r(&secs, &tm);
+        char buf[32];
+        std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        info.startedAt = buf;
+    }
+    for (const auto& d : devices)
+        if (info.device.empty() || d.id == 0)
+            info.device = d.name;
+    if (!devices.empty())
+        info.devicePropertiesJson = devices.front().propertiesJson;
+    result.runId = w.beginRun(info);
+
+    for (const auto& d : devices)
+        w.addDevice(d);
+    for (const auto& [k, v] : t.metadata)
+        w.setMetadata(k, v);
+
+    std::vector<uint32_t> nameIds(t.strings.size(), 0);
+    auto name = [&](uint32_t local) {
+        uint32_t& id = nameIds[local];
+        if (id == 0)
+            id = w.intern(t.strings.at(local));
+        return id;
+    };
+
+    // 5. Scopes, parents before children: by start, then depth.
+    std::vector<int32_t> depth(nr, -1);
+    for (size_t i = 0; i < nr; ++i) {
+        std::vector<size_t> chain;
+        size_t j = i;
+        int32_t base = 0;
+        while (chain.size() <= nr) {
+            if (depth[j] >= 0) {
+                base = depth[j];
+                break;
+            }
+            chain.push_back(j);
+            int64_t p = ranges[j].parent;
+            if (p < 0 || size_t(p) >= nr)
+                break;
+            j = size_t(p);
+        }
+        for (size_t k = chain.size(); k-- > 0;)
+            if (depth[chain[k]] < 0)
+                depth[chain[k]] = ++base;
+    }
+    std::vector<size_t> order(nr);
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (ranges[a].startNs != ranges[b].startNs)
+            return ranges[a].startNs < ranges[b].startNs;
+        if (depth[a] != depth[b])
+            return depth[a] < depth[b];
+        return a < b;
+    });
+    std::vector<int64_t> instanceOf(nr, 0), nodeOf(nr, 0);
+    for (size_t i : order) {
+        const auto& r = ranges[i];
+        int64_t parentNode = 0, parentInstance = 0;
+        if (r.parent >= 0 && size_t(r.parent) < nr && instanceOf[size_t(r.parent)] != 0) {
+            parentNode = nodeOf[size_t(r.parent)];
+            parentInstance = instanceOf[size_t(r.parent)];
+        }
+        nodeOf[i] = w.addScope(parentNode, t.strings.at(r.name), t.strings.at(r.level));
+        instanceOf[i] = w.addScopeInstance(nodeOf[i], parentInstance, r.startNs - origin, std::max(r.startNs, r.endNs) - origin);
+    }
+
+    // 6. Activities and API calls.
+    std::map<std::tuple<int32_t, int64_t, TrackKind>, int64_t> tracks;
+    for (const auto& a : t.activities) {
+        TrackKind kind = a.kind == ActivityKind::Kernel ? TrackKind::Kernel : TrackKind::Memory;
+        auto key = std::make_tuple(a.device, a.stream, kind);
+        auto it = tracks.find(key);
+        if (it == tracks.end())
+            it = tracks.emplace(key, w.addTrack(a.device, a.stream, kind)).first;
+        Activity out;
+        out.startNs = a.startNs - origin;
+        out.endNs = std::max(a.startNs, a.endNs) - origin;
+        out.trackId = it->second;
+        out.kind = a.kind;
+        out.nameId = name(a.name);
+        out.scopeInstanceId = a.range >= 0 ? instanceOf[size_t(a.range)] : 0;
+        out.correlationId = a.correlationId;
+        out.config = a.config;
+        out.bytes = a.bytes;
+        w.addActivity(out);
+        if (a.kind == ActivityKind::Kernel)
+            ++result.kernels;
+    }
+    for (const auto& c : t.calls)
+        w.addApiCall(ApiCall{c.startNs - origin, std::max(c.startNs, c.endNs) - origin, c.osThread, name(c.name), c.correlationId});
+
+    w.finishRun(RunStatus::Complete, last - origin);
+    return result;
+}
+
+}  // namespace wt::interop

@@ -1,0 +1,40 @@
+// Entry point of `wheretime import`: detects the format of a file from its content (Nsight
+// Systems SQLite export, Kineto or Chrome trace JSON, plain or gzip) and imports it as one run
+// in a single transaction: on any error nothing of the run remains in the output file.
+#pragma once
+
+#include "importedtrace.h"
+
+#include <string>
+
+namespace wt {
+class Database;
+}
+
+namespace wt::interop {
+
+enum class TraceFormat { Unknown, NsysSqlite, Json, GzipJson };
+
+// From the first bytes of the file; throws ImportError when it cannot be read.
+TraceFormat detectFormat(const std::string& path);
+
+// Reads and parses a trace (no database involved). Throws ImportError naming the file.
+ImportedTrace parseTraceFile(const std::string& path);
+
+struct ImportOptions {
+    std::string name;                // run name; empty = the input file's base name
+};
+
+struct ImportResult {
+    WriteResult written;
+    std::string format;              // nsys, kineto, chrome
+    ImportedTrace::Counts counts;
+    double parseSeconds = 0;         // reading + parsing
+    double writeSeconds = 0;         // attribution + storage writes + commit
+};
+
+// Imports one file as one run into an open ReadWrite database. Throws ImportError (input
+// problems) or StorageError (output problems); either way the database is left as it was.
+ImportResult importTrace(Database& db, const std::string& path, const ImportOptions& options = {});
+
+}  // namespace wt::interop

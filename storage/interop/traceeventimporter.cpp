@@ -1,0 +1,518 @@
+#include "traceeventimporter.h"
+
+#include "exacttime.h"
+#include "importerror.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <ctime>
+#include <unordered_map>
+#include <vector>
+
+namespace wt::interop {
+
+namespace od = simdjson::ondemand;
+
+namespace {
+
+enum class Cat { Other, Kernel, Memcpy, Memset, Runtime, CpuOp, UserAnnotation, GpuAnnotation, Skip, Scope };
+
+bool iequals(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
+    return true;
+}
+
+Cat classify(std::string_view cat)
+{
+    if (iequals(cat, "kernel"))
+        return Cat::Kernel;
+    if (iequals(cat, "gpu_memcpy") || iequals(cat, "memcpy"))
+        return Cat::Memcpy;
+    if (iequals(cat, "gpu_memset") || iequals(cat, "memset"))
+        return Cat::Memset;
+    if (iequals(cat, "cuda_runtime") || iequals(cat, "runtime") || iequals(cat, "cuda_driver"))
+        return Cat::Runtime;
+    if (iequals(cat, "cpu_op") || iequals(cat, "operator"))
+        return Cat::CpuOp;
+    if (iequals(cat, "user_annotation"))
+        return Cat::UserAnnotation;
+    if (iequals(cat, "gpu_user_annotation"))
+        return Cat::GpuAnnotation;
+    if (cat == "scope")
+        return Cat::Scope;
+    if (iequals(cat, "trace") || iequals(cat, "python_function") || iequals(cat, "overhead") || iequals(cat, "cpu_instant_event"))
+        return Cat::Skip;
+    return Cat::Other;
+}
+
+// pid/tid: a number, or a string such as "stream 7", "25738" or "Traces".
+struct Id {
+    int64_t num = 0;
+    bool numeric = true;
+};
+
+Id parseIdText(std::string_view s)
+{
+    Id id;
+    // Trailing integer ("stream 7" -> 7, "25738" -> 25738); otherwise a stable hash.
+    size_t e = s.size();
+    size_t b = e;
+    while (b > 0 && s[b - 1] >= '0' && s[b - 1] <= '9')
+        --b;
+    if (b < e && e - b <= 18) {
+        int64_t v = 0;
+        for (size_t i = b; i < e; ++i)
+            v = v * 10 + (s[i] - '0');
+        id.num = (b > 0 && s[b - 1] == '-') ? -v : v;
+        id.numeric = b == 0 || (b == 1 && s[0] == '-');
+        if (!id.numeric && b > 0 && s[b - 1] == ' ')
+            id.numeric = false;
+        return id;
+    }
+    uint64_t h = 1469598103934665603ull;
+    for (char c : s)
+        h = (h ^ uint8_t(c)) * 1099511628211ull;
+    id.num = int64_t(h >> 33) | (int64_t(1) << 40);
+    id.numeric = false;
+    return id;
+}
+
+std::string_view trimToken(std::string_view s)
+{
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\n' || s.back() == '\r' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+
+// The JSON text of any value (objects and arrays whole).
+std::string rawJson(od::value v)
+{
+    switch (v.type().value()) {
+    case od::json_type::object:
+        return std::string(trimToken(v.get_object().value().raw_json().value()));
+    case od::json_type::array:
+        return std::string(trimToken(v.get_array().value().raw_json().value()));
+    default:
+        return std::string(trimToken(v.raw_json_token()));
+    }
+}
+
+struct Event {
+    char ph = 0;
+    std::string_view cat, name;
+    Id pid, tid;
+    bool hasTs = false, hasDur = false;
+    int64_t ts = 0, dur = 0;                 // ns
+    // args
+    int64_t correlation = 0, externalId = 0;
+    bool hasDevice = false, hasStream = false;
+    int64_t device = 0, stream = 0, bytes = 0;
+    LaunchConfig config;
+    bool hasSmemSplit = false;
+    int64_t wtScope = 0, wtInstance = 0, wtParent = 0;
+    std::string_view level;
+};
+
+class Parser {
+public:
+    Parser(const std::string& file) : m_file(file) {}
+
+    ImportedTrace run(const char* json, size_t size, size_t capacity);
+
+private:
+    [[noreturn]] void fail(const std::string& what) const { throw ImportError(m_file, what); }
+
+    int64_t number(od::value v, const char* what)
+    {
+        std::string_view text;
+        if (v.type() == od::json_type::string)
+            text = v.get_string().value();
+        else
+            text = trimToken(v.raw_json_token());
+        auto ns = parseScaledDecimal(text, 0);
+        if (!ns)
+            fail(std::string("invalid number for ") + what + ": '" + std::string(text.substr(0, 40)) + "'");
+        return *ns;
+    }
+    int64_t micros(od::value v, const char* what)
+    {
+        std::string_view text;
+        if (v.type() == od::json_type::string)
+            text = v.get_string().value();
+        else
+            text = trimToken(v.raw_json_token());
+        auto ns = microsToNs(text);
+        if (!ns)
+            fail(std::string("invalid ") + what + " '" + std::string(text.substr(0, 40)) + "' (microseconds expected)");
+        return *ns;
+    }
+    Id id(od::value v)
+    {
+        if (v.type() == od::json_type::string)
+            return parseIdText(v.get_string().value());
+        if (v.type() == od::json_type::number)
+            return Id{number(v, "id"), true};
+        return Id{0, false};
+    }
+    void triple(od::value v, int32_t out[3])
+    {
+        if (v.type() != od::json_type::array)
+            return;
+        int i = 0;
+        for (auto x : v.get_array()) {
+            if (i < 3)
+                out[i] = int32_t(number(x.value(), "grid/block"));
+            ++i;
+        }
+    }
+
+    void readArgs(od::object args, Event& e);
+    void readEvent(od::object obj);
+    void dispatch(Event& e);
+    void readDeviceProperties(od::array arr);
+    void finish();
+
+    static int64_t threadKey(const Id& pid, const Id& tid) { return int64_t((uint64_t(pid.num) << 32) ^ uint64_t(uint32_t(tid.num))); }
+
+    std::string m_file;
+    ImportedTrace m_t;
+    bool m_kinetoMarkers = false;
+    bool m_wheretime = false;
+    int64_t m_events = 0;
+    std::unordered_map<int64_t, std::vector<Event>> m_open;        // B events by thread
+    std::vector<Event> m_other;                                     // plain Chrome slices, kept when not Kineto
+    std::vector<Event> m_gpuAnnotations;
+    std::unordered_map<int64_t, int64_t> m_userAnnotationByExternal; // External id -> range index
+    std::unordered_map<std::string_view, uint32_t> m_names;
+    uint32_t m_levelOp = 0, m_levelAnnotation = 0;
+
+    uint32_t name(std::string_view s)
+    {
+        auto it = m_names.find(s);
+        if (it != m_names.end())
+            return it->second;
+        uint32_t id = m_t.strings.intern(s);
+        m_names.emplace(s, id);   // s points into the parser's buffer, alive until parsing ends
+        return id;
+    }
+};
+
+void Parser::readArgs(od::object args, Event& e)
+{
+    for (auto field : args) {
+        std::string_view k = field.unescaped_key().value();
+        od::value v = field.value().value();
+        if (k == "correlation")
+            e.correlation = number(v, "correlation");
+        else if (k == "External id" || k == "external id")
+            e.externalId = number(v, "External id");
+        else if (k == "device") {
+            e.device = number(v, "device");
+            e.hasDevice = true;
+        } else if (k == "stream") {
+            e.stream = number(v, "stream");
+            e.hasStream = true;
+        } else if (k == "bytes")
+            e.bytes = number(v, "bytes");
+        else if (k == "grid")
+            triple(v, e.config.grid);
+        else if (k == "block")
+            triple(v, e.config.block);
+        else if (k == "registers per thread")
+            e.config.registers = int32_t(number(v, "registers per thread"));
+        else if (k == "shared memory") {
+            if (!e.hasSmemSplit)
+                e.config.staticSmem = int32_t(number(v, "shared memory"));
+        } else if (k == "static shared memory") {
+            e.config.staticSmem = int32_t(number(v, "static shared memory"));
+            e.hasSmemSplit = true;
+        } else if (k == "dynamic shared memory")
+            e.config.dynamicSmem = int32_t(number(v, "dynamic shared memory"));
+        else if (k == "wt_scope")
+            e.wtScope = number(v, "wt_scope");
+        else if (k == "wt_instance")
+            e.wtInstance = number(v, "wt_instance");
+        else if (k == "wt_parent")
+            e.wtParent = number(v, "wt_parent");
+        else if (k == "level" && v.type() == od::json_type::string)
+            e.level = v.get_string().value();
+    }
+}
+
+void Parser::readEvent(od::object obj)
+{
+    Event e;
+    for (auto field : obj) {
+        std::string_view k = field.unescaped_key().value();
+        od::value v = field.value().value();
+        if (k == "ph") {
+            std::string_view ph = v.get_string().value();
+            e.ph = ph.empty() ? 0 : ph[0];
+        } else if (k == "cat") {
+            if (v.type() == od::json_type::string)
+                e.cat = v.get_string().value();
+        } else if (k == "name") {
+            if (v.type() == od::json_type::string)
+                e.name = v.get_string().value();
+        } else if (k == "pid")
+            e.pid = id(v);
+        else if (k == "tid")
+            e.tid = id(v);
+        else if (k == "ts") {
+            e.ts = micros(v, "timestamp");
+            e.hasTs = true;
+        } else if (k == "dur") {
+            e.dur = micros(v, "duration");
+            e.hasDur = true;
+        } else if (k == "args") {
+            if (v.type() == od::json_type::object)
+                readArgs(v.get_object().value(), e);
+        }
+    }
+    ++m_events;
+    if (e.ph == 'X') {
+        if (!e.hasTs)
+            fail("event " + std::to_string(m_events) + " ('" + std::string(e.name.substr(0, 60)) + "') has no ts");
+        dispatch(e);
+    } else if (e.ph == 'B') {
+        if (e.hasTs)
+            m_open[threadKey(e.pid, e.tid)].push_back(e);
+    } else if (e.ph == 'E') {
+        auto it = m_open.find(threadKey(e.pid, e.tid));
+        if (it != m_open.end() && !it->second.empty() && e.hasTs) {
+            Event b = it->second.back();
+            it->second.pop_back();
+            b.dur = std::max<int64_t>(0, e.ts - b.ts);
+            b.hasDur = true;
+            b.ph = 'X';
+            dispatch(b);
+        }
+    }
+}
+
+void Parser::dispatch(Event& e)
+{
+    Cat cat = classify(e.cat);
+    int64_t end = e.ts + std::max<int64_t>(0, e.dur);
+    switch (cat) {
+    case Cat::Kernel:
+    case Cat::Memcpy:
+    case Cat::Memset: {
+        ImportedTrace::Activity a;
+        a.kind = cat == Cat::Kernel ? ActivityKind::Kernel : cat == Cat::Memcpy ? ActivityKind::Memcpy : ActivityKind::Memset;
+        a.startNs = e.ts;
+        a.endNs = end;
+        a.device = int32_t(e.hasDevice ? e.device : e.pid.numeric ? e.pid.num : 0);
+        a.stream = e.hasStream ? e.stream : e.tid.num;
+        a.name = name(e.name);
+        a.correlationId = e.correlation;
+        a.config = e.config;
+        a.bytes = e.bytes;
+        a.range = e.wtScope ? -2 - e.wtScope : -1;   // resolved in finish()
+        m_t.activities.push_back(a);
+        if (cat == Cat::Kernel)
+            ++m_t.counts.kernels;
+        else if (cat == Cat::Memcpy)
+            ++m_t.counts.memcpys;
+        else
+            ++m_t.counts.memsets;
+        break;
+    }
+    case Cat::Runtime:
+        m_kinetoMarkers = m_kinetoMarkers || e.cat != "cuda_runtime";
+        m_t.calls.push_back(ImportedTrace::Call{e.ts, end, threadKey(e.pid, e.tid), name(e.name), e.correlation, e.tid.num});
+        ++m_t.counts.runtimeCalls;
+        break;
+    case Cat::CpuOp:
+    case Cat::UserAnnotation: {
+        m_kinetoMarkers = true;
+        ImportedTrace::Range r;
+        r.startNs = e.ts;
+        r.endNs = end;
+        r.thread = threadKey(e.pid, e.tid);
+        r.name = name(e.name);
+        r.level = cat == Cat::CpuOp ? m_levelOp : m_levelAnnotation;
+        if (cat == Cat::UserAnnotation && e.externalId)
+            m_userAnnotationByExternal.emplace(e.externalId, int64_t(m_t.ranges.size()));
+        m_t.ranges.push_back(r);
+        ++m_t.counts.ranges;
+        break;
+    }
+    case Cat::GpuAnnotation:
+        m_kinetoMarkers = true;
+        m_gpuAnnotations.push_back(e);
+        ++m_t.counts.gpuAnnotations;
+        break;
+    case Cat::Scope:
+    case Cat::Other:
+        m_other.push_back(e);
+        break;
+    case Cat::Skip:
+        break;
+    }
+}
+
+void Parser::readDeviceProperties(od::array arr)
+{
+    for (auto item : arr) {
+        od::object o = item.get_object().value();
+        std::string_view raw = trimToken(o.raw_json().value());
+        o.reset();
+        DeviceInfo d;
+        bool hasId = false;
+        for (auto field : o) {
+            std::string_view k = field.unescaped_key().value();
+            od::value v = field.value().value();
+            if (k == "id") {
+                d.id = int32_t(number(v, "device id"));
+                hasId = true;
+            } else if (k == "name" && v.type() == od::json_type::string)
+                d.name = std::string(v.get_string().value());
+        }
+        if (!hasId)
+            continue;
+        if (d.name.empty())
+            d.name = "GPU " + std::to_string(d.id);
+        d.propertiesJson = std::string(raw);
+        m_t.devices.push_back(d);
+    }
+}
+
+ImportedTrace Parser::run(const char* json, size_t size, size_t capacity)
+{
+    m_levelOp = m_t.strings.intern("op");
+    m_levelAnnotation = m_t.strings.intern("annotation");
+    od::parser parser;
+    try {
+        size_t i = 0;
+        while (i < size && (json[i] == ' ' || json[i] == '\n' || json[i] == '\r' || json[i] == '\t'))
+            ++i;
+        if (i == size)
+            fail("empty file (no JSON)");
+        if (json[i] != '{' && json[i] != '[')
+            fail("not JSON (expected '{' or '[' at the start)");
+        od::document doc = parser.iterate(simdjson::padded_string_view(json, size, capacity));
+        if (doc.type() == od::json_type::array) {
+            for (auto ev : doc.get_array())
+                readEvent(ev.get_object().value());
+        } else {
+            bool sawEvents = false;
+            for (auto field : doc.get_object()) {
+                std::string_view k = field.unescaped_key().value();
+                od::value v = field.value().value();
+                if (k == "traceEvents") {
+                    sawEvents = true;
+                    for (auto ev : v.get_array())
+                        readEvent(ev.get_object().value());
+                } else if (k == "deviceProperties") {
+                    m_kinetoMarkers = true;
+                    if (v.type() == od::json_type::array)
+                        readDeviceProperties(v.get_array().value());
+                } else if (k == "baseTimeNanoseconds") {
+                    m_kinetoMarkers = true;
+                    m_t.clockBaseNs = number(v, "baseTimeNanoseconds");
+                } else if (k == "schemaVersion" || k == "distributedInfo" || k == "traceName") {
+                    m_kinetoMarkers = true;
+                    if (k != "traceName")
+                        m_t.metadata.emplace_back("kineto." + std::string(k), rawJson(v));
+                } else if (k == "wheretime") {
+                    m_wheretime = true;
+                    if (v.type() == od::json_type::object)
+                        for (auto f : v.get_object()) {
+                            std::string_view mk = f.unescaped_key().value();
+                            od::value mv = f.value().value();
+                            if (mv.type() == od::json_type::string)
+                                m_t.metadata.emplace_back("source." + std::string(mk), std::string(mv.get_string().value()));
+                        }
+                }
+            }
+            if (!sawEvents)
+                fail("JSON has no traceEvents array (not a Chrome or Kineto trace)");
+        }
+    } catch (const simdjson::simdjson_error& e) {
+        fail(std::string("invalid or truncated JSON (") + simdjson::error_message(e.error()) + ")");
+    }
+    finish();
+    return std::move(m_t);
+}
+
+void Parser::finish()
+{
+    bool kineto = m_kinetoMarkers && !m_wheretime;
+    m_t.format = kineto ? "kineto" : "chrome";
+
+    // GPU annotations: the GPU-side twin of a CPU user_annotation adds nothing to the scope
+    // tree; one without a twin becomes a range on its stream (attribution by kernel time).
+    for (const Event& g : m_gpuAnnotations) {
+        if (g.externalId && m_userAnnotationByExternal.count(g.externalId))
+            continue;
+        ImportedTrace::Range r;
+        r.startNs = g.ts;
+        r.endNs = g.ts + std::max<int64_t>(0, g.dur);
+        r.onGpu = true;
+        int32_t device = int32_t(g.hasDevice ? g.device : g.pid.numeric ? g.pid.num : 0);
+        r.thread = ImportedTrace::gpuLane(device, g.hasStream ? g.stream : g.tid.num);
+        r.name = name(g.name);
+        r.level = m_levelAnnotation;
+        m_t.ranges.push_back(r);
+        ++m_t.counts.ranges;
+    }
+
+    // Plain Chrome slices become scopes; wheretime's own export names instances and parents.
+    std::unordered_map<int64_t, int64_t> byInstance;
+    if (!kineto) {
+        size_t first = m_t.ranges.size();
+        for (const Event& o : m_other) {
+            ImportedTrace::Range r;
+            r.startNs = o.ts;
+            r.endNs = o.ts + std::max<int64_t>(0, o.dur);
+            r.thread = threadKey(o.pid, o.tid);
+            r.name = name(o.name);
+            r.level = o.level.empty() ? m_levelAnnotation : name(o.level);
+            if (o.wtInstance)
+                byInstance.emplace(o.wtInstance, int64_t(m_t.ranges.size()));
+            m_t.ranges.push_back(r);
+            ++m_t.counts.ranges;
+        }
+        for (size_t i = 0; i < m_other.size(); ++i) {
+            const Event& o = m_other[i];
+            if (!o.wtInstance)
+                continue;
+            auto& r = m_t.ranges[first + i];
+            r.parentGiven = true;
+            auto p = byInstance.find(o.wtParent);
+            r.parent = o.wtParent && p != byInstance.end() ? p->second : -1;
+        }
+    } else {
+        m_t.counts.skippedRanges += int64_t(m_other.size());
+    }
+    for (auto& a : m_t.activities) {
+        if (a.range <= -2) {
+            auto it = byInstance.find(-2 - a.range);
+            a.range = it != byInstance.end() ? it->second : -1;
+        }
+    }
+    for (auto& [k, open] : m_open)
+        m_t.counts.skippedRanges += int64_t(open.size());
+
+    if (m_t.activities.empty())
+        fail(m_events == 0 ? "empty trace: no trace events" : "empty trace: no GPU kernels, memcpy or memset among " + std::to_string(m_events) + " events");
+    // Absolute epoch clocks (Kineto: microseconds since 1970) give the start date.
+    m_t.epochClock = true;
+}
+
+}  // namespace
+
+ImportedTrace TraceEventImporter::parse(const std::string& file, const char* json, size_t size, size_t capacity)
+{
+    Parser p(file);
+    return p.run(json, size, capacity);
+}
+
+}  // namespace wt::interop
