@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds with ASan+UBSan (preset asan)
+# and runs every test that needs no GPU, offscreen. Exits non-zero when any test fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh --dev
+export QT_QPA_PLATFORM=offscreen
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+cmake --preset asan
+cmake --build build/asan -j"$(nproc)"
+ctest --test-dir build/asan -LE gpu --output-on-failure -j"$(nproc)" --timeout 600
+
+# Short, bounded fuzzing of the importers (libFuzzer, clang), when the fuzz targets exist.
+if [ -x scripts/fuzz.sh ] && [ -d tests/fuzz ]; then
+  bash scripts/fuzz.sh --seconds "${WHERETIME_FUZZ_SECONDS:-20}"
+fi
