@@ -1,0 +1,58 @@
+// CPU backend: host memory, memcpy and OpenBLAS sgemm.
+#include "kernels/backend.h"
+
+#include <cblas.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "wheretime_config.h"
+
+namespace wt::kernels {
+namespace {
+
+class CpuBackend final : public Backend {
+public:
+    BackendKind kind() const override { return BackendKind::Cpu; }
+    std::string deviceName() const override { return "CPU"; }
+    void* allocate(size_t bytes) override
+    {
+        void* p = std::calloc(bytes ? bytes : 1, 1);
+        if (!p)
+            throw DeviceError("out of host memory allocating " + std::to_string(bytes) + " bytes");
+        return p;
+    }
+    void release(void* p) noexcept override { std::free(p); }
+    void upload(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+    void download(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
+    void zero(void* p, size_t bytes) override { std::memset(p, 0, bytes); }
+    void gemm(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
+              float beta, float* C, int ldc) override
+    {
+        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A,
+                    lda, B, ldb, beta, C, ldc);
+    }
+    void gemmBatched(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, int64_t sA,
+                     const float* B, int ldb, int64_t sB, float beta, float* C, int ldc, int64_t sC, int batch) override
+    {
+        for (int i = 0; i < batch; ++i)
+            gemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
+    }
+    void synchronize() override {}
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+#if !WHERETIME_HAVE_CUDA
+std::unique_ptr<Backend> makeCudaBackend()
+{
+    throw DeviceError("this build has no CUDA backend (configure with WHERETIME_CUDA=ON)");
+}
+bool cudaAvailable() { return false; }
+std::string cudaUnavailableReason() { return "this build has no CUDA backend"; }
+#endif
+
+}  // namespace wt::kernels

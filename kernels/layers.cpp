@@ -1,0 +1,377 @@
+// Layers of the gcn and transformer models. Compiled by nvcc in CUDA builds (see launch.h).
+#include "kernels/layers.h"
+
+#include "kernels/launch.h"
+#include "kernels/opsmath.h"
+
+#include <cmath>
+
+namespace wt::kernels {
+
+namespace {
+// Launch description of an elementwise op over n elements.
+OpLaunch ew(std::string_view name, double n, double flopsPer, double readPer, double writePer)
+{
+    double rd = 4.0 * n * readPer, wr = 4.0 * n * writePer;
+    return {name, n * flopsPer, rd + wr, rd, wr};
+}
+}  // namespace
+
+int64_t Param::numel() const
+{
+    int64_t n = 1;
+    for (int64_t s : shape)
+        n *= s;
+    return n;
+}
+
+Param& Layer::addParam(std::string name, std::vector<int64_t> shape, Param::Init init, float scale)
+{
+    auto p = std::make_unique<Param>();
+    p->name = m_name + "." + name;
+    p->shape = std::move(shape);
+    p->init = init;
+    p->initScale = scale;
+    m_params.push_back(std::move(p));
+    return *m_params.back();
+}
+
+std::vector<Param*> Layer::params()
+{
+    std::vector<Param*> out;
+    for (auto& p : m_params)
+        out.push_back(p.get());
+    return out;
+}
+
+void Layer::allocate(Runtime& rt, uint64_t seed)
+{
+    uint64_t k = 0;
+    for (auto& p : m_params) {
+        size_t bytes = size_t(p->numel()) * sizeof(float);
+        rt.ensure(p->w, bytes);
+        if (!p->sparseRows)
+            rt.ensure(p->g, bytes);
+        // Seeds differ per parameter: the layer name's hash mixed with the model seed.
+        uint64_t s = fn::splitmix(seed ^ std::hash<std::string>{}(p->name)) + k++;
+        if (p->init == Param::Init::Uniform)
+            forEach(rt, ew("init_uniform", double(p->numel()), 4, 0, 1), {{"n", p->numel()}}, p->numel(),
+                    fn::InitUniform{p->w.f(), s, p->initScale});
+        else if (p->init == Param::Init::One)
+            forEach(rt, ew("fill", double(p->numel()), 0, 0, 1), {{"n", p->numel()}}, p->numel(),
+                    fn::Fill{p->w.f(), 1.f});
+    }
+}
+
+void Layer::update(Runtime& rt, float lr)
+{
+    for (auto& p : m_params)
+        forEach(rt, ew("sgd_update", double(p->numel()), 2, 2, 1), {{"n", p->numel()}}, p->numel(),
+                fn::Sgd{p->w.f(), p->g.f(), lr});
+}
+
+// --- helpers ----------------------------------------------------------------------------
+namespace op {
+
+void linearForward(Runtime& rt, const float* x, int64_t rows, int64_t in, const Param& w, const Param* b, float* y)
+{
+    int64_t out = w.shape[0];
+    rt.gemm("sgemm_nt", false, true, int(rows), int(out), int(in), 1.f, x, int(in), w.w.f(), int(in), 0.f, y,
+            int(out));
+    if (b)
+        forEach(rt, ew("bias_add", double(rows * out), 1, 1, 1), {{"rows", rows}, {"cols", out}}, rows * out,
+                fn::BiasAdd{y, b->w.f(), out});
+}
+
+void linearBackward(Runtime& rt, const float* x, const float* dy, int64_t rows, int64_t in, Param& w, Param* b,
+                    float* dx, bool accumulateDx)
+{
+    int64_t out = w.shape[0];
+    if (dx)
+        rt.gemm("sgemm_nn", false, false, int(rows), int(in), int(out), 1.f, dy, int(out), w.w.f(), int(in),
+                accumulateDx ? 1.f : 0.f, dx, int(in));
+    rt.gemm("sgemm_tn", true, false, int(out), int(in), int(rows), 1.f, dy, int(out), x, int(in), 0.f, w.g.f(),
+            int(in));
+    if (b)
+        rowOp(rt, ew("bias_grad", double(rows * out), 1, 1, 0), {{"rows", rows}, {"cols", out}}, out,
+              fn::ColumnSum{dy, b->g.f(), rows, out});
+}
+
+}  // namespace op
+
+// --- embedding --------------------------------------------------------------------------
+Embedding::Embedding(int64_t vocab, int64_t d) : Layer("embedding"), m_d(d)
+{
+    Param& t = addParam("weight", {vocab, d}, Param::Init::Uniform, 1.f / std::sqrt(float(d)));
+    t.sparseRows = true;
+}
+
+const float* Embedding::forward(Runtime& rt, const int32_t* tokens, const StepShape& s)
+{
+    m_T = s.tokens();
+    m_tokens = tokens;
+    rt.ensure(m_out, size_t(m_T * m_d) * 4);
+    Scope sc(rt, "lookup", ScopeLevel::Op);
+    forEach(rt, ew("embedding_forward", double(m_T * m_d), 0, 1, 1), {{"T", m_T}, {"d", m_d}}, m_T * m_d,
+            fn::EmbedForward{tokens, table().w.f(), m_out.f(), m_d});
+    return m_out.f();
+}
+
+void Embedding::backward(Runtime&, const float* dOut, const StepShape&)
+{
+    // The gradient of the table is sparse: the rows of dOut at the tokens. It is applied by
+    // the scatter in update(), as frameworks do for sparse embeddings.
+    m_dOut = dOut;
+}
+
+void Embedding::update(Runtime& rt, float lr)
+{
+    forEach(rt, ew("embedding_sgd_scatter", double(m_T * m_d), 2, 2, 1), {{"T", m_T}, {"d", m_d}}, m_T * m_d,
+            fn::EmbedSgd{m_tokens, m_dOut, table().w.f(), m_d, lr});
+}
+
+// --- gated conv block -------------------------------------------------------------------
+GatedConvBlock::GatedConvBlock(std::string name, int64_t d, int64_t k) : Block(std::move(name)), m_d(d), m_k(k)
+{
+    addParam("weight", {2 * d, k * d}, Param::Init::Uniform, 1.f / std::sqrt(float(k * d)));
+    addParam("bias", {2 * d}, Param::Init::Zero, 0);
+}
+
+const float* GatedConvBlock::forward(Runtime& rt, const float* x, const StepShape& s)
+{
+    const int64_t T = s.tokens(), d = m_d, k = m_k;
+    m_x = x;
+    rt.ensure(m_col, size_t(T * k * d) * 4);
+    rt.ensure(m_h, size_t(T * 2 * d) * 4);
+    rt.ensure(m_glu, size_t(T * d) * 4);
+    rt.ensure(m_out, size_t(T * d) * 4);
+    {
+        Scope sc(rt, "conv_gemm", ScopeLevel::Op);
+        forEach(rt, ew("im2col", double(T * k * d), 0, 1, 1), {{"T", T}, {"k", k}, {"C", d}}, T * k * d,
+                fn::Im2col{x, m_col.f(), s.seq, d, k});
+        op::linearForward(rt, m_col.f(), T, k * d, *m_params[0], m_params[1].get(), m_h.f());
+    }
+    {
+        Scope sc(rt, "glu", ScopeLevel::Op);
+        forEach(rt, ew("glu_forward", double(T * d), 6, 2, 1), {{"T", T}, {"C", d}}, T * d,
+                fn::GluForward{m_h.f(), m_glu.f(), d});
+    }
+    {
+        Scope sc(rt, "residual", ScopeLevel::Op);
+        forEach(rt, ew("residual_add", double(T * d), 1, 2, 1), {{"n", T * d}}, T * d,
+                fn::Add{x, m_glu.f(), m_out.f()});
+    }
+    return m_out.f();
+}
+
+const float* GatedConvBlock::backward(Runtime& rt, const float* dy, const StepShape& s)
+{
+    const int64_t T = s.tokens(), d = m_d, k = m_k;
+    rt.ensure(m_dh, size_t(T * 2 * d) * 4);
+    rt.ensure(m_dcol, size_t(T * k * d) * 4);
+    rt.ensure(m_dx, size_t(T * d) * 4);
+    {
+        Scope sc(rt, "residual", ScopeLevel::Op);   // identity path of the residual
+        forEach(rt, ew("residual_backward", double(T * d), 0, 1, 1), {{"n", T * d}}, T * d, fn::Copy{dy, m_dx.f()});
+    }
+    {
+        Scope sc(rt, "glu", ScopeLevel::Op);
+        forEach(rt, ew("glu_backward", double(T * d), 10, 3, 2), {{"T", T}, {"C", d}}, T * d,
+                fn::GluBackward{m_h.f(), dy, m_dh.f(), d});
+    }
+    {
+        Scope sc(rt, "conv_gemm", ScopeLevel::Op);
+        op::linearBackward(rt, m_col.f(), m_dh.f(), T, k * d, *m_params[0], m_params[1].get(), m_dcol.f(), false);
+        forEach(rt, ew("col2im", double(T * d), double(k), double(k) + 1, 1), {{"T", T}, {"k", k}, {"C", d}}, T * d,
+                fn::Col2im{m_dcol.f(), m_dx.f(), s.seq, d, k, true});
+    }
+    return m_dx.f();
+}
+
+// --- decoder layer ----------------------------------------------------------------------
+DecoderLayer::DecoderLayer(std::string name, int64_t d, int64_t heads, int64_t ffn)
+    : Block(std::move(name)), m_d(d), m_heads(heads), m_ffn(ffn)
+{
+    float sd = 1.f / std::sqrt(float(d)), sf = 1.f / std::sqrt(float(ffn));
+    addParam("ln1.weight", {d}, Param::Init::One, 0);            // 0
+    addParam("ln1.bias", {d}, Param::Init::Zero, 0);             // 1
+    addParam("qkv.weight", {3 * d, d}, Param::Init::Uniform, sd);// 2
+    addParam("qkv.bias", {3 * d}, Param::Init::Zero, 0);         // 3
+    addParam("out.weight", {d, d}, Param::Init::Uniform, sd);    // 4
+    addParam("out.bias", {d}, Param::Init::Zero, 0);             // 5
+    addParam("ln2.weight", {d}, Param::Init::One, 0);            // 6
+    addParam("ln2.bias", {d}, Param::Init::Zero, 0);             // 7
+    addParam("ffn_up.weight", {ffn, d}, Param::Init::Uniform, sd);   // 8
+    addParam("ffn_up.bias", {ffn}, Param::Init::Zero, 0);            // 9
+    addParam("ffn_down.weight", {d, ffn}, Param::Init::Uniform, sf); // 10
+    addParam("ffn_down.bias", {d}, Param::Init::Zero, 0);            // 11
+}
+
+namespace {
+void layerNorm(Runtime& rt, const float* x, const Param& g, const Param& b, float* y, float* mean, float* rstd,
+               int64_t T, int64_t d)
+{
+    rowOp(rt, ew("layernorm_forward", double(T * d), 8, 1, 1), {{"T", T}, {"C", d}}, T,
+          fn::LayerNormForward{x, g.w.f(), b.w.f(), y, mean, rstd, d});
+}
+void layerNormBackward(Runtime& rt, const float* x, const float* dy, Param& g, Param& b, const float* mean,
+                       const float* rstd, float* dx, int64_t T, int64_t d)
+{
+    rowOp(rt, ew("layernorm_backward", double(T * d), 12, 3, 1), {{"T", T}, {"C", d}}, T,
+          fn::LayerNormBackward{x, g.w.f(), dy, mean, rstd, dx, d, true});
+    rowOp(rt, ew("layernorm_param_grad", double(T * d), 5, 2, 0), {{"T", T}, {"C", d}}, d,
+          fn::LayerNormParamGrad{x, dy, mean, rstd, g.g.f(), b.g.f(), T, d});
+}
+}  // namespace
+
+const float* DecoderLayer::forward(Runtime& rt, const float* x, const StepShape& s)
+{
+    const int64_t T = s.tokens(), d = m_d, B = s.batch, S = s.seq, H = m_heads, dh = d / H, f = m_ffn;
+    const int64_t hs = B * H * S * dh;
+    auto& P = m_params;
+    m_x = x;
+    for (Buffer* b : {&m_ln1, &m_ctx, &m_attn, &m_h1, &m_ln2, &m_down, &m_out, &m_ctxh})
+        rt.ensure(*b, size_t(T * d) * 4);
+    for (Buffer* b : {&m_mean1, &m_rstd1, &m_mean2, &m_rstd2})
+        rt.ensure(*b, size_t(T) * 4);
+    rt.ensure(m_qkv, size_t(T * 3 * d) * 4);
+    rt.ensure(m_heads3, size_t(3 * hs) * 4);
+    rt.ensure(m_scores, size_t(B * H * S * S) * 4);
+    rt.ensure(m_probs, size_t(B * H * S * S) * 4);
+    rt.ensure(m_up, size_t(T * f) * 4);
+    rt.ensure(m_act, size_t(T * f) * 4);
+    {
+        Scope sc(rt, "ln1", ScopeLevel::Op);
+        layerNorm(rt, x, *P[0], *P[1], m_ln1.f(), m_mean1.f(), m_rstd1.f(), T, d);
+    }
+    {
+        Scope sc(rt, "qkv_proj", ScopeLevel::Op);
+        op::linearForward(rt, m_ln1.f(), T, d, *P[2], P[3].get(), m_qkv.f());
+    }
+    {
+        Scope sc(rt, "attention", ScopeLevel::Op);
+        forEach(rt, ew("split_heads", double(3 * hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, 3 * hs,
+                fn::HeadsPermute{m_qkv.f(), m_heads3.f(), B, S, 3, H, dh, true});
+        const float* q = m_heads3.f();
+        const float* k = q ? q + hs : nullptr;
+        const float* v = q ? q + 2 * hs : nullptr;
+        rt.gemmBatched("sgemm_batched_nt", false, true, int(S), int(S), int(dh), 1.f, q, int(dh), S * dh, k, int(dh),
+                       S * dh, 0.f, m_scores.f(), int(S), S * S, int(B * H));
+        rowOp(rt, ew("causal_softmax_forward", double(B * H * S * S), 4, 1, 1), {{"rows", B * H * S}, {"S", S}},
+              B * H * S, fn::CausalSoftmaxForward{m_scores.f(), m_probs.f(), S, 1.f / std::sqrt(float(dh))});
+        rt.gemmBatched("sgemm_batched_nn", false, false, int(S), int(dh), int(S), 1.f, m_probs.f(), int(S), S * S, v,
+                       int(dh), S * dh, 0.f, m_ctxh.f(), int(dh), S * dh, int(B * H));
+        forEach(rt, ew("merge_heads", double(hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, hs,
+                fn::HeadsPermute{m_ctxh.f(), m_ctx.f(), B, S, 1, H, dh, false});
+    }
+    {
+        Scope sc(rt, "out_proj", ScopeLevel::Op);
+        op::linearForward(rt, m_ctx.f(), T, d, *P[4], P[5].get(), m_attn.f());
+    }
+    {
+        Scope sc(rt, "attn_residual", ScopeLevel::Op);
+        forEach(rt, ew("residual_add", double(T * d), 1, 2, 1), {{"n", T * d}}, T * d, fn::Add{x, m_attn.f(), m_h1.f()});
+    }
+    {
+        Scope sc(rt, "ln2", ScopeLevel::Op);
+        layerNorm(rt, m_h1.f(), *P[6], *P[7], m_ln2.f(), m_mean2.f(), m_rstd2.f(), T, d);
+    }
+    {
+        Scope sc(rt, "ffn_up", ScopeLevel::Op);
+        op::linearForward(rt, m_ln2.f(), T, d, *P[8], P[9].get(), m_up.f());
+    }
+    {
+        Scope sc(rt, "gelu", ScopeLevel::Op);
+        forEach(rt, ew("gelu_forward", double(T * f), 12, 1, 1), {{"n", T * f}}, T * f, fn::GeluForward{m_up.f(), m_act.f()});
+    }
+    {
+        Scope sc(rt, "ffn_down", ScopeLevel::Op);
+        op::linearForward(rt, m_act.f(), T, f, *P[10], P[11].get(), m_down.f());
+    }
+    {
+        Scope sc(rt, "ffn_residual", ScopeLevel::Op);
+        forEach(rt, ew("residual_add", double(T * d), 1, 2, 1), {{"n", T * d}}, T * d,
+                fn::Add{m_h1.f(), m_down.f(), m_out.f()});
+    }
+    return m_out.f();
+}
+
+const float* DecoderLayer::backward(Runtime& rt, const float* dy, const StepShape& s)
+{
+    const int64_t T = s.tokens(), d = m_d, B = s.batch, S = s.seq, H = m_heads, dh = d / H, f = m_ffn;
+    const int64_t hs = B * H * S * dh;
+    auto& P = m_params;
+    for (Buffer* b : {&m_dh1, &m_dctx, &m_dctxh, &m_dx, &m_dln})
+        rt.ensure(*b, size_t(T * d) * 4);
+    rt.ensure(m_dup, size_t(T * f) * 4);
+    rt.ensure(m_dact, size_t(T * f) * 4);
+    rt.ensure(m_dp, size_t(B * H * S * S) * 4);
+    rt.ensure(m_dheads3, size_t(3 * hs) * 4);
+    rt.ensure(m_dqkv, size_t(T * 3 * d) * 4);
+    {
+        Scope sc(rt, "ffn_residual", ScopeLevel::Op);
+        forEach(rt, ew("residual_backward", double(T * d), 0, 1, 1), {{"n", T * d}}, T * d, fn::Copy{dy, m_dh1.f()});
+    }
+    {
+        Scope sc(rt, "ffn_down", ScopeLevel::Op);
+        op::linearBackward(rt, m_act.f(), dy, T, f, *P[10], P[11].get(), m_dact.f(), false);
+    }
+    {
+        Scope sc(rt, "gelu", ScopeLevel::Op);
+        forEach(rt, ew("gelu_backward", double(T * f), 16, 2, 1), {{"n", T * f}}, T * f,
+                fn::GeluBackward{m_up.f(), m_dact.f(), m_dup.f()});
+    }
+    {
+        Scope sc(rt, "ffn_up", ScopeLevel::Op);
+        op::linearBackward(rt, m_ln2.f(), m_dup.f(), T, d, *P[8], P[9].get(), m_dln.f(), false);
+    }
+    {
+        Scope sc(rt, "ln2", ScopeLevel::Op);
+        layerNormBackward(rt, m_h1.f(), m_dln.f(), *P[6], *P[7], m_mean2.f(), m_rstd2.f(), m_dh1.f(), T, d);
+    }
+    {
+        Scope sc(rt, "attn_residual", ScopeLevel::Op);
+        forEach(rt, ew("residual_backward", double(T * d), 0, 1, 1), {{"n", T * d}}, T * d, fn::Copy{m_dh1.f(), m_dx.f()});
+    }
+    {
+        Scope sc(rt, "out_proj", ScopeLevel::Op);
+        op::linearBackward(rt, m_ctx.f(), m_dh1.f(), T, d, *P[4], P[5].get(), m_dctx.f(), false);
+    }
+    {
+        Scope sc(rt, "attention", ScopeLevel::Op);
+        const float scale = 1.f / std::sqrt(float(dh));
+        forEach(rt, ew("split_heads", double(hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, hs,
+                fn::HeadsPermute{m_dctx.f(), m_dctxh.f(), B, S, 1, H, dh, true});
+        const float* q = m_heads3.f();
+        const float* k = q ? q + hs : nullptr;
+        const float* v = q ? q + 2 * hs : nullptr;
+        float* dq = m_dheads3.f();
+        float* dk = dq ? dq + hs : nullptr;
+        float* dv = dq ? dq + 2 * hs : nullptr;
+        const int BH = int(B * H);
+        rt.gemmBatched("sgemm_batched_nt", false, true, int(S), int(S), int(dh), 1.f, m_dctxh.f(), int(dh), S * dh, v,
+                       int(dh), S * dh, 0.f, m_dp.f(), int(S), S * S, BH);
+        rt.gemmBatched("sgemm_batched_tn", true, false, int(S), int(dh), int(S), 1.f, m_probs.f(), int(S), S * S,
+                       m_dctxh.f(), int(dh), S * dh, 0.f, dv, int(dh), S * dh, BH);
+        // dS overwrites the raw scores (no longer needed).
+        rowOp(rt, ew("causal_softmax_backward", double(B * H * S * S), 3, 2, 1), {{"rows", B * H * S}, {"S", S}},
+              B * H * S, fn::SoftmaxBackward{m_probs.f(), m_dp.f(), m_scores.f(), S, scale});
+        rt.gemmBatched("sgemm_batched_nn", false, false, int(S), int(dh), int(S), 1.f, m_scores.f(), int(S), S * S, k,
+                       int(dh), S * dh, 0.f, dq, int(dh), S * dh, BH);
+        rt.gemmBatched("sgemm_batched_tn", true, false, int(S), int(dh), int(S), 1.f, m_scores.f(), int(S), S * S, q,
+                       int(dh), S * dh, 0.f, dk, int(dh), S * dh, BH);
+        forEach(rt, ew("merge_heads", double(3 * hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, 3 * hs,
+                fn::HeadsPermute{m_dheads3.f(), m_dqkv.f(), B, S, 3, H, dh, false});
+    }
+    {
+        Scope sc(rt, "qkv_proj", ScopeLevel::Op);
+        op::linearBackward(rt, m_ln1.f(), m_dqkv.f(), T, d, *P[2], P[3].get(), m_dln.f(), false);
+    }
+    {
+        Scope sc(rt, "ln1", ScopeLevel::Op);
+        layerNormBackward(rt, m_x, m_dln.f(), *P[0], *P[1], m_mean1.f(), m_rstd1.f(), m_dx.f(), T, d);
+    }
+    return m_dx.f();
+}
+
+}  // namespace wt::kernels

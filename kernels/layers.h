@@ -1,0 +1,109 @@
+// The layers of the two models, built on the op runtime. Each layer owns its parameters,
+// gradients and activation buffers; forward() returns its output, backward() the gradient of
+// its input (buffers owned by the layer). Op scopes (ScopeLevel::Op) are opened inside; the
+// model opens the layer scopes.
+#pragma once
+
+#include "kernels/runtime.h"
+
+#include <string>
+#include <vector>
+
+namespace wt::kernels {
+
+struct Param {
+    std::string name;               // e.g. "conv1.weight"
+    std::vector<int64_t> shape;
+    enum class Init { Uniform, Zero, One } init = Init::Uniform;
+    float initScale = 0;            // half-width of the uniform init
+    Buffer w;                       // values
+    Buffer g;                       // gradient (dense; unused for the sparse embedding)
+    bool sparseRows = false;        // embedding: updated by a scatter from the output gradient
+    int64_t numel() const;
+};
+
+// Sizes shared by the layers of one step.
+struct StepShape {
+    int64_t batch = 0, seq = 0;     // sequences per step and tokens per sequence
+    int64_t tokens() const { return batch * seq; }
+};
+
+class Layer {
+public:
+    explicit Layer(std::string name) : m_name(std::move(name)) {}
+    virtual ~Layer() = default;
+    const std::string& name() const { return m_name; }
+    std::vector<Param*> params();
+    void allocate(Runtime& rt, uint64_t seed);   // parameters and their gradients, initialized
+    // SGD on this layer's parameters (one launch per parameter).
+    virtual void update(Runtime& rt, float lr);
+
+protected:
+    Param& addParam(std::string name, std::vector<int64_t> shape, Param::Init init, float scale);
+    std::string m_name;
+    std::vector<std::unique_ptr<Param>> m_params;
+};
+
+class Embedding : public Layer {
+public:
+    Embedding(int64_t vocab, int64_t d);
+    // tokens: device int32 [T]
+    const float* forward(Runtime& rt, const int32_t* tokens, const StepShape& s);
+    void backward(Runtime& rt, const float* dOut, const StepShape& s);   // keeps dOut for update
+    void update(Runtime& rt, float lr) override;
+    Param& table() { return *m_params[0]; }
+    const float* outputGrad() const { return m_dOut; }
+
+private:
+    int64_t m_d;
+    Buffer m_out;
+    const int32_t* m_tokens = nullptr;
+    const float* m_dOut = nullptr;
+    int64_t m_T = 0;
+};
+
+// A block with the same input and output shape [T, d].
+class Block : public Layer {
+public:
+    using Layer::Layer;
+    virtual const float* forward(Runtime& rt, const float* x, const StepShape& s) = 0;
+    virtual const float* backward(Runtime& rt, const float* dy, const StepShape& s) = 0;
+};
+
+// Gated causal convolution block: conv (width k, d -> 2d) via im2col + GEMM, GLU, residual.
+class GatedConvBlock : public Block {
+public:
+    GatedConvBlock(std::string name, int64_t d, int64_t k);
+    const float* forward(Runtime& rt, const float* x, const StepShape& s) override;
+    const float* backward(Runtime& rt, const float* dy, const StepShape& s) override;
+
+private:
+    int64_t m_d, m_k;
+    const float* m_x = nullptr;
+    Buffer m_col, m_h, m_glu, m_out, m_dh, m_dcol, m_dx, m_dglu;
+};
+
+// Pre-norm Transformer decoder layer: x + Attn(LN(x)), then h + FFN(LN(h)), GELU in the FFN.
+class DecoderLayer : public Block {
+public:
+    DecoderLayer(std::string name, int64_t d, int64_t heads, int64_t ffn);
+    const float* forward(Runtime& rt, const float* x, const StepShape& s) override;
+    const float* backward(Runtime& rt, const float* dy, const StepShape& s) override;
+
+private:
+    int64_t m_d, m_heads, m_ffn;
+    const float* m_x = nullptr;
+    Buffer m_ln1, m_mean1, m_rstd1, m_qkv, m_heads3, m_scores, m_probs, m_ctxh, m_ctx, m_attn, m_h1;
+    Buffer m_ln2, m_mean2, m_rstd2, m_up, m_act, m_down, m_out;
+    Buffer m_dh1, m_dtmp, m_dctx, m_dctxh, m_dp, m_dheads3, m_dqkv, m_dx, m_dup, m_dact, m_dln;
+};
+
+// Shared helpers of the layers (also used by the softmax layers and the tests).
+namespace op {
+void linearForward(Runtime& rt, const float* x, int64_t rows, int64_t in, const Param& w, const Param* b, float* y);
+// dx = dy W (beta 0 or 1), dW = dy^T x, db = colsum(dy)
+void linearBackward(Runtime& rt, const float* x, const float* dy, int64_t rows, int64_t in, Param& w, Param* b,
+                    float* dx, bool accumulateDx);
+}  // namespace op
+
+}  // namespace wt::kernels

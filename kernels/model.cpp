@@ -1,0 +1,421 @@
+#include "kernels/model.h"
+
+#include "kernels/data.h"
+#include "kernels/layers.h"
+#include "kernels/softmax.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace wt::kernels {
+
+namespace {
+
+const char* kPresets[] = {"paper", "small", "tiny"};
+
+std::string joinKeys(const std::vector<SizeKey>& keys)
+{
+    std::string s;
+    for (const auto& k : keys)
+        s += (s.empty() ? "" : ", ") + k.key;
+    return s;
+}
+
+ModelConfig presetConfig(const std::string& workload, const std::string& preset)
+{
+    ModelConfig c;
+    c.workload = workload;
+    c.preset = preset;
+    if (workload == "gcn") {
+        // GCN on WikiText-2 (vocabulary 33,278), 5 gated conv layers. Width, kernel width,
+        // cutoffs and tokens per batch are our choice (docs in kernels/README.md).
+        if (preset == "paper") {
+            c.vocab = 33278; c.hidden = 512; c.layers = 5; c.kernel = 4; c.batch = 16; c.seq = 256;
+            c.cutoffs = {10000, 20000}; c.lr = 0.5;
+        } else if (preset == "small") {
+            c.vocab = 33278; c.hidden = 256; c.layers = 5; c.kernel = 4; c.batch = 8; c.seq = 128;
+            c.cutoffs = {10000, 20000}; c.lr = 0.5;
+        } else {
+            c.vocab = 64; c.hidden = 16; c.layers = 2; c.kernel = 3; c.batch = 2; c.seq = 8;
+            c.cutoffs = {16, 32}; c.lr = 0.5;
+        }
+    } else {
+        // Transformer on Google Billion Word (vocabulary 793,471), 24 layers, d 1024, 16 heads,
+        // FFN 4096, cutoffs 60000,100000,640000 (the paper's); batch x seq is our choice.
+        if (preset == "paper") {
+            c.vocab = 793471; c.hidden = 1024; c.layers = 24; c.heads = 16; c.ffn = 4096; c.batch = 4; c.seq = 512;
+            c.cutoffs = {60000, 100000, 640000}; c.lr = 0.1;
+        } else if (preset == "small") {
+            c.vocab = 100000; c.hidden = 256; c.layers = 4; c.heads = 4; c.ffn = 1024; c.batch = 4; c.seq = 128;
+            c.cutoffs = {10000, 20000, 60000}; c.lr = 0.1;
+        } else {
+            c.vocab = 64; c.hidden = 16; c.layers = 2; c.heads = 2; c.ffn = 32; c.batch = 2; c.seq = 8;
+            c.cutoffs = {16, 32, 48}; c.lr = 0.2;
+        }
+    }
+    return c;
+}
+
+int64_t parseInt(const std::string& key, const std::string& v)
+{
+    int64_t x = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+    if (ec != std::errc() || p != v.data() + v.size())
+        throw std::invalid_argument("size '" + key + "' needs an integer, got '" + v + "'");
+    if (x <= 0)
+        throw std::invalid_argument("size '" + key + "' must be positive, got " + v);
+    return x;
+}
+
+double parseReal(const std::string& key, const std::string& v)
+{
+    try {
+        size_t used = 0;
+        double x = std::stod(v, &used);
+        if (used != v.size() || !std::isfinite(x) || x <= 0)
+            throw std::invalid_argument("");
+        return x;
+    } catch (const std::exception&) {
+        throw std::invalid_argument("'" + key + "' needs a positive number, got '" + v + "'");
+    }
+}
+
+std::string jsonQuote(const std::string& s)
+{
+    std::string o = "\"";
+    for (char ch : s) {
+        if (ch == '"' || ch == '\\')
+            o += '\\', o += ch;
+        else if (static_cast<unsigned char>(ch) < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", ch);
+            o += b;
+        } else
+            o += ch;
+    }
+    return o + "\"";
+}
+
+}  // namespace
+
+const std::vector<WorkloadInfo>& workloads()
+{
+    static const std::vector<WorkloadInfo> w{
+        {"gcn", "gated convolutional network: embedding, gated causal conv blocks (conv, GLU, residual), softmax",
+         {{"vocab", "vocabulary size"},
+          {"hidden", "width of the embedding and the conv blocks"},
+          {"layers", "gated conv blocks"},
+          {"kernel", "convolution width (tokens)"},
+          {"batch", "sequences per step"},
+          {"seq", "tokens per sequence"},
+          {"cutoffs", "adaptive softmax cluster boundaries, e.g. 10000,20000"},
+          {"lr", "SGD learning rate"},
+          {"zipf", "exponent of the synthetic Zipf token distribution"},
+          {"corpus", "text file to train on instead of synthetic tokens"}}},
+        {"transformer", "pre-norm causal Transformer decoder: embedding, attention + GELU FFN layers, softmax",
+         {{"vocab", "vocabulary size"},
+          {"hidden", "model width d"},
+          {"layers", "decoder layers"},
+          {"heads", "attention heads (divide hidden)"},
+          {"ffn", "feed-forward width"},
+          {"batch", "sequences per step"},
+          {"seq", "tokens per sequence"},
+          {"cutoffs", "adaptive softmax cluster boundaries, e.g. 60000,100000,640000"},
+          {"lr", "SGD learning rate"},
+          {"zipf", "exponent of the synthetic Zipf token distribution"},
+          {"corpus", "text file to train on instead of synthetic tokens"}}},
+    };
+    return w;
+}
+
+const std::vector<std::string>& presets()
+{
+    static const std::vector<std::string> p(std::begin(kPresets), std::end(kPresets));
+    return p;
+}
+
+std::string presetSummary(const std::string& preset)
+{
+    if (preset == "paper")
+        return "the sizes of the IISWC 2019 study (GPU)";
+    if (preset == "small")
+        return "CPU default: one step in about a second on 2 cores";
+    if (preset == "tiny")
+        return "tests: a few milliseconds per step";
+    return "";
+}
+
+std::vector<std::string> variants()
+{
+    std::vector<std::string> v;
+    for (auto s : softmaxVariants())
+        v.emplace_back(s);
+    return v;
+}
+
+std::string variantSummary(const std::string& variant) { return std::string(softmaxVariantSummary(variant)); }
+
+std::pair<std::string, std::string> parseOverride(const std::string& text)
+{
+    auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw std::invalid_argument("override '" + text + "' is not KEY=VALUE");
+    return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+ModelConfig resolveConfig(const std::string& workload, const std::string& preset, const std::string& variant,
+                          const std::vector<std::pair<std::string, std::string>>& overrides)
+{
+    const WorkloadInfo* info = nullptr;
+    for (const auto& w : workloads())
+        if (w.name == workload)
+            info = &w;
+    if (!info)
+        throw std::invalid_argument("unknown workload '" + workload + "' (gcn, transformer)");
+    bool presetOk = false;
+    for (const auto& p : presets())
+        presetOk |= p == preset;
+    if (!presetOk)
+        throw std::invalid_argument("unknown preset '" + preset + "' (paper, small, tiny)");
+    bool variantOk = false;
+    for (auto v : softmaxVariants())
+        variantOk |= v == variant;
+    if (!variantOk)
+        throw std::invalid_argument("unknown softmax variant '" + variant + "' (full, adaptive, bucketed, fused)");
+
+    ModelConfig c = presetConfig(workload, preset);
+    c.variant = variant;
+    for (const auto& [key, value] : overrides) {
+        bool known = false;
+        for (const auto& k : info->sizes)
+            known |= k.key == key;
+        if (!known)
+            throw std::invalid_argument("unknown size '" + key + "' for " + workload + " (" + joinKeys(info->sizes) + ")");
+        if (key == "vocab") c.vocab = parseInt(key, value);
+        else if (key == "hidden") c.hidden = parseInt(key, value);
+        else if (key == "layers") c.layers = parseInt(key, value);
+        else if (key == "kernel") c.kernel = parseInt(key, value);
+        else if (key == "heads") c.heads = parseInt(key, value);
+        else if (key == "ffn") c.ffn = parseInt(key, value);
+        else if (key == "batch") c.batch = parseInt(key, value);
+        else if (key == "seq") c.seq = parseInt(key, value);
+        else if (key == "lr") c.lr = parseReal(key, value);
+        else if (key == "zipf") c.zipf = parseReal(key, value);
+        else if (key == "corpus") {
+            if (value.empty())
+                throw std::invalid_argument("'corpus' needs a file name");
+            c.corpus = value;
+        } else if (key == "cutoffs") {
+            c.cutoffs.clear();
+            std::stringstream ss(value);
+            for (std::string part; std::getline(ss, part, ',');)
+                c.cutoffs.push_back(parseInt("cutoffs", part));
+            if (c.cutoffs.empty())
+                throw std::invalid_argument("'cutoffs' needs a comma-separated list, e.g. 10000,20000");
+        }
+    }
+    // Sizes that cannot work.
+    if (c.vocab < 2 || c.vocab > std::numeric_limits<int32_t>::max())
+        throw std::invalid_argument("vocab must be in [2, 2^31), got " + std::to_string(c.vocab));
+    if (variant != "full") {
+        int64_t prev = 0;
+        for (int64_t x : c.cutoffs) {
+            if (x <= prev || x >= c.vocab)
+                throw std::invalid_argument("cutoffs must increase strictly and stay below vocab=" +
+                                            std::to_string(c.vocab));
+            prev = x;
+        }
+        if (c.cutoffs.empty() || c.cutoffs.size() > 15)
+            throw std::invalid_argument("the adaptive softmax needs 1 to 15 cutoffs");
+    }
+    if (workload == "transformer" && c.hidden % c.heads != 0)
+        throw std::invalid_argument("hidden=" + std::to_string(c.hidden) + " is not divisible by heads=" +
+                                    std::to_string(c.heads));
+    const int64_t intMax = std::numeric_limits<int32_t>::max();
+    if (c.batch * c.seq > intMax / std::max<int64_t>(c.hidden * 4, 1))
+        throw std::invalid_argument("batch*seq*hidden is too large");
+    if (c.hidden > 1 << 20 || c.layers > 4096 || c.kernel > 4096 || c.ffn > 1 << 22)
+        throw std::invalid_argument("a size is beyond what this runtime supports");
+    return c;
+}
+
+std::string ModelConfig::toJson() const
+{
+    std::ostringstream o;
+    o << "{\"workload\":" << jsonQuote(workload) << ",\"preset\":" << jsonQuote(preset)
+      << ",\"variant\":" << jsonQuote(variant) << ",\"backend\":\"" << (backend == BackendKind::Cuda ? "cuda" : "cpu")
+      << "\",\"seed\":" << seed << ",\"vocab\":" << vocab << ",\"hidden\":" << hidden << ",\"layers\":" << layers;
+    if (workload == "gcn")
+        o << ",\"kernel\":" << kernel;
+    else
+        o << ",\"heads\":" << heads << ",\"ffn\":" << ffn;
+    o << ",\"batch\":" << batch << ",\"seq\":" << seq << ",\"tokens\":" << batch * seq << ",\"cutoffs\":[";
+    if (variant != "full")
+        for (size_t i = 0; i < cutoffs.size(); ++i)
+            o << (i ? "," : "") << cutoffs[i];
+    o << "],\"lr\":" << lr << ",\"zipf\":" << zipf << ",\"corpus\":" << jsonQuote(corpus) << "}";
+    return o.str();
+}
+
+// --- model ------------------------------------------------------------------------------
+
+Model::Model(ModelConfig config) : m_config(std::move(config)) {}
+Model::~Model() = default;
+
+std::unique_ptr<Model> Model::create(const std::string& workload, const std::string& preset,
+                                     const std::string& variant,
+                                     const std::vector<std::pair<std::string, std::string>>& overrides,
+                                     BackendKind backend, uint64_t seed)
+{
+    ModelConfig c = resolveConfig(workload, preset, variant, overrides);
+    c.backend = backend;
+    c.seed = seed;
+    return create(c);
+}
+
+std::unique_ptr<Model> Model::create(const ModelConfig& config)
+{
+    std::unique_ptr<Model> m(new Model(config));
+    const ModelConfig& c = m->m_config;
+    m->m_rt = std::make_unique<Runtime>(c.backend == BackendKind::Cuda ? makeCudaBackend() : makeCpuBackend());
+    if (!c.corpus.empty())
+        m->m_source = makeCorpusSource(Corpus::load(c.corpus, c.vocab));
+    else
+        m->m_source = makeZipfSource(c.vocab, c.zipf, c.seed);
+    m->m_embedding = std::make_unique<Embedding>(c.vocab, c.hidden);
+    for (int64_t i = 0; i < c.layers; ++i) {
+        if (c.workload == "gcn")
+            m->m_blocks.push_back(std::make_unique<GatedConvBlock>("conv" + std::to_string(i + 1), c.hidden, c.kernel));
+        else
+            m->m_blocks.push_back(
+                std::make_unique<DecoderLayer>("decoder." + std::to_string(i), c.hidden, c.heads, c.ffn));
+    }
+    m->m_softmax = makeSoftmaxLayer(c.variant, c.vocab, c.hidden, c.cutoffs);
+    return m;
+}
+
+std::string Model::deviceName() const { return m_rt->backend().deviceName(); }
+
+std::vector<Layer*> Model::layers()
+{
+    std::vector<Layer*> l{m_embedding.get()};
+    for (auto& b : m_blocks)
+        l.push_back(b.get());
+    l.push_back(m_softmax.get());
+    return l;
+}
+
+void Model::setObserver(Observer* observer) { m_rt->setObserver(observer); }
+
+void Model::setTokenSource(std::unique_ptr<TokenSource> source)
+{
+    m_source = std::move(source);
+    m_batchReady = false;
+}
+
+void Model::prepare()
+{
+    if (m_prepared)
+        return;
+    Observer* o = m_rt->observer();
+    m_rt->setObserver(nullptr);   // initialization is not part of a step
+    uint64_t i = 0;
+    for (Layer* l : layers())
+        l->allocate(*m_rt, m_config.seed * 1000003ull + i++);
+    const size_t T = size_t(m_config.batch * m_config.seq);
+    m_rt->ensure(m_tokensDev, T * 4);
+    m_rt->ensure(m_targetsDev, T * 4);
+    m_rt->ensure(m_lossDev, 4);
+    m_rt->synchronize();
+    m_rt->setObserver(o);
+    m_prepared = true;
+}
+
+void Model::nextBatch()
+{
+    if (m_batchReady)
+        return;
+    m_source->next(m_config.batch, m_config.seq, m_inputs, m_targets);
+    m_batchReady = true;
+}
+
+float Model::step()
+{
+    prepare();
+    nextBatch();
+    float loss = runStep(*m_rt);
+    m_batchReady = false;
+    ++m_steps;
+    return loss;
+}
+
+std::vector<OpInfo> Model::listOps()
+{
+    nextBatch();
+    if (!m_dryRt)
+        m_dryRt = std::make_unique<Runtime>(nullptr);
+    std::vector<OpInfo> ops;
+    m_dryRt->setListing(&ops);
+    runStep(*m_dryRt);
+    m_dryRt->setListing(nullptr);
+    return ops;
+}
+
+float Model::runStep(Runtime& rt)
+{
+    StepShape s{m_config.batch, m_config.seq};
+    const float lr = float(m_config.lr);
+    const size_t T = size_t(s.tokens());
+    float loss = std::numeric_limits<float>::quiet_NaN();
+    Scope step(rt, "step", ScopeLevel::Step);
+    {
+        Scope ph(rt, "forward", ScopeLevel::Phase);
+        const float* x;
+        {
+            Scope l(rt, "embedding", ScopeLevel::Layer);
+            {
+                Scope o(rt, "input", ScopeLevel::Op);
+                rt.upload("memcpy_htod_tokens", m_tokensDev.i(), m_inputs.data(), T * 4);
+                rt.upload("memcpy_htod_targets", m_targetsDev.i(), m_targets.data(), T * 4);
+            }
+            x = m_embedding->forward(rt, m_tokensDev.i(), s);
+        }
+        for (auto& b : m_blocks) {
+            Scope l(rt, b->name(), ScopeLevel::Layer);
+            x = b->forward(rt, x, s);
+        }
+        Scope l(rt, "softmax", ScopeLevel::Layer);
+        m_softmax->forward(rt, x, m_targetsDev.i(), m_targets, m_lossDev.f());
+    }
+    {
+        Scope ph(rt, "backward", ScopeLevel::Phase);
+        const float* dx;
+        {
+            Scope l(rt, "softmax", ScopeLevel::Layer);
+            dx = m_softmax->backward(rt);
+        }
+        for (size_t i = m_blocks.size(); i-- > 0;) {
+            Scope l(rt, m_blocks[i]->name(), ScopeLevel::Layer);
+            dx = m_blocks[i]->backward(rt, dx, s);
+        }
+        Scope l(rt, "embedding", ScopeLevel::Layer);
+        m_embedding->backward(rt, dx, s);
+    }
+    {
+        Scope ph(rt, "update", ScopeLevel::Phase);
+        for (Layer* layer : layers()) {
+            Scope l(rt, layer->name(), ScopeLevel::Layer);
+            layer->update(rt, lr);
+            if (layer == m_softmax.get()) {
+                Scope o(rt, "loss_readback", ScopeLevel::Op);
+                rt.download("memcpy_dtoh_loss", &loss, m_lossDev.f(), 4);   // also waits for the step
+            }
+        }
+    }
+    rt.synchronize();
+    return loss;
+}
+
+}  // namespace wt::kernels

@@ -1,0 +1,116 @@
+// The public API of the bundled workloads: list them, create a model from
+// (workload, preset, variant, overrides, backend, seed), run training steps under an Observer,
+// list a step's ops without running it, and report the effective configuration.
+// See kernels/README.md.
+#pragma once
+
+#include "kernels/backend.h"
+#include "kernels/observer.h"
+#include "kernels/runtime.h"
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wt::kernels {
+
+class Embedding;
+class Block;
+class SoftmaxLayer;
+class Layer;
+class TokenSource;
+
+// A tunable size of a workload.
+struct SizeKey {
+    std::string key;       // override key, e.g. "hidden"
+    std::string summary;   // one line
+};
+
+struct WorkloadInfo {
+    std::string name;      // "gcn", "transformer"
+    std::string summary;
+    std::vector<SizeKey> sizes;
+};
+
+const std::vector<WorkloadInfo>& workloads();
+const std::vector<std::string>& presets();            // paper, small, tiny
+std::vector<std::string> variants();                  // softmax variants
+std::string variantSummary(const std::string& variant);
+std::string presetSummary(const std::string& preset);
+
+// The effective configuration of a model (preset + overrides).
+struct ModelConfig {
+    std::string workload, preset, variant;
+    int64_t vocab = 0, hidden = 0, layers = 0, batch = 0, seq = 0;
+    int64_t kernel = 0;              // gcn: convolution width
+    int64_t heads = 0, ffn = 0;      // transformer
+    std::vector<int64_t> cutoffs;    // adaptive softmax cluster boundaries (ids), increasing
+    double lr = 0;                   // SGD learning rate
+    double zipf = 1.0;               // exponent of the synthetic token distribution
+    std::string corpus;              // text file to train on instead of synthetic tokens
+    uint64_t seed = 1;
+    BackendKind backend = BackendKind::Cpu;
+    std::string toJson() const;
+};
+
+// Throws std::invalid_argument with a one-line message for unknown names, unknown keys,
+// malformed values and impossible sizes. Does not allocate anything.
+ModelConfig resolveConfig(const std::string& workload, const std::string& preset, const std::string& variant,
+                          const std::vector<std::pair<std::string, std::string>>& overrides);
+// "key=value" -> (key, value); std::invalid_argument when there is no '='.
+std::pair<std::string, std::string> parseOverride(const std::string& text);
+
+class Model {
+public:
+    // Throws std::invalid_argument (bad config), DeviceError (CUDA backend unusable).
+    // Allocates nothing: parameters are allocated by prepare() or the first step().
+    static std::unique_ptr<Model> create(const ModelConfig& config);
+    static std::unique_ptr<Model> create(const std::string& workload, const std::string& preset,
+                                         const std::string& variant,
+                                         const std::vector<std::pair<std::string, std::string>>& overrides,
+                                         BackendKind backend = BackendKind::Cpu, uint64_t seed = 1);
+    ~Model();
+
+    const ModelConfig& config() const { return m_config; }
+    std::string configJson() const { return m_config.toJson(); }
+    std::string deviceName() const;
+
+    // Allocates and initializes the parameters (unobserved). step() calls it when needed.
+    void prepare();
+    // One training step: forward, backward, SGD update; returns the mean loss of the step's
+    // batch before the update. Synchronizes the device at the end.
+    float step();
+    int64_t stepsDone() const { return m_steps; }
+    void setObserver(Observer* observer);
+    // The launches of the next step, without running them (no allocation, any preset).
+    std::vector<OpInfo> listOps();
+
+    // For tests and tools.
+    Runtime& runtime() { return *m_rt; }
+    std::vector<Layer*> layers();   // embedding, blocks, softmax
+    // Replaces the token source (e.g. a fixed batch in tests).
+    void setTokenSource(std::unique_ptr<TokenSource> source);
+
+private:
+    explicit Model(ModelConfig config);
+    void nextBatch();
+    float runStep(Runtime& rt);
+
+    ModelConfig m_config;
+    std::unique_ptr<Runtime> m_rt;
+    std::unique_ptr<Runtime> m_dryRt;
+    std::unique_ptr<TokenSource> m_source;
+    std::unique_ptr<Embedding> m_embedding;
+    std::vector<std::unique_ptr<Block>> m_blocks;
+    std::unique_ptr<SoftmaxLayer> m_softmax;
+    std::vector<int32_t> m_inputs, m_targets;   // host copy of the next batch
+    bool m_batchReady = false;
+    bool m_prepared = false;
+    int64_t m_steps = 0;
+    Buffer m_tokensDev, m_targetsDev, m_lossDev;
+};
+
+}  // namespace wt::kernels

@@ -1,0 +1,363 @@
+// The math of every elementwise and row-wise op, written once as host+device functors.
+// launch.h runs them as CPU loops or CUDA kernels; tests on the CPU thus check the GPU math.
+// Layouts are row-major; T = tokens (batch * seq), d = model width.
+#pragma once
+
+#include "kernels/hd.h"
+
+namespace wt::kernels::fn {
+
+// --- parameters -------------------------------------------------------------------------
+WT_HD uint64_t splitmix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+struct InitUniform {   // p[i] = uniform(-a, a) from (seed, i), identical on every backend
+    float* p; uint64_t seed; float a;
+    WT_HD void operator()(int64_t i) const
+    {
+        uint64_t h = splitmix(seed * 0x100000001b3ull + uint64_t(i));
+        float u = float(h >> 40) * (1.f / 16777216.f);
+        p[i] = (2.f * u - 1.f) * a;
+    }
+};
+struct Fill {
+    float* p; float v;
+    WT_HD void operator()(int64_t i) const { p[i] = v; }
+};
+struct Sgd {
+    float* w; const float* g; float lr;
+    WT_HD void operator()(int64_t i) const { w[i] -= lr * g[i]; }
+};
+
+// --- embedding --------------------------------------------------------------------------
+struct EmbedForward {
+    const int32_t* tok; const float* table; float* out; int64_t d;
+    WT_HD void operator()(int64_t i) const { out[i] = table[int64_t(tok[i / d]) * d + i % d]; }
+};
+struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * dOut[t]; duplicates add up
+    const int32_t* tok; const float* g; float* table; int64_t d; float lr;
+    WT_HD void operator()(int64_t i) const { hd::atomicAddF(&table[int64_t(tok[i / d]) * d + i % d], -lr * g[i]); }
+};
+
+// --- elementwise ------------------------------------------------------------------------
+struct Add {   // y = a + b
+    const float* a; const float* b; float* y;
+    WT_HD void operator()(int64_t i) const { y[i] = a[i] + b[i]; }
+};
+struct Copy {
+    const float* a; float* y;
+    WT_HD void operator()(int64_t i) const { y[i] = a[i]; }
+};
+struct BiasAdd {   // y[r, c] += bias[c]
+    float* y; const float* bias; int64_t n;
+    WT_HD void operator()(int64_t i) const { y[i] += bias[i % n]; }
+};
+struct GluForward {   // h [T, 2C] = [a | g] -> out [T, C] = a * sigmoid(g)
+    const float* h; float* out; int64_t C;
+    WT_HD void operator()(int64_t i) const
+    {
+        int64_t r = i / C, c = i % C;
+        out[i] = h[r * 2 * C + c] * hd::sigmoid(h[r * 2 * C + C + c]);
+    }
+};
+struct GluBackward {
+    const float* h; const float* dout; float* dh; int64_t C;
+    WT_HD void operator()(int64_t i) const
+    {
+        int64_t r = i / C, c = i % C;
+        float a = h[r * 2 * C + c], s = hd::sigmoid(h[r * 2 * C + C + c]);
+        dh[r * 2 * C + c] = dout[i] * s;
+        dh[r * 2 * C + C + c] = dout[i] * a * s * (1.f - s);
+    }
+};
+struct GeluForward {
+    const float* x; float* y;
+    WT_HD void operator()(int64_t i) const { y[i] = hd::gelu(x[i]); }
+};
+struct GeluBackward {
+    const float* x; const float* dy; float* dx;
+    WT_HD void operator()(int64_t i) const { dx[i] = dy[i] * hd::geluGrad(x[i]); }
+};
+
+// --- causal convolution (im2col over time, kernel width K, left padding K-1) ------------
+struct Im2col {   // x [B*S, C] -> col [B*S, K*C]; col[t, k*C + c] = x[t - (K-1) + k, c] or 0
+    const float* x; float* col; int64_t S, C, K;
+    WT_HD void operator()(int64_t i) const
+    {
+        int64_t KC = K * C, row = i / KC, k = (i % KC) / C, c = i % C;
+        int64_t s = row % S, src = s - (K - 1) + k;
+        col[i] = src >= 0 ? x[(row - s + src) * C + c] : 0.f;
+    }
+};
+struct Col2im {   // dx[t, c] (+)= sum_k dcol[t + (K-1) - k, k*C + c]  (gather: no atomics)
+    const float* dcol; float* dx; int64_t S, C, K; bool accumulate;
+    WT_HD void operator()(int64_t i) const
+    {
+        int64_t row = i / C, c = i % C, s = row % S;
+        float acc = 0.f;
+        for (int64_t k = 0; k < K; ++k) {
+            int64_t dst = s + (K - 1) - k;
+            if (dst < S)
+                acc += dcol[(row - s + dst) * K * C + k * C + c];
+        }
+        dx[i] = accumulate ? dx[i] + acc : acc;
+    }
+};
+
+// --- attention head layout --------------------------------------------------------------
+// Between [B, S, P, H, dh] (token-major, P = 3 for qkv or 1) and [P, B, H, S, dh] (head-major).
+struct HeadsPermute {
+    const float* src; float* dst; int64_t B, S, P, H, dh; bool toHeads;
+    WT_HD void operator()(int64_t i) const
+    {
+        // i indexes the head-major layout
+        int64_t e = i % dh, s = (i / dh) % S, h = (i / (dh * S)) % H, b = (i / (dh * S * H)) % B;
+        int64_t p = i / (dh * S * H * B);
+        int64_t t = (((b * S + s) * P + p) * H + h) * dh + e;
+        if (toHeads)
+            dst[i] = src[t];
+        else
+            dst[t] = src[i];
+    }
+};
+
+// --- row ops ----------------------------------------------------------------------------
+struct SumAcc { float s; };
+struct PairAcc { float a, b; };
+struct WelfordAcc { float n, mean, m2; };
+
+struct LogSoftmaxForward {   // y[r, :] = x[r, :] - logsumexp(x[r, :])
+    using Acc = hd::Lse;
+    const float* x; float* y; int64_t n, ldx, ldy;
+    WT_HD int64_t cols(int64_t) const { return n; }
+    WT_HD Acc init() const { return hd::lseInit(); }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const { hd::lseAdd(a, x[r * ldx + c]); }
+    WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
+    WT_HD void finish(int64_t, const Acc&) const {}
+    WT_HD void map(int64_t r, int64_t c, const Acc& a) const { y[r * ldy + c] = x[r * ldx + c] - hd::lseValue(a); }
+};
+struct LogSoftmaxBackward {   // dx = dy - exp(y) * sum(dy)
+    using Acc = SumAcc;
+    const float* y; const float* dy; float* dx; int64_t n, ld;
+    WT_HD int64_t cols(int64_t) const { return n; }
+    WT_HD Acc init() const { return {0.f}; }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const { a.s += dy[r * ld + c]; }
+    WT_HD static Acc combine(Acc a, Acc b) { return {a.s + b.s}; }
+    WT_HD void finish(int64_t, const Acc&) const {}
+    WT_HD void map(int64_t r, int64_t c, const Acc& a) const
+    {
+        dx[r * ld + c] = dy[r * ld + c] - expf(y[r * ld + c]) * a.s;
+    }
+};
+// Fused log-softmax + target pick + loss + gradient, in place over the logits: one online
+// pass for the log-sum-exp, then one pass that overwrites logits with d(loss)/d(logits).
+// loss[r] += lse - x[target]; target < 0 means no target in this row (head rows of tail
+// tokens then pick their cluster logit via target = the cluster column).
+struct FusedLogSoftmaxLoss {
+    using Acc = hd::Lse;
+    float* x; int64_t n, ld; const int32_t* target; float scale; float* loss; const int32_t* lossRow;
+    WT_HD int64_t cols(int64_t) const { return n; }
+    WT_HD Acc init() const { return hd::lseInit(); }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const { hd::lseAdd(a, x[r * ld + c]); }
+    WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
+    WT_HD void finish(int64_t r, const Acc& a) const
+    {
+        int64_t out = lossRow ? lossRow[r] : r;
+        loss[out] += hd::lseValue(a) - x[r * ld + target[r]];
+    }
+    WT_HD void map(int64_t r, int64_t c, const Acc& a) const
+    {
+        float p = expf(x[r * ld + c] - hd::lseValue(a));
+        x[r * ld + c] = (p - (c == target[r] ? 1.f : 0.f)) * scale;
+    }
+};
+struct CausalSoftmaxForward {   // rows of [B*H*S, S] scores; row r attends to keys 0..r%S
+    using Acc = hd::Lse;
+    const float* x; float* p; int64_t S; float scale;
+    WT_HD int64_t cols(int64_t) const { return S; }
+    WT_HD Acc init() const { return hd::lseInit(); }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const
+    {
+        if (c <= r % S)
+            hd::lseAdd(a, x[r * S + c] * scale);
+    }
+    WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
+    WT_HD void finish(int64_t, const Acc&) const {}
+    WT_HD void map(int64_t r, int64_t c, const Acc& a) const
+    {
+        p[r * S + c] = c <= r % S ? expf(x[r * S + c] * scale - hd::lseValue(a)) : 0.f;
+    }
+};
+struct SoftmaxBackward {   // ds = p * (dp - sum(p * dp)) * scale
+    using Acc = SumAcc;
+    const float* p; const float* dp; float* ds; int64_t S; float scale;
+    WT_HD int64_t cols(int64_t) const { return S; }
+    WT_HD Acc init() const { return {0.f}; }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const { a.s += p[r * S + c] * dp[r * S + c]; }
+    WT_HD static Acc combine(Acc a, Acc b) { return {a.s + b.s}; }
+    WT_HD void finish(int64_t, const Acc&) const {}
+    WT_HD void map(int64_t r, int64_t c, const Acc& a) const
+    {
+        ds[r * S + c] = p[r * S + c] * (dp[r * S + c] - a.s) * scale;
+    }
+};
+constexpr float kLayerNormEps = 1e-5f;
+struct LayerNormForward {
+    using Acc = WelfordAcc;
+    const float* x; const float* gamma; const float* beta; float* y; float* mean; float* rstd; int64_t C;
+    WT_HD int64_t cols(int64_t) const { return C; }
+    WT_HD Acc init() const { return {0.f, 0.f, 0.f}; }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const
+    {
+        float v = x[r * C + c];
+        a.n += 1.f;
+        float d = v - a.mean;
+        a.mean += d / a.n;
+        a.m2 += d * (v - a.mean);
+    }
+    WT_HD static Acc combine(Acc a, Acc b)
+    {
+        if (b.n == 0.f)
+            return a;
+        if (a.n == 0.f)
+            return b;
+        float n = a.n + b.n, d = b.mean - a.mean;
+        return {n, a.mean + d * b.n / n, a.m2 + b.m2 + d * d * a.n * b.n / n};
+    }
+    WT_HD void finish(int64_t r, const Acc& a) const
+    {
+        mean[r] = a.mean;
+        rstd[r] = 1.f / sqrtf(a.m2 / a.n + kLayerNormEps);
+    }
+    WT_HD void map(int64_t r, int64_t c, const Acc& a) const
+    {
+        float rs = 1.f / sqrtf(a.m2 / a.n + kLayerNormEps);
+        y[r * C + c] = (x[r * C + c] - a.mean) * rs * gamma[c] + beta[c];
+    }
+};
+struct LayerNormBackward {   // dx (+)= rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma
+    using Acc = PairAcc;
+    const float* x; const float* gamma; const float* dy; const float* mean; const float* rstd; float* dx; int64_t C;
+    bool accumulate_;
+    WT_HD int64_t cols(int64_t) const { return C; }
+    WT_HD Acc init() const { return {0.f, 0.f}; }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const
+    {
+        float g = dy[r * C + c] * gamma[c], xh = (x[r * C + c] - mean[r]) * rstd[r];
+        a.a += g;
+        a.b += g * xh;
+    }
+    WT_HD static Acc combine(Acc a, Acc b) { return {a.a + b.a, a.b + b.b}; }
+    WT_HD void finish(int64_t, const Acc&) const {}
+    WT_HD void map(int64_t r, int64_t c, const Acc& a) const
+    {
+        float g = dy[r * C + c] * gamma[c], xh = (x[r * C + c] - mean[r]) * rstd[r];
+        float v = rstd[r] * (g - a.a / float(C) - xh * a.b / float(C));
+        dx[r * C + c] = accumulate_ ? dx[r * C + c] + v : v;
+    }
+};
+// Column reductions run as row ops over the transposed view ("row" = column j).
+struct ColumnSum {   // out[j] = sum_i y[i, j]
+    using Acc = SumAcc;
+    const float* y; float* out; int64_t rows, C;
+    WT_HD int64_t cols(int64_t) const { return rows; }
+    WT_HD Acc init() const { return {0.f}; }
+    WT_HD void accumulate(Acc& a, int64_t j, int64_t i) const { a.s += y[i * C + j]; }
+    WT_HD static Acc combine(Acc a, Acc b) { return {a.s + b.s}; }
+    WT_HD void finish(int64_t j, const Acc& a) const { out[j] = a.s; }
+    WT_HD void map(int64_t, int64_t, const Acc&) const {}
+};
+struct LayerNormParamGrad {   // dgamma[j] = sum_i dy * xhat, dbeta[j] = sum_i dy
+    using Acc = PairAcc;
+    const float* x; const float* dy; const float* mean; const float* rstd; float* dgamma; float* dbeta; int64_t rows, C;
+    WT_HD int64_t cols(int64_t) const { return rows; }
+    WT_HD Acc init() const { return {0.f, 0.f}; }
+    WT_HD void accumulate(Acc& a, int64_t j, int64_t i) const
+    {
+        float g = dy[i * C + j];
+        a.a += g * (x[i * C + j] - mean[i]) * rstd[i];
+        a.b += g;
+    }
+    WT_HD static Acc combine(Acc a, Acc b) { return {a.a + b.a, a.b + b.b}; }
+    WT_HD void finish(int64_t j, const Acc& a) const
+    {
+        dgamma[j] = a.a;
+        dbeta[j] = a.b;
+    }
+    WT_HD void map(int64_t, int64_t, const Acc&) const {}
+};
+struct MeanLoss {   // out[0] = scale * sum(v), one row
+    using Acc = SumAcc;
+    const float* v; float* out; int64_t n; float scale;
+    WT_HD int64_t cols(int64_t) const { return n; }
+    WT_HD Acc init() const { return {0.f}; }
+    WT_HD void accumulate(Acc& a, int64_t, int64_t c) const { a.s += v[c]; }
+    WT_HD static Acc combine(Acc a, Acc b) { return {a.s + b.s}; }
+    WT_HD void finish(int64_t, const Acc& a) const { out[0] = a.s * scale; }
+    WT_HD void map(int64_t, int64_t, const Acc&) const {}
+};
+
+// --- gathers and scatters of the softmax layers -----------------------------------------
+struct InRange {   // flag[i] = lo <= target[i] < hi (the framework's mask)
+    const int32_t* target; int32_t lo, hi; int32_t* flag;
+    WT_HD void operator()(int64_t i) const { flag[i] = target[i] >= lo && target[i] < hi ? 1 : 0; }
+};
+struct FlagBucket {   // bucket of i = flag[i] (for nonzero: bucket 1 holds the selected rows)
+    const int32_t* flag;
+    WT_HD int operator()(int64_t i) const { return flag[i]; }
+};
+struct ClusterBucket {   // bucket 0 = head (shortlist), i = tail cluster i
+    const int32_t* target; const int32_t* cutoffs; int nc;
+    WT_HD int operator()(int64_t i) const
+    {
+        int b = 0;
+        for (int k = 0; k < nc; ++k)
+            b += target[i] >= cutoffs[k] ? 1 : 0;
+        return b;
+    }
+};
+struct IndexSelectRows {   // dst[r, :] = src[idx[r], :]
+    const float* src; const int32_t* idx; float* dst; int64_t d;
+    WT_HD void operator()(int64_t i) const { dst[i] = src[int64_t(idx[i / d]) * d + i % d]; }
+};
+struct IndexAddRows {   // dst[idx[r], :] += src[r, :] (idx unique)
+    const float* src; const int32_t* idx; float* dst; int64_t d;
+    WT_HD void operator()(int64_t i) const { dst[int64_t(idx[i / d]) * d + i % d] += src[i]; }
+};
+struct SelectTargets {   // relTarget[r] = target[idx[r]] - lo
+    const int32_t* target; const int32_t* idx; int32_t lo; int32_t* rel;
+    WT_HD void operator()(int64_t r) const { rel[r] = target[idx[r]] - lo; }
+};
+struct HeadTargets {   // head column of each token: its word (shortlist) or its cluster logit
+    const int32_t* target; const int32_t* cutoffs; int nc; int32_t* out;
+    WT_HD void operator()(int64_t i) const
+    {
+        int32_t t = target[i];
+        int b = 0;
+        for (int k = 0; k < nc; ++k)
+            b += t >= cutoffs[k] ? 1 : 0;
+        out[i] = b == 0 ? t : cutoffs[0] + b - 1;
+    }
+};
+struct GatherPick {   // out[r] (+)= logp[r, col[r]]  ('gather' of the framework)
+    const float* logp; int64_t ld; const int32_t* col; float* out; bool accumulate;
+    WT_HD void operator()(int64_t r) const { out[r] = (accumulate ? out[r] : 0.f) + logp[r * ld + col[r]]; }
+};
+struct IndexCopy {   // out[idx[r]] = v[r]
+    const float* v; const int32_t* idx; float* out;
+    WT_HD void operator()(int64_t r) const { out[idx[r]] = v[r]; }
+};
+struct ScatterPickGrad {   // grad[r, col[r]] = g (nll / gather backward into a zeroed buffer)
+    float* grad; int64_t ld; const int32_t* col; float g;
+    WT_HD void operator()(int64_t r) const { grad[r * ld + col[r]] = g; }
+};
+struct PermutedTargets {   // for the bucketed variants: rel[r] = target[perm[r]] - lo
+    const int32_t* target; const int32_t* perm; int32_t lo; int32_t* rel;
+    WT_HD void operator()(int64_t r) const { rel[r] = target[perm[r]] - lo; }
+};
+
+}  // namespace wt::kernels::fn

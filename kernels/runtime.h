@@ -1,0 +1,148 @@
+// The op runtime every layer runs on: a backend, the observer hooks, the scope stack and the
+// dry-run mode that lists a step's launches (name, scope path, shapes, FLOPs, bytes) without
+// allocating or computing anything.
+#pragma once
+
+#include "kernels/backend.h"
+#include "kernels/observer.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wt::kernels {
+
+// One launch of a step as listed by Model::listOps().
+struct OpInfo {
+    std::string name;     // kernel-like name, as OpLaunch::name
+    std::string scope;    // scope path, e.g. "step/forward/conv1/conv_gemm"
+    std::string shapes;   // the sizes that define the launch, e.g. "M=4096 N=2048 K=1024"
+    double flops = 0;
+    double bytesRead = 0;
+    double bytesWritten = 0;
+};
+
+// Sizes of a launch, kept as numbers so formatting happens only when listing.
+struct Dims {
+    std::array<std::pair<const char*, int64_t>, 6> v{};
+    int n = 0;
+    Dims() = default;
+    Dims(std::initializer_list<std::pair<const char*, int64_t>> l)
+    {
+        for (auto& p : l)
+            if (n < 6)
+                v[size_t(n++)] = p;
+    }
+    std::string str() const;
+};
+
+class Runtime;
+
+// A device buffer owned by a layer; empty (null) in dry-run mode.
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(Runtime* rt, size_t bytes);
+    ~Buffer();
+    Buffer(Buffer&& o) noexcept { swap(o); }
+    Buffer& operator=(Buffer&& o) noexcept { Buffer t(std::move(o)); swap(t); return *this; }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+    float* f() const { return static_cast<float*>(m_p); }
+    int32_t* i() const { return static_cast<int32_t*>(m_p); }
+    size_t bytes() const { return m_bytes; }
+    size_t floats() const { return m_bytes / sizeof(float); }
+
+private:
+    void swap(Buffer& o) noexcept { std::swap(m_rt, o.m_rt); std::swap(m_p, o.m_p); std::swap(m_bytes, o.m_bytes); }
+    Runtime* m_rt = nullptr;
+    void* m_p = nullptr;
+    size_t m_bytes = 0;   // capacity
+};
+
+class Runtime {
+public:
+    // backend == nullptr: dry-run runtime (lists ops, computes nothing).
+    explicit Runtime(std::unique_ptr<Backend> backend);
+    ~Runtime();
+
+    bool dry() const { return !m_backend; }
+    bool onDevice() const { return m_backend && m_backend->kind() == BackendKind::Cuda; }
+    Backend& backend() { return *m_backend; }
+    void setObserver(Observer* o) { m_observer = o; }
+    Observer* observer() const { return m_observer; }
+    // Collects every launch into `out` (also in normal runs; used by dry runs).
+    void setListing(std::vector<OpInfo>* out) { m_listing = out; }
+
+    void enter(std::string_view name, ScopeLevel level)
+    {
+        if (m_observer)
+            m_observer->scopeEnter(name, level);
+        if (m_listing)
+            m_path.emplace_back(name);
+    }
+    void exit()
+    {
+        if (m_observer)
+            m_observer->scopeExit();
+        if (m_listing)
+            m_path.pop_back();
+    }
+    // Returns whether the body should run (false in dry-run mode); end() must follow either way.
+    bool begin(const OpLaunch& op, const Dims& dims)
+    {
+        if (m_listing)
+            record(op, dims);
+        if (m_observer)
+            m_observer->launchBegin(op);
+        return m_backend != nullptr;
+    }
+    void end()
+    {
+        if (m_observer)
+            m_observer->launchEnd();
+    }
+
+    // Ensures `b` holds at least `bytes` (grows, never shrinks; content is not kept on growth).
+    void ensure(Buffer& b, size_t bytes);
+
+    // Observed wrappers of the backend calls.
+    void gemm(std::string_view name, bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda,
+              const float* B, int ldb, float beta, float* C, int ldc);
+    void gemmBatched(std::string_view name, bool ta, bool tb, int M, int N, int K, float alpha, const float* A,
+                     int lda, int64_t sA, const float* B, int ldb, int64_t sB, float beta, float* C, int ldc,
+                     int64_t sC, int batch);
+    void zero(std::string_view name, void* p, size_t bytes);
+    void upload(std::string_view name, void* dst, const void* src, size_t bytes);
+    void download(std::string_view name, void* dst, const void* src, size_t bytes);
+    void synchronize() { if (m_backend) m_backend->synchronize(); }
+
+    void* rawAllocate(size_t bytes) { return m_backend ? m_backend->allocate(bytes) : nullptr; }
+    void rawRelease(void* p) noexcept { if (m_backend && p) m_backend->release(p); }
+
+private:
+    void record(const OpLaunch& op, const Dims& dims);
+
+    std::unique_ptr<Backend> m_backend;
+    Observer* m_observer = nullptr;
+    std::vector<OpInfo>* m_listing = nullptr;
+    std::vector<std::string> m_path;
+};
+
+// RAII scope.
+class Scope {
+public:
+    Scope(Runtime& rt, std::string_view name, ScopeLevel level) : m_rt(rt) { rt.enter(name, level); }
+    ~Scope() { m_rt.exit(); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+private:
+    Runtime& m_rt;
+};
+
+}  // namespace wt::kernels
