@@ -1,0 +1,101 @@
+// wheretime capture: run a bundled workload under the CUPTI or CPU tracer and append the run
+// to a file; prints its id and a one-line summary.
+#include "analysis/breakdown.h"
+#include "app/cli/command.h"
+#include "app/cli/format.h"
+#include "capture/capture.h"
+#include "kernels/model.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace wt::cli {
+namespace {
+
+const char* kUsage =
+    "usage: wheretime capture --workload gcn|transformer [--variant V] [--preset paper|small|tiny]\n"
+    "                         [--set key=value]... [--steps N] [--warmup N] [--backend auto|cuda|cpu]\n"
+    "                         [--name NAME] [--seed N] -o FILE\n"
+    "       wheretime capture ... --no-trace          (time the same steps untraced; writes nothing)\n\n"
+    "Runs training steps of a bundled workload under a tracer (CUPTI on a GPU, the CPU tracer\n"
+    "elsewhere) and appends the run to FILE. `wheretime workloads` lists workloads, presets,\n"
+    "variants and the sizes --set accepts.\n"
+    "  --variant    softmax variant (default adaptive)\n"
+    "  --preset     default: paper on CUDA, small on the CPU\n"
+    "  --steps N    traced steps (default 3); --warmup N untraced steps first (default 1)\n"
+    "  --backend    auto (CUDA when a GPU is usable), cuda (fail without one), cpu\n"
+    "SIGINT/SIGTERM stop after the current op: the run is kept, marked interrupted, exit 130.\n";
+
+int runCaptureCommand(Args& args)
+{
+    args.parse({"--workload", "--variant", "--preset", "--set", "--steps", "--warmup", "--backend", "--name", "--seed", "-o",
+                "--output"},
+               {"--no-trace"});
+    if (!args.positionals().empty())
+        throw UsageError("unexpected argument '" + args.positionals()[0] + "'");
+    capture::CaptureOptions o;
+    auto workload = args.value("--workload");
+    if (!workload)
+        throw UsageError("--workload is required (gcn or transformer)");
+    o.workload = *workload;
+    o.variant = args.value("--variant", "adaptive");
+    o.preset = args.value("--preset", "");
+    for (const std::string& s : args.values("--set")) {
+        try {
+            o.overrides.push_back(kernels::parseOverride(s));
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+    }
+    o.steps = int(args.integer("--steps", 3));
+    o.warmup = int(args.integer("--warmup", 1));
+    o.backend = args.value("--backend", "auto");
+    o.name = args.value("--name", "");
+    o.seed = uint64_t(args.integer("--seed", 1));
+    o.output = args.value("-o", args.value("--output", ""));
+    o.trace = !args.flag("--no-trace");
+    o.installSignalHandlers = true;
+
+    capture::CaptureResult r;
+    try {
+        r = capture::runCapture(o);
+    } catch (const capture::CaptureUsageError& e) {
+        throw UsageError(e.what());
+    }
+    if (!o.trace) {
+        std::printf("untraced: %s %s %s on %s: %d steps, median step %s\n", o.workload.c_str(), o.variant.c_str(),
+                    r.preset.c_str(), r.device.c_str(), r.stepsDone, formatDuration(int64_t(r.medianStepNs)).c_str());
+        return r.status == "interrupted" ? 130 : 0;
+    }
+    Database db(o.output, OpenMode::ReadOnly);
+    Reader reader(db);
+    BreakdownOptions layers;
+    layers.groupBy = GroupBy::Layer;
+    RunStats stats = computeRunStats(reader, r.runId, layers);
+    double softmaxShare = 0;
+    int64_t softmaxNs = 0;
+    for (const Group& g : stats.breakdown.groups)
+        if (g.path == "softmax") {
+            softmaxShare = g.share;
+            softmaxNs = g.timeNs;
+        }
+    int steps = std::max(1, r.stepsDone);
+    std::printf("run %lld: %s on %s, %d steps, %lld kernels, step %s, softmax layer %s/step (%s of kernel time)%s%s\n",
+                static_cast<long long>(r.runId), stats.run.name.c_str(), r.device.c_str(), r.stepsDone,
+                static_cast<long long>(stats.kernels), formatDuration(int64_t(r.medianStepNs)).c_str(),
+                formatDuration(softmaxNs / steps).c_str(), formatShare(softmaxShare).c_str(),
+                r.droppedRecords ? (", " + std::to_string(r.droppedRecords) + " records dropped").c_str() : "",
+                r.status == "interrupted" ? ", INTERRUPTED" : "");
+    if (r.status == "interrupted") {
+        std::cerr << "wheretime: capture interrupted; the run is kept and marked interrupted\n";
+        return 130;
+    }
+    return 0;
+}
+
+const RegisterCommand reg{{"capture", "run a bundled workload under the GPU or CPU tracer into a file", kUsage, runCaptureCommand}};
+
+}  // namespace
+}  // namespace wt::cli

@@ -1,0 +1,221 @@
+#include "capture.h"
+
+#include "capture/cputracer.h"
+#include "capture/recordsink.h"
+#include "kernels/model.h"
+#include "storage/database.h"
+#include "storage/writer.h"
+#include "wheretime_config.h"
+#if WHERETIME_HAVE_CUDA
+#include "capture/cuptitracer.h"
+#include <cuda_runtime.h>
+#endif
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <memory>
+
+namespace wt::capture {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void onStopSignal(int) { g_stop.store(true); }
+
+struct SignalGuard {
+    bool active = false;
+    struct sigaction oldInt {}, oldTerm {};
+    explicit SignalGuard(bool install)
+    {
+        g_stop = false;
+        if (!install)
+            return;
+        struct sigaction sa {};
+        sa.sa_handler = onStopSignal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &oldInt);
+        sigaction(SIGTERM, &sa, &oldTerm);
+        active = true;
+    }
+    ~SignalGuard()
+    {
+        if (active) {
+            sigaction(SIGINT, &oldInt, nullptr);
+            sigaction(SIGTERM, &oldTerm, nullptr);
+        }
+    }
+};
+
+std::string isoNow()
+{
+    std::time_t t = std::time(nullptr);
+    std::tm tm {};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+int64_t wallNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<int64_t> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? double(v[n / 2]) : (double(v[n / 2 - 1]) + double(v[n / 2])) / 2.0;
+}
+
+}  // namespace
+
+CaptureResult runCapture(const CaptureOptions& o)
+{
+    if (o.steps < 1)
+        throw CaptureUsageError("--steps must be at least 1");
+    if (o.warmup < 0)
+        throw CaptureUsageError("--warmup must not be negative");
+    bool cuda = false;
+    if (o.backend == "cuda") {
+        if (!WHERETIME_HAVE_CUDA)
+            throw CaptureUsageError("--backend cuda: this build has no CUDA support (configure with the CUDA toolkit)");
+        if (!kernels::cudaAvailable())
+            throw CaptureUsageError("--backend cuda: no usable GPU (" + kernels::cudaUnavailableReason() + ")");
+        cuda = true;
+    } else if (o.backend == "auto") {
+        cuda = WHERETIME_HAVE_CUDA && kernels::cudaAvailable();
+    } else if (o.backend != "cpu") {
+        throw CaptureUsageError("unknown --backend '" + o.backend + "' (auto, cuda, cpu)");
+    }
+    if (o.trace && o.output.empty())
+        throw CaptureUsageError("an output file is needed (-o FILE)");
+
+    CaptureResult res;
+    res.preset = o.preset.empty() ? (cuda ? "paper" : "small") : o.preset;
+    kernels::ModelConfig config;
+    try {
+        config = kernels::resolveConfig(o.workload, res.preset, o.variant, o.overrides);
+    } catch (const std::invalid_argument& e) {
+        throw CaptureUsageError(e.what());
+    }
+    config.backend = cuda ? kernels::BackendKind::Cuda : kernels::BackendKind::Cpu;
+    config.seed = o.seed;
+    std::unique_ptr<kernels::Model> model;
+    try {
+        model = kernels::Model::create(config);
+    } catch (const std::invalid_argument& e) {
+        throw CaptureUsageError(e.what());
+    }
+    res.backend = cuda ? "cupti" : "cpu";
+
+    SignalGuard signals(o.installSignalHandlers);
+    model->prepare();
+    for (int i = 0; i < o.warmup && !g_stop; ++i)
+        model->step();
+
+    if (!o.trace) {
+        res.device = model->deviceName();
+        for (int i = 0; i < o.steps && !g_stop; ++i) {
+            int64_t t0 = wallNs();
+            res.lastLoss = model->step();
+            res.stepWallNs.push_back(wallNs() - t0);
+            ++res.stepsDone;
+        }
+        res.status = g_stop ? "interrupted" : "complete";
+        res.medianStepNs = median(res.stepWallNs);
+        return res;
+    }
+
+    // Open the output only now: a bad configuration never touches the file.
+    Database db(o.output, OpenMode::ReadWrite);
+    Writer writer(db);
+    RunInfo info;
+    info.name = o.name.empty() ? o.workload + "-" + o.variant + "-" + res.preset : o.name;
+    info.workload = o.workload;
+    info.variant = o.variant;
+    info.preset = res.preset;
+    info.configJson = model->configJson();
+    info.backend = res.backend;
+    info.startedAt = isoNow();
+    DeviceInfo device;
+#if WHERETIME_HAVE_CUDA
+    if (cuda)
+        device = CuptiTracer::deviceInfo(0);
+#endif
+    if (!cuda) {
+        device.id = 0;
+        device.name = "CPU: " + CpuTracer::cpuModelName();
+        device.propertiesJson = CpuTracer::cpuPropertiesJson();
+    }
+    info.device = device.name;
+    info.devicePropertiesJson = device.propertiesJson;
+    res.device = device.name;
+
+    std::unique_ptr<Tracer> tracer;
+    int64_t started = 0, ended = 0;
+    bool interrupted = false;
+    {
+        RecordSink sink(writer);
+#if WHERETIME_HAVE_CUDA
+        if (cuda)
+            tracer = std::make_unique<CuptiTracer>(sink, &g_stop);
+#endif
+        if (!tracer)
+            tracer = std::make_unique<CpuTracer>(sink, &g_stop);
+        info.originNs = tracer->origin();
+        writer.beginRun(info);
+        writer.setMetadata("steps", std::to_string(o.steps));
+        writer.setMetadata("warmup", std::to_string(o.warmup));
+        writer.setMetadata("seed", std::to_string(o.seed));
+        sink.device(device);
+
+        model->setObserver(tracer.get());
+        started = tracer->now();
+        for (int i = 0; i < o.steps; ++i) {
+            if (g_stop) {
+                interrupted = true;
+                break;
+            }
+            int64_t t0 = wallNs();
+            try {
+                res.lastLoss = model->step();
+            } catch (const CaptureInterrupted&) {
+                interrupted = true;
+            }
+#if WHERETIME_HAVE_CUDA
+            if (interrupted && cuda)
+                cudaDeviceSynchronize();
+#endif
+            tracer->endStep();
+            if (interrupted || sink.failed())
+                break;
+            res.stepWallNs.push_back(wallNs() - t0);
+            ++res.stepsDone;
+        }
+        model->setObserver(nullptr);
+        tracer->closeOpenScopes();
+        ended = tracer->now();
+#if WHERETIME_HAVE_CUDA
+        if (cuda)
+            static_cast<CuptiTracer*>(tracer.get())->stop();
+#endif
+        res.droppedRecords = tracer->droppedRecords();
+        res.kernels = sink.activities();
+        sink.close();   // throws when the writer failed (disk full, ...)
+    }
+    writer.setDroppedRecords(res.droppedRecords);
+    writer.finishRun(interrupted ? RunStatus::Interrupted : RunStatus::Complete, ended - started);
+    res.runId = info.id = writer.runId();
+    res.status = interrupted ? "interrupted" : "complete";
+    res.medianStepNs = median(res.stepWallNs);
+    return res;
+}
+
+}  // namespace wt::capture

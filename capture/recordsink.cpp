@@ -1,0 +1,201 @@
+#include "recordsink.h"
+
+#include "storage/storageerror.h"
+#include "storage/writer.h"
+
+namespace wt::capture {
+
+RecordSink::RecordSink(Writer& writer, size_t maxQueued) : m_writer(writer), m_maxQueued(maxQueued)
+{
+    m_nameIds.push_back(0);
+    m_nodeIds.push_back(0);
+    m_instanceIds.push_back(0);
+    m_thread = std::thread([this] { run(); });
+}
+
+RecordSink::~RecordSink()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void RecordSink::push(Record&& r, bool droppable)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (droppable && (m_queue.size() >= m_maxQueued || m_failed.load())) {
+            ++m_dropped;
+            return;
+        }
+        m_queue.push_back(std::move(r));
+    }
+    m_wake.notify_one();
+}
+
+uint32_t RecordSink::name(std::string_view text)
+{
+    std::unique_lock lock(m_mutex);
+    auto it = m_names.find(std::string(text));
+    if (it != m_names.end())
+        return it->second;
+    uint32_t id = uint32_t(m_names.size() + 1);
+    m_names.emplace(std::string(text), id);
+    m_queue.push_back(NameDef{id, std::string(text)});
+    lock.unlock();
+    m_wake.notify_one();
+    return id;
+}
+
+int64_t RecordSink::scopeNode(int64_t parentNode, std::string_view name, std::string_view level)
+{
+    std::string key = std::to_string(parentNode);
+    key += '\0';
+    key += name;
+    std::unique_lock lock(m_mutex);
+    auto it = m_nodes.find(key);
+    if (it != m_nodes.end())
+        return it->second;
+    int64_t id = int64_t(m_nodes.size() + 1);
+    m_nodes.emplace(std::move(key), id);
+    m_queue.push_back(NodeDef{id, parentNode, std::string(name), std::string(level)});
+    lock.unlock();
+    m_wake.notify_one();
+    return id;
+}
+
+int64_t RecordSink::beginScope(int64_t node, int64_t parentInstance, int64_t startNs)
+{
+    std::unique_lock lock(m_mutex);
+    int64_t id = m_nextInstance++;
+    m_queue.push_back(Begin{id, node, parentInstance, startNs});
+    lock.unlock();
+    m_wake.notify_one();
+    return id;
+}
+
+void RecordSink::endScope(int64_t instance, int64_t endNs) { push(End{instance, endNs}, false); }
+
+void RecordSink::activity(const ActivityRecord& record)
+{
+    ++m_activities;
+    push(record, true);
+}
+
+void RecordSink::apiCall(const ApiRecord& record) { push(record, true); }
+
+void RecordSink::device(const DeviceInfo& info) { push(info, false); }
+
+std::string RecordSink::error() const
+{
+    std::lock_guard lock(const_cast<std::mutex&>(m_mutex));
+    return m_error;
+}
+
+void RecordSink::drain()
+{
+    std::unique_lock lock(m_mutex);
+    m_idle.wait(lock, [&] { return (m_queue.empty() && !m_busy) || m_failed.load(); });
+    if (m_failed.load())
+        throw StorageError(m_error);
+}
+
+void RecordSink::close()
+{
+    drain();
+    {
+        std::lock_guard lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void RecordSink::run()
+{
+    std::vector<Record> batch;
+    for (;;) {
+        {
+            std::unique_lock lock(m_mutex);
+            m_busy = false;
+            m_idle.notify_all();
+            m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+            if (m_queue.empty() && m_stop)
+                return;
+            batch.swap(m_queue);
+            m_busy = true;
+        }
+        if (!m_failed.load()) {
+            try {
+                for (Record& r : batch)
+                    write(r);
+            } catch (const std::exception& e) {
+                std::lock_guard lock(m_mutex);
+                m_error = e.what();
+                m_failed = true;
+            }
+        }
+        batch.clear();
+    }
+}
+
+void RecordSink::write(Record& r)
+{
+    struct Visitor {
+        RecordSink& s;
+        void operator()(NameDef& n)
+        {
+            if (s.m_nameIds.size() <= n.local)
+                s.m_nameIds.resize(n.local + 1, 0);
+            s.m_nameIds[n.local] = s.m_writer.intern(n.text);
+        }
+        void operator()(NodeDef& n)
+        {
+            if (s.m_nodeIds.size() <= size_t(n.local))
+                s.m_nodeIds.resize(size_t(n.local) + 1, 0);
+            s.m_nodeIds[size_t(n.local)] = s.m_writer.addScope(s.m_nodeIds.at(size_t(n.parent)), n.name, n.level);
+        }
+        void operator()(Begin& b)
+        {
+            if (s.m_instanceIds.size() <= size_t(b.local))
+                s.m_instanceIds.resize(size_t(b.local) + 1, 0);
+            s.m_instanceIds[size_t(b.local)] = s.m_writer.beginScopeInstance(
+                s.m_nodeIds.at(size_t(b.node)), s.m_instanceIds.at(size_t(b.parent)), b.startNs);
+        }
+        void operator()(End& e) { s.m_writer.endScopeInstance(s.m_instanceIds.at(size_t(e.local)), e.endNs); }
+        void operator()(ActivityRecord& a)
+        {
+            uint64_t key = (uint64_t(uint32_t(a.device)) << 40) ^ (uint64_t(a.stream) << 1) ^
+                           uint64_t(a.kind == ActivityKind::Kernel ? 0 : 1);
+            auto it = s.m_tracks.find(key);
+            if (it == s.m_tracks.end())
+                it = s.m_tracks.emplace(key, s.m_writer.addTrack(a.device, a.stream,
+                                                                 a.kind == ActivityKind::Kernel ? TrackKind::Kernel : TrackKind::Memory))
+                         .first;
+            Activity out;
+            out.trackId = it->second;
+            out.kind = a.kind;
+            out.startNs = a.startNs;
+            out.endNs = a.endNs;
+            out.nameId = s.m_nameIds.at(a.name);
+            out.scopeInstanceId = s.m_instanceIds.at(size_t(a.scopeInstance));
+            out.correlationId = a.correlationId;
+            out.config = a.config;
+            out.bytes = a.bytes;
+            s.m_writer.addActivity(out);
+        }
+        void operator()(ApiRecord& c)
+        {
+            s.m_writer.addApiCall(ApiCall{c.startNs, c.endNs, c.threadId, s.m_nameIds.at(c.name), c.correlationId});
+        }
+        void operator()(DeviceInfo& d) { s.m_writer.addDevice(d); }
+    };
+    std::visit(Visitor{*this}, r);
+}
+
+}  // namespace wt::capture

@@ -1,0 +1,115 @@
+// Where tracers put their records. Tracers call it on the workload's thread (and CUPTI's
+// buffer thread); a background thread writes the records through the storage Writer, so
+// tracing never waits for the disk. The queue is bounded: when it is full, activities and
+// API calls are dropped and counted (like CUPTI's own dropped records); scope and name
+// definitions are never dropped.
+//
+// Ids handed out here are local to the sink (names, scope nodes, scope instances); the
+// writer thread maps them to the file's ids. Scope instance ids start at 1; 0 means none.
+#pragma once
+
+#include "storage/types.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+namespace wt {
+class Writer;
+}
+
+namespace wt::capture {
+
+struct ActivityRecord {
+    int32_t device = 0;
+    int64_t stream = 0;
+    ActivityKind kind = ActivityKind::Kernel;
+    int64_t startNs = 0;            // relative to the run's origin
+    int64_t endNs = 0;
+    uint32_t name = 0;              // from RecordSink::name()
+    int64_t scopeInstance = 0;      // from RecordSink::beginScope(), 0 = none
+    int64_t correlationId = 0;
+    LaunchConfig config;
+    int64_t bytes = 0;
+};
+
+struct ApiRecord {
+    int64_t threadId = 0;
+    int64_t startNs = 0;
+    int64_t endNs = 0;
+    uint32_t name = 0;
+    int64_t correlationId = 0;
+};
+
+class RecordSink {
+public:
+    static constexpr size_t kDefaultMaxQueued = 1 << 21;
+
+    // The writer must have begun its run; the sink uses it only from its own thread until
+    // close() returns.
+    explicit RecordSink(Writer& writer, size_t maxQueued = kDefaultMaxQueued);
+    ~RecordSink();
+    RecordSink(const RecordSink&) = delete;
+    RecordSink& operator=(const RecordSink&) = delete;
+
+    uint32_t name(std::string_view text);
+    int64_t scopeNode(int64_t parentNode, std::string_view name, std::string_view level);
+    int64_t beginScope(int64_t node, int64_t parentInstance, int64_t startNs);
+    void endScope(int64_t instance, int64_t endNs);
+    void activity(const ActivityRecord& record);
+    void apiCall(const ApiRecord& record);
+    void device(const DeviceInfo& info);
+
+    int64_t dropped() const { return m_dropped.load(); }
+    int64_t activities() const { return m_activities.load(); }
+    // Waits until every queued record is written. Throws StorageError when the writer failed.
+    void drain();
+    // drain(), then stops the thread; the Writer is the caller's again.
+    void close();
+    // Set when the writer thread failed (disk full, ...): the one-line reason.
+    bool failed() const { return m_failed.load(); }
+    std::string error() const;
+
+private:
+    struct NameDef { uint32_t local; std::string text; };
+    struct NodeDef { int64_t local, parent; std::string name, level; };
+    struct Begin { int64_t local, node, parent, startNs; };
+    struct End { int64_t local, endNs; };
+    using Record = std::variant<NameDef, NodeDef, Begin, End, ActivityRecord, ApiRecord, DeviceInfo>;
+
+    void push(Record&& r, bool droppable);
+    void run();
+    void write(Record& r);
+
+    Writer& m_writer;
+    size_t m_maxQueued;
+    std::mutex m_mutex;                    // guards the queue and the id tables below
+    std::condition_variable m_wake, m_idle;
+    std::vector<Record> m_queue;
+    bool m_stop = false;
+    bool m_busy = false;
+    std::thread m_thread;
+    std::atomic<int64_t> m_dropped{0}, m_activities{0};
+    std::atomic<bool> m_failed{false};
+    std::string m_error;
+
+    // Producer side (under m_mutex).
+    std::unordered_map<std::string, uint32_t> m_names;
+    std::unordered_map<std::string, int64_t> m_nodes;   // key: parent id + '\0' + name
+    int64_t m_nextInstance = 1;
+
+    // Writer side (writer thread only).
+    std::vector<uint32_t> m_nameIds;       // local -> file
+    std::vector<int64_t> m_nodeIds;        // local -> file
+    std::vector<int64_t> m_instanceIds;    // local -> file
+    std::unordered_map<uint64_t, int64_t> m_tracks;
+};
+
+}  // namespace wt::capture

@@ -1,0 +1,39 @@
+#include "tracer.h"
+
+namespace wt::capture {
+
+std::string_view levelName(kernels::ScopeLevel level)
+{
+    switch (level) {
+    case kernels::ScopeLevel::Step: return "step";
+    case kernels::ScopeLevel::Phase: return "phase";
+    case kernels::ScopeLevel::Layer: return "layer";
+    case kernels::ScopeLevel::Op: return "op";
+    }
+    return "op";
+}
+
+void Tracer::scopeEnter(std::string_view name, kernels::ScopeLevel level)
+{
+    checkStop();
+    int64_t parentNode = m_stack.empty() ? 0 : m_stack.back().node;
+    int64_t node = m_sink.scopeNode(parentNode, name, levelName(level));
+    int64_t instance = m_sink.beginScope(node, currentInstance(), now() - m_origin);
+    m_stack.push_back(Open{node, instance});
+}
+
+void Tracer::scopeExit()
+{
+    if (m_stack.empty())
+        return;
+    m_sink.endScope(m_stack.back().instance, now() - m_origin);
+    m_stack.pop_back();
+}
+
+void Tracer::closeOpenScopes()
+{
+    while (!m_stack.empty())
+        scopeExit();
+}
+
+}  // namespace wt::capture
