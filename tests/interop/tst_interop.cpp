@@ -1,0 +1,664 @@
+// Interop: each shared trace imports with its reference numbers; exports read back to the same
+// kernels and scopes; every kind of bad input gives a one-line error and leaves the output file
+// as it was; timestamps are exact to the nanosecond.
+#include "analysis/breakdown.h"
+#include "bench/synth/synthrun.h"
+#include "storage/database.h"
+#include "storage/interop/chromeexporter.h"
+#include "storage/interop/csvexporter.h"
+#include "storage/interop/exacttime.h"
+#include "storage/interop/importer.h"
+#include "storage/interop/importerror.h"
+#include "storage/interop/nsysimporter.h"
+#include "storage/reader.h"
+#include "storage/storageerror.h"
+#include "storage/writer.h"
+#include "tests/support/testsupport.h"
+
+#include <QFile>
+#include <QTest>
+
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace wt;
+using namespace wt::interop;
+
+namespace {
+
+struct Numbers {
+    int64_t kernels = 0, distinctNames = 0, memcpys = 0, memsets = 0, apiCalls = 0, scopeInstances = 0;
+    int64_t kernelTimeNs = 0, busyNs = 0, spanNs = 0;
+    std::set<std::pair<int32_t, int64_t>> kernelStreams;
+    std::map<int32_t, int64_t> kernelsPerDevice;
+    std::map<std::string, std::pair<int64_t, int64_t>> perName;   // count, time
+};
+
+Numbers numbersOf(Database& db, int64_t runId)
+{
+    Reader r(db);
+    Numbers n;
+    RunStats s = computeRunStats(r, runId, BreakdownOptions{});
+    n.kernels = s.kernels;
+    n.kernelTimeNs = s.kernelTimeNs;
+    n.busyNs = s.busyNs;
+    n.spanNs = s.spanNs;
+    std::map<int64_t, const Track*> tracks;
+    auto ts = r.tracks(runId);
+    for (const auto& t : ts)
+        tracks[t.id] = &t;
+    std::set<uint32_t> names;
+    r.forEachActivity(runId, [&](const Activity& a) {
+        if (a.kind == ActivityKind::Kernel) {
+            names.insert(a.nameId);
+            n.kernelStreams.insert({tracks[a.trackId]->deviceId, tracks[a.trackId]->stream});
+            ++n.kernelsPerDevice[tracks[a.trackId]->deviceId];
+            auto& p = n.perName[r.string(a.nameId)];
+            ++p.first;
+            p.second += a.endNs - a.startNs;
+        } else if (a.kind == ActivityKind::Memcpy) {
+            ++n.memcpys;
+        } else {
+            ++n.memsets;
+        }
+        return true;
+    });
+    n.distinctNames = int64_t(names.size());
+    n.apiCalls = int64_t(r.apiCalls(runId).size());
+    n.scopeInstances = int64_t(r.scopeInstances(runId).size());
+    return n;
+}
+
+std::string trace(const char* name)
+{
+    QString p = wt::test::sharedTrace(QString::fromLatin1(name));
+    return p.toStdString();
+}
+
+void writeBytes(const std::string& path, const QByteArray& bytes)
+{
+    QFile f(QString::fromStdString(path));
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
+QByteArray gzipBytes(const QByteArray& data)
+{
+    std::string tmp = wt::test::tempPath("gz.gz");
+    gzFile gz = gzopen(tmp.c_str(), "wb");
+    gzwrite(gz, data.constData(), unsigned(data.size()));
+    gzclose(gz);
+    QFile f(QString::fromStdString(tmp));
+    f.open(QIODevice::ReadOnly);
+    return f.readAll();
+}
+
+QByteArray readAll(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+// A wheretime file holding one synthetic run: the "earlier run" bad imports must not touch.
+std::string fileWithOneRun()
+{
+    std::string path = wt::test::tempPath("earlier.wt");
+    Database db(path, OpenMode::ReadWrite);
+    Writer w(db);
+    synth::Options o;
+    o.kernels = 2000;
+    o.name = "earlier";
+    synth::generate(w, o);
+    return path;
+}
+
+}  // namespace
+
+class TestInterop : public QObject {
+    Q_OBJECT
+
+private slots:
+    void exactTime_data();
+    void exactTime();
+    void nvtxNames();
+    void referenceNumbers_data();
+    void referenceNumbers();
+    void nsysAttribution();
+    void kinetoScopesAndCounts();
+    void chromeRoundTrip();
+    void chromeRoundTripOfImport();
+    void csvExport();
+    void plainChromeTrace();
+    void badInput_data();
+    void badInput();
+    void missingFile();
+    void cliImportExport();
+};
+
+void TestInterop::exactTime_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qint64>("ns");
+    QTest::addColumn<bool>("ok");
+    QTest::newRow("kineto absolute") << "1712195495505583.987" << qint64(1712195495505583987LL) << true;
+    QTest::newRow("integer") << "1623143093496523" << qint64(1623143093496523000LL) << true;
+    QTest::newRow("fraction") << "63.813" << qint64(63813) << true;
+    QTest::newRow("leading zeros") << "0.005" << qint64(5) << true;
+    QTest::newRow("sub-ns rounds") << "1.0005" << qint64(1001) << true;
+    QTest::newRow("exponent") << "1.5e3" << qint64(1500000) << true;
+    QTest::newRow("negative exponent") << "2500e-3" << qint64(2500) << true;
+    QTest::newRow("negative") << "-12.5" << qint64(-12500) << true;
+    QTest::newRow("zero") << "0" << qint64(0) << true;
+    QTest::newRow("overflow") << "99999999999999999999" << qint64(0) << false;
+    QTest::newRow("garbage") << "12a" << qint64(0) << false;
+    QTest::newRow("empty") << "" << qint64(0) << false;
+    QTest::newRow("bad exponent") << "1e" << qint64(0) << false;
+}
+
+void TestInterop::exactTime()
+{
+    QFETCH(QString, text);
+    QFETCH(qint64, ns);
+    QFETCH(bool, ok);
+    auto v = microsToNs(text.toStdString());
+    QCOMPARE(v.has_value(), ok);
+    if (ok) {
+        QCOMPARE(qint64(*v), ns);
+        if (ns >= 0)
+            QCOMPARE(microsToNs(nsToMicrosText(*v)).value(), *v);
+    }
+    // A double cannot hold these nanoseconds: the reason this parser exists.
+    QVERIFY(int64_t(1712195495505583.987 * 1000.0) != 1712195495505583987LL);
+}
+
+void TestInterop::nvtxNames()
+{
+    QCOMPARE(normalizeNvtxName("aten::view, op_id = 314290"), std::string("aten::view"));
+    QCOMPARE(normalizeNvtxName("aten::mm, seq = 12, op_id = 7"), std::string("aten::mm"));
+    QCOMPARE(normalizeNvtxName("forward"), std::string("forward"));
+    QCOMPARE(normalizeNvtxName("x, op_id = abc"), std::string("x, op_id = abc"));
+}
+
+void TestInterop::referenceNumbers_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<qint64>("kernels");
+    QTest::addColumn<qint64>("names");
+    QTest::addColumn<qint64>("sumNs");
+    QTest::addColumn<qint64>("busyNs");
+    QTest::addColumn<qint64>("spanNs");
+    QTest::addColumn<qint64>("memcpys");
+    QTest::addColumn<qint64>("memsets");
+    QTest::addColumn<qint64>("apiCalls");
+    QTest::addColumn<qint64>("scopeInstances");
+    QTest::addColumn<QString>("streams");   // "device:stream ..." of the kernels
+
+    // From ../shared/traces/README.md.
+    QTest::newRow("nsys 2022.2 saxpy") << "nsys-2022.2_a100_saxpy-mpi.sqlite" << "nsys" << qint64(5) << qint64(1)
+                                       << qint64(88573480) << qint64(88573480) << qint64(1040574391) << qint64(15)
+                                       << qint64(0) << qint64(95) << qint64(22) << "0:7";
+    QTest::newRow("nsys 2026.2 fastvideo") << "nsys-2026.2_h100x2_fastvideo-1s.sqlite" << "nsys" << qint64(3442) << qint64(41)
+                                           << qint64(44829522) << qint64(29315386) << qint64(960485009) << qint64(904)
+                                           << qint64(22) << qint64(5796) << qint64(16782) << "0:7 1:15";
+    // Busy and span here are the exact values (integer ns from the decimal text: 468,153.602 us
+    // and 480,029.179 us). The README's 468,173.250 / 480,029.250 us are what a double-based parse
+    // gives (0.25 us steps at 1.7e15): the rounding this importer avoids. Kernel sum agrees.
+    QTest::newRow("kineto ns-resolution") << "kineto_v100_ns-resolution.pt.trace.json.gz" << "kineto" << qint64(4350) << qint64(77)
+                                          << qint64(468153602) << qint64(468153602) << qint64(480029179) << qint64(1600)
+                                          << qint64(145) << qint64(15329) << qint64(-1) << "0:7";
+    QTest::newRow("kineto 2021 resnet50") << "kineto-2021_v100_resnet50.pt.trace.json.gz" << "kineto" << qint64(8772) << qint64(67)
+                                          << qint64(591209000) << qint64(591209000) << qint64(873968000) << qint64(12)
+                                          << qint64(312) << qint64(11923) << qint64(-1) << "0:7";
+}
+
+void TestInterop::referenceNumbers()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, format);
+    std::string path = trace(file.toLatin1().constData());
+    if (path.empty())
+        QSKIP("../shared/traces is not there");
+    std::string out = wt::test::tempPath("ref.wt");
+    Database db(out, OpenMode::ReadWrite);
+    ImportResult r = importTrace(db, path);
+    QCOMPARE(QString::fromStdString(r.format), format);
+    Numbers n = numbersOf(db, r.written.runId);
+    QTEST(qint64(n.kernels), "kernels");
+    QTEST(qint64(r.written.kernels), "kernels");
+    QTEST(qint64(n.distinctNames), "names");
+    QTEST(qint64(n.kernelTimeNs), "sumNs");
+    QTEST(qint64(n.busyNs), "busyNs");
+    QTEST(qint64(n.spanNs), "spanNs");
+    QTEST(qint64(n.memcpys), "memcpys");
+    QTEST(qint64(n.memsets), "memsets");
+    QTEST(qint64(n.apiCalls), "apiCalls");
+    QFETCH(qint64, scopeInstances);
+    if (scopeInstances >= 0)
+        QCOMPARE(qint64(n.scopeInstances), scopeInstances);
+    QStringList streams;
+    for (auto [d, s] : n.kernelStreams)
+        streams << QStringLiteral("%1:%2").arg(d).arg(s);
+    QTEST(streams.join(QLatin1Char(' ')), "streams");
+    Reader reader(db);
+    RunInfo run = reader.run(r.written.runId);
+    QCOMPARE(run.backend, std::string("import"));
+    QCOMPARE(run.workload, format.toStdString());
+    QCOMPARE(run.sourceFile, path);
+    QVERIFY(run.status == RunStatus::Complete);
+}
+
+void TestInterop::nsysAttribution()
+{
+    std::string path = trace("nsys-2026.2_h100x2_fastvideo-1s.sqlite");
+    if (path.empty())
+        QSKIP("../shared/traces is not there");
+    Database db(wt::test::tempPath("fv.wt"), OpenMode::ReadWrite);
+    ImportResult r = importTrace(db, path);
+    Numbers n = numbersOf(db, r.written.runId);
+    QCOMPARE(n.kernelsPerDevice[0], qint64(1721));
+    QCOMPARE(n.kernelsPerDevice[1], qint64(1721));
+    // Top kernel by time: a cuBLAS sm80 xmma GEMM, 248 launches, 31,121,662 ns.
+    auto top = std::max_element(n.perName.begin(), n.perName.end(),
+                                [](const auto& a, const auto& b) { return a.second.second < b.second.second; });
+    QVERIFY(top->first.find("sm80_xmma_gemm") != std::string::npos);
+    QCOMPARE(top->second.first, qint64(248));
+    QCOMPARE(top->second.second, qint64(31121662));
+    QCOMPARE(r.counts.ranges, qint64(16782));
+    // Every GEMM launch sits in aten::linear > aten::matmul (PyTorch emit_nvtx), found through
+    // the launching runtime call's thread and time; kernels whose call is outside the 1 s cut
+    // (1,799) have no scope.
+    Reader reader(db);
+    RunStats s = computeRunStats(reader, r.written.runId, BreakdownOptions{GroupBy::Scope, 2, {}});
+    bool found = false;
+    for (const Group& g : s.breakdown.groups) {
+        if (g.path == "aten::linear/aten::matmul") {
+            QCOMPARE(g.count, qint64(248));
+            found = true;
+        }
+        if (g.path == kNoScope)
+            QCOMPARE(g.count, qint64(1799));
+    }
+    QVERIFY(found);
+
+    // saxpy: all 5 kernels were launched inside the NVTX range "saxpy".
+    std::string saxpy = trace("nsys-2022.2_a100_saxpy-mpi.sqlite");
+    ImportResult r2 = importTrace(db, saxpy);
+    Reader reader2(db);   // a Reader loads the strings once: a fresh one sees the new run's
+    RunStats s2 = computeRunStats(reader2, r2.written.runId, BreakdownOptions{GroupBy::Scope, 4, {}});
+    QCOMPARE(int(s2.breakdown.groups.size()), 1);
+    QCOMPARE(s2.breakdown.groups[0].path, std::string("saxpy"));
+    QCOMPARE(s2.breakdown.groups[0].count, qint64(5));
+    QCOMPARE(r2.counts.skippedRanges, qint64(2));   // the two open-ended rows
+    QCOMPARE(reader2.devices(r2.written.runId).at(0).name, std::string("NVIDIA A100-SXM4-40GB"));
+}
+
+void TestInterop::kinetoScopesAndCounts()
+{
+    std::string path = trace("kineto_v100_ns-resolution.pt.trace.json.gz");
+    if (path.empty())
+        QSKIP("../shared/traces is not there");
+    Database db(wt::test::tempPath("k.wt"), OpenMode::ReadWrite);
+    ImportResult r = importTrace(db, path);
+    QCOMPARE(r.counts.gpuAnnotations, qint64(15));
+    QCOMPARE(r.counts.runtimeCalls, qint64(15329));
+    QCOMPARE(r.counts.memcpys, qint64(1600));
+    QCOMPARE(r.counts.memsets, qint64(145));
+    // cpu_op + user_annotation ranges; each gpu_user_annotation has its CPU twin (same External
+    // id), so it adds no scope instance of its own.
+    QCOMPARE(r.counts.ranges, qint64(23910 + 70));
+    Reader reader(db);
+    QCOMPARE(int64_t(reader.scopeInstances(r.written.runId).size()), int64_t(23910 + 70));
+    // Every kernel is launched from a runtime call inside some CPU op.
+    QCOMPARE(r.written.attributed, qint64(4350 + 1600 + 145));
+    QCOMPARE(reader.devices(r.written.runId).at(0).name, std::string("Tesla V100-SXM2-32GB"));
+    // Exact first kernel start: 1712195495505583.987 us (absolute), kept to the ns.
+    RunInfo run = reader.run(r.written.runId);
+    int64_t firstKernel = INT64_MAX;
+    reader.forEachActivity(r.written.runId, [&](const Activity& a) {
+        if (a.kind == ActivityKind::Kernel)
+            firstKernel = std::min(firstKernel, a.startNs);
+        return true;
+    });
+    QCOMPARE(run.originNs + firstKernel, int64_t(1712195495505582988LL));   // text: 1712195495505582.988
+    QCOMPARE(run.startedAt.substr(0, 10), std::string("2024-04-04"));
+}
+
+void TestInterop::chromeRoundTrip()
+{
+    std::string file = wt::test::tempPath("rt.wt");
+    Database db(file, OpenMode::ReadWrite);
+    synth::Result gen;
+    {
+        Writer w(db);
+        synth::Options o;
+        o.kernels = 3000;
+        o.streams = 3;
+        o.layers = 2;
+        gen = synth::generate(w, o);
+    }
+    std::string json = wt::test::tempPath("rt.json");
+    {
+        Reader exportReader(db);
+        std::ofstream f(json);
+        ChromeExporter::write(exportReader, gen.runId, f);
+    }
+    ImportResult r = importTrace(db, json);
+    QCOMPARE(r.format, std::string("chrome"));
+    Reader reader(db);
+    RunInfo a = reader.run(gen.runId), b = reader.run(r.written.runId);
+
+    // Kernels: same absolute times, names, streams, launch configs and scope paths.
+    auto collect = [&](int64_t runId, const RunInfo& run) {
+        std::map<int64_t, std::string> path;
+        std::map<int64_t, ScopeNode> nodes;
+        for (const auto& n : reader.scopes(runId))
+            nodes[n.id] = n;
+        std::function<std::string(int64_t)> pathOf = [&](int64_t id) -> std::string {
+            if (id == 0)
+                return {};
+            const ScopeNode& n = nodes[id];
+            std::string p = pathOf(n.parentId);
+            return (p.empty() ? "" : p + "/") + reader.string(n.nameId) + "[" + reader.string(n.levelId) + "]";
+        };
+        std::map<int64_t, int64_t> instScope;
+        std::vector<std::string> scopes;
+        for (const auto& i : reader.scopeInstances(runId)) {
+            instScope[i.id] = i.scopeId;
+            scopes.push_back(pathOf(i.scopeId) + "@" + std::to_string(run.originNs + i.startNs) + "-" + std::to_string(run.originNs + i.endNs));
+        }
+        std::map<int64_t, const Track*> tracks;
+        auto ts = reader.tracks(runId);
+        for (const auto& t : ts)
+            tracks[t.id] = &t;
+        std::vector<std::string> acts;
+        reader.forEachActivity(runId, [&](const Activity& x) {
+            std::ostringstream s;
+            const LaunchConfig& c = x.config;
+            s << run.originNs + x.startNs << ' ' << x.endNs - x.startNs << ' ' << int(x.kind) << ' ' << tracks[x.trackId]->deviceId << ':'
+              << tracks[x.trackId]->stream << ' ' << reader.string(x.nameId) << ' ' << c.grid[0] << 'x' << c.grid[1] << 'x' << c.grid[2]
+              << ' ' << c.block[0] << ' ' << c.registers << ' ' << c.staticSmem << ' ' << c.dynamicSmem << ' ' << x.bytes << ' '
+              << (x.scopeInstanceId ? pathOf(instScope[x.scopeInstanceId]) : std::string("-"));
+            acts.push_back(s.str());
+            return true;
+        });
+        std::sort(acts.begin(), acts.end());
+        std::sort(scopes.begin(), scopes.end());
+        return std::make_pair(acts, scopes);
+    };
+    auto [actsA, scopesA] = collect(gen.runId, a);
+    auto [actsB, scopesB] = collect(r.written.runId, b);
+    QCOMPARE(int64_t(actsB.size()), int64_t(actsA.size()));
+    QCOMPARE(b.kernels, a.kernels);
+    QCOMPARE(b.kernelTimeNs, a.kernelTimeNs);
+    QCOMPARE(b.busyNs, a.busyNs);
+    for (size_t i = 0; i < actsA.size(); ++i)
+        QCOMPARE(actsB[i], actsA[i]);
+    QCOMPARE(int64_t(scopesB.size()), int64_t(scopesA.size()));
+    QVERIFY(!scopesA.empty());
+    for (size_t i = 0; i < scopesA.size(); ++i)
+        QCOMPARE(scopesB[i], scopesA[i]);
+    // Same totals per scope as well.
+    RunStats sa = computeRunStats(reader, gen.runId, BreakdownOptions{GroupBy::Scope, 4, {}});
+    RunStats sb = computeRunStats(reader, r.written.runId, BreakdownOptions{GroupBy::Scope, 4, {}});
+    QCOMPARE(sb.breakdown.groups.size(), sa.breakdown.groups.size());
+    for (size_t i = 0; i < sa.breakdown.groups.size(); ++i) {
+        QCOMPARE(sb.breakdown.groups[i].path, sa.breakdown.groups[i].path);
+        QCOMPARE(sb.breakdown.groups[i].timeNs, sa.breakdown.groups[i].timeNs);
+    }
+    // The metadata travels: device, workload, variant.
+    auto meta = reader.metadata(r.written.runId);
+    std::map<std::string, std::string> m(meta.begin(), meta.end());
+    QCOMPARE(m["source.workload"], a.workload);
+    QCOMPARE(m["source.variant"], a.variant);
+    QCOMPARE(b.device, a.device);
+}
+
+void TestInterop::chromeRoundTripOfImport()
+{
+    // A real import (API calls with correlation ids, NVTX scopes) survives export + import.
+    std::string path = trace("nsys-2022.2_a100_saxpy-mpi.sqlite");
+    if (path.empty())
+        QSKIP("../shared/traces is not there");
+    Database db(wt::test::tempPath("rt2.wt"), OpenMode::ReadWrite);
+    ImportResult r = importTrace(db, path);
+    Reader reader(db);
+    std::string json = wt::test::tempPath("rt2.json");
+    {
+        std::ofstream f(json);
+        ChromeExporter::write(reader, r.written.runId, f);
+    }
+    // Flow arrows from API call to kernel are there.
+    QByteArray text = readAll(json);
+    QVERIFY(text.contains("\"ph\":\"s\",\"cat\":\"ac2g\""));
+    QVERIFY(text.contains("\"ph\":\"f\",\"bp\":\"e\""));
+    ImportResult back = importTrace(db, json);
+    Reader fresh(db);
+    Numbers a = numbersOf(db, r.written.runId), b = numbersOf(db, back.written.runId);
+    QCOMPARE(b.kernels, a.kernels);
+    QCOMPARE(b.kernelTimeNs, a.kernelTimeNs);
+    QCOMPARE(b.busyNs, a.busyNs);
+    QCOMPARE(b.spanNs, a.spanNs);
+    QCOMPARE(b.memcpys, a.memcpys);
+    QCOMPARE(b.apiCalls, a.apiCalls);
+    QCOMPARE(b.scopeInstances, a.scopeInstances);
+    RunStats s = computeRunStats(fresh, back.written.runId, BreakdownOptions{GroupBy::Scope, 4, {}});
+    QCOMPARE(s.breakdown.groups.at(0).path, std::string("saxpy"));
+}
+
+void TestInterop::csvExport()
+{
+    std::string path = trace("nsys-2026.2_h100x2_fastvideo-1s.sqlite");
+    if (path.empty())
+        QSKIP("../shared/traces is not there");
+    Database db(wt::test::tempPath("csv.wt"), OpenMode::ReadWrite);
+    ImportResult r = importTrace(db, path);
+    Reader reader(db);
+    std::ostringstream acts, sum;
+    CsvExporter::writeActivities(reader, r.written.runId, acts);
+    CsvExporter::writeKernelSummary(reader, r.written.runId, sum);
+    std::istringstream a(acts.str());
+    std::string line;
+    int rows = -1;
+    int64_t previous = INT64_MIN;
+    while (std::getline(a, line)) {
+        if (rows >= 0) {
+            int64_t start = std::stoll(line.substr(0, line.find(',')));
+            QVERIFY(start >= previous);   // sorted by start
+            previous = start;
+        }
+        ++rows;
+    }
+    QCOMPARE(rows, 3442 + 904 + 22);
+    std::istringstream s(sum.str());
+    std::getline(s, line);
+    QCOMPARE(line, std::string("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"));
+    std::getline(s, line);   // top kernel
+    QVERIFY(line.rfind("69.4,31121662,248,", 0) == 0);
+    int summaryRows = 1;
+    while (std::getline(s, line))
+        ++summaryRows;
+    QCOMPARE(summaryRows, 41);
+}
+
+void TestInterop::plainChromeTrace()
+{
+    // B/E pairs and X events without Kineto markers: kernels by category, the rest as scopes.
+    QByteArray json = R"([
+      {"ph":"B","name":"step","pid":1,"tid":1,"ts":100},
+      {"ph":"X","name":"forward","pid":1,"tid":1,"ts":110,"dur":50},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":120,"dur":2,"args":{"correlation":5}},
+      {"ph":"E","pid":1,"tid":1,"ts":200},
+      {"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":3,"ts":125.5,"dur":10.25,"args":{"correlation":5,"device":0,"stream":3}},
+      {"ph":"B","cat":"kernel","name":"k2","pid":0,"tid":3,"ts":140},
+      {"ph":"E","cat":"kernel","pid":0,"tid":3,"ts":141.001}
+    ])";
+    std::string path = wt::test::tempPath("plain.json");
+    writeBytes(path, json);
+    Database db(wt::test::tempPath("plain.wt"), OpenMode::ReadWrite);
+    ImportResult r = importTrace(db, path);
+    QCOMPARE(r.format, std::string("chrome"));
+    Numbers n = numbersOf(db, r.written.runId);
+    QCOMPARE(n.kernels, qint64(2));
+    QCOMPARE(n.kernelTimeNs, qint64(10250 + 1001));
+    QCOMPARE(n.scopeInstances, qint64(2));
+    Reader reader(db);
+    RunStats s = computeRunStats(reader, r.written.runId, BreakdownOptions{GroupBy::Scope, 3, {}});
+    std::map<std::string, int64_t> byPath;
+    for (const auto& g : s.breakdown.groups)
+        byPath[g.path] = g.count;
+    QCOMPARE(byPath["step/forward"], int64_t(1));   // k1: launched inside forward
+    QCOMPARE(byPath[kNoScope], int64_t(1));         // k2: no launching call known
+}
+
+void TestInterop::badInput_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("fileName");
+    QTest::addColumn<QString>("needle");
+    QByteArray good = R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.5,"dur":2}]})";
+    QTest::newRow("truncated json") << good.left(good.size() - 10) << "t.json" << "invalid or truncated JSON";
+    QTest::newRow("invalid json") << QByteArray(R"({"traceEvents":[{"ph":"X",,}]})") << "i.json" << "invalid or truncated JSON";
+    QTest::newRow("bad timestamp") << QByteArray(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":"abc","dur":1}]})") << "ts.json"
+                                   << "invalid timestamp";
+    QTest::newRow("no traceEvents") << QByteArray(R"({"foo":1})") << "n.json" << "no traceEvents";
+    QTest::newRow("empty trace") << QByteArray(R"({"traceEvents":[]})") << "e.json" << "empty trace";
+    QTest::newRow("only cpu events") << QByteArray(R"({"traceEvents":[{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":1,"dur":1}]})")
+                                     << "c.json" << "empty trace";
+    QTest::newRow("empty file") << QByteArray() << "z.json" << "empty file";
+    QTest::newRow("not a trace") << QByteArray("hello world\n") << "h.txt" << "unknown format";
+    QByteArray gz = gzipBytes(good);
+    QByteArray corrupt = gz;
+    for (int i = 12; i < corrupt.size() - 8; ++i)
+        corrupt[i] = char(corrupt[i] ^ 0x5a);
+    QTest::newRow("corrupt gzip") << corrupt << "c.json.gz" << "corrupt gzip stream";
+    QTest::newRow("truncated gzip") << gz.left(gz.size() / 2) << "t.json.gz" << "gzip";
+    QTest::newRow("gzip of garbage") << gzipBytes("not json at all") << "g.json.gz" << "not JSON";
+}
+
+void TestInterop::badInput()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, fileName);
+    QFETCH(QString, needle);
+    std::string input = wt::test::tempPath(fileName.toStdString());
+    writeBytes(input, bytes);
+    std::string out = fileWithOneRun();
+    int64_t runsBefore;
+    {
+        Database db(out, OpenMode::ReadWrite);
+        runsBefore = int64_t(Reader(db).runs().size());
+        try {
+            importTrace(db, input);
+            QFAIL("import succeeded");
+        } catch (const ImportError& e) {
+            std::string msg = e.what();
+            QVERIFY2(msg.find(needle.toStdString()) != std::string::npos, msg.c_str());
+            QVERIFY2(msg.rfind(input, 0) == 0, msg.c_str());   // names the file
+            QVERIFY(msg.find('\n') == std::string::npos);
+        }
+        auto runs = Reader(db).runs();
+        QCOMPARE(int64_t(runs.size()), runsBefore);
+        QCOMPARE(runs.at(0).name, std::string("earlier"));
+        QCOMPARE(runs.at(0).kernels, int64_t(2000));
+    }
+    // The CLI: one line on stderr, exit 1, the earlier run still there and nothing added.
+    auto p = wt::test::runCli({QStringLiteral("import"), QString::fromStdString(input), QStringLiteral("-o"), QString::fromStdString(out)});
+    QCOMPARE(p.exitCode, 1);
+    QCOMPARE(p.err.trimmed().count(QLatin1Char('\n')), 0);
+    QVERIFY2(p.err.contains(needle), qPrintable(p.err));
+    Database db(out, OpenMode::ReadOnly);
+    QCOMPARE(int64_t(Reader(db).runs().size()), runsBefore);
+}
+
+void TestInterop::missingFile()
+{
+    std::string out = fileWithOneRun();
+    Database db(out, OpenMode::ReadWrite);
+    auto expectImportError = [&](const std::string& input, const char* needle) {
+        try {
+            importTrace(db, input);
+            QFAIL("import succeeded");
+        } catch (const ImportError& e) {
+            std::string msg = e.what();
+            QVERIFY2(msg.find(needle) != std::string::npos, msg.c_str());
+            QVERIFY(msg.find('\n') == std::string::npos);
+        }
+        QCOMPARE(int64_t(Reader(db).runs().size()), int64_t(1));
+    };
+    expectImportError("/nonexistent/trace.json", "cannot open");
+    // A SQLite file that is not an Nsight export: a wheretime file, and a plain database.
+    expectImportError(fileWithOneRun(), "is a wheretime file");
+    std::string plain = wt::test::tempPath("plain.sqlite");
+    {
+        sqlite3* h = nullptr;
+        sqlite3_open(plain.c_str(), &h);
+        sqlite3_exec(h, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", nullptr, nullptr, nullptr);
+        sqlite3_close(h);
+    }
+    expectImportError(plain, "not an Nsight Systems export");
+    // An Nsight export without any GPU activity.
+    std::string empty = wt::test::tempPath("empty-nsys.sqlite");
+    {
+        sqlite3* h = nullptr;
+        sqlite3_open(empty.c_str(), &h);
+        sqlite3_exec(h, "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT); CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+                        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER);",
+                     nullptr, nullptr, nullptr);
+        sqlite3_close(h);
+    }
+    expectImportError(empty, "empty trace");
+    // A corrupt (truncated) copy of a real export.
+    std::string real = trace("nsys-2022.2_a100_saxpy-mpi.sqlite");
+    if (!real.empty()) {
+        std::string cut = wt::test::tempPath("cut.sqlite");
+        writeBytes(cut, readAll(real).left(200000));
+        try {
+            importTrace(db, cut);
+        } catch (const ImportError& e) {
+            QVERIFY(std::string(e.what()).find('\n') == std::string::npos);
+        }
+        QCOMPARE(int64_t(Reader(db).runs().size()), int64_t(1));
+    }
+}
+
+void TestInterop::cliImportExport()
+{
+    std::string a = trace("nsys-2022.2_a100_saxpy-mpi.sqlite");
+    std::string b = trace("kineto-2021_v100_resnet50.pt.trace.json.gz");
+    if (a.empty() || b.empty())
+        QSKIP("../shared/traces is not there");
+    std::string out = wt::test::tempPath("cli.wt");
+    auto p = wt::test::runCli({QStringLiteral("import"), QString::fromStdString(a), QString::fromStdString(b), QStringLiteral("-o"),
+                               QString::fromStdString(out), QStringLiteral("--name"), QStringLiteral("mine")});
+    QCOMPARE(p.exitCode, 0);
+    QStringList lines = p.out.trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines[0].startsWith(QStringLiteral("run 1: 5 kernels, 1 device (nsys")), qPrintable(lines[0]));
+    QVERIFY2(lines[1].startsWith(QStringLiteral("run 2: 8772 kernels, 1 device (kineto")), qPrintable(lines[1]));
+    std::string json = wt::test::tempPath("cli.json");
+    p = wt::test::runCli({QStringLiteral("export"), QString::fromStdString(out + ":mine #2"), QStringLiteral("--format"), QStringLiteral("chrome"),
+                          QStringLiteral("-o"), QString::fromStdString(json)});
+    QCOMPARE(p.exitCode, 0);
+    std::string csv = wt::test::tempPath("cli.csv");
+    p = wt::test::runCli({QStringLiteral("export"), QString::fromStdString(out + ":1"), QStringLiteral("--format"), QStringLiteral("csv"),
+                          QStringLiteral("-o"), QString::fromStdString(csv)});
+    QCOMPARE(p.exitCode, 0);
+    QVERIFY(readAll(csv.substr(0, csv.size() - 4) + "_kern_sum.csv").contains("saxpy"));
+    p = wt::test::runCli({QStringLiteral("import"), QString::fromStdString(json), QStringLiteral("-o"), QString::fromStdString(out)});
+    QCOMPARE(p.exitCode, 0);
+    QVERIFY2(p.out.startsWith(QStringLiteral("run 3: 8772 kernels, 1 device (chrome")), qPrintable(p.out));
+    p = wt::test::runCli({QStringLiteral("export"), QString::fromStdString(out), QStringLiteral("--format"), QStringLiteral("pdf"),
+                          QStringLiteral("-o"), QString::fromStdString(json)});
+    QCOMPARE(p.exitCode, 2);
+}
+
+QTEST_GUILESS_MAIN(TestInterop)
+#include "tst_interop.moc"
