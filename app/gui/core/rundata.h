@@ -1,0 +1,119 @@
+// One run in memory, shaped for the timeline: per-track structure-of-arrays activity lists
+// sorted by start (24 bytes per activity), the scope tree with a stable color per layer, and the
+// scope instances with their GPU spans (first kernel start to last kernel end, children
+// included), grouped into lanes per (device, depth) sorted by GPU start. Immutable once loaded,
+// so views on any thread can share one std::shared_ptr<const RunData>.
+#pragma once
+
+#include "storage/types.h"
+
+#include <QRgb>
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace wt::gui {
+
+inline constexpr uint32_t kNone = 0xffffffffu;
+
+struct TrackData {
+    int64_t id = 0;
+    int32_t deviceId = 0;
+    int deviceIndex = 0;                  // position in RunData::devices
+    int64_t stream = 0;
+    TrackKind kind = TrackKind::Kernel;
+    QString name;
+    // One entry per activity, sorted by start.
+    std::vector<int64_t> startNs;         // relative to the run origin
+    std::vector<uint32_t> durationNs;     // saturated at 2^32-1 ns (4.29 s)
+    std::vector<uint32_t> nameId;         // interned string id
+    std::vector<uint32_t> instance;       // innermost scope instance (index), kNone = no scope
+    std::vector<uint32_t> config;         // kernel tracks: index into RunData::launchConfigs
+    std::vector<int64_t> bytes;           // memory tracks only: bytes moved or set
+    std::vector<uint8_t> activityKind;    // memory tracks only: ActivityKind
+    int64_t maxDurationNs = 0;            // longest activity: bounds window searches
+
+    size_t size() const { return startNs.size(); }
+    int64_t endNs(size_t i) const { return startNs[i] + int64_t(durationNs[i]); }
+};
+
+struct ScopeNodeData {
+    int64_t id = 0;
+    uint32_t parent = kNone;              // index into RunData::nodes
+    QString name;
+    QString level;                        // step, phase, layer, op, nvtx, annotation
+    int depth = 1;                        // 1 = top level
+    uint32_t layerNode = kNone;           // ancestor-or-self at level "layer", else itself
+    uint32_t layerIndex = 0;              // index into RunData::layerNames (grouping key)
+    QRgb color = 0;                       // the layer's color (from its name)
+};
+
+// Scope instances in id order (parents before children).
+struct InstanceData {
+    std::vector<uint32_t> node;           // index into RunData::nodes
+    std::vector<uint32_t> parent;         // index, kNone = top level
+    std::vector<int64_t> gpuStartNs;      // first kernel start under it, INT64_MAX = none
+    std::vector<int64_t> gpuEndNs;        // last kernel end under it, INT64_MIN = none
+    size_t size() const { return node.size(); }
+    bool hasSpan(size_t i) const { return gpuStartNs[i] <= gpuEndNs[i]; }
+};
+
+// The instances of one depth that ran kernels on one device, sorted by GPU start.
+struct LaneData {
+    int deviceIndex = 0;
+    int depth = 1;
+    QString level;                        // level name of the lane's nodes (most common)
+    std::vector<uint32_t> items;          // instance indices
+    int64_t maxDurationNs = 0;
+};
+
+struct DeviceData {
+    int32_t id = 0;
+    QString name;
+};
+
+class RunData {
+public:
+    QString filePath;
+    RunInfo run;
+    std::vector<DeviceData> devices;
+    std::vector<TrackData> tracks;        // by device, kernel tracks by stream, then memory
+    std::vector<ScopeNodeData> nodes;
+    InstanceData instances;
+    std::vector<LaneData> lanes;          // by device, then depth
+    std::vector<LaunchConfig> launchConfigs;
+    std::vector<QString> layerNames;      // layerIndex -> name; 0 = "(no scope)"
+    std::unordered_map<uint32_t, std::string> strings;
+    std::vector<QRgb> nameColors;         // by string id: colors of kernels without a scope
+    int64_t spanStartNs = 0;              // first activity start
+    int64_t spanEndNs = 0;                // last activity end
+    int64_t kernelCount = 0;
+    int64_t activityCount = 0;
+
+    QString name(uint32_t stringId) const;
+    QRgb activityColor(const TrackData& track, size_t i) const;
+    QRgb instanceColor(uint32_t instance) const { return nodes[instances.node[instance]].color; }
+    uint32_t layerOf(const TrackData& track, size_t i) const;   // layerIndex, 0 = no scope
+    QString scopePath(uint32_t instance) const;                 // "step/forward/decoder.3/ffn_up"
+    bool isWithin(uint32_t instance, uint32_t ancestor) const;  // ancestor-or-self
+    // Bytes held by the arrays above (capacity, not size): the resident cost of a run.
+    size_t memoryBytes() const;
+    // Number of lanes a device has.
+    int laneCount(int deviceIndex) const;
+};
+
+struct LoadCallbacks {
+    // done and total count activities; returning false cancels the load.
+    std::function<bool(int64_t done, int64_t total)> progress;
+};
+
+// Loads run `runId` of the file. Returns nullptr when cancelled; throws wt::StorageError with a
+// one-line reason on bad files. Opens its own read-only connection, so it may run on any thread.
+std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const LoadCallbacks& callbacks = {});
+
+}  // namespace wt::gui

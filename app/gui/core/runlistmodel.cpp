@@ -1,0 +1,96 @@
+#include "runlistmodel.h"
+
+#include "timeformat.h"
+
+#include <QBrush>
+#include <QColor>
+#include <QDateTime>
+
+namespace wt::gui {
+
+RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RunListModel::setRuns(std::vector<RunInfo> runs)
+{
+    beginResetModel();
+    m_runs = std::move(runs);
+    endResetModel();
+}
+
+int RunListModel::rowOfRun(int64_t runId) const
+{
+    for (size_t i = 0; i < m_runs.size(); ++i)
+        if (m_runs[i].id == runId)
+            return int(i);
+    return -1;
+}
+
+int RunListModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_runs.size());
+}
+
+int RunListModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : NUM_COLUMNS;
+}
+
+QVariant RunListModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const RunInfo& r = m_runs[size_t(index.row())];
+    auto s = [](const std::string& v) { return QString::fromStdString(v); };
+    if (role == RunIdRole)
+        return qint64(r.id);
+    if (role == StatusRole)
+        return int(r.status);
+    if (role == Qt::ForegroundRole && index.column() == Status) {
+        // Interrupted, failed and incomplete runs stand out.
+        if (r.status == RunStatus::Failed)
+            return QBrush(QColor(0xd6, 0x27, 0x28));
+        if (r.status == RunStatus::Interrupted || r.status == RunStatus::Incomplete)
+            return QBrush(QColor(0xe5, 0x86, 0x06));
+        return {};
+    }
+    if (role == Qt::ForegroundRole && index.column() == Dropped && r.droppedRecords > 0)
+        return QBrush(QColor(0xd6, 0x27, 0x28));
+    if (role == Qt::TextAlignmentRole)
+        return index.column() >= Duration && index.column() != Status ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+                                                                      : QVariant();
+    if (role == Qt::ToolTipRole && index.column() == Name && !r.sourceFile.empty())
+        return s(r.sourceFile);
+    if (role != Qt::DisplayRole && role != SortRole)
+        return {};
+    const bool sort = role == SortRole;
+    switch (Columns(index.column())) {
+    case Name: return r.name.empty() ? QStringLiteral("run %1").arg(r.id) : s(r.name);
+    case Workload: return s(r.workload);
+    case Variant: return s(r.variant);
+    case Backend: return s(r.backend);
+    case Device: return s(r.device);
+    case Date: {
+        if (sort)
+            return s(r.startedAt);
+        QDateTime t = QDateTime::fromString(s(r.startedAt), Qt::ISODate);
+        return t.isValid() ? t.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : s(r.startedAt);
+    }
+    case Duration: return sort ? QVariant(qint64(r.durationNs)) : QVariant(formatDuration(double(r.durationNs)));
+    case Kernels: return sort ? QVariant(qint64(r.kernels)) : QVariant(QLocale().toString(qint64(r.kernels)));
+    case Status: return QString::fromUtf8(toString(r.status).data(), qsizetype(toString(r.status).size()));
+    case Dropped: return sort ? QVariant(qint64(r.droppedRecords)) : QVariant(QLocale().toString(qint64(r.droppedRecords)));
+    case NUM_COLUMNS: break;
+    }
+    return {};
+}
+
+QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= NUM_COLUMNS)
+        return {};
+    static const char* names[NUM_COLUMNS] = {"Name", "Workload", "Variant", "Backend", "Device",
+                                             "Date", "Duration", "Kernels", "Status", "Dropped"};
+    return QString::fromLatin1(names[section]);
+}
+
+}  // namespace wt::gui

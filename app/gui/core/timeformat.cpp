@@ -1,0 +1,83 @@
+#include "timeformat.h"
+
+#include <cmath>
+
+namespace wt::gui {
+
+namespace {
+
+struct Unit {
+    double ns;
+    const char* name;
+};
+
+Unit unitFor(double absNs)
+{
+    if (absNs >= 1e9)
+        return {1e9, "s"};
+    if (absNs >= 1e6)
+        return {1e6, "ms"};
+    if (absNs >= 1e3)
+        return {1e3, "us"};
+    return {1, "ns"};
+}
+
+QString withUnit(double value, int decimals, const char* unit)
+{
+    return QString::number(value, 'f', decimals) + QLatin1Char(' ') + QLatin1String(unit);
+}
+
+}  // namespace
+
+QString formatDuration(double ns)
+{
+    Unit u = unitFor(std::fabs(ns));
+    double v = ns / u.ns;
+    double a = std::fabs(v);
+    int decimals = u.ns == 1 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3;
+    return withUnit(v, decimals, u.name);
+}
+
+double tickStepNs(double nsPerPx, double minMajorPx)
+{
+    double minStep = std::max(nsPerPx * minMajorPx, 1.0);
+    double p = std::pow(10.0, std::floor(std::log10(minStep)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * p >= minStep)
+            return m * p;
+    return 10 * p;
+}
+
+std::vector<Tick> rulerTicks(const TimeMapping& mapping, double originNs, double minMajorPx)
+{
+    std::vector<Tick> out;
+    if (!mapping.isValid())
+        return out;
+    double step = tickStepNs(mapping.nsPerPx(), minMajorPx);
+    double minor = step / 5;
+    Unit u = unitFor(step);
+    // Decimals so that consecutive labels differ: step expressed in the unit.
+    double stepInUnit = step / u.ns;
+    int decimals = stepInUnit >= 1 ? 0 : stepInUnit >= 0.1 ? 1 : 2;
+    double first = std::floor((mapping.startNs() - originNs) / minor) * minor;
+    double last = mapping.endNs() - originNs;
+    for (long long i = 0;; ++i) {
+        double rel = first + double(i) * minor;
+        if (rel > last)
+            break;
+        Tick t;
+        t.timeNs = rel + originNs;
+        t.x = mapping.x(t.timeNs);
+        double q = rel / step;
+        t.major = std::fabs(q - std::round(q)) < 1e-6;
+        if (t.major)
+            t.label = withUnit(std::round(q) * stepInUnit, decimals, u.name);
+        if (t.x >= -0.5)
+            out.push_back(t);
+        if (i > 100000)
+            break;   // cannot happen with a valid mapping; guards a degenerate one
+    }
+    return out;
+}
+
+}  // namespace wt::gui

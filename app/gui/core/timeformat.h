@@ -1,0 +1,29 @@
+// Durations and time-ruler ticks with adaptive units (ns, us, ms, s).
+#pragma once
+
+#include "timemapping.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace wt::gui {
+
+// "950 ns", "12.5 us", "3.20 ms", "1.234 s": three significant digits, unit chosen by size.
+QString formatDuration(double ns);
+
+struct Tick {
+    double timeNs = 0;   // relative to the run's origin
+    double x = 0;        // pixel in the mapping
+    bool major = false;  // labelled
+    QString label;
+};
+
+// Ticks of the ruler: major steps of 1, 2 or 5 x 10^k ns at least minMajorPx apart, labelled
+// relative to the run start (originNs) in the unit that suits the step, with 5 minor ticks.
+std::vector<Tick> rulerTicks(const TimeMapping& mapping, double originNs, double minMajorPx = 90);
+// The major tick step rulerTicks would use, in ns.
+double tickStepNs(double nsPerPx, double minMajorPx);
+
+}  // namespace wt::gui

@@ -1,0 +1,187 @@
+#include "timelinelayout.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wt::gui {
+
+void TimelineLayout::build(const RunData& run, const std::map<int, int>& collapsedDepth)
+{
+    m_rows.clear();
+    int y = 0;
+    auto add = [&](Row r, int h) {
+        r.y = y;
+        r.height = h;
+        y += h + kGap;
+        m_rows.push_back(std::move(r));
+    };
+    for (int dev = 0; dev < int(run.devices.size()); ++dev) {
+        bool any = std::any_of(run.tracks.begin(), run.tracks.end(), [&](const TrackData& t) { return t.deviceIndex == dev; });
+        if (!any)
+            continue;
+        Row header;
+        header.kind = Row::DeviceHeader;
+        header.deviceIndex = dev;
+        header.label = run.devices[size_t(dev)].name;
+        add(header, kHeaderHeight);
+        auto c = collapsedDepth.find(dev);
+        int shown = c == collapsedDepth.end() ? INT32_MAX : c->second;
+        for (size_t l = 0; l < run.lanes.size(); ++l) {
+            const LaneData& lane = run.lanes[l];
+            if (lane.deviceIndex != dev || lane.depth > shown)
+                continue;
+            Row r;
+            r.kind = Row::Lane;
+            r.deviceIndex = dev;
+            r.index = int(l);
+            r.label = lane.level.isEmpty() ? QStringLiteral("depth %1").arg(lane.depth) : lane.level;
+            add(r, kLaneHeight);
+        }
+        for (size_t t = 0; t < run.tracks.size(); ++t) {
+            const TrackData& track = run.tracks[t];
+            if (track.deviceIndex != dev)
+                continue;
+            Row r;
+            r.kind = Row::Track;
+            r.deviceIndex = dev;
+            r.index = int(t);
+            r.label = track.name;
+            add(r, kTrackHeight);
+        }
+    }
+    m_height = y;
+}
+
+int TimelineLayout::rowAt(int contentY) const
+{
+    auto it = std::upper_bound(m_rows.begin(), m_rows.end(), contentY, [](int v, const Row& r) { return v < r.y; });
+    if (it == m_rows.begin())
+        return -1;
+    --it;
+    return contentY < it->y + it->height ? int(it - m_rows.begin()) : -1;
+}
+
+size_t DrawList::itemCount() const
+{
+    size_t n = 0;
+    for (const auto& r : rows)
+        n += r.size();
+    return n;
+}
+
+size_t DrawList::spanCount() const
+{
+    size_t n = 0;
+    for (const auto& r : spans)
+        n += r.size();
+    return n;
+}
+
+void flattenRow(const std::vector<DrawItem>& items, int widthPx, std::vector<PaintSpan>& out)
+{
+    out.clear();
+    if (items.empty() || widthPx <= 0)
+        return;
+    // Topmost first; `next` skips columns already owned (path-halving union-find), so each
+    // column is written once whatever the overlap.
+    thread_local std::vector<int32_t> owner, next;
+    owner.assign(size_t(widthPx), -1);
+    next.resize(size_t(widthPx) + 1);
+    for (int c = 0; c <= widthPx; ++c)
+        next[size_t(c)] = c;
+    auto find = [&](int c) {
+        while (next[size_t(c)] != c) {
+            next[size_t(c)] = next[size_t(next[size_t(c)])];
+            c = next[size_t(c)];
+        }
+        return c;
+    };
+    for (size_t k = items.size(); k-- > 0;) {
+        const DrawItem& d = items[k];
+        int c0 = std::clamp(int(std::floor(d.x0)), 0, widthPx);
+        int c1 = std::clamp(int(std::ceil(d.x1)), 0, widthPx);
+        if (c1 <= c0 && c0 < widthPx && d.x1 > 0)
+            c1 = c0 + 1;
+        for (int c = find(c0); c < c1; c = find(c)) {
+            owner[size_t(c)] = int32_t(k);
+            next[size_t(c)] = c + 1;
+        }
+    }
+    for (int c = 0; c < widthPx;) {
+        int32_t o = owner[size_t(c)];
+        int e = c + 1;
+        while (e < widthPx && owner[size_t(e)] == o)
+            ++e;
+        if (o >= 0)
+            out.push_back(PaintSpan{c, e, uint32_t(o)});
+        c = e;
+    }
+}
+
+void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeMapping& mapping,
+                   const Selection& sel, DrawList& out, const FoldOptions& options)
+{
+    out.mapping = mapping;
+    const auto& rows = layout.rows();
+    out.rows.resize(rows.size());
+    out.spans.resize(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+        std::vector<DrawItem>& items = out.rows[r];
+        items.clear();
+        const Row& row = rows[r];
+        if (row.kind == Row::Lane) {
+            const LaneData& lane = run.lanes[size_t(row.index)];
+            foldRow(LaneSequence{&run, &lane}, mapping, options, items);
+            if (sel.kind == Selection::Scope)
+                for (DrawItem& d : items)
+                    if (d.count == 1 && lane.items[d.first] == sel.index)
+                        d.flags |= DrawItem::Selected;
+        } else if (row.kind == Row::Track) {
+            const TrackData& track = run.tracks[size_t(row.index)];
+            foldRow(TrackSequence{&run, &track}, mapping, options, items);
+            if (sel.kind == Selection::Activity && sel.track == uint32_t(row.index)) {
+                int k = findItem(items, sel.index);
+                if (k >= 0)
+                    items[size_t(k)].flags |= DrawItem::Selected;
+            } else if (sel.kind == Selection::Scope) {
+                // Kernels inside the selected scope: check every member of small folds, the
+                // ends of large ones (a scope's kernels are contiguous in time on a stream).
+                for (DrawItem& d : items) {
+                    auto in = [&](uint32_t i) { return run.isWithin(track.instance[i], sel.index); };
+                    bool hit = false;
+                    if (d.count <= 16) {
+                        for (uint32_t i = d.first; i < d.first + d.count && !hit; ++i)
+                            hit = in(i);
+                    } else {
+                        hit = in(d.first) || in(d.first + d.count - 1) || in(d.first + d.count / 2);
+                    }
+                    if (hit)
+                        d.flags |= DrawItem::Highlighted;
+                }
+            }
+        }
+        flattenRow(items, mapping.widthPx(), out.spans[r]);
+    }
+}
+
+int hitTest(const std::vector<PaintSpan>& spans, double x, double slackPx)
+{
+    // Spans are sorted and disjoint: binary search, then look at the neighbours.
+    auto it = std::upper_bound(spans.begin(), spans.end(), x, [](double v, const PaintSpan& s) { return v < s.x0; });
+    int best = -1;
+    double bestDist = slackPx + 1e-9;
+    for (auto c : {it - 1, it}) {
+        if (c < spans.begin() || c >= spans.end())
+            continue;
+        double dist = x < c->x0 ? c->x0 - x : x >= c->x1 ? x - c->x1 + 1e-9 : 0;
+        if (dist == 0)
+            return int(c->item);
+        if (dist < bestDist) {
+            bestDist = dist;
+            best = int(c->item);
+        }
+    }
+    return best;
+}
+
+}  // namespace wt::gui

@@ -1,0 +1,108 @@
+// Rows of the timeline and the draw list of one frame. For each device: a header row, the
+// scope lanes (one per depth: step > phase > layer > op, or NVTX/annotation nesting; levels
+// below a collapsed depth are hidden), then one track per stream and the memory tracks.
+// Everything here is widget-free so the benchmark and the tests use the exact code the
+// widget paints from.
+#pragma once
+
+#include "drawlist.h"
+#include "rundata.h"
+#include "timemapping.h"
+
+#include <QString>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace wt::gui {
+
+// What the user picked: one activity of a track, or one scope instance.
+struct Selection {
+    enum Kind : uint8_t { None, Activity, Scope };
+    Kind kind = None;
+    uint32_t track = 0;      // Activity: index into RunData::tracks
+    uint32_t index = 0;      // Activity: index in the track; Scope: instance index
+    bool operator==(const Selection&) const = default;
+};
+
+// Adapters that present rows to foldRow.
+struct TrackSequence {
+    const RunData* run;
+    const TrackData* track;
+    size_t size() const { return track->size(); }
+    int64_t start(size_t i) const { return track->startNs[i]; }
+    int64_t end(size_t i) const { return track->endNs(i); }
+    int64_t maxDuration() const { return track->maxDurationNs; }
+    QRgb color(size_t i) const { return run->activityColor(*track, i); }
+};
+
+struct LaneSequence {
+    const RunData* run;
+    const LaneData* lane;
+    size_t size() const { return lane->items.size(); }
+    int64_t start(size_t i) const { return run->instances.gpuStartNs[lane->items[i]]; }
+    int64_t end(size_t i) const { return run->instances.gpuEndNs[lane->items[i]]; }
+    int64_t maxDuration() const { return lane->maxDurationNs; }
+    QRgb color(size_t i) const { return run->instanceColor(lane->items[i]); }
+};
+
+struct Row {
+    enum Kind : uint8_t { DeviceHeader, Lane, Track };
+    Kind kind = Track;
+    int deviceIndex = 0;
+    int index = 0;           // Lane: index into RunData::lanes; Track: into RunData::tracks
+    int y = 0;               // top, in content coordinates (below the ruler)
+    int height = 0;
+    QString label;
+};
+
+class TimelineLayout {
+public:
+    static constexpr int kHeaderHeight = 20;
+    static constexpr int kLaneHeight = 18;
+    static constexpr int kTrackHeight = 22;
+    static constexpr int kGap = 2;
+
+    // Rows for a run; collapsedDepth[device] = deepest lane depth shown (absent = all).
+    void build(const RunData& run, const std::map<int, int>& collapsedDepth);
+    const std::vector<Row>& rows() const { return m_rows; }
+    int contentHeight() const { return m_height; }
+    int rowAt(int contentY) const;   // -1 when between or below rows
+
+private:
+    std::vector<Row> m_rows;
+    int m_height = 0;
+};
+
+// A visible piece of a draw item after occlusion: what the paint pass fills. Items of a row
+// share its height, so a later item hides an earlier one where they overlap (scope lanes of
+// pipelined steps overlap a lot); flattening bounds the paint work by the plot width.
+struct PaintSpan {
+    int x0 = 0;            // pixel columns [x0, x1)
+    int x1 = 0;
+    uint32_t item = 0;     // index into the row's DrawItems
+};
+
+// One frame's rectangles, row by row (same order as TimelineLayout::rows()).
+struct DrawList {
+    TimeMapping mapping;
+    std::vector<std::vector<DrawItem>> rows;
+    std::vector<std::vector<PaintSpan>> spans;
+    size_t itemCount() const;
+    size_t spanCount() const;
+};
+
+// Visible pieces of a row's items on a plot widthPx columns wide (later items on top).
+void flattenRow(const std::vector<DrawItem>& items, int widthPx, std::vector<PaintSpan>& out);
+
+// Prepares the draw list of a frame and marks the selection: the selected item, and for a
+// selected scope every kernel (or fold holding one) inside it.
+void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeMapping& mapping,
+                   const Selection& selection, DrawList& out, const FoldOptions& options = {});
+
+// Index (into the row's items) of the item painted at pixel x, else the nearest painted
+// within slackPx, else -1.
+int hitTest(const std::vector<PaintSpan>& spans, double x, double slackPx = 1.0);
+
+}  // namespace wt::gui

@@ -1,0 +1,52 @@
+// The one source of truth that every view of a run listens to: the loaded run, the visible
+// time range, the selected kernel or scope, and the selected time range. The timeline writes
+// it; other views (issue 7's breakdown) read it and may write the selection back.
+#pragma once
+
+#include "rundata.h"
+#include "timelinelayout.h"
+
+#include <QObject>
+
+#include <memory>
+
+namespace wt::gui {
+
+class ViewState : public QObject {
+    Q_OBJECT
+public:
+    explicit ViewState(QObject* parent = nullptr) : QObject(parent) {}
+
+    const std::shared_ptr<const RunData>& run() const { return m_run; }
+    void setRun(std::shared_ptr<const RunData> run);
+
+    double viewStartNs() const { return m_viewStart; }
+    double viewEndNs() const { return m_viewEnd; }
+    void setViewRange(double t0, double t1);
+
+    const Selection& selection() const { return m_selection; }
+    void setSelection(const Selection& selection);
+
+    bool hasRangeSelection() const { return m_hasRange; }
+    double rangeStartNs() const { return m_rangeStart; }
+    double rangeEndNs() const { return m_rangeEnd; }
+    void setRangeSelection(double t0, double t1);
+    void clearRangeSelection();
+
+signals:
+    void runChanged();
+    void viewRangeChanged(double t0, double t1);
+    void selectionChanged();
+    void rangeSelectionChanged();
+
+private:
+    std::shared_ptr<const RunData> m_run;
+    double m_viewStart = 0;
+    double m_viewEnd = 0;
+    Selection m_selection;
+    bool m_hasRange = false;
+    double m_rangeStart = 0;
+    double m_rangeEnd = 0;
+};
+
+}  // namespace wt::gui

@@ -1,0 +1,107 @@
+// wheretime-gui [FILE[:RUN]]: the desktop app. --screenshot PNG renders the window after the
+// run loaded and exits (used by scripts/screenshot.sh; works with QT_QPA_PLATFORM=offscreen).
+#include "app/gui/widgets/mainwindow.h"
+#include "app/gui/widgets/timelinewidget.h"
+
+#include "wheretime_config.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QImage>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace {
+
+// FILE or FILE:RUN; the whole argument wins when such a file exists.
+std::pair<QString, QString> splitSelector(const QString& arg)
+{
+    if (QFileInfo::exists(arg))
+        return {arg, QString()};
+    int colon = arg.lastIndexOf(QLatin1Char(':'));
+    if (colon > 0 && QFileInfo::exists(arg.left(colon)))
+        return {arg.left(colon), arg.mid(colon + 1)};
+    return {arg, QString()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+#if defined(Q_OS_LINUX)
+    // Without a display Qt would abort inside the platform plugin; say why instead.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        std::fprintf(stderr, "wheretime-gui: no display (set DISPLAY, or QT_QPA_PLATFORM=offscreen for headless use)\n");
+        return 2;
+    }
+#endif
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("wheretime"));
+    QApplication::setApplicationName(QStringLiteral("wheretime-gui"));
+    QApplication::setApplicationVersion(QStringLiteral(WHERETIME_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Layer-grouped GPU timelines of wheretime runs."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("FILE[:RUN]"), QStringLiteral("wheretime file; RUN is a run id or name (default: newest)"));
+    QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to PNG after loading, then exit."), QStringLiteral("PNG"));
+    QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x900)."), QStringLiteral("WxH"), QStringLiteral("1600x900"));
+    QCommandLineOption range(QStringLiteral("range"), QStringLiteral("Visible range in ns from the first activity, T0:T1."), QStringLiteral("T0:T1"));
+    parser.addOptions({shot, size, range});
+    parser.process(app);
+
+    const bool screenshot = parser.isSet(shot);
+    wt::gui::MainWindow window(!screenshot);
+    if (screenshot) {
+        QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+        if (w < 200 || h < 150) {
+            std::fprintf(stderr, "wheretime-gui: bad --size '%s' (expected WxH)\n", qPrintable(parser.value(size)));
+            return 2;
+        }
+        window.resize(w, h);
+    }
+    window.show();
+    const QStringList args = parser.positionalArguments();
+    if (screenshot && args.size() != 1) {
+        std::fprintf(stderr, "wheretime-gui: --screenshot needs one FILE[:RUN]\n");
+        return 2;
+    }
+    if (!args.isEmpty()) {
+        auto [file, run] = splitSelector(args.first());
+        if (!window.openFile(file, run) && screenshot) {
+            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(window.lastError()));
+            return 1;
+        }
+    }
+    if (screenshot) {
+        QString out = parser.value(shot);
+        QObject::connect(&window, &wt::gui::MainWindow::loadFailed, &app, [](const QString& message) {
+            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
+            QApplication::exit(1);
+        });
+        QObject::connect(&window, &wt::gui::MainWindow::runLoaded, &app, [&] {
+            if (parser.isSet(range)) {
+                QStringList r = parser.value(range).split(QLatin1Char(':'));
+                const auto& run = window.viewState()->run();
+                double origin = double(run->spanStartNs);
+                window.timeline()->setViewRange(origin + r.value(0).toDouble(), origin + r.value(1).toDouble());
+            }
+            QTimer::singleShot(50, &app, [&] {
+                QImage image = window.grab().toImage();
+                if (!image.save(out)) {
+                    std::fprintf(stderr, "wheretime-gui: cannot write %s\n", qPrintable(out));
+                    QApplication::exit(1);
+                    return;
+                }
+                std::printf("%s: %dx%d\n", qPrintable(out), image.width(), image.height());
+                QApplication::exit(0);
+            });
+        });
+    }
+    return app.exec();
+}

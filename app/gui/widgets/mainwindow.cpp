@@ -1,0 +1,269 @@
+#include "mainwindow.h"
+
+#include "detailspanel.h"
+#include "runbrowser.h"
+#include "timelinewidget.h"
+
+#include "app/gui/core/timeformat.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QCryptographicHash>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+
+#include <exception>
+
+namespace wt::gui {
+
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+}  // namespace
+
+MainWindow::MainWindow(bool persistSettings, QWidget* parent)
+    : QMainWindow(parent), m_persist(persistSettings), m_state(new ViewState(this)), m_loader(new RunLoader(this))
+{
+    setWindowTitle(QStringLiteral("wheretime"));
+    setAcceptDrops(true);
+    m_timeline = new TimelineWidget(m_state, this);
+    m_center = new QSplitter(Qt::Horizontal, this);
+    m_center->addWidget(m_timeline);
+    setCentralWidget(m_center);
+
+    m_browser = new RunBrowser(this);
+    auto* runsDock = new QDockWidget(QStringLiteral("Runs"), this);
+    runsDock->setObjectName(QStringLiteral("runsDock"));
+    runsDock->setWidget(m_browser);
+    addDockWidget(Qt::LeftDockWidgetArea, runsDock);
+    connect(m_browser, &RunBrowser::runActivated, this, [this](qint64 id) { loadRun(id); });
+
+    m_details = new DetailsPanel(m_state, this);
+    auto* detailsDock = new QDockWidget(QStringLiteral("Details"), this);
+    detailsDock->setObjectName(QStringLiteral("detailsDock"));
+    detailsDock->setWidget(m_details);
+    addDockWidget(Qt::RightDockWidgetArea, detailsDock);
+
+    // Status bar: visible range, and progress + cancel while a run loads.
+    m_rangeLabel = new QLabel(this);
+    m_progress = new QProgressBar(this);
+    m_progress->setMaximumWidth(240);
+    m_progress->setRange(0, 1000);
+    m_cancel = new QPushButton(QStringLiteral("Cancel"), this);
+    statusBar()->addWidget(m_rangeLabel, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    m_progress->hide();
+    m_cancel->hide();
+    connect(m_cancel, &QPushButton::clicked, m_loader, &RunLoader::cancel);
+    connect(m_loader, &RunLoader::progress, this, [this](qint64 done, qint64 total) {
+        m_progress->setValue(total > 0 ? int(1000 * done / total) : 0);
+    });
+    connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
+    connect(m_loader, &RunLoader::failed, this, [this](const QString& message) {
+        m_progress->hide();
+        m_cancel->hide();
+        showError(message);
+    });
+    connect(m_loader, &RunLoader::cancelled, this, [this] {
+        m_progress->hide();
+        m_cancel->hide();
+        statusBar()->showMessage(QStringLiteral("Loading cancelled"), 5000);
+    });
+    connect(m_state, &ViewState::viewRangeChanged, this, [this](double t0, double t1) {
+        const auto& run = m_state->run();
+        if (run)
+            m_rangeLabel->setText(QStringLiteral("%1 .. %2  (%3 shown)")
+                                      .arg(formatDuration(t0 - double(run->spanStartNs)),
+                                           formatDuration(t1 - double(run->spanStartNs)), formatDuration(t1 - t0)));
+    });
+
+    // Menus.
+    QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+    QAction* open = file->addAction(QStringLiteral("&Open..."), this, [this] {
+        QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open wheretime file"), QFileInfo(m_file).path(),
+                                                    QStringLiteral("wheretime files (*.wt *.db *.sqlite);;All files (*)"));
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(QStringLiteral("Open &Recent"));
+    file->addSeparator();
+    QAction* quit = file->addAction(QStringLiteral("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
+    view->addAction(QStringLiteral("&Fit (F)"), m_timeline, &TimelineWidget::fit);
+    view->addAction(QStringLiteral("Zoom &in (W)"), m_timeline, [this] { m_timeline->zoomBy(1.25); });
+    view->addAction(QStringLiteral("Zoom &out (S)"), m_timeline, [this] { m_timeline->zoomBy(1 / 1.25); });
+    view->addSeparator();
+    view->addAction(runsDock->toggleViewAction());
+    view->addAction(detailsDock->toggleViewAction());
+    rebuildRecentMenu();
+
+    resize(1400, 800);
+    if (m_persist) {
+        QSettings s;
+        restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    }
+    m_timeline->setFocus();
+}
+
+MainWindow::~MainWindow()
+{
+    m_loader->cancel();
+    m_loader->wait();
+}
+
+void MainWindow::addSideView(QWidget* view)
+{
+    m_center->addWidget(view);
+}
+
+void MainWindow::showError(const QString& message)
+{
+    m_lastError = message;
+    emit loadFailed(message);
+    // Window-modal and opened (not exec'd): the app and the event loop keep running.
+    if (!m_errorBox) {
+        m_errorBox = new QMessageBox(QMessageBox::Warning, QStringLiteral("wheretime"), QString(), QMessageBox::Ok, this);
+        m_errorBox->setWindowModality(Qt::WindowModal);
+    }
+    m_errorBox->setText(message);
+    m_errorBox->open();
+}
+
+bool MainWindow::openFile(const QString& path, const QString& runSelector)
+{
+    std::vector<RunInfo> runs;
+    int64_t runId = 0;
+    try {
+        Database db(path.toStdString(), OpenMode::ReadOnly);
+        Reader reader(db);
+        runs = reader.runs();
+        if (runs.empty())
+            throw std::runtime_error(path.toStdString() + ": the file holds no runs");
+        runId = reader.resolveRun(runSelector.toStdString());
+    } catch (const std::exception& e) {
+        showError(QString::fromUtf8(e.what()));
+        return false;
+    }
+    saveZoom();
+    m_file = QFileInfo(path).absoluteFilePath();
+    m_browser->model()->setRuns(std::move(runs));
+    setWindowTitle(QFileInfo(path).fileName() + QStringLiteral(" - wheretime"));
+    addRecent(m_file);
+    loadRun(runId);
+    return true;
+}
+
+void MainWindow::loadRun(int64_t runId)
+{
+    if (m_file.isEmpty())
+        return;
+    saveZoom();
+    m_runId = runId;
+    m_browser->setCurrentRun(runId);
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    statusBar()->showMessage(QStringLiteral("Loading run %1...").arg(runId));
+    m_loader->start(m_file, runId);
+}
+
+void MainWindow::onLoaded(std::shared_ptr<const RunData> run)
+{
+    m_progress->hide();
+    m_cancel->hide();
+    statusBar()->clearMessage();
+    m_state->setRun(std::move(run));
+    if (m_persist) {
+        QSettings s;
+        QVariant z = s.value(zoomKey());
+        if (z.canConvert<QVariantList>()) {
+            QVariantList l = z.toList();
+            if (l.size() == 2)
+                m_timeline->setViewRange(l[0].toDouble(), l[1].toDouble());
+        }
+    }
+    emit runLoaded();
+}
+
+QString MainWindow::zoomKey() const
+{
+    QByteArray h = QCryptographicHash::hash(m_file.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
+    return QStringLiteral("zoom/") + QString::fromLatin1(h) + QStringLiteral("-") + QString::number(m_runId);
+}
+
+void MainWindow::saveZoom()
+{
+    if (!m_persist || !m_state->run())
+        return;
+    QSettings s;
+    s.setValue(zoomKey(), QVariantList{m_state->viewStartNs(), m_state->viewEndNs()});
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    if (!m_persist)
+        return;
+    QSettings s;
+    QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    s.setValue(QStringLiteral("recentFiles"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    QStringList recent = m_persist ? QSettings().value(QStringLiteral("recentFiles")).toStringList() : QStringList();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] { openFile(path); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_loader->cancel();
+    if (m_persist) {
+        saveZoom();
+        QSettings s;
+        s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+        s.setValue(QStringLiteral("window/state"), saveState());
+    }
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls() && event->mimeData()->urls().value(0).isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QString path = event->mimeData()->urls().value(0).toLocalFile();
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+}  // namespace wt::gui

@@ -1,0 +1,81 @@
+// The main window: run browser (left dock), timeline (center), details (right dock), loading
+// progress with cancel in the status bar, File menu with recent files, drag and drop.
+// Settings (geometry, recent files, last zoom per file and run) persist through QSettings
+// unless persistence is off (screenshots, tests).
+#pragma once
+
+#include "app/gui/core/runloader.h"
+#include "app/gui/core/viewstate.h"
+
+#include <QMainWindow>
+#include <QString>
+
+class QLabel;
+class QMenu;
+class QMessageBox;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+
+namespace wt::gui {
+
+class DetailsPanel;
+class RunBrowser;
+class TimelineWidget;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(bool persistSettings = true, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a file and loads one of its runs: selector is a run id or name, empty = newest.
+    // Returns false (after showing the reason) when the file cannot be opened.
+    bool openFile(const QString& path, const QString& runSelector = {});
+    void loadRun(int64_t runId);
+
+    ViewState* viewState() const { return m_state; }
+    TimelineWidget* timeline() const { return m_timeline; }
+    RunBrowser* runBrowser() const { return m_browser; }
+    DetailsPanel* details() const { return m_details; }
+    RunLoader* loader() const { return m_loader; }
+    QString currentFile() const { return m_file; }
+    QString lastError() const { return m_lastError; }
+    // Issue 7's breakdown view goes beside the timeline and shares m_state.
+    void addSideView(QWidget* view);
+
+signals:
+    void runLoaded();
+    void loadFailed(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void showError(const QString& message);
+    void onLoaded(std::shared_ptr<const RunData> run);
+    void saveZoom();
+    void addRecent(const QString& path);
+    void rebuildRecentMenu();
+    QString zoomKey() const;
+
+    bool m_persist;
+    ViewState* m_state;
+    RunLoader* m_loader;
+    TimelineWidget* m_timeline;
+    RunBrowser* m_browser;
+    DetailsPanel* m_details;
+    QSplitter* m_center;
+    QProgressBar* m_progress;
+    QPushButton* m_cancel;
+    QLabel* m_rangeLabel;
+    QMenu* m_recentMenu;
+    QMessageBox* m_errorBox = nullptr;
+    QString m_file;
+    int64_t m_runId = 0;
+    QString m_lastError;
+};
+
+}  // namespace wt::gui

@@ -1,0 +1,35 @@
+// The run browser: the runs of the open file in a sortable table with a filter box.
+// Activating a row (double click, Enter) asks for that run's timeline.
+#pragma once
+
+#include "app/gui/core/runlistmodel.h"
+
+#include <QWidget>
+
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace wt::gui {
+
+class RunBrowser : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunBrowser(QWidget* parent = nullptr);
+    RunListModel* model() const { return m_model; }
+    QSortFilterProxyModel* proxy() const { return m_proxy; }
+    QTableView* view() const { return m_view; }
+    QLineEdit* filter() const { return m_filter; }
+    void setCurrentRun(int64_t runId);
+
+signals:
+    void runActivated(qint64 runId);
+
+private:
+    RunListModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_view;
+    QLineEdit* m_filter;
+};
+
+}  // namespace wt::gui

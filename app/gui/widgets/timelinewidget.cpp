@@ -1,0 +1,532 @@
+#include "timelinewidget.h"
+
+#include "app/gui/core/timeformat.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <cmath>
+
+namespace wt::gui {
+
+namespace {
+
+QColor textOn(QRgb c)
+{
+    return qGray(c) > 140 ? QColor(Qt::black) : QColor(Qt::white);
+}
+
+// 70% brightness without the HSV round trip of QColor::darker (hot in the paint loop).
+QColor shade(QRgb c)
+{
+    return QColor(qRed(c) * 7 / 10, qGreen(c) * 7 / 10, qBlue(c) * 7 / 10);
+}
+
+QString launchText(const LaunchConfig& c)
+{
+    return QStringLiteral("grid (%1, %2, %3), block (%4, %5, %6)")
+        .arg(c.grid[0]).arg(c.grid[1]).arg(c.grid[2]).arg(c.block[0]).arg(c.block[1]).arg(c.block[2]);
+}
+
+}  // namespace
+
+TimelineWidget::TimelineWidget(ViewState* state, QWidget* parent)
+    : QWidget(parent), m_state(state), m_vbar(new QScrollBar(Qt::Vertical, this))
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setObjectName(QStringLiteral("timeline"));
+    connect(m_vbar, &QScrollBar::valueChanged, this, [this](int v) {
+        m_scrollY = v;
+        update();
+    });
+    connect(m_state, &ViewState::runChanged, this, &TimelineWidget::onRunChanged);
+    connect(m_state, &ViewState::viewRangeChanged, this, [this](double t0, double t1) {
+        if (t0 != m_mapping.startNs() || t1 != m_mapping.endNs())
+            setViewRange(t0, t1);
+    });
+    connect(m_state, &ViewState::selectionChanged, this, [this] {
+        prepare();
+        update();
+    });
+    connect(m_state, &ViewState::rangeSelectionChanged, this, qOverload<>(&QWidget::update));
+    onRunChanged();
+}
+
+QRect TimelineWidget::plotRect() const
+{
+    int w = width() - kGutterWidth - (m_vbar->isVisible() ? m_vbar->width() : 0);
+    return QRect(kGutterWidth, kRulerHeight, std::max(w, 1), std::max(height() - kRulerHeight, 1));
+}
+
+void TimelineWidget::onRunChanged()
+{
+    m_run = m_state->run();
+    m_collapsed.clear();
+    m_scrollY = 0;
+    m_mapping = TimeMapping(0, 1, plotRect().width());
+    if (m_run) {
+        double span = double(std::max<int64_t>(m_run->spanEndNs - m_run->spanStartNs, 1000));
+        m_mapping.setLimits(double(m_run->spanStartNs) - 0.02 * span, double(m_run->spanEndNs) + 0.02 * span);
+        m_mapping.setRange(double(m_run->spanStartNs), double(m_run->spanEndNs));
+    }
+    relayout();
+    mappingChanged();
+}
+
+void TimelineWidget::relayout()
+{
+    if (m_run)
+        m_layout.build(*m_run, m_collapsed);
+    else
+        m_layout = TimelineLayout();
+    updateScrollBar();
+}
+
+void TimelineWidget::updateScrollBar()
+{
+    int viewH = height() - kRulerHeight;
+    int maxScroll = std::max(0, m_layout.contentHeight() - viewH);
+    m_vbar->setVisible(maxScroll > 0);
+    m_vbar->setGeometry(width() - m_vbar->sizeHint().width(), kRulerHeight, m_vbar->sizeHint().width(), std::max(viewH, 1));
+    m_vbar->setRange(0, maxScroll);
+    m_vbar->setPageStep(std::max(viewH, 1));
+    m_vbar->setSingleStep(TimelineLayout::kTrackHeight);
+    m_scrollY = m_vbar->value();
+}
+
+void TimelineWidget::prepare()
+{
+    if (m_run)
+        buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw);
+    else
+        m_draw = DrawList();
+}
+
+void TimelineWidget::mappingChanged()
+{
+    prepare();
+    if (m_run)
+        m_state->setViewRange(m_mapping.startNs(), m_mapping.endNs());
+    update();
+}
+
+void TimelineWidget::setViewRange(double t0, double t1)
+{
+    m_mapping.setRange(t0, t1);
+    mappingChanged();
+}
+
+void TimelineWidget::zoomBy(double factor)
+{
+    QPoint pos = mapFromGlobal(QCursor::pos());
+    double x = plotRect().contains(pos) ? plotX(pos) : m_mapping.widthPx() / 2.0;
+    m_mapping.zoomAt(x, factor);
+    mappingChanged();
+}
+
+void TimelineWidget::panByFraction(double fraction)
+{
+    m_mapping.panPx(fraction * m_mapping.widthPx());
+    mappingChanged();
+}
+
+void TimelineWidget::fit()
+{
+    if (!m_run)
+        return;
+    double t0 = double(m_run->spanStartNs), t1 = double(m_run->spanEndNs);
+    const Selection& sel = m_state->selection();
+    if (m_state->hasRangeSelection()) {
+        t0 = m_state->rangeStartNs();
+        t1 = m_state->rangeEndNs();
+    } else if (sel.kind == Selection::Activity && sel.track < m_run->tracks.size()) {
+        const TrackData& t = m_run->tracks[sel.track];
+        t0 = double(t.startNs[sel.index]);
+        t1 = double(t.endNs(sel.index));
+    } else if (sel.kind == Selection::Scope && m_run->instances.hasSpan(sel.index)) {
+        t0 = double(m_run->instances.gpuStartNs[sel.index]);
+        t1 = double(m_run->instances.gpuEndNs[sel.index]);
+    }
+    double margin = std::max((t1 - t0) * 0.02, 5.0);
+    setViewRange(t0 - margin, t1 + margin);
+}
+
+void TimelineWidget::setCollapsedDepth(int deviceIndex, int depth)
+{
+    if (depth <= 0)
+        m_collapsed.erase(deviceIndex);
+    else
+        m_collapsed[deviceIndex] = depth;
+    relayout();
+    prepare();
+    update();
+}
+
+int TimelineWidget::collapsedDepth(int deviceIndex) const
+{
+    auto it = m_collapsed.find(deviceIndex);
+    return it == m_collapsed.end() ? 0 : it->second;
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent*)
+{
+    updateScrollBar();
+    m_mapping.setWidth(plotRect().width());
+    mappingChanged();
+}
+
+TimelineWidget::Hit TimelineWidget::hitAt(const QPoint& pos) const
+{
+    Hit h;
+    if (!plotRect().contains(pos))
+        return h;
+    int r = m_layout.rowAt(pos.y() - kRulerHeight + m_scrollY);
+    if (r < 0 || size_t(r) >= m_draw.rows.size())
+        return h;
+    h.row = r;
+    h.item = hitTest(m_draw.spans[size_t(r)], plotX(pos), 2.0);
+    return h;
+}
+
+QString TimelineWidget::itemName(const Row& row, const DrawItem& item) const
+{
+    if (row.kind == Row::Lane) {
+        uint32_t inst = m_run->lanes[size_t(row.index)].items[item.first];
+        return m_run->nodes[m_run->instances.node[inst]].name;
+    }
+    const TrackData& t = m_run->tracks[size_t(row.index)];
+    return m_run->name(t.nameId[item.first]);
+}
+
+QString TimelineWidget::toolTipAt(const QPoint& pos) const
+{
+    Hit h = hitAt(pos);
+    if (h.item < 0 || !m_run)
+        return {};
+    const Row& row = m_layout.rows()[size_t(h.row)];
+    const DrawItem& d = m_draw.rows[size_t(h.row)][size_t(h.item)];
+    const double origin = double(m_run->spanStartNs);
+    QStringList lines;
+    if (row.kind == Row::Lane) {
+        const LaneData& lane = m_run->lanes[size_t(row.index)];
+        const InstanceData& in = m_run->instances;
+        if (d.count > 1) {
+            uint32_t a = lane.items[d.first], b = lane.items[d.first + d.count - 1];
+            lines << QStringLiteral("<b>%1 scopes</b> (folded; zoom in to separate)").arg(d.count)
+                  << QStringLiteral("from %1 to %2").arg(formatDuration(double(in.gpuStartNs[a]) - origin),
+                                                         formatDuration(double(in.gpuEndNs[b]) - origin));
+        } else {
+            uint32_t inst = lane.items[d.first];
+            const ScopeNodeData& n = m_run->nodes[in.node[inst]];
+            lines << QStringLiteral("<b>%1</b> (%2)").arg(n.name.toHtmlEscaped(), n.level.toHtmlEscaped())
+                  << QStringLiteral("scope: %1").arg(m_run->scopePath(inst).toHtmlEscaped())
+                  << QStringLiteral("start: %1").arg(formatDuration(double(in.gpuStartNs[inst]) - origin))
+                  << QStringLiteral("duration: %1 (first kernel to last kernel)")
+                         .arg(formatDuration(double(in.gpuEndNs[inst] - in.gpuStartNs[inst])));
+        }
+    } else if (row.kind == Row::Track) {
+        const TrackData& t = m_run->tracks[size_t(row.index)];
+        if (d.count > 1) {
+            int64_t busy = 0;
+            if (d.count <= 100000)
+                for (uint32_t i = d.first; i < d.first + d.count; ++i)
+                    busy += t.durationNs[i];
+            lines << QStringLiteral("<b>%1 activities</b> (folded; zoom in to separate)").arg(d.count)
+                  << QStringLiteral("from %1 to %2").arg(formatDuration(double(t.startNs[d.first]) - origin),
+                                                         formatDuration(double(t.endNs(d.first + d.count - 1)) - origin));
+            if (busy > 0)
+                lines << QStringLiteral("busy: %1").arg(formatDuration(double(busy)));
+            uint32_t inst = t.instance[d.first];
+            if (inst != kNone)
+                lines << QStringLiteral("first in: %1").arg(m_run->scopePath(inst).toHtmlEscaped());
+        } else {
+            size_t i = d.first;
+            lines << QStringLiteral("<b>%1</b>").arg(m_run->name(t.nameId[i]).toHtmlEscaped());
+            uint32_t inst = t.instance[i];
+            lines << QStringLiteral("scope: %1").arg(inst == kNone ? QStringLiteral("(none)") : m_run->scopePath(inst).toHtmlEscaped())
+                  << QStringLiteral("start: %1").arg(formatDuration(double(t.startNs[i]) - origin))
+                  << QStringLiteral("duration: %1").arg(formatDuration(double(t.durationNs[i])));
+            if (t.kind == TrackKind::Kernel) {
+                const LaunchConfig& c = m_run->launchConfigs[t.config[i]];
+                lines << launchText(c)
+                      << QStringLiteral("registers: %1 per thread").arg(c.registers)
+                      << QStringLiteral("shared memory: %1 B static, %2 B dynamic").arg(c.staticSmem).arg(c.dynamicSmem);
+            } else {
+                lines << QStringLiteral("%1, %2 bytes")
+                             .arg(QString::fromUtf8(toString(ActivityKind(t.activityKind[i])).data()))
+                             .arg(t.bytes[i]);
+            }
+        }
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+void TimelineWidget::selectAt(const QPoint& pos)
+{
+    Hit h = hitAt(pos);
+    Selection sel;
+    if (h.item >= 0) {
+        const Row& row = m_layout.rows()[size_t(h.row)];
+        const DrawItem& d = m_draw.rows[size_t(h.row)][size_t(h.item)];
+        if (d.count == 1 && row.kind == Row::Track) {
+            sel.kind = Selection::Activity;
+            sel.track = uint32_t(row.index);
+            sel.index = d.first;
+        } else if (d.count == 1 && row.kind == Row::Lane) {
+            sel.kind = Selection::Scope;
+            sel.index = m_run->lanes[size_t(row.index)].items[d.first];
+        } else {
+            // A fold: zoom onto it so its members separate.
+            double t0 = m_mapping.timeAt(d.x0), t1 = m_mapping.timeAt(d.x1);
+            setViewRange(t0, t1);
+            return;
+        }
+    }
+    m_state->setSelection(sel);
+}
+
+bool TimelineWidget::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void TimelineWidget::wheelEvent(QWheelEvent* event)
+{
+    QPoint delta = event->angleDelta();
+    if (event->modifiers() & Qt::ShiftModifier || std::abs(delta.x()) > std::abs(delta.y())) {
+        int d = delta.y() != 0 ? delta.y() : delta.x();
+        m_vbar->setValue(m_vbar->value() - d / 2);
+    } else if (delta.y() != 0) {
+        double x = std::clamp(event->position().x() - kGutterWidth, 0.0, double(m_mapping.widthPx()));
+        m_mapping.zoomAt(x, std::pow(1.0015, delta.y()));
+        mappingChanged();
+    }
+    event->accept();
+}
+
+void TimelineWidget::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton)
+        return QWidget::mousePressEvent(event);
+    m_pressPos = m_lastPos = event->pos();
+    m_moved = false;
+    if (event->pos().x() < kGutterWidth && event->pos().y() >= kRulerHeight) {
+        // Gutter: a lane label toggles the levels below it.
+        int r = m_layout.rowAt(event->pos().y() - kRulerHeight + m_scrollY);
+        if (r >= 0 && m_run) {
+            const Row& row = m_layout.rows()[size_t(r)];
+            if (row.kind == Row::Lane) {
+                int depth = m_run->lanes[size_t(row.index)].depth;
+                setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) == depth ? 0 : depth);
+            }
+        }
+        m_drag = Drag::None;
+        return;
+    }
+    m_drag = event->modifiers() & Qt::ShiftModifier ? Drag::Range : Drag::Pan;
+    m_pressTimeNs = m_mapping.timeAt(plotX(event->pos()));
+    if (m_drag == Drag::Pan)
+        setCursor(Qt::ClosedHandCursor);
+}
+
+void TimelineWidget::mouseMoveEvent(QMouseEvent* event)
+{
+    if (m_drag == Drag::None)
+        return;
+    if ((event->pos() - m_pressPos).manhattanLength() >= 3)
+        m_moved = true;
+    if (m_drag == Drag::Pan) {
+        m_mapping.panPx(double(m_lastPos.x() - event->pos().x()));
+        m_vbar->setValue(m_vbar->value() - (event->pos().y() - m_lastPos.y()));
+        mappingChanged();
+    } else if (m_moved) {
+        m_state->setRangeSelection(m_pressTimeNs, m_mapping.timeAt(plotX(event->pos())));
+    }
+    m_lastPos = event->pos();
+}
+
+void TimelineWidget::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton || m_drag == Drag::None)
+        return;
+    Drag drag = m_drag;
+    m_drag = Drag::None;
+    unsetCursor();
+    if (!m_moved) {
+        if (drag == Drag::Range)
+            m_state->clearRangeSelection();
+        else
+            selectAt(event->pos());
+    }
+}
+
+void TimelineWidget::keyPressEvent(QKeyEvent* event)
+{
+    switch (event->key()) {
+    case Qt::Key_W: zoomBy(1.25); break;
+    case Qt::Key_S: zoomBy(1 / 1.25); break;
+    case Qt::Key_A: case Qt::Key_Left: panByFraction(-0.1); break;
+    case Qt::Key_D: case Qt::Key_Right: panByFraction(0.1); break;
+    case Qt::Key_F: fit(); break;
+    case Qt::Key_Up: m_vbar->setValue(m_vbar->value() - TimelineLayout::kTrackHeight); break;
+    case Qt::Key_Down: m_vbar->setValue(m_vbar->value() + TimelineLayout::kTrackHeight); break;
+    case Qt::Key_Escape:
+        m_state->clearRangeSelection();
+        m_state->setSelection({});
+        break;
+    default: QWidget::keyPressEvent(event); return;
+    }
+    event->accept();
+}
+
+void TimelineWidget::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    const QPalette& pal = palette();
+    const QRect plot = plotRect();
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    if (!m_run) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, QStringLiteral("Open a file (Ctrl+O) or drop one here, then pick a run."));
+        return;
+    }
+    const QColor grid = pal.color(QPalette::Mid);
+    const QColor highlight = pal.color(QPalette::Highlight);
+    const QColor text = pal.color(QPalette::Text);
+    const QFontMetrics fm = fontMetrics();
+    const auto& rows = m_layout.rows();
+    const int top = kRulerHeight;
+
+    // Rows: background bands and items, clipped to the plot.
+    p.save();
+    p.setClipRect(plot);
+    p.translate(plot.left(), 0);
+    for (size_t r = 0; r < rows.size() && r < m_draw.rows.size(); ++r) {
+        const Row& row = rows[r];
+        int y = top + row.y - m_scrollY;
+        if (y + row.height < top || y > height())
+            continue;
+        if (row.kind == Row::DeviceHeader) {
+            p.fillRect(QRect(0, y, plot.width(), row.height), pal.color(QPalette::AlternateBase));
+            continue;
+        }
+        if (row.kind == Row::Track && (r % 2))
+            p.fillRect(QRect(0, y, plot.width(), row.height), pal.color(QPalette::AlternateBase));
+        const std::vector<DrawItem>& items = m_draw.rows[r];
+        for (const PaintSpan& span : m_draw.spans[r]) {
+            const DrawItem& d = items[span.item];
+            QRect box(span.x0, y + 1, span.x1 - span.x0, row.height - 2);
+            QColor c = QColor::fromRgb(d.color);
+            if (d.isFold()) {
+                // Folds: translucent body with a solid baseline, so they read as "many".
+                c.setAlpha(140);
+                p.fillRect(box, c);
+                p.fillRect(QRect(span.x0, y + row.height - 3, box.width(), 2), shade(d.color));
+                continue;
+            }
+            p.fillRect(box, c);
+            if (box.width() > 6 && span.x1 >= int(std::ceil(d.x1)))
+                p.fillRect(QRect(span.x1 - 1, y + 1, 1, row.height - 2), shade(d.color));
+            if (box.width() > 40) {
+                QRect tr = box.adjusted(3, 0, -3, 0);
+                p.setPen(textOn(d.color));
+                p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(itemName(row, d), Qt::ElideRight, tr.width()));
+            }
+        }
+        for (const DrawItem& d : items) {
+            if (!(d.flags & (DrawItem::Selected | DrawItem::Highlighted)))
+                continue;
+            QRectF box(d.x0, y + 1, d.x1 - d.x0, row.height - 2);
+            p.setPen(QPen(d.flags & DrawItem::Selected ? text : highlight, d.flags & DrawItem::Selected ? 2 : 1.5));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
+        }
+    }
+    // Selected scope: its span as a band across all rows.
+    const Selection& sel = m_state->selection();
+    if (sel.kind == Selection::Scope && m_run->instances.hasSpan(sel.index)) {
+        double a = m_mapping.x(double(m_run->instances.gpuStartNs[sel.index]));
+        double b = m_mapping.x(double(m_run->instances.gpuEndNs[sel.index]));
+        QColor band = highlight;
+        band.setAlpha(40);
+        p.fillRect(QRectF(a, top, std::max(b - a, 1.0), height() - top), band);
+    }
+    if (m_state->hasRangeSelection()) {
+        double a = m_mapping.x(m_state->rangeStartNs()), b = m_mapping.x(m_state->rangeEndNs());
+        QColor band = highlight;
+        band.setAlpha(60);
+        p.fillRect(QRectF(a, top, std::max(b - a, 1.0), height() - top), band);
+        p.setPen(highlight);
+        p.drawLine(QPointF(a, top), QPointF(a, height()));
+        p.drawLine(QPointF(b, top), QPointF(b, height()));
+        QString len = formatDuration(m_state->rangeEndNs() - m_state->rangeStartNs());
+        p.setPen(text);
+        p.drawText(QRectF(a, top + 2, std::max(b - a, 80.0), fm.height()), Qt::AlignHCenter, len);
+    }
+    p.restore();
+
+    // Gutter: row labels; lane labels are indented by depth and show the collapse state.
+    p.fillRect(QRect(0, top, kGutterWidth, height() - top), pal.color(QPalette::Window));
+    p.setClipRect(QRect(0, top, kGutterWidth, height() - top));
+    for (const Row& row : rows) {
+        int y = top + row.y - m_scrollY;
+        if (y + row.height < top || y > height())
+            continue;
+        QRect lr(6, y, kGutterWidth - 10, row.height);
+        QFont f = font();
+        p.setPen(pal.color(QPalette::WindowText));
+        QString label = row.label;
+        if (row.kind == Row::DeviceHeader) {
+            f.setBold(true);
+        } else if (row.kind == Row::Lane) {
+            int depth = m_run->lanes[size_t(row.index)].depth;
+            lr.setLeft(6 + 8 * (depth - 1));
+            bool collapsedHere = collapsedDepth(row.deviceIndex) == depth;
+            label = (collapsedHere ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
+            p.setPen(pal.color(QPalette::PlaceholderText));
+        }
+        p.setFont(f);
+        p.drawText(lr, Qt::AlignVCenter | Qt::AlignLeft, QFontMetrics(f).elidedText(label, Qt::ElideRight, lr.width()));
+    }
+    p.setClipping(false);
+    p.setFont(font());
+    p.setPen(grid);
+    p.drawLine(kGutterWidth - 1, top, kGutterWidth - 1, height());
+
+    // Ruler: adaptive units, relative to the first activity.
+    p.fillRect(QRect(0, 0, width(), top), pal.color(QPalette::Window));
+    p.setPen(pal.color(QPalette::WindowText));
+    p.drawText(QRect(6, 0, kGutterWidth - 10, top), Qt::AlignVCenter | Qt::AlignLeft,
+               formatDuration(m_mapping.spanNs()) + QStringLiteral(" shown"));
+    p.setClipRect(QRect(plot.left(), 0, plot.width(), top));
+    for (const Tick& t : rulerTicks(m_mapping, double(m_run->spanStartNs))) {
+        double x = plot.left() + t.x;
+        p.setPen(grid);
+        p.drawLine(QPointF(x, t.major ? top - 10 : top - 4), QPointF(x, top));
+        if (t.major) {
+            p.setPen(pal.color(QPalette::WindowText));
+            p.drawText(QRectF(x + 3, 0, 120, top - 8), Qt::AlignLeft | Qt::AlignVCenter, t.label);
+        }
+    }
+    p.setClipping(false);
+    p.setPen(grid);
+    p.drawLine(0, top - 1, width(), top - 1);
+}
+
+}  // namespace wt::gui

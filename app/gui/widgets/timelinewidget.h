@@ -1,0 +1,90 @@
+// The timeline: a custom widget that paints a prepared draw list (no widget or plot item per
+// kernel). Layout, folding and hit testing live in core/; this class handles input, keeps the
+// TimeMapping in sync with the ViewState and paints. Navigation as in Perfetto and Tracy:
+// wheel zooms at the cursor, drag pans, W/S zoom, A/D pan, F fits the selection (or all),
+// Shift-drag selects a time range; Shift+wheel scrolls rows; clicking a lane label collapses
+// the levels below it.
+#pragma once
+
+#include "app/gui/core/timelinelayout.h"
+#include "app/gui/core/viewstate.h"
+
+#include <QWidget>
+
+#include <map>
+
+class QScrollBar;
+
+namespace wt::gui {
+
+class TimelineWidget : public QWidget {
+    Q_OBJECT
+public:
+    static constexpr int kGutterWidth = 170;   // px: row labels
+    static constexpr int kRulerHeight = 26;    // px: time ruler
+
+    explicit TimelineWidget(ViewState* state, QWidget* parent = nullptr);
+
+    const TimeMapping& mapping() const { return m_mapping; }
+    const TimelineLayout& layout() const { return m_layout; }
+    const DrawList& drawList() const { return m_draw; }
+    QRect plotRect() const;
+
+    void setViewRange(double t0, double t1);
+    void zoomBy(double factor);                // around the cursor if inside the plot, else the center
+    void panByFraction(double fraction);       // of the visible span; positive = later
+    void fit();                                // range selection, selected item, or everything
+    // Lanes deeper than depth are hidden on that device; depth <= 0 shows all.
+    void setCollapsedDepth(int deviceIndex, int depth);
+    int collapsedDepth(int deviceIndex) const;
+
+    // Text of the tooltip at a widget position (empty when nothing is there).
+    QString toolTipAt(const QPoint& pos) const;
+    // Selects what lies at a widget position (clears the selection on empty space).
+    void selectAt(const QPoint& pos);
+
+    QSize sizeHint() const override { return {1000, 500}; }
+    QSize minimumSizeHint() const override { return {400, 150}; }
+
+protected:
+    bool event(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    struct Hit {
+        int row = -1;
+        int item = -1;   // index into m_draw.rows[row]
+    };
+    Hit hitAt(const QPoint& pos) const;
+    void onRunChanged();
+    void relayout();
+    void prepare();                 // rebuilds the draw list; never called from paintEvent
+    void mappingChanged();          // after any change of m_mapping
+    void updateScrollBar();
+    double plotX(const QPoint& pos) const { return pos.x() - kGutterWidth; }
+    QString itemName(const Row& row, const DrawItem& item) const;
+
+    ViewState* m_state;
+    std::shared_ptr<const RunData> m_run;
+    TimeMapping m_mapping;
+    TimelineLayout m_layout;
+    DrawList m_draw;
+    std::map<int, int> m_collapsed;
+    QScrollBar* m_vbar;
+    int m_scrollY = 0;
+
+    enum class Drag { None, Pan, Range };
+    Drag m_drag = Drag::None;
+    QPoint m_pressPos;
+    double m_pressTimeNs = 0;
+    bool m_moved = false;
+    QPoint m_lastPos;
+};
+
+}  // namespace wt::gui

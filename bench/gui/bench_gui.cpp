@@ -1,0 +1,183 @@
+// Timeline benchmark: opens a synthetic run of N kernels on S streams under a realistic
+// step > phase > layer > op tree and renders 1920x1080 frames offscreen at full view, 10%,
+// 0.1% and a 1 us window while panning. Prints open-to-first-frame, frame-time percentiles
+// and resident memory per kernel.
+//
+//   bench_gui --kernels 10000000 [--streams 8] [--file PATH] [--frames 120] [--write-only]
+//
+// The run is generated into PATH (default /tmp/wheretime-bench-gui-N.wt) when missing, so a
+// second invocation measures the open path only.
+#include "app/gui/core/rundata.h"
+#include "app/gui/core/timeformat.h"
+#include "app/gui/core/viewstate.h"
+#include "app/gui/widgets/timelinewidget.h"
+#include "bench/synth/synthrun.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+#include "storage/writer.h"
+
+#include <QApplication>
+#include <QImage>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t)
+{
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+int64_t rssBytes()
+{
+    long pages = 0, resident = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        std::fclose(f);
+    }
+    return int64_t(resident) * sysconf(_SC_PAGESIZE);
+}
+
+double percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    size_t i = std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5));
+    return v[i];
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    int64_t kernels = 1000000;
+    int streams = 8;
+    int frames = 120;
+    bool writeOnly = false;
+    std::string file;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "bench_gui: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--kernels")
+            kernels = std::stoll(next());
+        else if (a == "--streams")
+            streams = std::stoi(next());
+        else if (a == "--frames")
+            frames = std::stoi(next());
+        else if (a == "--file")
+            file = next();
+        else if (a == "--write-only")
+            writeOnly = true;
+        else {
+            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--write-only]\n");
+            return 2;
+        }
+    }
+    if (file.empty())
+        file = "/tmp/wheretime-bench-gui-" + std::to_string(kernels) + "-" + std::to_string(streams) + ".wt";
+    if (!std::filesystem::exists(file)) {
+        auto t = Clock::now();
+        std::filesystem::remove(file + ".part");
+        {
+            wt::Database db(file + ".part", wt::OpenMode::ReadWrite);
+            wt::Writer writer(db);
+            wt::synth::Options o;
+            o.kernels = kernels;
+            o.streams = streams;
+            o.name = "bench-" + std::to_string(kernels);
+            wt::synth::generate(writer, o);
+        }   // closed: the WAL is checkpointed into the file before it is renamed
+        std::filesystem::rename(file + ".part", file);
+        std::printf("generated %s: %lld kernels in %.1f s\n", file.c_str(), (long long)kernels, msSince(t) / 1000);
+    }
+    if (writeOnly)
+        return 0;
+
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    wt::gui::ViewState state;
+    wt::gui::TimelineWidget widget(&state);
+    widget.resize(1920, 1080);
+    QImage image(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    widget.render(&image);   // warm up fonts and the paint engine before measuring
+    const int64_t rss0 = rssBytes();
+
+    auto t = Clock::now();
+    int64_t runId = 0;
+    {
+        wt::Database db(file, wt::OpenMode::ReadOnly);
+        runId = wt::Reader(db).resolveRun("");
+    }
+    std::shared_ptr<const wt::gui::RunData> run = wt::gui::loadRun(file, runId);
+    double loadMs = msSince(t);
+    state.setRun(run);
+    widget.render(&image);
+    double firstFrameMs = msSince(t);
+    const int64_t rss1 = rssBytes();
+    std::printf("run: %lld kernels, %zu tracks, %zu scope instances, %zu lanes, span %s\n",
+                (long long)run->kernelCount, run->tracks.size(), run->instances.size(), run->lanes.size(),
+                qPrintable(wt::gui::formatDuration(double(run->spanEndNs - run->spanStartNs))));
+    std::printf("open to first frame: %.0f ms (load %.0f ms, layout + first frame %.0f ms)\n", firstFrameMs, loadMs,
+                firstFrameMs - loadMs);
+    std::printf("resident memory: +%.1f MiB after load = %.1f B per kernel (run arrays %.1f B per kernel)\n",
+                double(rss1 - rss0) / (1 << 20), double(rss1 - rss0) / double(run->kernelCount),
+                double(run->memoryBytes()) / double(run->kernelCount));
+
+    // Frames while panning: each frame moves the view by 1% (pan) and then renders, so the
+    // figure includes preparing the draw list and painting it.
+    const double span = double(run->spanEndNs - run->spanStartNs);
+    const double mid = double(run->spanStartNs) + span / 2;
+    struct Zoom {
+        const char* name;
+        double spanNs;
+    } zooms[] = {{"full view", span}, {"10%", span * 0.1}, {"0.1%", span * 0.001}, {"1 us", 1000.0}};
+    bool allOk = true;
+    for (const Zoom& z : zooms) {
+        widget.setViewRange(mid - z.spanNs / 2, mid + z.spanNs / 2);
+        widget.render(&image);
+        std::vector<double> times;
+        size_t items = 0;
+        for (int f = 0; f < frames; ++f) {
+            auto ft = Clock::now();
+            if (z.spanNs >= span)
+                widget.setViewRange(double(run->spanStartNs) + (f % 2), double(run->spanEndNs) + (f % 2));   // re-prepare
+            else
+                widget.panByFraction(f % 40 < 20 ? 0.01 : -0.01);
+            widget.render(&image);
+            times.push_back(msSince(ft));
+            items += widget.drawList().itemCount();
+        }
+        if (std::getenv("BENCH_GUI_ROWS")) {
+            for (size_t r = 0; r < widget.drawList().rows.size(); ++r)
+                std::printf("  row %zu (%s): %zu items\n", r, qPrintable(widget.layout().rows()[r].label),
+                            widget.drawList().rows[r].size());
+        }
+        double p95 = percentile(times, 0.95);
+        allOk &= p95 <= 16.0;
+        std::printf("%-9s  frame p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  (%zu draw items per frame)\n", z.name,
+                    percentile(times, 0.5), p95, percentile(times, 1.0), items / size_t(std::max(frames, 1)));
+    }
+    std::printf("targets: first frame <= %.1f s: %s; p95 <= 16 ms: %s; <= 64 B/kernel: %s\n",
+                run->kernelCount >= 5000000 ? 5.0 : 1.5,
+                firstFrameMs <= (run->kernelCount >= 5000000 ? 5000 : 1500) ? "met" : "MISSED", allOk ? "met" : "MISSED",
+                double(rss1 - rss0) / double(run->kernelCount) <= 64 ? "met" : "MISSED");
+    return 0;
+}
