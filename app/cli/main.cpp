@@ -4,6 +4,7 @@
 #include "wheretime_config.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -46,6 +47,9 @@ void printHelp(std::ostream& out)
 int main(int argc, char** argv)
 {
     using namespace wt::cli;
+    // Past a file-size limit, writes must fail with EFBIG (reported like a full disk) instead
+    // of the process being killed.
+    std::signal(SIGXFSZ, SIG_IGN);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         printHelp(std::cerr);
