@@ -1,0 +1,165 @@
+// The CUDA backend against the CPU backend (label gpu): every layer's forward output and
+// gradients, and whole training steps of both models with every softmax variant, within
+// 1e-4 relative error. Skips when no GPU is usable.
+#include "kernels/layers.h"
+#include "kernels/model.h"
+#include "kernels/softmax.h"
+#include "kernelstest.h"
+
+#include <QTest>
+
+#include <functional>
+
+using namespace wt::kernels;
+using namespace wt::test;
+
+namespace {
+
+constexpr double kTol = 1e-4;
+
+#define SKIP_WITHOUT_GPU()                                                                          \
+    do {                                                                                            \
+        if (!cudaAvailable())                                                                       \
+            QSKIP(qPrintable(QStringLiteral("no usable GPU: ") + QString::fromStdString(cudaUnavailableReason()))); \
+    } while (0)
+
+void compare(const std::vector<float>& gpu, const std::vector<float>& cpu, const std::string& what)
+{
+    double e = relError(gpu, cpu);
+    QVERIFY2(e < kTol, qPrintable(QString::fromStdString(what) + QStringLiteral(": relative error %1").arg(e)));
+}
+
+// Runs the same block on both backends: output, input gradient, parameter gradients.
+void compareBlock(const std::function<std::unique_ptr<Block>()>& make, const StepShape& s, int64_t d)
+{
+    Runtime cpu(makeCpuBackend()), gpu(makeCudaBackend());
+    auto a = make(), b = make();
+    a->allocate(cpu, 5);
+    b->allocate(gpu, 5);
+    const size_t n = size_t(s.tokens() * d);
+    auto x = randomVector(n, 1), dy = randomVector(n, 2);
+    Buffer xg, dyg;
+    put(gpu, xg, x);
+    put(gpu, dyg, dy);
+    const float* ya = a->forward(cpu, x.data(), s);
+    const float* yb = b->forward(gpu, xg.f(), s);
+    compare(get(gpu, yb, n), std::vector<float>(ya, ya + n), a->name() + " forward");
+    const float* dxa = a->backward(cpu, dy.data(), s);
+    const float* dxb = b->backward(gpu, dyg.f(), s);
+    compare(get(gpu, dxb, n), std::vector<float>(dxa, dxa + n), a->name() + " dx");
+    auto pa = a->params(), pb = b->params();
+    for (size_t i = 0; i < pa.size(); ++i)
+        compare(getGrad(gpu, *pb[i]), getGrad(cpu, *pa[i]), pa[i]->name + " grad");
+}
+
+}  // namespace
+
+class TestCuda : public QObject {
+    Q_OBJECT
+private slots:
+    void gatedConvBlock()
+    {
+        SKIP_WITHOUT_GPU();
+        compareBlock([] { return std::make_unique<GatedConvBlock>("conv1", 64, 4); }, {3, 33}, 64);
+    }
+    void decoderLayer()
+    {
+        SKIP_WITHOUT_GPU();
+        compareBlock([] { return std::make_unique<DecoderLayer>("decoder.0", 64, 4, 256); }, {3, 33}, 64);
+    }
+    void embedding()
+    {
+        SKIP_WITHOUT_GPU();
+        Runtime cpu(makeCpuBackend()), gpu(makeCudaBackend());
+        Embedding a(500, 32), b(500, 32);
+        a.allocate(cpu, 3);
+        b.allocate(gpu, 3);
+        StepShape s{4, 50};
+        std::vector<int32_t> tok(200);
+        for (size_t i = 0; i < tok.size(); ++i)
+            tok[i] = int32_t((i * i * 7) % 500);   // with repeats: the scatter must add them up
+        Buffer tg, dg;
+        putInts(gpu, tg, tok);
+        auto dy = randomVector(200 * 32, 9);
+        put(gpu, dg, dy);
+        const float* ya = a.forward(cpu, tok.data(), s);
+        const float* yb = b.forward(gpu, tg.i(), s);
+        compare(get(gpu, yb, 200 * 32), std::vector<float>(ya, ya + 200 * 32), "embedding forward");
+        a.backward(cpu, dy.data(), s);
+        b.backward(gpu, dg.f(), s);
+        a.update(cpu, 0.5f);
+        b.update(gpu, 0.5f);
+        compare(getParam(gpu, b.table()), getParam(cpu, a.table()), "embedding sgd");
+    }
+    void softmaxLayers_data()
+    {
+        QTest::addColumn<QString>("variant");
+        for (auto v : softmaxVariants())
+            QTest::newRow(std::string(v).c_str()) << QString::fromUtf8(v.data(), int(v.size()));
+    }
+    void softmaxLayers()
+    {
+        SKIP_WITHOUT_GPU();
+        QFETCH(QString, variant);
+        const int64_t N = 300, d = 64, V = 5000;
+        const std::vector<int64_t> cutoffs{400, 1500, 4000};
+        Runtime cpu(makeCpuBackend()), gpu(makeCudaBackend());
+        auto a = makeSoftmaxLayer(variant.toStdString(), V, d, cutoffs);
+        auto b = makeSoftmaxLayer(variant.toStdString(), V, d, cutoffs);
+        a->allocate(cpu, 4);
+        b->allocate(gpu, 4);
+        std::vector<int32_t> targets(static_cast<size_t>(N));
+        for (size_t i = 0; i < targets.size(); ++i)
+            targets[i] = int32_t((i * 7919 + (i % 3 ? 0 : 3000)) % V);
+        auto h = randomVector(size_t(N * d), 6);
+        Buffer hg, tg, lg;
+        put(gpu, hg, h);
+        putInts(gpu, tg, targets);
+        gpu.ensure(lg, 4);
+        float la = 0;
+        a->forward(cpu, h.data(), targets.data(), targets, &la);
+        b->forward(gpu, hg.f(), tg.i(), targets, lg.f());
+        float lb = get(gpu, lg.f(), 1)[0];
+        QVERIFY2(std::fabs(la - lb) < kTol * std::fabs(la), qPrintable(QStringLiteral("loss %1 vs %2").arg(lb).arg(la)));
+        const float* dha = a->backward(cpu);
+        const float* dhb = b->backward(gpu);
+        compare(get(gpu, dhb, size_t(N * d)), std::vector<float>(dha, dha + N * d), "softmax dh");
+        auto pa = a->params(), pb = b->params();
+        for (size_t i = 0; i < pa.size(); ++i)
+            compare(getGrad(gpu, *pb[i]), getGrad(cpu, *pa[i]), pa[i]->name + " grad");
+    }
+    void modelSteps_data()
+    {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<QString>("variant");
+        for (auto w : {"gcn", "transformer"})
+            for (auto v : softmaxVariants())
+                QTest::newRow(qPrintable(QString::fromLatin1(w) + "/" + QString::fromUtf8(v.data(), int(v.size()))))
+                    << QString::fromLatin1(w) << QString::fromUtf8(v.data(), int(v.size()));
+    }
+    void modelSteps()
+    {
+        SKIP_WITHOUT_GPU();
+        QFETCH(QString, workload);
+        QFETCH(QString, variant);
+        std::vector<std::pair<std::string, std::string>> ov{
+            {"hidden", "64"}, {"vocab", "3000"}, {"cutoffs", "300,1000,2000"}, {"batch", "4"}, {"seq", "32"}};
+        if (workload == "transformer")
+            ov.push_back({"heads", "4"}), ov.push_back({"ffn", "128"});
+        auto cpu = Model::create(workload.toStdString(), "tiny", variant.toStdString(), ov, BackendKind::Cpu, 9);
+        auto gpu = Model::create(workload.toStdString(), "tiny", variant.toStdString(), ov, BackendKind::Cuda, 9);
+        for (int i = 0; i < 3; ++i) {
+            float a = cpu->step(), b = gpu->step();
+            QVERIFY2(std::fabs(a - b) < kTol * std::fabs(a), qPrintable(QStringLiteral("step %1: %2 vs %3").arg(i).arg(b).arg(a)));
+        }
+        auto la = cpu->layers(), lb = gpu->layers();
+        for (size_t i = 0; i < la.size(); ++i) {
+            auto pa = la[i]->params(), pb = lb[i]->params();
+            for (size_t k = 0; k < pa.size(); ++k)
+                compare(getParam(gpu->runtime(), *pb[k]), getParam(cpu->runtime(), *pa[k]), pa[k]->name);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCuda)
+#include "tst_cuda.moc"
