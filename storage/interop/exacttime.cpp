@@ -6,6 +6,27 @@ namespace wt::interop {
 
 std::optional<int64_t> parseScaledDecimal(std::string_view s, int scaleDigits)
 {
+    // Fast path: [-]digits[.digits] with at most 19 digits after scaling, which is
+    // every timestamp and duration Kineto writes.
+    if (!s.empty() && s.size() <= 24 && scaleDigits >= 0 && scaleDigits <= 9) {
+        size_t k = s[0] == '-' ? 1 : 0;
+        uint64_t v = 0;
+        int intLen = 0, fracLen = 0;
+        bool ok = k < s.size();
+        for (; k < s.size() && s[k] >= '0' && s[k] <= '9'; ++k, ++intLen)
+            v = v * 10 + uint64_t(s[k] - '0');
+        if (k < s.size() && s[k] == '.') {
+            for (++k; k < s.size() && s[k] >= '0' && s[k] <= '9' && fracLen < scaleDigits; ++k, ++fracLen)
+                v = v * 10 + uint64_t(s[k] - '0');
+        }
+        // Up to 19 digits fit in uint64_t (10^19 < 2^64); the sign range is checked last.
+        if (ok && intLen > 0 && k == s.size() && intLen + scaleDigits <= 19) {
+            for (int f = fracLen; f < scaleDigits; ++f)
+                v *= 10;
+            if (v <= uint64_t(std::numeric_limits<int64_t>::max()))
+                return s[0] == '-' ? -int64_t(v) : int64_t(v);
+        }
+    }
     size_t i = 0;
     bool negative = false;
     if (i < s.size() && (s[i] == '-' || s[i] == '+')) {

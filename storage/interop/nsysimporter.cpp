@@ -29,7 +29,7 @@ public:
                 uri += c;
         }
         uri += "?immutable=1";
-        int rc = sqlite3_open_v2(uri.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+        int rc = sqlite3_open_v2(uri.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
         if (rc != SQLITE_OK) {
             std::string why = m_db ? sqlite3_errmsg(m_db) : "cannot open";
             sqlite3_close(m_db);

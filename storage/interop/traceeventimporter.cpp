@@ -30,6 +30,15 @@ bool iequals(std::string_view a, std::string_view b)
 
 Cat classify(std::string_view cat)
 {
+    // Exact spellings first: this runs for every event.
+    if (cat == "kernel" || cat == "Kernel")
+        return Cat::Kernel;
+    if (cat == "cpu_op" || cat == "Operator")
+        return Cat::CpuOp;
+    if (cat == "cuda_runtime" || cat == "Runtime")
+        return Cat::Runtime;
+    if (cat.empty())
+        return Cat::Other;
     if (iequals(cat, "kernel"))
         return Cat::Kernel;
     if (iequals(cat, "gpu_memcpy") || iequals(cat, "memcpy"))
