@@ -125,8 +125,9 @@ void TimelineWidget::setViewRange(double t0, double t1)
 
 void TimelineWidget::zoomBy(double factor)
 {
+    // At the cursor when the mouse is over the plot, else around the center.
     QPoint pos = mapFromGlobal(QCursor::pos());
-    double x = plotRect().contains(pos) ? plotX(pos) : m_mapping.widthPx() / 2.0;
+    double x = underMouse() && plotRect().contains(pos) ? plotX(pos) : m_mapping.widthPx() / 2.0;
     m_mapping.zoomAt(x, factor);
     mappingChanged();
 }

@@ -1,0 +1,167 @@
+// Loading a run into the timeline's arrays: counts, order, GPU spans of scope instances
+// (checked against a brute-force walk), lanes, stable layer colors, cancel, bad files.
+#include "app/gui/core/layerpalette.h"
+#include "app/gui/core/rangesummary.h"
+#include "app/gui/core/rundata.h"
+#include "app/gui/core/timelinelayout.h"
+#include "bench/synth/synthrun.h"
+#include "storage/database.h"
+#include "storage/storageerror.h"
+#include "storage/writer.h"
+#include "tests/support/testsupport.h"
+
+#include <QTest>
+
+#include <climits>
+#include <fstream>
+
+using namespace wt::gui;
+
+namespace {
+
+std::string makeRun(int64_t kernels, uint64_t seed, wt::synth::Result* result = nullptr)
+{
+    std::string path = wt::test::tempPath("run.wt");
+    wt::Database db(path, wt::OpenMode::ReadWrite);
+    wt::Writer writer(db);
+    wt::synth::Options o;
+    o.kernels = kernels;
+    o.seed = seed;
+    o.layers = 3;
+    auto r = wt::synth::generate(writer, o);
+    if (result)
+        *result = r;
+    return path;
+}
+
+}  // namespace
+
+class TstRunData : public QObject {
+    Q_OBJECT
+private slots:
+    void loadsEveryKernelSorted()
+    {
+        wt::synth::Result res;
+        std::string path = makeRun(20000, 1, &res);
+        auto run = loadRun(path, res.runId);
+        QVERIFY(run);
+        QCOMPARE(run->kernelCount, res.kernels);
+        QCOMPARE(run->activityCount, res.kernels + res.memcpys);
+        int64_t kernelTime = 0;
+        for (const TrackData& t : run->tracks) {
+            QVERIFY(std::is_sorted(t.startNs.begin(), t.startNs.end()));
+            QCOMPARE(t.durationNs.size(), t.size());
+            for (size_t i = 0; i < t.size(); ++i) {
+                QVERIFY(t.instance[i] == kNone || t.instance[i] < run->instances.size());
+                QVERIFY(t.endNs(i) - t.startNs[i] <= t.maxDurationNs);
+                if (t.kind == wt::TrackKind::Kernel)
+                    kernelTime += t.durationNs[i];
+            }
+        }
+        QCOMPARE(kernelTime, res.kernelTimeNs);
+        QCOMPARE(run->devices.size(), size_t(1));
+        // 24 bytes per activity plus the scope instances: well under the 64 B/kernel budget.
+        QVERIFY2(double(run->memoryBytes()) / double(run->kernelCount) < 64.0,
+                 qPrintable(QString::number(double(run->memoryBytes()) / double(run->kernelCount))));
+    }
+
+    void scopeSpansFromKernels()
+    {
+        wt::synth::Result res;
+        std::string path = makeRun(5000, 2, &res);
+        auto run = loadRun(path, res.runId);
+        QVERIFY(run);
+        const InstanceData& in = run->instances;
+        // Brute force: every kernel extends the span of each of its ancestors.
+        std::vector<int64_t> lo(in.size(), INT64_MAX), hi(in.size(), INT64_MIN);
+        for (const TrackData& t : run->tracks) {
+            if (t.kind != wt::TrackKind::Kernel)
+                continue;
+            for (size_t i = 0; i < t.size(); ++i)
+                for (uint32_t a = t.instance[i]; a != kNone; a = in.parent[a]) {
+                    lo[a] = std::min(lo[a], t.startNs[i]);
+                    hi[a] = std::max(hi[a], t.endNs(i));
+                }
+        }
+        size_t withSpan = 0;
+        for (size_t i = 0; i < in.size(); ++i) {
+            QCOMPARE(in.gpuStartNs[i], lo[i]);
+            QCOMPARE(in.gpuEndNs[i], hi[i]);
+            withSpan += in.hasSpan(i);
+        }
+        QVERIFY(withSpan > 100);
+        // Lanes: step, phase, layer, op; each sorted by GPU start, holding every spanned instance.
+        QCOMPARE(run->lanes.size(), size_t(4));
+        QCOMPARE(run->lanes[0].level, QStringLiteral("step"));
+        QCOMPARE(run->lanes[2].level, QStringLiteral("layer"));
+        size_t inLanes = 0;
+        for (const LaneData& l : run->lanes) {
+            inLanes += l.items.size();
+            for (size_t k = 1; k < l.items.size(); ++k)
+                QVERIFY(in.gpuStartNs[l.items[k - 1]] <= in.gpuStartNs[l.items[k]]);
+            for (uint32_t idx : l.items)
+                QCOMPARE(run->nodes[in.node[idx]].depth, l.depth);
+        }
+        QCOMPARE(inLanes, withSpan);
+    }
+
+    void layerColorsAreStable()
+    {
+        // FNV-1a is fixed: pin it so a change of the palette mapping is a visible decision.
+        QCOMPARE(LayerPalette::hash("a"), 0xe40c292cu);
+        QCOMPARE(LayerPalette::color("softmax"), LayerPalette::colorAt(int(LayerPalette::hash("softmax") % 20)));
+        wt::synth::Result r1, r2;
+        std::string p1 = makeRun(3000, 5, &r1), p2 = makeRun(4000, 9, &r2);
+        auto a = loadRun(p1, r1.runId), b = loadRun(p2, r2.runId);
+        auto colorOf = [](const RunData& run, const QString& layer) {
+            for (const ScopeNodeData& n : run.nodes)
+                if (run.nodes[n.layerNode].name == layer && n.level == QStringLiteral("op"))
+                    return n.color;
+            return QRgb(0);
+        };
+        for (const QString& layer : {QStringLiteral("softmax"), QStringLiteral("embedding"), QStringLiteral("decoder.1")}) {
+            QRgb c = colorOf(*a, layer);
+            QVERIFY(c != 0);
+            QCOMPARE(c, colorOf(*b, layer));
+            QCOMPARE(c, LayerPalette::color(layer.toStdString()));
+        }
+        // Kernels take their layer's color.
+        const TrackData& t = a->tracks.front();
+        uint32_t inst = t.instance[0];
+        QCOMPARE(a->activityColor(t, 0), a->nodes[a->nodes[a->instances.node[inst]].layerNode].color);
+    }
+
+    void rangeSummaryMatchesKernels()
+    {
+        wt::synth::Result res;
+        std::string path = makeRun(3000, 3, &res);
+        auto run = loadRun(path, res.runId);
+        RangeSummary all = summarizeRange(*run, double(run->spanStartNs), double(run->spanEndNs));
+        QCOMPARE(all.kernels, res.kernels);
+        QCOMPARE(all.kernelTimeNs, res.kernelTimeNs);
+        int64_t byLayer = 0;
+        for (const RangeEntry& e : all.layers)
+            byLayer += e.timeNs;
+        QCOMPARE(byLayer, all.kernelTimeNs);
+        double mid = double(run->spanStartNs + run->spanEndNs) / 2;
+        RangeSummary half = summarizeRange(*run, double(run->spanStartNs), mid);
+        RangeSummary rest = summarizeRange(*run, mid, double(run->spanEndNs));
+        QVERIFY(qAbs(double(half.kernelTimeNs + rest.kernelTimeNs - all.kernelTimeNs)) <= 2);
+    }
+
+    void cancelAndErrors()
+    {
+        wt::synth::Result res;
+        std::string path = makeRun(1000, 4, &res);
+        LoadCallbacks cancel;
+        cancel.progress = [](int64_t, int64_t) { return false; };
+        QVERIFY(!loadRun(path, res.runId, cancel));
+        QVERIFY_THROWS_EXCEPTION(wt::StorageError, loadRun(path, res.runId + 100));
+        std::string bad = wt::test::tempPath("corrupt.wt");
+        std::ofstream(bad) << "this is not a database";
+        QVERIFY_THROWS_EXCEPTION(wt::StorageError, loadRun(bad, 1));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstRunData)
+#include "tst_rundata.moc"
