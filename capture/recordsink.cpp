@@ -26,6 +26,7 @@ RecordSink::~RecordSink()
 
 void RecordSink::push(Record&& r, bool droppable)
 {
+    bool wake = false;
     {
         std::lock_guard lock(m_mutex);
         if (droppable && (m_queue.size() >= m_maxQueued || m_failed.load())) {
@@ -33,21 +34,23 @@ void RecordSink::push(Record&& r, bool droppable)
             return;
         }
         m_queue.push_back(std::move(r));
+        // Waking the writer per record would cost a futex call per op: wake it per batch;
+        // it also looks every kPollMs by itself.
+        wake = m_queue.size() % kWakeBatch == 0;
     }
-    m_wake.notify_one();
+    if (wake)
+        m_wake.notify_one();
 }
 
 uint32_t RecordSink::name(std::string_view text)
 {
     std::unique_lock lock(m_mutex);
-    auto it = m_names.find(std::string(text));
+    auto it = m_names.find(text);
     if (it != m_names.end())
         return it->second;
     uint32_t id = uint32_t(m_names.size() + 1);
     m_names.emplace(std::string(text), id);
     m_queue.push_back(NameDef{id, std::string(text)});
-    lock.unlock();
-    m_wake.notify_one();
     return id;
 }
 
@@ -63,8 +66,6 @@ int64_t RecordSink::scopeNode(int64_t parentNode, std::string_view name, std::st
     int64_t id = int64_t(m_nodes.size() + 1);
     m_nodes.emplace(std::move(key), id);
     m_queue.push_back(NodeDef{id, parentNode, std::string(name), std::string(level)});
-    lock.unlock();
-    m_wake.notify_one();
     return id;
 }
 
@@ -73,8 +74,6 @@ int64_t RecordSink::beginScope(int64_t node, int64_t parentInstance, int64_t sta
     std::unique_lock lock(m_mutex);
     int64_t id = m_nextInstance++;
     m_queue.push_back(Begin{id, node, parentInstance, startNs});
-    lock.unlock();
-    m_wake.notify_one();
     return id;
 }
 
@@ -98,6 +97,7 @@ std::string RecordSink::error() const
 
 void RecordSink::drain()
 {
+    m_wake.notify_one();
     std::unique_lock lock(m_mutex);
     m_idle.wait(lock, [&] { return (m_queue.empty() && !m_busy) || m_failed.load(); });
     if (m_failed.load())
@@ -124,9 +124,11 @@ void RecordSink::run()
             std::unique_lock lock(m_mutex);
             m_busy = false;
             m_idle.notify_all();
-            m_wake.wait(lock, [&] { return m_stop || !m_queue.empty(); });
+            m_wake.wait_for(lock, std::chrono::milliseconds(kPollMs), [&] { return m_stop || m_queue.size() >= kWakeBatch; });
             if (m_queue.empty() && m_stop)
                 return;
+            if (m_queue.empty())
+                continue;
             batch.swap(m_queue);
             m_busy = true;
         }

@@ -11,6 +11,7 @@
 #include "storage/types.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -51,6 +52,8 @@ struct ApiRecord {
 class RecordSink {
 public:
     static constexpr size_t kDefaultMaxQueued = 1 << 21;
+    static constexpr size_t kWakeBatch = 4096;   // records per wake-up of the writer thread
+    static constexpr int kPollMs = 20;           // the writer looks this often anyway
 
     // The writer must have begun its run; the sink uses it only from its own thread until
     // close() returns.
@@ -100,8 +103,12 @@ private:
     std::atomic<bool> m_failed{false};
     std::string m_error;
 
-    // Producer side (under m_mutex).
-    std::unordered_map<std::string, uint32_t> m_names;
+    // Producer side (under m_mutex). Names are looked up by string_view: no allocation per op.
+    struct ViewHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
+    };
+    std::unordered_map<std::string, uint32_t, ViewHash, std::equal_to<>> m_names;
     std::unordered_map<std::string, int64_t> m_nodes;   // key: parent id + '\0' + name
     int64_t m_nextInstance = 1;
 

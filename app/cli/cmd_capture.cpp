@@ -6,6 +6,7 @@
 #include "capture/capture.h"
 #include "kernels/model.h"
 #include "storage/database.h"
+#include "storage/json.h"
 #include "storage/reader.h"
 
 #include <cstdio>
@@ -26,13 +27,15 @@ const char* kUsage =
     "  --preset     default: paper on CUDA, small on the CPU\n"
     "  --steps N    traced steps (default 3); --warmup N untraced steps first (default 1)\n"
     "  --backend    auto (CUDA when a GPU is usable), cuda (fail without one), cpu\n"
+    "  --json       print the summary as one JSON object (run, device, steps, kernels, step_ns,\n"
+    "               softmax_ns_per_step, softmax_share, dropped_records, status)\n"
     "SIGINT/SIGTERM stop after the current op: the run is kept, marked interrupted, exit 130.\n";
 
 int runCaptureCommand(Args& args)
 {
     args.parse({"--workload", "--variant", "--preset", "--set", "--steps", "--warmup", "--backend", "--name", "--seed", "-o",
                 "--output"},
-               {"--no-trace"});
+               {"--no-trace", "--json"});
     if (!args.positionals().empty())
         throw UsageError("unexpected argument '" + args.positionals()[0] + "'");
     capture::CaptureOptions o;
@@ -64,6 +67,13 @@ int runCaptureCommand(Args& args)
     } catch (const capture::CaptureUsageError& e) {
         throw UsageError(e.what());
     }
+    bool asJson = args.flag("--json");
+    if (!o.trace && asJson) {
+        std::cout << "{\"traced\":false,\"workload\":" << json::quote(o.workload) << ",\"variant\":" << json::quote(o.variant)
+                  << ",\"device\":" << json::quote(r.device) << ",\"steps\":" << r.stepsDone
+                  << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"status\":" << json::quote(r.status) << "}\n";
+        return r.status == "interrupted" ? 130 : 0;
+    }
     if (!o.trace) {
         std::printf("untraced: %s %s %s on %s: %d steps, median step %s\n", o.workload.c_str(), o.variant.c_str(),
                     r.preset.c_str(), r.device.c_str(), r.stepsDone, formatDuration(int64_t(r.medianStepNs)).c_str());
@@ -82,12 +92,21 @@ int runCaptureCommand(Args& args)
             softmaxNs = g.timeNs;
         }
     int steps = std::max(1, r.stepsDone);
+    if (asJson) {
+        std::cout << "{\"traced\":true,\"run\":" << r.runId << ",\"name\":" << json::quote(stats.run.name)
+                  << ",\"workload\":" << json::quote(o.workload) << ",\"variant\":" << json::quote(o.variant)
+                  << ",\"device\":" << json::quote(r.device) << ",\"steps\":" << r.stepsDone << ",\"kernels\":" << stats.kernels
+                  << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"kernel_time_ns\":" << stats.kernelTimeNs
+                  << ",\"softmax_ns_per_step\":" << softmaxNs / steps << ",\"softmax_share\":" << json::number(softmaxShare)
+                  << ",\"dropped_records\":" << r.droppedRecords << ",\"status\":" << json::quote(r.status) << "}\n";
+    } else {
     std::printf("run %lld: %s on %s, %d steps, %lld kernels, step %s, softmax layer %s/step (%s of kernel time)%s%s\n",
                 static_cast<long long>(r.runId), stats.run.name.c_str(), r.device.c_str(), r.stepsDone,
                 static_cast<long long>(stats.kernels), formatDuration(int64_t(r.medianStepNs)).c_str(),
                 formatDuration(softmaxNs / steps).c_str(), formatShare(softmaxShare).c_str(),
                 r.droppedRecords ? (", " + std::to_string(r.droppedRecords) + " records dropped").c_str() : "",
                 r.status == "interrupted" ? ", INTERRUPTED" : "");
+    }
     if (r.status == "interrupted") {
         std::cerr << "wheretime: capture interrupted; the run is kept and marked interrupted\n";
         return 130;
