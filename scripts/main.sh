@@ -16,13 +16,12 @@ gui=build/app/app/gui/wheretime-gui
 out=${WHERETIME_OUT:-wheretime.wt}
 
 "$cli" --version
-if "$cli" --help | grep -q '^  capture'; then
-  "$cli" capture --workload gcn --variant adaptive --backend auto -o "$out" "$@"
-  "$cli" stats "$out" --group-by layer
-  if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$gui" ]; then
-    "$gui" "$out" &
-  fi
+# Each run of this command adds one run to the file; compare them with `wheretime stats`.
+"$cli" capture --workload gcn --variant adaptive --backend auto -o "$out" "$@"
+"$cli" stats "$out" --group-by layer
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$gui" ]; then
+  echo "opening $out in wheretime-gui"
+  "$gui" "$out" >/dev/null 2>&1 &
 else
-  "$cli" --help
-  "$cli" runs "$out" 2>/dev/null || echo "no runs yet in $out"
+  echo "no display: open $out later with: $gui $out"
 fi
