@@ -155,6 +155,16 @@ int runWorkloads(Args& args)
             byTime.emplace(s, l);
         for (auto& [s, l] : byTime)
             std::printf("  %-14s %9.3f s/step %6.1f%%\n", l.c_str(), s / double(timed), sum > 0 ? 100.0 * s / sum : 0.0);
+        std::multimap<double, std::string, std::greater<>> ops;
+        for (auto& [o, s] : timer.secondsPerOp())
+            ops.emplace(s, o);
+        std::printf("\nlargest ops (layer/op:launch):\n");
+        int shown = 0;
+        for (auto& [s, o] : ops) {
+            if (shown++ == 12)
+                break;
+            std::printf("  %-56s %9.4f s/step %6.1f%%\n", o.c_str(), s / double(timed), sum > 0 ? 100.0 * s / sum : 0.0);
+        }
         return 0;
     }
     std::cout << model->configJson() << "\n";
