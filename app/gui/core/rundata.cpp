@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace wt::gui {
 
@@ -396,6 +399,13 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             d.lanes.push_back(std::move(lane));
         }
     }
+    std::vector<uint8_t>().swap(deviceMask);
+#if defined(__GLIBC__)
+    // The load's transient buffers (SQLite rows, instance lists, sort keys) were freed into
+    // glibc's heap, which keeps them resident; hand them back so a loaded run costs what its
+    // arrays cost.
+    malloc_trim(0);
+#endif
     if (cb.progress)
         cb.progress(std::max(total, done), std::max(total, done));
     return data;
