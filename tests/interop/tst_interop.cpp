@@ -15,6 +15,7 @@
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QTest>
 
@@ -140,6 +141,7 @@ private slots:
     void badInput();
     void missingFile();
     void cliImportExport();
+    void fuzzRegressions();
 };
 
 void TestInterop::exactTime_data()
@@ -658,6 +660,26 @@ void TestInterop::cliImportExport()
     p = wt::test::runCli({QStringLiteral("export"), QString::fromStdString(out), QStringLiteral("--format"), QStringLiteral("pdf"),
                           QStringLiteral("-o"), QString::fromStdString(json)});
     QCOMPARE(p.exitCode, 2);
+}
+
+void TestInterop::fuzzRegressions()
+{
+    // Inputs the fuzzers found (tests/data/fuzz-regressions): each must fail with one line and
+    // leave the output file as it was.
+    QDir dir(wt::test::sourcePath(QStringLiteral("tests/data/fuzz-regressions")));
+    QStringList files = dir.entryList(QDir::Files);
+    QVERIFY(!files.isEmpty());
+    std::string out = fileWithOneRun();
+    Database db(out, OpenMode::ReadWrite);
+    for (const QString& f : files) {
+        std::string path = dir.filePath(f).toStdString();
+        try {
+            importTrace(db, path);
+        } catch (const ImportError& e) {
+            QVERIFY2(std::string(e.what()).find('\n') == std::string::npos, e.what());
+        }
+        QCOMPARE(int64_t(Reader(db).runs().size()), int64_t(1));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestInterop)
