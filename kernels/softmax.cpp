@@ -140,7 +140,8 @@ public:
         if (!rt.dry() && !m_cutoffsDev.i()) {   // constants: cutoffs on the device, once
             std::vector<int32_t> c(m_cutoffs.begin(), m_cutoffs.end());
             rt.ensure(m_cutoffsDev, c.size() * 4);
-            rt.backend().upload(m_cutoffsDev.i(), c.data(), c.size() * 4);
+            Scope sc(rt, "cutoffs_upload", ScopeLevel::Op);
+            rt.upload("memcpy_htod_cutoffs", m_cutoffsDev.i(), c.data(), c.size() * 4);
         }
         rt.ensure(m_headLogits, size_t(N * m_headSize) * 4);
         rt.ensure(m_headCol, size_t(N) * 4);

@@ -200,6 +200,27 @@ private slots:
         for (int i = 0; i < 3; ++i)
             QCOMPARE(a->step(), b->step());
     }
+    void cliCommand()
+    {
+        auto r = wt::test::runCli({QStringLiteral("workloads")});
+        QCOMPARE(r.exitCode, 0);
+        for (auto w : {"gcn", "transformer", "paper", "tiny", "adaptive", "fused", "cutoffs"})
+            QVERIFY2(r.out.contains(QLatin1String(w)), w);
+        r = wt::test::runCli({QStringLiteral("workloads"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.startsWith(QLatin1String("{\"workloads\":[")));
+        r = wt::test::runCli({QStringLiteral("workloads"), QStringLiteral("gcn"), QStringLiteral("--set"), QStringLiteral("depth=3")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains(QLatin1String("unknown size 'depth'")));
+        r = wt::test::runCli({QStringLiteral("workloads"), QStringLiteral("transformer"), QStringLiteral("--preset"),
+                              QStringLiteral("paper"), QStringLiteral("--ops"), QStringLiteral("--csv")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QLatin1String("step/forward/decoder.23/ffn_up,sgemm_nt")));
+        r = wt::test::runCli({QStringLiteral("workloads"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                              QStringLiteral("tiny"), QStringLiteral("--run"), QStringLiteral("2")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains(QLatin1String("step 2  loss")));
+    }
     void trainingLowersLoss_data()
     {
         QTest::addColumn<QString>("workload");
