@@ -83,6 +83,13 @@ int main(int argc, char** argv)
     std::printf("window query          median %.2f ms, p95 %.2f ms (avg %.0f kernels returned)\n", times[times.size() / 2],
                 times[times.size() * 95 / 100], double(returned) / times.size());
 
+    {
+        auto t = Clock::now();
+        int64_t n = 0, sum = 0;
+        reader.forEachActivity(res.runId, [&](const wt::Activity& a) { ++n; sum += a.endNs - a.startNs; return true; });
+        double ms = msSince(t);
+        std::printf("full read             %.0f ms for %lld activities (%.0f ns each)\n", ms, (long long)n, ms * 1e6 / double(n));
+    }
     std::vector<double> bt;
     for (int i = 0; i < 5; ++i) {
         auto t = Clock::now();

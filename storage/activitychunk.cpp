@@ -1,44 +1,16 @@
 #include "activitychunk.h"
 
 #include "storageerror.h"
+#include "varint.h"
 
 #include <algorithm>
 
 namespace wt {
 
-namespace {
-
-inline void putVarint(std::string& out, uint64_t v)
-{
-    while (v >= 0x80) {
-        out.push_back(char(uint8_t(v) | 0x80));
-        v >>= 7;
-    }
-    out.push_back(char(uint8_t(v)));
-}
-
-inline uint64_t zigzag(int64_t v) { return (uint64_t(v) << 1) ^ uint64_t(v >> 63); }
-inline int64_t unzigzag(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
-
-struct Cursor {
-    const uint8_t* p;
-    const uint8_t* end;
-    uint64_t next()
-    {
-        uint64_t v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (p == end)
-                throw StorageError("corrupt activity chunk (truncated)");
-            uint8_t b = *p++;
-            v |= uint64_t(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return v;
-        }
-        throw StorageError("corrupt activity chunk (bad varint)");
-    }
-};
-
-}  // namespace
+using varint::Cursor;
+using varint::unzigzag;
+using varint::zigzag;
+static inline void putVarint(std::string& out, uint64_t v) { varint::put(out, v); }
 
 std::string ActivityChunk::encode(std::vector<StoredActivity>& rows, ChunkHeader& h)
 {

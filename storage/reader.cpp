@@ -1,6 +1,7 @@
 #include "reader.h"
 
 #include "activitychunk.h"
+#include "instancechunk.h"
 #include "statement.h"
 #include "storageerror.h"
 
@@ -125,22 +126,15 @@ std::vector<ScopeNode> Reader::scopes(int64_t runId) const
 
 std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
 {
-    // A run's instances are one id range (one writer per file at a time): no index needed.
-    int64_t first = 0, last = -1;
-    {
-        Statement r(m_db.handle(), "SELECT first_instance_id, last_instance_id, status FROM runs WHERE id=?");
-        r.bind(1, runId);
-        if (!r.step())
-            return {};
-        first = r.int64(0);
-        last = r.textView(2) == "writing" ? INT64_MAX : r.int64(1);
-    }
     std::vector<ScopeInstance> out;
-    Statement s(m_db.handle(), "SELECT id, scope_id, parent_id, start_ns, end_ns FROM scope_instances "
-                               "WHERE id BETWEEN ? AND ? AND run_id=? ORDER BY id");
-    s.bind(1, first).bind(2, last).bind(3, runId);
+    Statement s(m_db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
+    s.bind(1, runId);
     while (s.step())
-        out.push_back(ScopeInstance{s.int64(0), s.int64(1), s.int64(2), s.int64(3), s.int64(4)});
+        InstanceChunk::decode(s.blob(0), out);
+    // Chunks hold instances in the order they ended; hand them out by id.
+    auto byId = [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; };
+    if (!std::is_sorted(out.begin(), out.end(), byId))
+        std::sort(out.begin(), out.end(), byId);
     return out;
 }
 

@@ -24,8 +24,6 @@ CREATE TABLE runs(
   source_file TEXT NOT NULL DEFAULT '',
   writer_pid INTEGER NOT NULL DEFAULT 0,
   writer_host TEXT NOT NULL DEFAULT '',
-  first_instance_id INTEGER NOT NULL DEFAULT 0,
-  last_instance_id INTEGER NOT NULL DEFAULT -1,
   kernels INTEGER NOT NULL DEFAULT 0,
   kernel_time_ns INTEGER NOT NULL DEFAULT 0,
   busy_ns INTEGER NOT NULL DEFAULT 0,
@@ -40,8 +38,9 @@ CREATE INDEX tracks_by_run ON tracks(run_id);
 CREATE TABLE scopes(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, parent_id INTEGER NOT NULL,
   name_id INTEGER NOT NULL, level_id INTEGER NOT NULL, depth INTEGER NOT NULL);
 CREATE INDEX scopes_by_run ON scopes(run_id);
-CREATE TABLE scope_instances(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, scope_id INTEGER NOT NULL,
-  parent_id INTEGER NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL);
+CREATE TABLE scope_instance_chunks(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, first_id INTEGER NOT NULL,
+  last_id INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE INDEX scope_instance_chunks_by_run ON scope_instance_chunks(run_id);
 CREATE TABLE launch_configs(id INTEGER PRIMARY KEY, grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
   block_x INTEGER, block_y INTEGER, block_z INTEGER, registers INTEGER, static_smem INTEGER, dynamic_smem INTEGER);
 CREATE TABLE activity_chunks(id INTEGER PRIMARY KEY, track_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,

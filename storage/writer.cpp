@@ -1,6 +1,7 @@
 #include "writer.h"
 
 #include "activitychunk.h"
+#include "instancechunk.h"
 #include "statement.h"
 #include "storageerror.h"
 
@@ -120,7 +121,7 @@ struct Writer::Impl {
     int64_t batchRows = kBatchRows;
     int64_t seq = 0;
 
-    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstance, insConfig, insChunk, insApi, insMeta;
+    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstanceChunk, insConfig, insChunk, insApi, insMeta;
 
     std::unordered_map<std::string, uint32_t> strings;
     uint32_t nextString = 1;
@@ -147,8 +148,9 @@ struct Writer::Impl {
     std::unordered_map<std::pair<int64_t, std::string>, int64_t, PairHash> scopes;
     std::unordered_map<int64_t, int> scopeDepth;
 
-    // Scope instances of this run, indexed by id - instanceBase.
-    int64_t instanceBase = 1;
+    // Scope instances of this run, indexed by id - instanceBase (ids are per run, from 1).
+    static constexpr int64_t instanceBase = 1;
+    std::vector<ScopeInstance> pendingInstances;   // ended, not yet written as a chunk
     std::vector<int64_t> instScope, instParent, instStart;
     std::vector<uint8_t> instWritten;
 
@@ -195,6 +197,7 @@ struct Writer::Impl {
     {
         for (auto& [id, st] : trackState)
             flushTrack(id, st);
+        flushInstances();
     }
 
     // Commits every kBatchRows rows so readers in other processes see the run grow.
@@ -269,10 +272,26 @@ struct Writer::Impl {
 
     void writeInstance(size_t i, int64_t endNs)
     {
-        insInstance->bind(1, instanceBase + int64_t(i)).bind(2, runId).bind(3, instScope[i]).bind(4, instParent[i])
-            .bind(5, instStart[i]).bind(6, endNs).run();
+        pendingInstances.push_back(ScopeInstance{instanceBase + int64_t(i), instScope[i], instParent[i], instStart[i], endNs});
         instWritten[i] = 1;
+        if (pendingInstances.size() >= InstanceChunk::kMaxInstances)
+            flushInstances();
         countRows(1);
+    }
+
+    void flushInstances()
+    {
+        if (pendingInstances.empty())
+            return;
+        int64_t first = INT64_MAX, last = INT64_MIN;
+        for (const ScopeInstance& si : pendingInstances) {
+            first = std::min(first, si.id);
+            last = std::max(last, si.id);
+        }
+        std::string blob = InstanceChunk::encode(pendingInstances);
+        insInstanceChunk->bind(1, runId).bind(2, first).bind(3, last).bind(4, int64_t(pendingInstances.size()))
+            .bindBlobNoCopy(5, blob.data(), blob.size()).run();
+        pendingInstances.clear();
     }
 
     void requireRun(const char* what) const
@@ -292,6 +311,7 @@ struct Writer::Impl {
         instParent.clear();
         instStart.clear();
         instWritten.clear();
+        pendingInstances.clear();
         summary = Summary{};
         seq = 0;
         rowsInBatch = 0;
@@ -317,7 +337,7 @@ Writer::Writer(Database& db) : d(std::make_unique<Impl>(db))
     d->insDevice = std::make_unique<Statement>(h, "INSERT OR REPLACE INTO devices(run_id, id, name, properties) VALUES (?,?,?,?)");
     d->insTrack = std::make_unique<Statement>(h, "INSERT INTO tracks(run_id, device_id, stream, kind, name) VALUES (?,?,?,?,?)");
     d->insScope = std::make_unique<Statement>(h, "INSERT INTO scopes(run_id, parent_id, name_id, level_id, depth) VALUES (?,?,?,?,?)");
-    d->insInstance = std::make_unique<Statement>(h, "INSERT INTO scope_instances(id, run_id, scope_id, parent_id, start_ns, end_ns) VALUES (?,?,?,?,?,?)");
+    d->insInstanceChunk = std::make_unique<Statement>(h, "INSERT INTO scope_instance_chunks(run_id, first_id, last_id, count, data) VALUES (?,?,?,?,?)");
     d->insConfig = std::make_unique<Statement>(h, "INSERT INTO launch_configs(grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem) VALUES (?,?,?,?,?,?,?,?,?)");
     d->insChunk = std::make_unique<Statement>(h, "INSERT INTO activity_chunks(track_id, start_ns, end_ns, first_seq, count, data) VALUES (?,?,?,?,?,?)");
     d->insApi = std::make_unique<Statement>(h, "INSERT INTO api_calls(run_id, thread_id, start_ns, duration_ns, name_id, correlation_id) VALUES (?,?,?,?,?,?)");
@@ -347,7 +367,7 @@ int64_t Writer::beginRun(const RunInfo& info)
     d->reset();
     d->ensureTransaction();
     try {
-        // Instance ids of a run are one contiguous range: only one writer per file at a time.
+        // One writer per file at a time: two interleaved runs would fight over the batches.
         {
             Statement s(d->h, "SELECT id, writer_pid, writer_host FROM runs WHERE status='writing'");
             std::string host = hostName();
@@ -359,18 +379,15 @@ int64_t Writer::beginRun(const RunInfo& info)
                                        ") is writing to this file");
             }
         }
-        Statement m(d->h, "SELECT coalesce(max(id), 0) + 1 FROM scope_instances");
-        if (m.step())
-            d->instanceBase = m.int64(0);
         Statement s(d->h, "INSERT INTO runs(name, workload, variant, preset, config, backend, device, device_properties, "
-                          "started_at, origin_ns, duration_ns, status, dropped_records, source_file, writer_pid, writer_host, "
-                          "first_instance_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,'writing',?,?,?,?,?)");
+                          "started_at, origin_ns, duration_ns, status, dropped_records, source_file, writer_pid, writer_host) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,'writing',?,?,?,?)");
         s.bind(1, info.name).bind(2, info.workload).bind(3, info.variant).bind(4, info.preset)
             .bind(5, info.configJson.empty() ? std::string_view("{}") : std::string_view(info.configJson))
             .bind(6, info.backend).bind(7, info.device)
             .bind(8, info.devicePropertiesJson.empty() ? std::string_view("{}") : std::string_view(info.devicePropertiesJson))
             .bind(9, info.startedAt).bind(10, info.originNs).bind(11, info.durationNs).bind(12, info.droppedRecords)
-            .bind(13, info.sourceFile).bind(14, int64_t(::getpid())).bind(15, hostName()).bind(16, d->instanceBase);
+            .bind(13, info.sourceFile).bind(14, int64_t(::getpid())).bind(15, hostName());
         s.run();
         d->runId = sqlite3_last_insert_rowid(d->h);
         // Make the run visible to readers at once (status 'writing').
@@ -538,9 +555,9 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
         for (auto& [id, st] : d->trackState)
             tr.bind(1, st.count).bind(2, st.maxDuration).bind(3, id).run();
         d->summary.write(d->h, d->runId);
-        Statement r(d->h, "UPDATE runs SET status=?, duration_ns=?, writer_pid=0, last_instance_id=? WHERE id=?");
-        r.bind(1, toString(status)).bind(2, durationNs).bind(3, d->instanceBase + int64_t(d->instScope.size()) - 1)
-            .bind(4, d->runId).run();
+        d->flushInstances();
+        Statement r(d->h, "UPDATE runs SET status=?, duration_ns=?, writer_pid=0 WHERE id=?");
+        r.bind(1, toString(status)).bind(2, durationNs).bind(3, d->runId).run();
         d->commitOwned();
     } catch (...) {
         d->rollbackOwned();
@@ -568,7 +585,7 @@ void Writer::discardRun()
     try {
         const char* sqls[] = {
             "DELETE FROM activity_chunks WHERE track_id IN (SELECT id FROM tracks WHERE run_id=?1)",
-            "DELETE FROM tracks WHERE run_id=?1", "DELETE FROM scope_instances WHERE run_id=?1",
+            "DELETE FROM tracks WHERE run_id=?1", "DELETE FROM scope_instance_chunks WHERE run_id=?1",
             "DELETE FROM scopes WHERE run_id=?1", "DELETE FROM api_calls WHERE run_id=?1",
             "DELETE FROM metadata WHERE run_id=?1", "DELETE FROM totals WHERE run_id=?1",
             "DELETE FROM devices WHERE run_id=?1", "DELETE FROM runs WHERE id=?1"};
@@ -589,14 +606,14 @@ void Writer::recoverRun(Database& db, int64_t runId)
     db.begin();
     try {
         std::unordered_map<int64_t, int64_t> instScope;
-        int64_t lastInstance = -1;
         {
-            Statement s(h, "SELECT id, scope_id FROM scope_instances WHERE run_id=?");
+            Statement s(h, "SELECT data FROM scope_instance_chunks WHERE run_id=?");
             s.bind(1, runId);
-            while (s.step()) {
-                instScope[s.int64(0)] = s.int64(1);
-                lastInstance = std::max(lastInstance, s.int64(0));
-            }
+            std::vector<ScopeInstance> rows;
+            while (s.step())
+                InstanceChunk::decode(s.blob(0), rows);
+            for (const ScopeInstance& si : rows)
+                instScope[si.id] = si.scopeId;
         }
         Summary summary;
         std::vector<StoredActivity> rows;
@@ -622,8 +639,8 @@ void Writer::recoverRun(Database& db, int64_t runId)
             trackUpdate.bind(1, count).bind(2, maxDuration).bind(3, trackId).run();
         }
         summary.write(h, runId);
-        Statement r(h, "UPDATE runs SET status='incomplete', writer_pid=0, last_instance_id=? WHERE id=?");
-        r.bind(1, lastInstance).bind(2, runId).run();
+        Statement r(h, "UPDATE runs SET status='incomplete', writer_pid=0 WHERE id=?");
+        r.bind(1, runId).run();
         db.commit();
     } catch (...) {
         db.rollback();

@@ -9,6 +9,8 @@ namespace wt::synth {
 
 namespace {
 
+constexpr int64_t kMaxLagNs = 2'000'000;
+
 struct OpSpec {
     const char* op;
     std::array<const char*, 3> kernels;   // launched in turn; nullptr ends the list
@@ -132,6 +134,10 @@ Result generate(Writer& writer, const Options& o)
                         int64_t mean = ln.spec[k].meanNs * (p == 1 ? 2 : 1);
                         a.endNs = a.startNs + std::max<int64_t>(1000, int64_t(double(mean) * jitter(rng)));
                         streamCursor[s] = a.endNs;
+                        // The launch queue is bounded (as CUDA's is): the host waits once a
+                        // stream is more than kMaxLagNs behind, so steps and layers do not
+                        // smear over each other without limit.
+                        host = std::max(host, streamCursor[s] - kMaxLagNs);
                         a.nameId = nameId;
                         a.scopeInstanceId = opInst;
                         a.correlationId = ++correlation;

@@ -205,12 +205,12 @@ void TestStorage::chunkCorrupt()
     ChunkHeader h;
     std::string blob = ActivityChunk::encode(rows, h);
     std::vector<StoredActivity> out;
-    expectError([&] { ActivityChunk::decode(blob.substr(0, blob.size() - 3), h, out); }, "corrupt activity chunk");
-    expectError([&] { ActivityChunk::decode(blob + "x", h, out); }, "corrupt activity chunk");
+    expectError([&] { ActivityChunk::decode(blob.substr(0, blob.size() - 3), h, out); }, "corrupt");
+    expectError([&] { ActivityChunk::decode(blob + "x", h, out); }, "corrupt");
     std::string bad = blob;
     bad[0] = 9;
-    expectError([&] { ActivityChunk::decode(bad, h, out); }, "corrupt activity chunk");
-    expectError([&] { ActivityChunk::decode(std::string(1, char(1)) + std::string(20, char(0xff)), h, out); }, "corrupt activity chunk");
+    expectError([&] { ActivityChunk::decode(bad, h, out); }, "corrupt");
+    expectError([&] { ActivityChunk::decode(std::string(1, char(1)) + std::string(20, char(0xff)), h, out); }, "corrupt");
 }
 
 void TestStorage::roundTrip()

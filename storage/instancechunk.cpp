@@ -1,0 +1,55 @@
+#include "instancechunk.h"
+
+#include "storageerror.h"
+#include "varint.h"
+
+namespace wt {
+
+using varint::unzigzag;
+using varint::zigzag;
+
+std::string InstanceChunk::encode(const std::vector<ScopeInstance>& rows)
+{
+    std::string out;
+    out.reserve(rows.size() * 10 + 8);
+    out.push_back(char(kFormat));
+    varint::put(out, rows.size());
+    int64_t prev = 0;
+    for (const auto& r : rows) { varint::put(out, zigzag(r.id - prev)); prev = r.id; }
+    prev = 0;
+    for (const auto& r : rows) { varint::put(out, zigzag(r.scopeId - prev)); prev = r.scopeId; }
+    for (const auto& r : rows) varint::put(out, zigzag(r.parentId == 0 ? r.id : r.id - r.parentId));
+    prev = 0;
+    for (const auto& r : rows) { varint::put(out, zigzag(r.startNs - prev)); prev = r.startNs; }
+    for (const auto& r : rows) varint::put(out, zigzag(r.endNs - r.startNs));
+    return out;
+}
+
+void InstanceChunk::decode(std::string_view blob, std::vector<ScopeInstance>& out)
+{
+    varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
+    if (blob.empty() || uint8_t(blob[0]) != kFormat)
+        throw StorageError("corrupt scope instance chunk (unknown format)");
+    ++c.p;
+    uint64_t n = c.next();
+    if (n > blob.size())
+        throw StorageError("corrupt scope instance chunk (bad count)");
+    size_t base = out.size();
+    out.resize(base + n);
+    ScopeInstance* r = out.data() + base;
+    int64_t prev = 0;
+    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].id = prev; }
+    prev = 0;
+    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].scopeId = prev; }
+    for (uint64_t i = 0; i < n; ++i) {
+        int64_t d = unzigzag(c.next());
+        r[i].parentId = d == r[i].id ? 0 : r[i].id - d;
+    }
+    prev = 0;
+    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].startNs = prev; }
+    for (uint64_t i = 0; i < n; ++i) r[i].endNs = r[i].startNs + unzigzag(c.next());
+    if (c.p != c.end)
+        throw StorageError("corrupt scope instance chunk (trailing bytes)");
+}
+
+}  // namespace wt

@@ -1,0 +1,29 @@
+// Encoding of scope-instance chunks: up to kMaxInstances scope instances of one run as one
+// row of `scope_instance_chunks` (see docs/schema.md). A capture has about one instance per
+// kernel (every op is a scope), so instances get the same compact treatment as activities.
+//
+// Blob layout (LEB128 varints; "z" = zigzag-encoded signed delta): u8 format (1), varint
+// count, then five columns of `count` values: z id (delta to the previous id, the first from
+// 0), z scope_id (delta), z id - parent_id (0 = no parent is written as id), z start_ns
+// (delta), z end_ns - start_ns.
+#pragma once
+
+#include "types.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wt {
+
+class InstanceChunk {
+public:
+    static constexpr size_t kMaxInstances = 4096;
+    static constexpr uint8_t kFormat = 1;
+
+    static std::string encode(const std::vector<ScopeInstance>& rows);
+    // Appends to `out`; throws StorageError on a malformed blob.
+    static void decode(std::string_view blob, std::vector<ScopeInstance>& out);
+};
+
+}  // namespace wt
