@@ -4,7 +4,7 @@
 //     standard-library script (json.load + kernel time per name) for the speed ratio.
 //  2. Nsight Systems: the shared 2-GPU export with its kernel rows replicated (shifted in time)
 //     to >= 1M kernels in a temporary copy; parse and write times.
-// usage: bench_interop [--json-mb N] [--kernels N] [--no-python] [--traces DIR]
+// usage: bench_interop [--json-mb N] [--kernels N] [--no-python] [--keep] [--traces DIR]
 #include "storage/database.h"
 #include "storage/interop/importer.h"
 
@@ -149,6 +149,7 @@ int main(int argc, char** argv)
     double jsonMb = 200;
     int64_t kernels = 1000000;
     bool python = true;
+    bool keep = false;   // leave the generated JSON for measuring `wheretime import` alone
     std::string traces = WHERETIME_TRACES_DIR;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -158,10 +159,12 @@ int main(int argc, char** argv)
             kernels = std::atoll(argv[++i]);
         else if (a == "--no-python")
             python = false;
+        else if (a == "--keep")
+            keep = true;
         else if (a == "--traces" && i + 1 < argc)
             traces = argv[++i];
         else {
-            std::fprintf(stderr, "usage: bench_interop [--json-mb N] [--kernels N] [--no-python] [--traces DIR]\n");
+            std::fprintf(stderr, "usage: bench_interop [--json-mb N] [--kernels N] [--no-python] [--keep] [--traces DIR]\n");
             return 2;
         }
     }
@@ -179,8 +182,9 @@ int main(int argc, char** argv)
         double parse = seconds(t0, t1);
         std::printf("kineto json: %.1f MB, %lld kernels, %lld events kept\n", mb, static_cast<long long>(parsed.counts.kernels),
                     static_cast<long long>(parsed.activities.size() + parsed.calls.size() + parsed.ranges.size()));
-        std::printf("  parse only     %7.3f s  %7.1f MB/s   (peak RSS %ld MB = %.2fx the input)\n", parse, mb / parse, rssAfterParse,
-                    double(rssAfterParse) / mb);
+        // RSS here includes the bench's own copies of the text made to build the file; measure
+        // the importer alone with /usr/bin/time -v wheretime import (see docs/performance.md).
+        std::printf("  parse only     %7.3f s  %7.1f MB/s   (bench process peak RSS %ld MB)\n", parse, mb / parse, rssAfterParse);
         parsed = {};
         std::remove(dbPath.c_str());
         wt::Database db(dbPath, wt::OpenMode::ReadWrite);
@@ -199,7 +203,10 @@ int main(int argc, char** argv)
                 std::printf("  python json.load + sum per name  %7.3f s  %7.1f MB/s   -> parse %.1fx, import %.1fx faster\n", py, mb / py,
                             py / parse, py / total);
         }
-        std::remove(jsonPath.c_str());
+        if (keep)
+            std::printf("  kept %s\n", jsonPath.c_str());
+        else
+            std::remove(jsonPath.c_str());
         std::remove(dbPath.c_str());
         std::remove((dbPath + "-wal").c_str());
         std::remove((dbPath + "-shm").c_str());
