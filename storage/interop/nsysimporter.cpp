@@ -2,6 +2,8 @@
 
 #include "importerror.h"
 
+#include "storage/database.h"
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -227,7 +229,8 @@ ImportedTrace NsysImporter::parse(const std::string& path)
         for (const auto& name : c.tables())
             cupti = cupti || name.rfind("CUPTI_ACTIVITY_KIND_", 0) == 0;
         if (!(cupti && c.hasTable("StringIds"))) {
-            if (c.hasTable("runs") && c.hasTable("scope_instances") && c.hasTable("tracks"))
+            Connection::Stmt app(c, "PRAGMA application_id");
+            if (app.step() && app.int64(0) == Database::kApplicationId)
                 c.fail("is a wheretime file, not an Nsight Systems export");
             c.fail("SQLite file is not an Nsight Systems export (no EXPORT_META_DATA or META_DATA_EXPORT table)");
         }
