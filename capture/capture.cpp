@@ -134,6 +134,7 @@ CaptureResult runCapture(const CaptureOptions& o)
     }
 
     // Open the output only now: a bad configuration never touches the file.
+    int64_t openStart = wallNs();
     Database db(o.output, OpenMode::ReadWrite);
     Writer writer(db);
     RunInfo info;
@@ -159,7 +160,7 @@ CaptureResult runCapture(const CaptureOptions& o)
     res.device = device.name;
 
     std::unique_ptr<Tracer> tracer;
-    int64_t started = 0, ended = 0;
+    int64_t started = 0, ended = 0, closeStart = 0;
     bool interrupted = false;
     {
         RecordSink sink(writer);
@@ -177,6 +178,7 @@ CaptureResult runCapture(const CaptureOptions& o)
         sink.device(device);
 
         model->setObserver(tracer.get());
+        res.fileOverheadNs += wallNs() - openStart;
         started = tracer->now();
         for (int i = 0; i < o.steps; ++i) {
             if (g_stop) {
@@ -202,6 +204,7 @@ CaptureResult runCapture(const CaptureOptions& o)
         model->setObserver(nullptr);
         tracer->closeOpenScopes();
         ended = tracer->now();
+        closeStart = wallNs();
 #if WHERETIME_HAVE_CUDA
         if (cuda)
             static_cast<CuptiTracer*>(tracer.get())->stop();
@@ -213,6 +216,7 @@ CaptureResult runCapture(const CaptureOptions& o)
     writer.setDroppedRecords(res.droppedRecords);
     writer.finishRun(interrupted ? RunStatus::Interrupted : RunStatus::Complete, ended - started);
     res.runId = info.id = writer.runId();
+    res.fileOverheadNs += wallNs() - closeStart;
     res.status = interrupted ? "interrupted" : "complete";
     res.medianStepNs = median(res.stepWallNs);
     return res;

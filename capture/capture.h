@@ -39,6 +39,9 @@ struct CaptureResult {
     std::vector<int64_t> stepWallNs;     // wall time of each measured step
     double medianStepNs = 0;
     double lastLoss = 0;
+    // Wall time spent on the file outside the steps: opening it, beginning the run, and after
+    // the last step draining the queue and finishing the run (the summary).
+    int64_t fileOverheadNs = 0;
 };
 
 // Bad options (unknown workload, variant, preset, key; impossible sizes; cuda without a GPU).

@@ -24,7 +24,7 @@ int64_t CpuTracer::now() const
 void CpuTracer::launchBegin(const kernels::OpLaunch& op)
 {
     checkStop();
-    m_launchName = m_sink.name(op.name);
+    m_launchName = nameId(op.name);
     m_launchScope = currentInstance();
     m_inLaunch = true;
     m_launchStart = now();   // last: the clock read is what the op's time starts from

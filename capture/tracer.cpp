@@ -13,11 +13,31 @@ std::string_view levelName(kernels::ScopeLevel level)
     return "op";
 }
 
+uint32_t Tracer::nameId(std::string_view name)
+{
+    auto it = m_names.find(name);
+    if (it != m_names.end())
+        return it->second;
+    uint32_t id = m_sink.name(name);
+    m_names.emplace(std::string(name), id);
+    return id;
+}
+
 void Tracer::scopeEnter(std::string_view name, kernels::ScopeLevel level)
 {
     checkStop();
     int64_t parentNode = m_stack.empty() ? 0 : m_stack.back().node;
-    int64_t node = m_sink.scopeNode(parentNode, name, levelName(level));
+    int64_t node = 0;
+    auto& children = m_children[parentNode];
+    for (const auto& [childName, id] : children)
+        if (childName == name) {
+            node = id;
+            break;
+        }
+    if (!node) {
+        node = m_sink.scopeNode(parentNode, name, levelName(level));
+        children.emplace_back(std::string(name), node);
+    }
     int64_t instance = m_sink.beginScope(node, currentInstance(), now() - m_origin);
     m_stack.push_back(Open{node, instance});
 }

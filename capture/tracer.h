@@ -9,6 +9,9 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace wt::capture {
@@ -46,9 +49,19 @@ protected:
     const std::atomic<bool>* m_stop;
     int64_t m_origin = 0;
 
+    // The sink's name id, cached here so the hot path takes no lock for known names.
+    uint32_t nameId(std::string_view name);
+
 private:
     struct Open { int64_t node, instance; };
     std::vector<Open> m_stack;
+    // Children of each scope node by name (few per node): a lookup allocates nothing.
+    std::unordered_map<int64_t, std::vector<std::pair<std::string, int64_t>>> m_children;
+    struct ViewHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view v) const { return std::hash<std::string_view>()(v); }
+    };
+    std::unordered_map<std::string, uint32_t, ViewHash, std::equal_to<>> m_names;
 };
 
 std::string_view levelName(kernels::ScopeLevel level);
