@@ -14,6 +14,6 @@ cmake --build build/asan -j"$(nproc)"
 ctest --test-dir build/asan -LE gpu --output-on-failure -j"$(nproc)" --timeout 600
 
 # Short, bounded fuzzing of the importers (libFuzzer, clang), when the fuzz targets exist.
-if [ -x scripts/fuzz.sh ] && [ -d tests/fuzz ]; then
-  bash scripts/fuzz.sh --seconds "${WHERETIME_FUZZ_SECONDS:-20}"
+if [ -f scripts/fuzz.sh ] && [ -d tests/fuzz ]; then
+  FUZZ_SECONDS="${FUZZ_SECONDS:-20}" bash scripts/fuzz.sh
 fi
