@@ -1,0 +1,161 @@
+#include "breakdownplot.h"
+
+#include "piechart.h"
+
+#include "app/gui/core/timeformat.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wt::gui {
+
+namespace {
+
+struct TimeUnit {
+    double ns;
+    const char* name;
+};
+
+TimeUnit unitFor(double maxNs)
+{
+    if (maxNs >= 1e9)
+        return {1e9, "s"};
+    if (maxNs >= 1e6)
+        return {1e6, "ms"};
+    if (maxNs >= 1e3)
+        return {1e3, "us"};
+    return {1, "ns"};
+}
+
+}  // namespace
+
+BreakdownPlot::BreakdownPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
+{
+    setAutoAddPlottableToLegend(false);
+    setBackground(Qt::white);
+    QFont f = font();
+    f.setPixelSize(12);
+    setFont(f);
+    plotLayout()->insertRow(0);
+    QFont tf = f;
+    tf.setPixelSize(15);
+    tf.setBold(true);
+    m_title = new QCPTextElement(this, QString(), tf);
+    plotLayout()->addElement(0, 0, m_title);
+    if (kind == Kind::Pie) {
+        xAxis->setVisible(false);
+        yAxis->setVisible(false);
+        axisRect()->setAutoMargins(QCP::msNone);
+        axisRect()->setMargins(QMargins(4, 4, 4, 4));
+        m_pie = new PieChart(xAxis, yAxis);
+        // Legend in its own column right of the pie, not inset over it.
+        axisRect()->insetLayout()->take(legend);
+        plotLayout()->addElement(1, 1, legend);
+        plotLayout()->setColumnStretchFactor(1, 0.001);
+        legend->setVisible(true);
+        legend->setBorderPen(Qt::NoPen);
+        legend->setFont(f);
+        legend->setIconSize(12, 12);
+        legend->setRowSpacing(1);
+    } else {
+        yAxis->setRangeReversed(true);   // largest bar on top
+        yAxis->grid()->setVisible(false);
+        yAxis->setTickLength(0, 0);
+        yAxis->setSubTicks(false);
+        xAxis->setSubTicks(false);
+        xAxis->grid()->setPen(QPen(QColor(220, 220, 220), 1, Qt::DotLine));
+    }
+    connect(this, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        if (e->button() != Qt::LeftButton)
+            return;
+        int i = sliceAt(e->position());
+        if (i >= 0)
+            emit sliceClicked(i);
+    });
+}
+
+void BreakdownPlot::setResult(const BreakdownResult& result, double threshold, const QString& title)
+{
+    m_title->setText(title);
+    m_highlighted = -1;
+    if (m_kind == Kind::Pie) {
+        m_slices = pieSlices(result, threshold);
+        m_pie->setSlices(m_slices);
+        m_pie->fillLegend(legend);
+    } else {
+        m_slices = topSlices(result, kMaxBars);
+        rebuildBars();
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void BreakdownPlot::rebuildBars()
+{
+    for (QCPBars* b : m_bars)
+        removePlottable(b);
+    m_bars.clear();
+    clearItems();
+    double maxNs = 0;
+    for (const PieSlice& s : m_slices)
+        maxNs = std::max(maxNs, double(s.timeNs));
+    const TimeUnit unit = unitFor(maxNs);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    QFontMetrics fm(font());
+    QFont labelFont = font();
+    labelFont.setPixelSize(11);
+    for (size_t i = 0; i < m_slices.size(); ++i) {
+        const PieSlice& s = m_slices[i];
+        const double key = double(i + 1);
+        auto* bars = new QCPBars(yAxis, xAxis);
+        bars->setWidth(0.72);
+        bars->setBrush(QColor::fromRgb(s.color));
+        bars->setPen(QPen(QColor::fromRgb(s.color).darker(130), 1));
+        bars->addData(key, double(s.timeNs) / unit.ns);
+        m_bars.push_back(bars);
+        ticker->addTick(key, fm.elidedText(s.label, Qt::ElideMiddle, 260));
+        auto* text = new QCPItemText(this);
+        text->setClipToAxisRect(false);
+        text->position->setType(QCPItemPosition::ptPlotCoords);
+        text->position->setAxes(xAxis, yAxis);
+        text->position->setCoords(double(s.timeNs) / unit.ns, key);
+        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        text->setFont(labelFont);
+        text->setText(QStringLiteral(" %1% \u00b7 %2").arg(QString::number(100.0 * s.share, 'f', 1), formatDuration(double(s.timeNs))));
+    }
+    yAxis->setTicker(ticker);
+    yAxis->setRange(0.4, double(m_slices.size()) + 0.6);
+    // Room right of the longest bar for its label.
+    xAxis->setRange(0, std::max(maxNs / unit.ns, 1e-9) * 1.28);
+    xAxis->setLabel(QStringLiteral("kernel time (%1)").arg(QLatin1String(unit.name)));
+}
+
+int BreakdownPlot::sliceAt(const QPointF& pos) const
+{
+    if (m_kind == Kind::Pie)
+        return m_pie->sliceAt(pos);
+    if (!axisRect()->rect().contains(pos.toPoint()))
+        return -1;
+    double key = yAxis->pixelToCoord(pos.y());
+    int i = int(std::lround(key)) - 1;
+    if (i < 0 || i >= int(m_slices.size()) || std::abs(key - double(i + 1)) > 0.4)
+        return -1;
+    return i;
+}
+
+void BreakdownPlot::setHighlighted(int slice)
+{
+    if (slice == m_highlighted)
+        return;
+    m_highlighted = slice;
+    if (m_kind == Kind::Pie) {
+        m_pie->setHighlighted(slice);
+    } else {
+        for (size_t i = 0; i < m_bars.size(); ++i) {
+            QColor c = QColor::fromRgb(m_slices[i].color);
+            m_bars[i]->setPen(int(i) == slice ? QPen(Qt::black, 2) : QPen(c.darker(130), 1));
+        }
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace wt::gui

@@ -1,0 +1,189 @@
+#include "chartexport.h"
+
+#include "app/gui/core/viewstate.h"
+#include "app/gui/widgets/timelinewidget.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <qcustomplot.h>
+
+namespace wt::gui {
+
+namespace {
+
+QFont captionFont()
+{
+    QFont f;
+    f.setPixelSize(12);
+    return f;
+}
+
+constexpr int kCaptionPad = 6;   // px above and below the caption text
+
+// Paints chart + caption on an active painter whose coordinates are logical px.
+void paintAll(QCPPainter& painter, const ChartPainter& paint, const ExportOptions& o)
+{
+    const int capH = captionHeight(o.caption);
+    const QSize chart(o.size.width(), std::max(1, o.size.height() - capH));
+    painter.fillRect(QRect(QPoint(0, 0), o.size), Qt::white);
+    painter.save();
+    painter.setClipRect(QRect(QPoint(0, 0), chart));
+    paint(painter, chart);
+    painter.restore();
+    if (capH > 0) {
+        painter.save();
+        painter.setPen(QColor(200, 200, 200));
+        painter.drawLine(QPointF(8, chart.height() + 0.5), QPointF(o.size.width() - 8, chart.height() + 0.5));
+        painter.setPen(QColor(60, 60, 60));
+        painter.setFont(captionFont());
+        painter.drawText(QRect(10, chart.height() + kCaptionPad, o.size.width() - 20, capH - 2 * kCaptionPad),
+                         Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, o.caption);
+        painter.restore();
+    }
+}
+
+}  // namespace
+
+std::optional<ExportFormat> exportFormatOf(const QString& path)
+{
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("png"))
+        return ExportFormat::Png;
+    if (suffix == QLatin1String("svg"))
+        return ExportFormat::Svg;
+    if (suffix == QLatin1String("pdf"))
+        return ExportFormat::Pdf;
+    return std::nullopt;
+}
+
+int captionHeight(const QString& caption)
+{
+    if (caption.isEmpty())
+        return 0;
+    QFontMetrics fm(captionFont());
+    return int(caption.count(QLatin1Char('\n')) + 1) * fm.lineSpacing() + 2 * kCaptionPad;
+}
+
+QString runCaption(const RunInfo& run)
+{
+    QStringList parts;
+    parts << (QString::fromStdString(run.workload.empty() ? std::string("run") : run.workload) +
+              (run.preset.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(run.preset))));
+    parts << QStringLiteral("variant %1").arg(run.variant.empty() ? QStringLiteral("-") : QString::fromStdString(run.variant));
+    parts << QString::fromStdString(run.device.empty() ? std::string("unknown device") : run.device);
+    if (!run.startedAt.empty())
+        parts << QString::fromStdString(run.startedAt);
+    parts << QStringLiteral("run %1 '%2'").arg(run.id).arg(QString::fromStdString(run.name));
+    if (run.droppedRecords > 0)
+        parts << QStringLiteral("%1 dropped records").arg(run.droppedRecords);
+    if (run.status != RunStatus::Complete)
+        parts << QString::fromLatin1(toString(run.status).data(), qsizetype(toString(run.status).size()));
+    return parts.join(QStringLiteral(" \u00b7 "));
+}
+
+ChartPainter plotPainter(QCustomPlot* plot)
+{
+    return [plot](QCPPainter& painter, QSize size) { plot->toPainter(&painter, size.width(), size.height()); };
+}
+
+ChartPainter timelinePainter(std::shared_ptr<const RunData> run, double t0, double t1)
+{
+    return [run, t0, t1](QCPPainter& painter, QSize size) {
+        ViewState state;
+        state.setRun(run);
+        TimelineWidget timeline(&state);
+        timeline.setAttribute(Qt::WA_DontShowOnScreen);
+        timeline.resize(size);
+        timeline.show();   // offscreen: delivers the resize so the layout matches the size
+        timeline.setViewRange(t0, t1);
+        timeline.render(&painter, QPoint(0, 0), QRegion(), QWidget::DrawWindowBackground);
+    };
+}
+
+bool exportChart(const ChartPainter& paint, const QString& path, ExportFormat format, const ExportOptions& o,
+                 QString* error)
+{
+    auto fail = [&](const QString& why) {
+        if (error)
+            *error = why;
+        return false;
+    };
+    if (o.size.width() < 50 || o.size.height() < 50 || o.size.width() > 20000 || o.size.height() > 20000)
+        return fail(QStringLiteral("bad export size %1x%2").arg(o.size.width()).arg(o.size.height()));
+    if (format == ExportFormat::Png) {
+        if (!(o.scale >= 0.25 && o.scale <= 8))
+            return fail(QStringLiteral("bad export scale %1").arg(o.scale));
+        QSize px(int(std::lround(o.size.width() * o.scale)), int(std::lround(o.size.height() * o.scale)));
+        QImage image(px, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        {
+            QCPPainter painter(&image);
+            if (o.scale != 1.0) {
+                painter.setMode(QCPPainter::pmNonCosmetic);
+                painter.scale(o.scale, o.scale);
+            }
+            paintAll(painter, paint, o);
+        }
+        if (!image.save(path, "PNG"))
+            return fail(QStringLiteral("cannot write %1").arg(path));
+        return true;
+    }
+    if (format == ExportFormat::Svg) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(o.size);
+        svg.setViewBox(QRect(QPoint(0, 0), o.size));
+        svg.setResolution(96);
+        svg.setTitle(o.title);
+        svg.setDescription(o.caption);
+        QCPPainter painter;
+        if (!painter.begin(&svg))
+            return fail(QStringLiteral("cannot write %1").arg(path));
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNoCaching);
+        paintAll(painter, paint, o);
+        painter.end();
+        if (!QFileInfo(path).isFile() || QFileInfo(path).size() == 0)
+            return fail(QStringLiteral("cannot write %1").arg(path));
+        return true;
+    }
+    // PDF: one page exactly the picture's size; 96 dpi so painter units are logical px.
+    {
+        QFile probe(path);
+        if (!probe.open(QIODevice::WriteOnly))
+            return fail(QStringLiteral("cannot write %1: %2").arg(path, probe.errorString()));
+    }
+    QPdfWriter pdf(path);
+    pdf.setResolution(96);
+    pdf.setTitle(o.title);
+    pdf.setCreator(QStringLiteral("wheretime"));
+    pdf.setPageLayout(QPageLayout(QPageSize(QSizeF(o.size) * 72.0 / 96.0, QPageSize::Point), QPageLayout::Portrait,
+                                  QMarginsF(0, 0, 0, 0)));
+    QCPPainter painter;
+    if (!painter.begin(&pdf))
+        return fail(QStringLiteral("cannot write %1").arg(path));
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    paintAll(painter, paint, o);
+    painter.end();
+    return true;
+}
+
+bool writeTextFile(const QString& path, const QString& text, QString* error)
+{
+    QSaveFile f(path);
+    QByteArray bytes = text.toUtf8();
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
+        if (error)
+            *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace wt::gui
