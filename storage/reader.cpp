@@ -6,7 +6,10 @@
 #include "storageerror.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
+#include <unistd.h>
 
 namespace wt {
 
@@ -14,7 +17,27 @@ namespace {
 
 constexpr const char* kRunColumns =
     "id, name, workload, variant, preset, config, backend, device, device_properties, started_at, origin_ns, "
-    "duration_ns, status, dropped_records, source_file, kernels, kernel_time_ns, busy_ns, span_start_ns, span_end_ns";
+    "duration_ns, status, dropped_records, source_file, kernels, kernel_time_ns, busy_ns, span_start_ns, span_end_ns, "
+    "writer_pid, writer_host";
+
+std::string hostName()
+{
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    return buf;
+}
+
+// A run still 'writing' whose writer on this host is gone reads as incomplete, also through
+// a read-only open (a read-write open marks it in the file).
+RunStatus effectiveStatus(std::string_view status, int64_t pid, std::string_view host)
+{
+    RunStatus s = runStatusFromString(status);
+    if (s != RunStatus::Writing)
+        return s;
+    static const std::string self = hostName();
+    bool alive = pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM);
+    return host == self && !alive ? RunStatus::Incomplete : s;
+}
 
 RunInfo runFromRow(const Statement& s)
 {
@@ -31,7 +54,7 @@ RunInfo runFromRow(const Statement& s)
     r.startedAt = s.text(9);
     r.originNs = s.int64(10);
     r.durationNs = s.int64(11);
-    r.status = runStatusFromString(s.textView(12));
+    r.status = effectiveStatus(s.textView(12), s.int64(20), s.textView(21));
     r.droppedRecords = s.int64(13);
     r.sourceFile = s.text(14);
     r.kernels = s.int64(15);
@@ -285,6 +308,14 @@ void Reader::forEachActivity(int64_t runId, const std::function<bool(const Activ
                 return;
         }
     }
+}
+
+void Reader::refresh()
+{
+    m_strings.clear();
+    m_stringsLoaded = false;
+    m_configs.clear();
+    m_configsLoaded = false;
 }
 
 const std::unordered_map<uint32_t, std::string>& Reader::strings() const

@@ -39,7 +39,10 @@ public:
     // the callback to stop early.
     void forEachActivity(int64_t runId, const std::function<bool(const Activity&)>& fn) const;
 
-    // Interned strings, loaded once per Reader.
+    // Forgets cached strings and launch configurations (after another writer added some).
+    void refresh();
+
+    // Interned strings, loaded once per Reader (and again by refresh()).
     const std::string& string(uint32_t id) const;
     const std::unordered_map<uint32_t, std::string>& strings() const;
 

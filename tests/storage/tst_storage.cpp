@@ -521,6 +521,12 @@ void TestStorage::killedWriterMarkedIncomplete()
     int status = 0;
     waitpid(pid, &status, 0);
     QCOMPARE(WEXITSTATUS(status), 0);
+    {
+        // A read-only open (a viewer) already shows it as incomplete, without writing.
+        Database ro(path, OpenMode::ReadOnly);
+        Reader rr(ro);
+        QCOMPARE(int(rr.runs().at(1).status), int(RunStatus::Incomplete));
+    }
     Database db(path, OpenMode::ReadWrite);   // opening recovers
     Reader r(db);
     auto runs = r.runs();
