@@ -6,7 +6,14 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
 #include <ctime>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -128,17 +135,63 @@ struct Event {
     std::string_view level;
 };
 
-class Parser {
+
+// Reads the fields of one event object. Strings come back as views that stay valid for the
+// whole import: into the original text (`delta` maps the parsed copy's addresses back to it)
+// or, for strings with escapes, into `arena`. Throws ImportError on bad values.
+class EventReader {
 public:
-    Parser(const std::string& file) : m_file(file) {}
+    EventReader(const std::string& file, std::deque<std::string>& arena) : m_file(file), m_arena(arena) {}
+    // Text being parsed starts at `copy`; the same bytes of the original text start at `original`.
+    void setBase(const char* copy, const char* original)
+    {
+        m_copy = copy;
+        m_original = original;
+    }
 
-    ImportedTrace run(const char* json, size_t size, size_t capacity);
+    void readEvent(od::object obj, Event& e);
+    void readArgs(od::object args, Event& e);
 
-private:
     [[noreturn]] void fail(const std::string& what) const { throw ImportError(m_file, what); }
 
+    // The key's text without unescaping when it has no escapes (all real traces).
+    static bool key(od::field& field, std::string_view& out)
+    {
+        const char* p = reinterpret_cast<const char*>(field.key().raw());
+        const char* q = p;
+        while (*q != '"' && *q != '\\')
+            ++q;
+        if (*q == '"') {
+            out = std::string_view(p, size_t(q - p));
+            return true;
+        }
+        auto k = field.unescaped_key();
+        if (k.error())
+            return false;
+        out = k.value_unsafe();
+        return true;
+    }
+    // A string value as a view valid for the whole import (see the class comment).
+    std::string_view str(od::value v)
+    {
+        std::string_view raw = v.raw_json_token();
+        if (raw.empty() || raw[0] != '"')
+            return {};
+        // The token runs to the next structural character, so the closing quote is inside it.
+        size_t close = 1;
+        while (close < raw.size() && raw[close] != '"' && raw[close] != '\\')
+            ++close;
+        if (close < raw.size() && raw[close] == '"')
+            return std::string_view(m_original + (raw.data() + 1 - m_copy), close - 1);
+        std::string_view u = v.get_string().value();
+        m_arena.emplace_back(u);
+        return m_arena.back();
+    }
     int64_t number(od::value v, const char* what)
     {
+        int64_t x = 0;
+        if (v.get_int64().get(x) == simdjson::SUCCESS)
+            return x;
         std::string_view text;
         if (v.type() == od::json_type::string)
             text = v.get_string().value();
@@ -151,11 +204,9 @@ private:
     }
     int64_t micros(od::value v, const char* what)
     {
-        std::string_view text;
-        if (v.type() == od::json_type::string)
+        std::string_view text = trimToken(v.raw_json_token());
+        if (!text.empty() && text[0] == '"')
             text = v.get_string().value();
-        else
-            text = trimToken(v.raw_json_token());
         auto ns = microsToNs(text);
         if (!ns)
             fail(std::string("invalid ") + what + " '" + std::string(text.substr(0, 40)) + "' (microseconds expected)");
@@ -163,7 +214,8 @@ private:
     }
     Id id(od::value v)
     {
-        if (v.type() == od::json_type::string)
+        std::string_view raw = v.raw_json_token();
+        if (!raw.empty() && raw[0] == '"')
             return parseIdText(v.get_string().value());
         if (v.type() == od::json_type::number)
             return Id{number(v, "id"), true};
@@ -181,42 +233,23 @@ private:
         }
     }
 
-    void readArgs(od::object args, Event& e);
-    void readEvent(od::object obj);
-    void dispatch(Event& e);
-    void readDeviceProperties(od::array arr);
-    void finish();
-
-    static int64_t threadKey(const Id& pid, const Id& tid) { return int64_t((uint64_t(pid.num) << 32) ^ uint64_t(uint32_t(tid.num))); }
-
-    std::string m_file;
-    ImportedTrace m_t;
-    bool m_kinetoMarkers = false;
-    bool m_wheretime = false;
-    int64_t m_events = 0;
-    std::unordered_map<int64_t, std::vector<Event>> m_open;        // B events by thread
-    std::vector<Event> m_other;                                     // plain Chrome slices, kept when not Kineto
-    std::vector<Event> m_gpuAnnotations;
-    std::unordered_map<int64_t, int64_t> m_userAnnotationByExternal; // External id -> range index
-    std::unordered_map<std::string_view, uint32_t> m_names;
-    uint32_t m_levelOp = 0, m_levelAnnotation = 0;
-
-    uint32_t name(std::string_view s)
-    {
-        auto it = m_names.find(s);
-        if (it != m_names.end())
-            return it->second;
-        uint32_t id = m_t.strings.intern(s);
-        m_names.emplace(s, id);   // s points into the parser's buffer, alive until parsing ends
-        return id;
-    }
+private:
+    const std::string& m_file;
+    std::deque<std::string>& m_arena;
+    const char* m_copy = nullptr;
+    const char* m_original = nullptr;
 };
 
-void Parser::readArgs(od::object args, Event& e)
+void EventReader::readArgs(od::object args, Event& e)
 {
-    for (auto field : args) {
-        std::string_view k = field.unescaped_key().value();
-        od::value v = field.value().value();
+    for (auto fieldResult : args) {
+        od::field field;
+        if (auto err = std::move(fieldResult).get(field))
+            throw simdjson::simdjson_error(err);
+        std::string_view k;
+        if (!key(field, k))
+            fail("invalid key in args");
+        od::value v = field.value();
         if (k == "correlation")
             e.correlation = number(v, "correlation");
         else if (k == "External id" || k == "external id")
@@ -250,40 +283,118 @@ void Parser::readArgs(od::object args, Event& e)
         else if (k == "wt_parent")
             e.wtParent = number(v, "wt_parent");
         else if (k == "level" && v.type() == od::json_type::string)
-            e.level = v.get_string().value();
+            e.level = str(v);
     }
 }
 
-void Parser::readEvent(od::object obj)
+void EventReader::readEvent(od::object obj, Event& e)
 {
-    Event e;
-    for (auto field : obj) {
-        std::string_view k = field.unescaped_key().value();
-        od::value v = field.value().value();
-        if (k == "ph") {
-            std::string_view ph = v.get_string().value();
-            e.ph = ph.empty() ? 0 : ph[0];
-        } else if (k == "cat") {
-            if (v.type() == od::json_type::string)
-                e.cat = v.get_string().value();
-        } else if (k == "name") {
-            if (v.type() == od::json_type::string)
-                e.name = v.get_string().value();
-        } else if (k == "pid")
-            e.pid = id(v);
-        else if (k == "tid")
-            e.tid = id(v);
-        else if (k == "ts") {
-            e.ts = micros(v, "timestamp");
-            e.hasTs = true;
-        } else if (k == "dur") {
-            e.dur = micros(v, "duration");
-            e.hasDur = true;
-        } else if (k == "args") {
-            if (v.type() == od::json_type::object)
-                readArgs(v.get_object().value(), e);
+    for (auto fieldResult : obj) {
+        od::field field;
+        if (auto err = std::move(fieldResult).get(field))
+            throw simdjson::simdjson_error(err);
+        std::string_view k;
+        if (!key(field, k))
+            fail("invalid key in an event");
+        od::value v = field.value();
+        switch (k.size()) {
+        case 2:
+            if (k == "ph") {
+                std::string_view ph = v.get_string().value();
+                e.ph = ph.empty() ? 0 : ph[0];
+            } else if (k == "ts") {
+                e.ts = micros(v, "timestamp");
+                e.hasTs = true;
+            }
+            break;
+        case 3:
+            if (k == "cat") {
+                if (v.type() == od::json_type::string)
+                    e.cat = str(v);
+            } else if (k == "pid")
+                e.pid = id(v);
+            else if (k == "tid")
+                e.tid = id(v);
+            else if (k == "dur") {
+                e.dur = micros(v, "duration");
+                e.hasDur = true;
+            }
+            break;
+        case 4:
+            if (k == "name") {
+                if (v.type() == od::json_type::string)
+                    e.name = str(v);
+            } else if (k == "args") {
+                if (v.type() == od::json_type::object)
+                    readArgs(v.get_object().value(), e);
+            }
+            break;
+        default:
+            break;
         }
     }
+}
+
+// One slice of the traceEvents array, parsed on either thread, handled in file order.
+struct Slice {
+    size_t begin = 0, end = 0;               // byte range of the events in the original text
+    std::vector<Event> events;
+    bool parsed = false;
+    bool ok = false;
+    size_t arrayEnd = 0;                     // when the array closed inside: offset just past its ']'
+};
+
+class Parser {
+public:
+    Parser(const std::string& file) : m_file(file), m_reader(file, m_arena) {}
+
+    // The whole document in one simdjson pass (small files, and the fallback of the sliced path).
+    ImportedTrace runWhole(const char* json, size_t size, size_t capacity);
+    // traceEvents in slices on two threads; nullopt when the text does not split cleanly (any
+    // error included): the caller then runs runWhole() on a fresh parser for the exact error.
+    std::optional<ImportedTrace> runSliced(const char* json, size_t size, size_t sliceBytes);
+
+private:
+    [[noreturn]] void fail(const std::string& what) const { throw ImportError(m_file, what); }
+
+    void parseDocument(const char* json, size_t size, size_t capacity);
+    bool parseSlices(const char* json, size_t size, size_t bodyBegin, size_t sliceBytes, size_t& tailBegin);
+    static bool parseSlice(Slice& s, const char* json, od::parser& parser, std::string& buf, EventReader& reader);
+    void handle(Event& e);
+    void dispatch(Event& e);
+    void readDeviceProperties(od::array arr);
+    void finish();
+
+    static int64_t threadKey(const Id& pid, const Id& tid) { return int64_t((uint64_t(pid.num) << 32) ^ uint64_t(uint32_t(tid.num))); }
+
+    std::string m_file;
+    std::deque<std::string> m_arena;                                // unescaped strings (rare)
+    std::deque<std::string> m_workerArena;                          // the same, from the second thread
+    EventReader m_reader;
+    ImportedTrace m_t;
+    bool m_kinetoMarkers = false;
+    bool m_wheretime = false;
+    int64_t m_events = 0;
+    std::unordered_map<int64_t, std::vector<Event>> m_open;        // B events by thread
+    std::vector<Event> m_other;                                     // plain Chrome slices, kept when not Kineto
+    std::vector<Event> m_gpuAnnotations;
+    std::unordered_map<int64_t, int64_t> m_userAnnotationByExternal; // External id -> range index
+    std::unordered_map<std::string_view, uint32_t> m_names;
+    uint32_t m_levelOp = 0, m_levelAnnotation = 0;
+
+    uint32_t name(std::string_view s)
+    {
+        auto it = m_names.find(s);
+        if (it != m_names.end())
+            return it->second;
+        uint32_t id = m_t.strings.intern(s);
+        m_names.emplace(s, id);   // s points into the input text or m_arena, alive until parsing ends
+        return id;
+    }
+};
+
+void Parser::handle(Event& e)
+{
     ++m_events;
     if (e.ph == 'X') {
         if (!e.hasTs)
@@ -379,7 +490,7 @@ void Parser::readDeviceProperties(od::array arr)
             std::string_view k = field.unescaped_key().value();
             od::value v = field.value().value();
             if (k == "id") {
-                d.id = int32_t(number(v, "device id"));
+                d.id = int32_t(m_reader.number(v, "device id"));
                 hasId = true;
             } else if (k == "name" && v.type() == od::json_type::string)
                 d.name = std::string(v.get_string().value());
@@ -393,10 +504,8 @@ void Parser::readDeviceProperties(od::array arr)
     }
 }
 
-ImportedTrace Parser::run(const char* json, size_t size, size_t capacity)
+void Parser::parseDocument(const char* json, size_t size, size_t capacity)
 {
-    m_levelOp = m_t.strings.intern("op");
-    m_levelAnnotation = m_t.strings.intern("annotation");
     od::parser parser;
     try {
         size_t i = 0;
@@ -408,8 +517,11 @@ ImportedTrace Parser::run(const char* json, size_t size, size_t capacity)
             fail("not JSON (expected '{' or '[' at the start)");
         od::document doc = parser.iterate(simdjson::padded_string_view(json, size, capacity));
         if (doc.type() == od::json_type::array) {
-            for (auto ev : doc.get_array())
-                readEvent(ev.get_object().value());
+            for (auto ev : doc.get_array()) {
+                Event e;
+                m_reader.readEvent(ev.get_object().value(), e);
+                handle(e);
+            }
         } else {
             bool sawEvents = false;
             for (auto field : doc.get_object()) {
@@ -417,15 +529,18 @@ ImportedTrace Parser::run(const char* json, size_t size, size_t capacity)
                 od::value v = field.value().value();
                 if (k == "traceEvents") {
                     sawEvents = true;
-                    for (auto ev : v.get_array())
-                        readEvent(ev.get_object().value());
+                    for (auto ev : v.get_array()) {
+                        Event e;
+                        m_reader.readEvent(ev.get_object().value(), e);
+                        handle(e);
+                    }
                 } else if (k == "deviceProperties") {
                     m_kinetoMarkers = true;
                     if (v.type() == od::json_type::array)
                         readDeviceProperties(v.get_array().value());
                 } else if (k == "baseTimeNanoseconds") {
                     m_kinetoMarkers = true;
-                    m_t.clockBaseNs = number(v, "baseTimeNanoseconds");
+                    m_t.clockBaseNs = m_reader.number(v, "baseTimeNanoseconds");
                 } else if (k == "schemaVersion" || k == "distributedInfo" || k == "traceName") {
                     m_kinetoMarkers = true;
                     if (k != "traceName")
@@ -446,6 +561,255 @@ ImportedTrace Parser::run(const char* json, size_t size, size_t capacity)
         }
     } catch (const simdjson::simdjson_error& e) {
         fail(std::string("invalid or truncated JSON (") + simdjson::error_message(e.error()) + ")");
+    }
+}
+
+ImportedTrace Parser::runWhole(const char* json, size_t size, size_t capacity)
+{
+    m_levelOp = m_t.strings.intern("op");
+    m_levelAnnotation = m_t.strings.intern("annotation");
+    m_reader.setBase(json, json);
+    parseDocument(json, size, capacity);
+    finish();
+    return std::move(m_t);
+}
+
+namespace {
+
+bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// Where the traceEvents array starts: the offset of its '[' (of the document itself when it is
+// an array), and in keyBegin the offset of the "traceEvents" key (npos for an array document).
+// Scans only the text before the array, tracking strings and depth, so the key is found at the
+// top level only. npos when not found.
+size_t findEventsArray(const char* json, size_t size, size_t& keyBegin)
+{
+    size_t i = 0;
+    while (i < size && isSpace(json[i]))
+        ++i;
+    keyBegin = std::string_view::npos;
+    if (i < size && json[i] == '[')
+        return i;
+    if (i >= size || json[i] != '{')
+        return std::string_view::npos;
+    int depth = 0;
+    for (; i < size; ++i) {
+        char c = json[i];
+        if (c == '"') {
+            size_t open = i;
+            for (++i; i < size && json[i] != '"'; ++i)
+                if (json[i] == '\\')
+                    ++i;
+            if (i >= size)
+                return std::string_view::npos;
+            if (depth == 1 && std::string_view(json + open + 1, i - open - 1) == "traceEvents") {
+                size_t j = i + 1;
+                while (j < size && isSpace(json[j]))
+                    ++j;
+                if (j < size && json[j] == ':') {
+                    ++j;
+                    while (j < size && isSpace(json[j]))
+                        ++j;
+                    if (j < size && json[j] == '[') {
+                        keyBegin = open;
+                        return j;
+                    }
+                }
+            }
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            if (--depth <= 0)
+                return std::string_view::npos;
+        }
+    }
+    return std::string_view::npos;
+}
+
+// The first likely event boundary at or after `from`: the ',' of "} , {" (whitespace allowed).
+// Only a guess (the bytes could sit inside a string or a nested array); parseSlices() checks it.
+size_t nextBoundary(const char* json, size_t size, size_t from)
+{
+    while (from < size) {
+        const void* hit = std::memchr(json + from, '}', size - from);
+        if (!hit)
+            return std::string_view::npos;
+        size_t i = size_t(static_cast<const char*>(hit) - json) + 1;
+        while (i < size && isSpace(json[i]))
+            ++i;
+        if (i < size && json[i] == ',') {
+            size_t comma = i++;
+            while (i < size && isSpace(json[i]))
+                ++i;
+            if (i < size && json[i] == '{')
+                return comma;
+        }
+        from = i;
+    }
+    return std::string_view::npos;
+}
+
+}  // namespace
+
+// One slice parsed as "[" + its bytes + "]" in a private padded copy, so the structural index
+// covers the slice only. Fails on any error, including a cut that was not an event boundary
+// (then one of the two slices around it is not a valid array of objects).
+bool Parser::parseSlice(Slice& s, const char* json, od::parser& parser, std::string& buf, EventReader& reader)
+{
+    size_t n = s.end - s.begin;
+    if (buf.size() < n + 2 + simdjson::SIMDJSON_PADDING)
+        buf.resize(n + 2 + simdjson::SIMDJSON_PADDING + n / 8);
+    buf[0] = '[';
+    std::memcpy(buf.data() + 1, json + s.begin, n);
+    buf[n + 1] = ']';
+    std::memset(buf.data() + n + 2, ' ', simdjson::SIMDJSON_PADDING);
+    reader.setBase(buf.data(), json + s.begin - 1);
+    s.arrayEnd = std::string_view::npos;
+    try {
+        od::document doc = parser.iterate(buf.data(), n + 2, buf.size());
+        od::array arr = doc.get_array();
+        s.events.reserve(n / 256);
+        for (auto ev : arr) {
+            Event e;
+            reader.readEvent(ev.get_object().value(), e);
+            s.events.push_back(e);
+        }
+        // At the end: the array closed at our ']'. Otherwise it closed inside this slice (the
+        // last one), and what follows starts at the next token.
+        auto loc = doc.current_location();
+        if (loc.error() == simdjson::SUCCESS)
+            s.arrayEnd = std::min(s.end, s.begin + size_t(loc.value_unsafe() - buf.data()) - 1);
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
+bool Parser::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t sliceBytes, size_t& tailBegin)
+{
+    std::vector<Slice> slices;
+    for (size_t pos = bodyBegin; pos < size;) {
+        size_t cut = pos + sliceBytes < size ? nextBoundary(json, size, pos + sliceBytes) : std::string_view::npos;
+        Slice s;
+        s.begin = pos;
+        s.end = cut == std::string_view::npos ? size : cut;
+        slices.push_back(std::move(s));
+        pos = cut == std::string_view::npos ? size : cut + 1;
+    }
+    // Both threads parse slices (at most kWindow ahead of the handled ones, to bound memory);
+    // the main thread handles them in file order.
+    constexpr size_t kWindow = 6;
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t next = 0, handled = 0;
+    bool stop = false;
+    auto take = [&](std::unique_lock<std::mutex>& lock) -> size_t {
+        if (stop || next >= slices.size() || next >= handled + kWindow)
+            return std::string_view::npos;
+        (void)lock;
+        return next++;
+    };
+    auto publish = [&](size_t k, bool ok) {
+        std::lock_guard<std::mutex> lock(mu);
+        slices[k].parsed = true;
+        slices[k].ok = ok;
+        cv.notify_all();
+    };
+    std::thread worker([&] {
+        od::parser parser;
+        std::string buf;
+        EventReader reader(m_file, m_workerArena);
+        for (;;) {
+            size_t k;
+            {
+                std::unique_lock<std::mutex> lock(mu);
+                cv.wait(lock, [&] { return stop || next >= slices.size() || next < handled + kWindow; });
+                k = take(lock);
+                if (k == std::string_view::npos)
+                    return;
+            }
+            publish(k, parseSlice(slices[k], json, parser, buf, reader));
+        }
+    });
+    struct Joiner {
+        std::thread& t;
+        std::mutex& mu;
+        std::condition_variable& cv;
+        bool& stop;
+        ~Joiner()
+        {
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                stop = true;
+            }
+            cv.notify_all();
+            t.join();
+        }
+    } joiner{worker, mu, cv, stop};
+
+    od::parser parser;
+    std::string buf;
+    EventReader& reader = m_reader;
+    for (;;) {
+        std::unique_lock<std::mutex> lock(mu);
+        if (handled >= slices.size())
+            return false;   // the array never closed: truncated
+        if (slices[handled].parsed) {
+            Slice& s = slices[handled];
+            lock.unlock();
+            if (!s.ok)
+                return false;
+            for (Event& e : s.events)
+                handle(e);
+            std::vector<Event>().swap(s.events);
+            lock.lock();
+            ++handled;
+            cv.notify_all();
+            if (s.arrayEnd != std::string_view::npos) {
+                tailBegin = s.arrayEnd;
+                return true;
+            }
+            continue;
+        }
+        size_t k = take(lock);
+        if (k == std::string_view::npos) {
+            cv.wait(lock, [&] { return slices[handled].parsed; });
+            continue;
+        }
+        lock.unlock();
+        publish(k, parseSlice(slices[k], json, parser, buf, reader));
+    }
+}
+
+std::optional<ImportedTrace> Parser::runSliced(const char* json, size_t size, size_t sliceBytes)
+{
+    m_levelOp = m_t.strings.intern("op");
+    m_levelAnnotation = m_t.strings.intern("annotation");
+    size_t keyBegin = 0;
+    size_t arrayBegin = findEventsArray(json, size, keyBegin);
+    if (arrayBegin == std::string_view::npos)
+        return std::nullopt;
+    size_t tail = 0;
+    try {
+        if (!parseSlices(json, size, arrayBegin + 1, sliceBytes, tail))
+            return std::nullopt;
+        if (keyBegin == std::string_view::npos) {
+            // An array document: nothing but whitespace may follow.
+            for (size_t i = tail; i < size; ++i)
+                if (!isSpace(json[i]))
+                    return std::nullopt;
+        } else {
+            // The other top-level keys, with an empty traceEvents in place of the events.
+            std::string rest(json, keyBegin);
+            rest += "\"traceEvents\": []";
+            rest.append(json + tail, size - tail);
+            size_t n = rest.size();
+            rest.append(simdjson::SIMDJSON_PADDING, ' ');
+            m_reader.setBase(rest.data(), rest.data());
+            parseDocument(rest.data(), n, rest.size());
+        }
+    } catch (...) {
+        return std::nullopt;
     }
     finish();
     return std::move(m_t);
@@ -518,10 +882,15 @@ void Parser::finish()
 
 }  // namespace
 
-ImportedTrace TraceEventImporter::parse(const std::string& file, const char* json, size_t size, size_t capacity)
+ImportedTrace TraceEventImporter::parse(const std::string& file, const char* json, size_t size, size_t capacity, size_t sliceBytes)
 {
+    if (sliceBytes > 0 && size >= 2 * sliceBytes) {
+        Parser p(file);
+        if (auto t = p.runSliced(json, size, sliceBytes))
+            return std::move(*t);
+    }
     Parser p(file);
-    return p.run(json, size, capacity);
+    return p.runWhole(json, size, capacity);
 }
 
 }  // namespace wt::interop

@@ -1,5 +1,6 @@
 // PyTorch profiler (Kineto) traces and plain Chrome trace JSON (X events, B/E pairs) into an
-// ImportedTrace, in one streaming pass over the events (simdjson On-Demand: no DOM).
+// ImportedTrace, streaming over the events (simdjson On-Demand: no DOM), in slices on two threads
+// for large texts.
 // Kineto categories of 2021 and later are understood (kernel/Kernel, cuda_runtime/Runtime,
 // cpu_op/Operator, gpu_memcpy/Memcpy, gpu_memset/Memset, user_annotation, gpu_user_annotation);
 // timestamps are parsed from the number text, exact to the nanosecond.
@@ -14,9 +15,15 @@ namespace wt::interop {
 
 class TraceEventImporter {
 public:
+    static constexpr size_t kSliceBytes = size_t(4) << 20;
+
     // `json` must stay alive and be followed by at least 64 readable bytes (simdjson padding);
     // `file` names the source in errors. Throws ImportError.
-    static ImportedTrace parse(const std::string& file, const char* json, size_t size, size_t capacity);
+    // Texts of at least 2 x sliceBytes are parsed in slices of about sliceBytes on two threads
+    // (the structural index then covers one slice, not the file); 0 = always in one pass.
+    // Both ways give the same trace; a text that does not split cleanly falls back to one pass.
+    static ImportedTrace parse(const std::string& file, const char* json, size_t size, size_t capacity,
+                               size_t sliceBytes = kSliceBytes);
 };
 
 }  // namespace wt::interop

@@ -10,6 +10,7 @@
 #include "storage/interop/importer.h"
 #include "storage/interop/importerror.h"
 #include "storage/interop/nsysimporter.h"
+#include "storage/interop/traceeventimporter.h"
 #include "storage/reader.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"
@@ -107,6 +108,53 @@ QByteArray readAll(const std::string& path)
     return f.readAll();
 }
 
+// Everything a parse produced, as text, so two parses can be compared whole.
+std::string describe(const ImportedTrace& t)
+{
+    std::ostringstream o;
+    o << t.format << ' ' << t.clockBaseNs << ' ' << t.epochClock << '\n';
+    for (const auto& d : t.devices)
+        o << "device " << d.id << ' ' << d.name << ' ' << d.propertiesJson << '\n';
+    for (const auto& [k, v] : t.metadata)
+        o << "meta " << k << '=' << v << '\n';
+    for (const auto& r : t.ranges)
+        o << "range " << r.startNs << ' ' << r.endNs << ' ' << r.thread << ' ' << t.strings.at(r.name) << ' '
+          << t.strings.at(r.level) << ' ' << r.onGpu << ' ' << r.parent << ' ' << r.parentGiven << '\n';
+    for (const auto& a : t.activities)
+        o << "act " << a.startNs << ' ' << a.endNs << ' ' << a.device << ' ' << a.stream << ' ' << int(a.kind) << ' '
+          << t.strings.at(a.name) << ' ' << a.correlationId << ' ' << a.config.grid[0] << ' ' << a.config.block[0] << ' '
+          << a.config.registers << ' ' << a.config.staticSmem << ' ' << a.config.dynamicSmem << ' ' << a.bytes << ' ' << a.range
+          << '\n';
+    for (const auto& c : t.calls)
+        o << "call " << c.startNs << ' ' << c.endNs << ' ' << c.thread << ' ' << t.strings.at(c.name) << ' ' << c.correlationId
+          << ' ' << c.osThread << '\n';
+    const auto& n = t.counts;
+    o << n.kernels << ' ' << n.memcpys << ' ' << n.memsets << ' ' << n.runtimeCalls << ' ' << n.ranges << ' ' << n.gpuAnnotations
+      << ' ' << n.skippedRanges << '\n';
+    return o.str();
+}
+
+// Parses `json` in one pass and in slices of `sliceBytes`: both must give the same trace, or
+// the same error.
+void compareSlicedWithWhole(const std::string& json, size_t sliceBytes)
+{
+    std::string buf = json + std::string(64, ' ');
+    std::string whole, sliced, wholeError, slicedError;
+    try {
+        whole = describe(TraceEventImporter::parse("t.json", buf.data(), json.size(), buf.size(), 0));
+    } catch (const ImportError& e) {
+        wholeError = e.what();
+    }
+    try {
+        sliced = describe(TraceEventImporter::parse("t.json", buf.data(), json.size(), buf.size(), sliceBytes));
+    } catch (const ImportError& e) {
+        slicedError = e.what();
+    }
+    QCOMPARE(slicedError, wholeError);
+    QCOMPARE(sliced.size(), whole.size());
+    QVERIFY(sliced == whole);
+}
+
 // A wheretime file holding one synthetic run: the "earlier run" bad imports must not touch.
 std::string fileWithOneRun()
 {
@@ -137,6 +185,9 @@ private slots:
     void chromeRoundTripOfImport();
     void csvExport();
     void plainChromeTrace();
+    void slicedParse_data();
+    void slicedParse();
+    void slicedParseOfSharedTraces();
     void badInput_data();
     void badInput();
     void missingFile();
@@ -518,6 +569,58 @@ void TestInterop::plainChromeTrace()
         byPath[g.path] = g.count;
     QCOMPARE(byPath["step/forward"], int64_t(1));   // k1: launched inside forward
     QCOMPARE(byPath[kNoScope], int64_t(1));         // k2: no launching call known
+}
+
+void TestInterop::slicedParse_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    // Cut candidates ("}" "," "{") inside strings and inside nested arrays of objects, escaped
+    // names, keys before and after traceEvents (one of them an array of objects), B/E pairs.
+    QByteArray events = R"([
+      {"ph":"B","name":"step },{ \"x\" },\n{","pid":1,"tid":1,"ts":100},
+      {"ph":"X","name":"forward","pid":1,"tid":1,"ts":110,"dur":50,"args":{"Input Dims":[{"a":1},{"b":"},{"}],"External id":3}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":120,"dur":2,"args":{"correlation":5}},
+      {"ph":"E","pid":1,"tid":1,"ts":200},
+      {"ph":"X","cat":"kernel","name":"k\u00e9\"1","pid":0,"tid":"stream 3","ts":"125.5","dur":10.25,"args":{"correlation":5,"device":0,"stream":3,"grid":[2,1,1]}},
+      {"ph":"X","cat":"Kernel","name":"k2","pid":0,"tid":3,"ts":1712195495505583.987,"dur":1.001},{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":7,"ts":140,"dur":3,"args":{"bytes":4096}}
+    ])";
+    QTest::newRow("array document") << events;
+    QByteArray object = R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "A},{B"},{"id": 1, "name": "C"}],
+      "note": "\"traceEvents\": [",
+      "traceEvents": )" + events + R"(, "traceName": "t},{x", "distributedInfo": [{"rank": 0},{"rank": 1}], "displayTimeUnit": "ns"})";
+    QTest::newRow("object document") << object;
+    QTest::newRow("truncated") << object.left(object.size() - 40);
+    QTest::newRow("truncated in the events") << object.left(object.indexOf("k2"));
+    QTest::newRow("not an object in the array") << QByteArray(R"({"traceEvents": [{"ph":"X","cat":"kernel","name":"a","ts":1,"dur":1}, 3, {"ph":"X","cat":"kernel","name":"b","ts":2,"dur":1}]})");
+    QTest::newRow("trailing garbage") << QByteArray(events + "]");
+    QTest::newRow("nested traceEvents only") << QByteArray(R"({"meta": {"traceEvents": [{"ph":"X","cat":"kernel","name":"a","ts":1,"dur":1},{"ph":"X","cat":"kernel","name":"b","ts":2,"dur":1}]}})");
+}
+
+void TestInterop::slicedParse()
+{
+    QFETCH(QByteArray, json);
+    std::string text = json.toStdString();
+    // Every slice size from a cut at each event to one slice per few events.
+    for (size_t bytes : {size_t(1), size_t(7), size_t(40), size_t(100), size_t(300)})
+        compareSlicedWithWhole(text, bytes);
+}
+
+void TestInterop::slicedParseOfSharedTraces()
+{
+    for (const char* name : {"kineto_v100_ns-resolution.pt.trace.json.gz", "kineto-2021_v100_resnet50.pt.trace.json.gz"}) {
+        std::string path = trace(name);
+        if (path.empty())
+            QSKIP("../shared/traces is not there");
+        gzFile gz = gzopen(path.c_str(), "rb");
+        QVERIFY(gz);
+        std::string text;
+        char chunk[1 << 16];
+        int n;
+        while ((n = gzread(gz, chunk, sizeof chunk)) > 0)
+            text.append(chunk, size_t(n));
+        gzclose(gz);
+        compareSlicedWithWhole(text, size_t(1) << 20);
+    }
 }
 
 void TestInterop::badInput_data()
