@@ -31,25 +31,6 @@ std::string_view toString(GroupBy g)
     return "layer";
 }
 
-int64_t unionLengthNs(std::vector<std::pair<int64_t, int64_t>>& iv)
-{
-    std::sort(iv.begin(), iv.end());
-    int64_t total = 0, cs = 0, ce = 0;
-    bool open = false;
-    for (auto [s, e] : iv) {
-        if (open && s <= ce) {
-            ce = std::max(ce, e);
-            continue;
-        }
-        if (open)
-            total += ce - cs;
-        cs = s;
-        ce = e;
-        open = true;
-    }
-    return open ? total + ce - cs : total;
-}
-
 namespace {
 
 // Per-grouping key of a scope node, cached: trees are small, totals rows many.

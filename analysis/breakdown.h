@@ -68,7 +68,4 @@ struct RunStats {
 };
 RunStats computeRunStats(const Reader& reader, int64_t runId, const BreakdownOptions& options);
 
-// Union length of [start, end) intervals (sorts the vector).
-int64_t unionLengthNs(std::vector<std::pair<int64_t, int64_t>>& intervals);
-
 }  // namespace wt

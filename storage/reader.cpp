@@ -2,6 +2,7 @@
 
 #include "activitychunk.h"
 #include "instancechunk.h"
+#include "launchconfigs.h"
 #include "statement.h"
 #include "storageerror.h"
 
@@ -198,19 +199,7 @@ const LaunchConfig& Reader::config(int64_t id) const
     if (id == 0)
         return none;
     if (!m_configsLoaded) {
-        Statement s(m_db.handle(), "SELECT id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, "
-                                   "static_smem, dynamic_smem FROM launch_configs");
-        while (s.step()) {
-            LaunchConfig c;
-            for (int i = 0; i < 3; ++i) {
-                c.grid[i] = int32_t(s.int64(1 + i));
-                c.block[i] = int32_t(s.int64(4 + i));
-            }
-            c.registers = int32_t(s.int64(7));
-            c.staticSmem = int32_t(s.int64(8));
-            c.dynamicSmem = int32_t(s.int64(9));
-            m_configs.emplace(s.int64(0), c);
-        }
+        forEachLaunchConfig(m_db.handle(), [&](int64_t cid, const LaunchConfig& c) { m_configs.emplace(cid, c); });
         m_configsLoaded = true;
     }
     auto it = m_configs.find(id);

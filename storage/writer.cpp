@@ -2,6 +2,7 @@
 
 #include "activitychunk.h"
 #include "instancechunk.h"
+#include "launchconfigs.h"
 #include "statement.h"
 #include "storageerror.h"
 
@@ -231,18 +232,7 @@ struct Writer::Impl {
     {
         if (configsLoaded)
             return;
-        Statement s(h, "SELECT id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem FROM launch_configs");
-        while (s.step()) {
-            LaunchConfig c;
-            for (int i = 0; i < 3; ++i) {
-                c.grid[i] = int32_t(s.int64(1 + i));
-                c.block[i] = int32_t(s.int64(4 + i));
-            }
-            c.registers = int32_t(s.int64(7));
-            c.staticSmem = int32_t(s.int64(8));
-            c.dynamicSmem = int32_t(s.int64(9));
-            configs.emplace(c, s.int64(0));
-        }
+        forEachLaunchConfig(h, [&](int64_t id, const LaunchConfig& c) { configs.emplace(c, id); });
         configsLoaded = true;
     }
 
