@@ -7,7 +7,10 @@
 #include <ctime>
 #include <map>
 #include <numeric>
+#include <thread>
 #include <tuple>
+#include <exception>
+#include <unordered_map>
 
 namespace wt::interop {
 
@@ -70,15 +73,21 @@ int64_t innermost(const Ranges& ranges, const Lane& lane, int64_t t)
     return -1;
 }
 
-}  // namespace
+// Lanes, nesting, attribution and the order scopes are written in: everything that needs no
+// writer, so it can run beside the writer's inserts.
+struct Prepared {
+    std::map<std::pair<bool, int64_t>, Lane> lanes;
+    std::vector<size_t> order;     // ranges, parents before children
+    int64_t attributed = 0;
+};
 
-WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
+void prepare(ImportedTrace& t, Prepared& p)
 {
     Ranges& ranges = t.ranges;
     const size_t nr = ranges.size();
 
     // 1. Lanes and nesting.
-    std::map<std::pair<bool, int64_t>, Lane> lanes;
+    auto& lanes = p.lanes;
     for (size_t i = 0; i < nr; ++i)
         lanes[{ranges[i].onGpu, ranges[i].thread}].index.push_back(int64_t(i));
     for (auto& [key, lane] : lanes) {
@@ -103,10 +112,9 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
     for (size_t i = 0; i < t.calls.size(); ++i)
         if (t.calls[i].correlationId != 0)
             callByCorrelation.emplace(t.calls[i].correlationId, i);
-    WriteResult result;
     for (auto& a : t.activities) {
         if (a.range >= 0 && size_t(a.range) < nr) {
-            ++result.attributed;
+            ++p.attributed;
             continue;
         }
         a.range = -1;
@@ -127,10 +135,57 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
                 a.range = innermost(ranges, lane->second, a.startNs);
         }
         if (a.range >= 0)
-            ++result.attributed;
+            ++p.attributed;
     }
 
-    // 3. Origin: the earliest time of anything written.
+    // 3. Scope order, parents before children: by start, then depth.
+    std::vector<int32_t> depth(nr, -1);
+    std::vector<size_t> chain;
+    for (size_t i = 0; i < nr; ++i) {
+        chain.clear();
+        size_t j = i;
+        int32_t base = 0;
+        while (chain.size() <= nr) {
+            if (depth[j] >= 0) {
+                base = depth[j];
+                break;
+            }
+            chain.push_back(j);
+            int64_t parent = ranges[j].parent;
+            if (parent < 0 || size_t(parent) >= nr)
+                break;
+            j = size_t(parent);
+        }
+        for (size_t k = chain.size(); k-- > 0;)
+            if (depth[chain[k]] < 0)
+                depth[chain[k]] = ++base;
+    }
+    p.order.resize(nr);
+    std::iota(p.order.begin(), p.order.end(), size_t(0));
+    std::sort(p.order.begin(), p.order.end(), [&](size_t a, size_t b) {
+        if (ranges[a].startNs != ranges[b].startNs)
+            return ranges[a].startNs < ranges[b].startNs;
+        if (depth[a] != depth[b])
+            return depth[a] < depth[b];
+        return a < b;
+    });
+}
+
+struct PairHash {
+    size_t operator()(const std::pair<int64_t, uint32_t>& k) const
+    {
+        return std::hash<int64_t>()(k.first * 0x9E3779B97F4A7C15ll ^ int64_t(k.second));
+    }
+};
+
+}  // namespace
+
+WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
+{
+    Ranges& ranges = t.ranges;
+    const size_t nr = ranges.size();
+
+    // Origin: the earliest time of anything written.
     int64_t origin = INT64_MAX, last = INT64_MIN;
     auto see = [&](int64_t s, int64_t e) {
         origin = std::min(origin, s);
@@ -145,27 +200,47 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
     if (origin == INT64_MAX)
         origin = last = 0;
 
-    // 4. Devices.
+    // Devices.
     std::vector<DeviceInfo> devices = t.devices;
+    WriteResult result;
     {
         std::vector<int32_t> seen;
         for (const auto& d : devices)
             seen.push_back(d.id);
-        for (const auto& a : t.activities)
+        std::vector<int32_t> used;   // only devices that ran something count for the summary line
+        for (const auto& a : t.activities) {
             if (std::find(seen.begin(), seen.end(), a.device) == seen.end()) {
                 seen.push_back(a.device);
                 devices.push_back(DeviceInfo{a.device, "GPU " + std::to_string(a.device), "{}"});
             }
-        std::sort(devices.begin(), devices.end(), [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
-    }
-    // Only devices that ran something count for the summary line.
-    {
-        std::vector<int32_t> used;
-        for (const auto& a : t.activities)
             if (std::find(used.begin(), used.end(), a.device) == used.end())
                 used.push_back(a.device);
+        }
+        std::sort(devices.begin(), devices.end(), [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
         result.devices = int(used.size());
     }
+
+    // Nesting and attribution run on a second thread (large traces) while this one writes the
+    // run header and the API calls, which touch neither ranges nor activities.
+    Prepared prepared;
+    std::exception_ptr prepareError;
+    auto runPrepare = [&] {
+        try {
+            prepare(t, prepared);
+        } catch (...) {
+            prepareError = std::current_exception();
+        }
+    };
+    struct JoinOnExit {
+        std::thread thread;
+        ~JoinOnExit()
+        {
+            if (thread.joinable())
+                thread.join();
+        }
+    } helper;
+    if (nr + t.activities.size() >= 20000)
+        helper.thread = std::thread(runPrepare);
 
     info.workload = t.format;
     info.backend = "import";
@@ -200,50 +275,36 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
             id = w.intern(t.strings.at(local));
         return id;
     };
+    for (const auto& c : t.calls)
+        w.addApiCall(ApiCall{c.startNs - origin, std::max(c.startNs, c.endNs) - origin, c.osThread, name(c.name), c.correlationId});
 
-    // 5. Scopes, parents before children: by start, then depth.
-    std::vector<int32_t> depth(nr, -1);
-    for (size_t i = 0; i < nr; ++i) {
-        std::vector<size_t> chain;
-        size_t j = i;
-        int32_t base = 0;
-        while (chain.size() <= nr) {
-            if (depth[j] >= 0) {
-                base = depth[j];
-                break;
-            }
-            chain.push_back(j);
-            int64_t p = ranges[j].parent;
-            if (p < 0 || size_t(p) >= nr)
-                break;
-            j = size_t(p);
-        }
-        for (size_t k = chain.size(); k-- > 0;)
-            if (depth[chain[k]] < 0)
-                depth[chain[k]] = ++base;
-    }
-    std::vector<size_t> order(nr);
-    std::iota(order.begin(), order.end(), size_t(0));
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        if (ranges[a].startNs != ranges[b].startNs)
-            return ranges[a].startNs < ranges[b].startNs;
-        if (depth[a] != depth[b])
-            return depth[a] < depth[b];
-        return a < b;
-    });
+    if (helper.thread.joinable())
+        helper.thread.join();
+    else
+        runPrepare();
+    if (prepareError)
+        std::rethrow_exception(prepareError);
+    result.attributed = prepared.attributed;
+
+    // Scopes: the writer keeps (parent, name) -> node too, but by std::string key; most ranges
+    // repeat a known node, found here by the names' local ids.
+    std::unordered_map<std::pair<int64_t, uint32_t>, int64_t, PairHash> nodes;
     std::vector<int64_t> instanceOf(nr, 0), nodeOf(nr, 0);
-    for (size_t i : order) {
+    for (size_t i : prepared.order) {
         const auto& r = ranges[i];
         int64_t parentNode = 0, parentInstance = 0;
         if (r.parent >= 0 && size_t(r.parent) < nr && instanceOf[size_t(r.parent)] != 0) {
             parentNode = nodeOf[size_t(r.parent)];
             parentInstance = instanceOf[size_t(r.parent)];
         }
-        nodeOf[i] = w.addScope(parentNode, t.strings.at(r.name), t.strings.at(r.level));
+        auto [it, added] = nodes.try_emplace({parentNode, r.name}, 0);
+        if (added)
+            it->second = w.addScope(parentNode, t.strings.at(r.name), t.strings.at(r.level));
+        nodeOf[i] = it->second;
         instanceOf[i] = w.addScopeInstance(nodeOf[i], parentInstance, r.startNs - origin, std::max(r.startNs, r.endNs) - origin);
     }
 
-    // 6. Activities and API calls.
+    // Activities.
     std::map<std::tuple<int32_t, int64_t, TrackKind>, int64_t> tracks;
     for (const auto& a : t.activities) {
         TrackKind kind = a.kind == ActivityKind::Kernel ? TrackKind::Kernel : TrackKind::Memory;
@@ -265,8 +326,6 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         if (a.kind == ActivityKind::Kernel)
             ++result.kernels;
     }
-    for (const auto& c : t.calls)
-        w.addApiCall(ApiCall{c.startNs - origin, std::max(c.startNs, c.endNs) - origin, c.osThread, name(c.name), c.correlationId});
 
     w.finishRun(RunStatus::Complete, last - origin);
     return result;
