@@ -68,6 +68,9 @@ CuptiTracer::CuptiTracer(RecordSink& sink, const std::atomic<bool>* stop) : Trac
         check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "enabling memcpy records");
         check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET), "enabling memset records");
         check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "enabling runtime API records");
+        // Libraries such as cuBLAS launch through the driver API: its records carry the
+        // external correlation of those launches.
+        check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "enabling driver API records");
         check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), "enabling external correlation");
     } catch (...) {
         g_active = nullptr;
@@ -169,15 +172,17 @@ void CuptiTracer::bufferCompleted(uint8_t* buffer, size_t validSize)
             m_pending.push_back(p);
             break;
         }
-        case CUPTI_ACTIVITY_KIND_RUNTIME: {
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER: {
             auto* a = reinterpret_cast<CUpti_ActivityAPI*>(rec);
             const char* name = nullptr;
-            cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name);
+            cuptiGetCallbackName(rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
+                                 a->cbid, &name);
             ApiRecord r;
             r.threadId = a->threadId;
             r.startNs = int64_t(a->start) - m_origin;
             r.endNs = int64_t(a->end) - m_origin;
-            r.name = m_sink.name(name ? name : "cuda runtime call");
+            r.name = m_sink.name(name ? name : "cuda API call");
             r.correlationId = a->correlationId;
             m_api.push_back(r);
             break;
@@ -235,6 +240,7 @@ void CuptiTracer::stop()
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
 }
 

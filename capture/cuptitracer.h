@@ -1,5 +1,5 @@
 // The CUPTI tracer (CUDA builds only): records kernels (concurrent), memcpy, memset and
-// runtime API calls with the CUPTI Activity API. Scope attribution: around every launch the
+// runtime and driver API calls with the CUPTI Activity API. Scope attribution: around every launch the
 // innermost scope instance is pushed as an external correlation id, and CUPTI's
 // EXTERNAL_CORRELATION records map each launch's correlation id to it. Buffers are handed
 // back quickly (parsed and queued), drained until CUPTI has no more, and flushed after every
