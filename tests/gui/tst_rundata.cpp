@@ -105,6 +105,41 @@ private slots:
         QCOMPARE(inLanes, withSpan);
     }
 
+    void foldIndexesBuiltAtLoad()
+    {
+        // Every track and lane carries a FoldIndex over exactly its items, and a zoomed-out
+        // draw list built through it covers every kernel of a track once.
+        wt::synth::Result res;
+        std::string path = makeRun(30000, 4, &res);
+        auto run = loadRun(path, res.runId);
+        QVERIFY(run);
+        for (const TrackData& t : run->tracks) {
+            QVERIFY(t.index.builtFor(t.size()));
+            TrackSequence seq{run.get(), &t};
+            for (size_t i = 0; i < t.size(); i += 97)
+                for (double d : {-0.5, 0.0, 0.5})
+                    QCOMPARE(t.index.lowerBound(seq, double(t.startNs[i]) + d),
+                             lowerBoundStart(seq, 0, t.size(), double(t.startNs[i]) + d));
+            QCOMPARE(t.index.levels.front().color[0], run->activityColor(t, 0));
+        }
+        for (const LaneData& l : run->lanes)
+            QVERIFY(l.index.builtFor(l.items.size()));
+        TimelineLayout layout;
+        layout.build(*run, {});
+        TimeMapping m(double(run->spanStartNs), double(run->spanEndNs), 1000);
+        DrawList dl;
+        buildDrawList(*run, layout, m, {}, dl);
+        for (size_t r = 0; r < layout.rows().size(); ++r) {
+            if (layout.rows()[r].kind != Row::Track)
+                continue;
+            size_t sum = 0;
+            for (const DrawItem& d : dl.rows[r])
+                sum += d.count;
+            QCOMPARE(sum, run->tracks[size_t(layout.rows()[r].index)].size());
+        }
+        QVERIFY(run->memoryBytes() < size_t(run->activityCount) * 64);
+    }
+
     void layerColorsAreStable()
     {
         // FNV-1a is fixed: pin it so a change of the palette mapping is a visible decision.

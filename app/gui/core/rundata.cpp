@@ -1,6 +1,7 @@
 #include "rundata.h"
 
 #include "layerpalette.h"
+#include "timelinelayout.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/storageerror.h"
@@ -93,12 +94,13 @@ size_t RunData::memoryBytes() const
     size_t b = sizeof(*this);
     for (const TrackData& t : tracks)
         b += sizeof(t) + t.startNs.capacity() * 8 + t.durationNs.capacity() * 4 + t.nameId.capacity() * 4 +
-             t.instance.capacity() * 4 + t.config.capacity() * 4 + t.bytes.capacity() * 8 + t.activityKind.capacity();
+             t.instance.capacity() * 4 + t.config.capacity() * 4 + t.bytes.capacity() * 8 + t.activityKind.capacity() +
+             t.index.bytes();
     b += nodes.capacity() * sizeof(ScopeNodeData);
     b += instances.node.capacity() * 4 + instances.parent.capacity() * 4 + instances.gpuStartNs.capacity() * 8 +
          instances.gpuEndNs.capacity() * 8;
     for (const LaneData& l : lanes)
-        b += sizeof(l) + l.items.capacity() * 4;
+        b += sizeof(l) + l.items.capacity() * 4 + l.index.bytes();
     b += launchConfigs.capacity() * sizeof(LaunchConfig) + nameColors.capacity() * 4;
     for (const auto& [id, s] : strings)
         b += 48 + s.capacity();
@@ -205,7 +207,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     std::unordered_map<int64_t, uint32_t> instanceIndex;
     {
         std::vector<ScopeInstance> inst = reader.scopeInstances(runId);
-        std::sort(inst.begin(), inst.end(), [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; });
+        // Reader::scopeInstances hands them out by id already; the check keeps this independent.
+        auto byId = [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; };
+        if (!std::is_sorted(inst.begin(), inst.end(), byId))
+            std::sort(inst.begin(), inst.end(), byId);
         if (!inst.empty()) {
             firstInstance = inst.front().id;
             contiguous = inst.back().id - firstInstance + 1 == int64_t(inst.size());
@@ -349,6 +354,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     // Empty tracks say nothing on a timeline.
     d.tracks.erase(std::remove_if(d.tracks.begin(), d.tracks.end(), [](const TrackData& t) { return t.size() == 0; }),
                    d.tracks.end());
+    for (TrackData& t : d.tracks)
+        t.index.build(TrackSequence{&d, &t});
 
     // Spans go up the tree: children have larger ids than their parents.
     InstanceData& in = d.instances;
@@ -397,6 +404,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             v.clear();
             v.shrink_to_fit();
             d.lanes.push_back(std::move(lane));
+            d.lanes.back().index.build(LaneSequence{&d, &d.lanes.back()});
         }
     }
     std::vector<uint8_t>().swap(deviceMask);

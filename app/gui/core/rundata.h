@@ -1,10 +1,11 @@
 // One run in memory, shaped for the timeline: per-track structure-of-arrays activity lists
-// sorted by start (24 bytes per activity), the scope tree with a stable color per layer, and the
+// sorted by start (24 bytes per activity, plus ~3.5 for the FoldIndex), the scope tree with a stable color per layer, and the
 // scope instances with their GPU spans (first kernel start to last kernel end, children
 // included), grouped into lanes per (device, depth) sorted by GPU start. Immutable once loaded,
 // so views on any thread can share one std::shared_ptr<const RunData>.
 #pragma once
 
+#include "drawlist.h"
 #include "storage/types.h"
 
 #include <QRgb>
@@ -37,6 +38,7 @@ struct TrackData {
     std::vector<int64_t> bytes;           // memory tracks only: bytes moved or set
     std::vector<uint8_t> activityKind;    // memory tracks only: ActivityKind
     int64_t maxDurationNs = 0;            // longest activity: bounds window searches
+    FoldIndex index;                      // over the activities: the frame's searches and folds (built at load)
 
     size_t size() const { return startNs.size(); }
     int64_t endNs(size_t i) const { return startNs[i] + int64_t(durationNs[i]); }
@@ -70,6 +72,7 @@ struct LaneData {
     QString level;                        // level name of the lane's nodes (most common)
     std::vector<uint32_t> items;          // instance indices
     int64_t maxDurationNs = 0;
+    FoldIndex index;                      // over the items' GPU spans (built at load)
 };
 
 struct DeviceData {

@@ -35,6 +35,7 @@ struct TrackSequence {
     int64_t end(size_t i) const { return track->endNs(i); }
     int64_t maxDuration() const { return track->maxDurationNs; }
     QRgb color(size_t i) const { return run->activityColor(*track, i); }
+    const FoldIndex& foldIndex() const { return track->index; }
 };
 
 struct LaneSequence {
@@ -45,6 +46,7 @@ struct LaneSequence {
     int64_t end(size_t i) const { return run->instances.gpuEndNs[lane->items[i]]; }
     int64_t maxDuration() const { return lane->maxDurationNs; }
     QRgb color(size_t i) const { return run->instanceColor(lane->items[i]); }
+    const FoldIndex& foldIndex() const { return lane->index; }
 };
 
 struct Row {

@@ -11,6 +11,7 @@
 #include <QWheelEvent>
 
 #include <cmath>
+#include <cstring>
 
 namespace wt::gui {
 
@@ -25,6 +26,13 @@ QColor textOn(QRgb c)
 QColor shade(QRgb c)
 {
     return QColor(qRed(c) * 7 / 10, qGreen(c) * 7 / 10, qBlue(c) * 7 / 10);
+}
+
+// a over b with alpha a255 / 255, opaque.
+QRgb mix(QRgb a, QRgb b, int a255)
+{
+    auto ch = [&](int x, int y) { return (x * a255 + y * (255 - a255) + 127) / 255; };
+    return qRgb(ch(qRed(a), qRed(b)), ch(qGreen(a), qGreen(b)), ch(qBlue(a), qBlue(b)));
 }
 
 QString launchText(const LaunchConfig& c)
@@ -401,8 +409,8 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     QPainter p(this);
     const QPalette& pal = palette();
     const QRect plot = plotRect();
-    p.fillRect(rect(), pal.color(QPalette::Base));
     if (!m_run) {
+        p.fillRect(rect(), pal.color(QPalette::Base));
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, QStringLiteral("Open a file (Ctrl+O) or drop one here, then pick a run."));
         return;
@@ -414,41 +422,91 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     const auto& rows = m_layout.rows();
     const int top = kRulerHeight;
 
-    // Rows: background bands and items, clipped to the plot.
+    // Rows: bands and item bodies go into an opaque strip image, one line buffer per row
+    // copied to each of its pixel lines, then the strip is drawn once. A QPainter::fillRect
+    // per span (two or three per item, ~10k a frame zoomed out) cost several ms a frame;
+    // this writes each pixel once. Below the rows: the base color.
+    const QRgb base = pal.color(QPalette::Base).rgb(), alternateBase = pal.color(QPalette::AlternateBase).rgb();
+    const int stripH = std::clamp(m_layout.contentHeight() - m_scrollY, 0, std::max(height() - top, 0));
+    const qreal dpr = devicePixelRatioF();
+    const int stripW = int(std::ceil(plot.width() * dpr)), stripDevH = int(std::ceil(stripH * dpr));
+    if (stripW > 0 && stripDevH > 0) {
+        if (m_strip.width() != stripW || m_strip.height() != stripDevH)
+            m_strip = QImage(stripW, stripDevH, QImage::Format_RGB32);
+        m_strip.setDevicePixelRatio(dpr);
+        auto line = [&](int dy) { return reinterpret_cast<QRgb*>(m_strip.scanLine(dy)); };
+        auto col = [&](double x) { return std::clamp(int(std::lround(x * dpr)), 0, stripW); };
+        int dy = 0;
+        for (size_t r = 0; r < rows.size(); ++r) {
+            const Row& row = rows[r];
+            const int ry0 = row.y - m_scrollY;   // logical, from the strip's top
+            if (ry0 + row.height <= 0)
+                continue;
+            if (ry0 >= stripH)
+                break;
+            const int d0 = std::clamp(int(std::lround(ry0 * dpr)), 0, stripDevH);
+            const int d1 = std::clamp(int(std::lround((ry0 + row.height) * dpr)), 0, stripDevH);
+            for (; dy < d0; ++dy)
+                std::fill_n(line(dy), stripW, base);   // the gap above the row
+            const bool alternate = row.kind == Row::DeviceHeader || (row.kind == Row::Track && (r % 2));
+            const QRgb bg = alternate ? alternateBase : base;
+            m_lineBody.assign(size_t(stripW), bg);
+            m_lineBase.assign(size_t(stripW), bg);
+            if (row.kind != Row::DeviceHeader && r < m_draw.rows.size()) {
+                const std::vector<DrawItem>& items = m_draw.rows[r];
+                for (const PaintSpan& span : m_draw.spans[r]) {
+                    const DrawItem& d = items[span.item];
+                    const int c0 = col(span.x0), c1 = col(span.x1);
+                    if (d.isFold()) {
+                        // Folds: the color at 55% over the band with a solid baseline, so they
+                        // read as "many" (blended here: spans never overlap).
+                        std::fill(m_lineBody.begin() + c0, m_lineBody.begin() + c1, mix(d.color, bg, 140));
+                        std::fill(m_lineBase.begin() + c0, m_lineBase.begin() + c1, shade(d.color).rgb());
+                        continue;
+                    }
+                    std::fill(m_lineBody.begin() + c0, m_lineBody.begin() + c1, d.color);
+                    std::fill(m_lineBase.begin() + c0, m_lineBase.begin() + c1, d.color);
+                    if (span.x1 - span.x0 > 6 && span.x1 >= int(std::ceil(d.x1))) {   // right edge
+                        const int e0 = col(span.x1 - 1);
+                        std::fill(m_lineBody.begin() + e0, m_lineBody.begin() + c1, shade(d.color).rgb());
+                        std::fill(m_lineBase.begin() + e0, m_lineBase.begin() + c1, shade(d.color).rgb());
+                    }
+                }
+            }
+            // Pixel lines: band, bodies, baselines (the last two above the bottom), band.
+            for (; dy < d1; ++dy) {
+                const double off = dy / dpr - ry0;
+                const bool band = off < 1 || off >= row.height - 1 || row.kind == Row::DeviceHeader;
+                if (band)
+                    std::fill_n(line(dy), stripW, bg);
+                else
+                    std::memcpy(line(dy), (off >= row.height - 3 ? m_lineBase : m_lineBody).data(), size_t(stripW) * sizeof(QRgb));
+            }
+        }
+        for (; dy < stripDevH; ++dy)
+            std::fill_n(line(dy), stripW, base);
+        p.drawImage(QPointF(plot.left(), top), m_strip);
+    }
+    if (stripH < height() - top)
+        p.fillRect(QRect(plot.left(), top + stripH, plot.width(), height() - top - stripH), pal.color(QPalette::Base));
+
+    // Labels inside wide items, then selection outlines, clipped to the plot.
     p.save();
     p.setClipRect(plot);
     p.translate(plot.left(), 0);
     for (size_t r = 0; r < rows.size() && r < m_draw.rows.size(); ++r) {
         const Row& row = rows[r];
         int y = top + row.y - m_scrollY;
-        if (y + row.height < top || y > height())
+        if (y + row.height < top || y > height() || row.kind == Row::DeviceHeader)
             continue;
-        if (row.kind == Row::DeviceHeader) {
-            p.fillRect(QRect(0, y, plot.width(), row.height), pal.color(QPalette::AlternateBase));
-            continue;
-        }
-        if (row.kind == Row::Track && (r % 2))
-            p.fillRect(QRect(0, y, plot.width(), row.height), pal.color(QPalette::AlternateBase));
         const std::vector<DrawItem>& items = m_draw.rows[r];
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
-            QRect box(span.x0, y + 1, span.x1 - span.x0, row.height - 2);
-            QColor c = QColor::fromRgb(d.color);
-            if (d.isFold()) {
-                // Folds: translucent body with a solid baseline, so they read as "many".
-                c.setAlpha(140);
-                p.fillRect(box, c);
-                p.fillRect(QRect(span.x0, y + row.height - 3, box.width(), 2), shade(d.color));
+            if (d.isFold() || span.x1 - span.x0 <= 40)
                 continue;
-            }
-            p.fillRect(box, c);
-            if (box.width() > 6 && span.x1 >= int(std::ceil(d.x1)))
-                p.fillRect(QRect(span.x1 - 1, y + 1, 1, row.height - 2), shade(d.color));
-            if (box.width() > 40) {
-                QRect tr = box.adjusted(3, 0, -3, 0);
-                p.setPen(textOn(d.color));
-                p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(itemName(row, d), Qt::ElideRight, tr.width()));
-            }
+            QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
+            p.setPen(textOn(d.color));
+            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(itemName(row, d), Qt::ElideRight, tr.width()));
         }
         for (const DrawItem& d : items) {
             if (!(d.flags & (DrawItem::Selected | DrawItem::Highlighted)))

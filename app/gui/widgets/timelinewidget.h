@@ -9,6 +9,7 @@
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/core/viewstate.h"
 
+#include <QImage>
 #include <QWidget>
 
 #include <map>
@@ -75,6 +76,8 @@ private:
     TimeMapping m_mapping;
     TimelineLayout m_layout;
     DrawList m_draw;
+    QImage m_strip;                              // the rows' pixels of the last frame (reused)
+    std::vector<QRgb> m_lineBody, m_lineBase;    // one row's pixel line: bodies; with fold baselines
     std::map<int, int> m_collapsed;
     QScrollBar* m_vbar;
     int m_scrollY = 0;
