@@ -14,6 +14,11 @@
 #include <cstring>
 #include <memory>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace wt::interop {
 
 namespace {
@@ -98,6 +103,40 @@ std::string readGzip(const std::string& path)
     return buf;
 }
 
+// A plain file mapped read-only: no copy, and pages already parsed can be handed back.
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path)
+    {
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return;
+        struct stat st {};
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p != MAP_FAILED) {
+                m_data = static_cast<const char*>(p);
+                m_size = size_t(st.st_size);
+                ::madvise(p, m_size, MADV_SEQUENTIAL);
+            }
+        }
+        ::close(fd);
+    }
+    ~MappedFile()
+    {
+        if (m_data)
+            ::munmap(const_cast<char*>(m_data), m_size);
+    }
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    const char* data() const { return m_data; }
+    size_t size() const { return m_size; }
+
+private:
+    const char* m_data = nullptr;
+    size_t m_size = 0;
+};
+
 }  // namespace
 
 TraceFormat detectFormat(const std::string& path)
@@ -128,7 +167,14 @@ ImportedTrace parseTraceFile(const std::string& path)
     switch (detectFormat(path)) {
     case TraceFormat::NsysSqlite:
         return NsysImporter::parse(path);
-    case TraceFormat::Json:
+    case TraceFormat::Json: {
+        // Large plain files are parsed in slices straight from the mapping (each slice is copied
+        // with its own padding); the one-pass fallback copies the text itself when needed.
+        MappedFile map(path);
+        if (map.data())
+            return TraceEventImporter::parse(path, map.data(), map.size(), map.size(), TraceEventImporter::kSliceBytes, true);
+        [[fallthrough]];
+    }
     case TraceFormat::GzipJson: {
         std::string buf = detectFormat(path) == TraceFormat::GzipJson ? readGzip(path) : readPlain(path);
         size_t size = buf.size();

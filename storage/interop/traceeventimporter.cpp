@@ -12,6 +12,8 @@
 #include <ctime>
 #include <deque>
 #include <mutex>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -352,7 +354,7 @@ public:
     ImportedTrace runWhole(const char* json, size_t size, size_t capacity);
     // traceEvents in slices on two threads; nullopt when the text does not split cleanly (any
     // error included): the caller then runs runWhole() on a fresh parser for the exact error.
-    std::optional<ImportedTrace> runSliced(const char* json, size_t size, size_t sliceBytes);
+    std::optional<ImportedTrace> runSliced(const char* json, size_t size, size_t sliceBytes, bool mappedFile);
 
 private:
     [[noreturn]] void fail(const std::string& what) const { throw ImportError(m_file, what); }
@@ -374,6 +376,8 @@ private:
     ImportedTrace m_t;
     bool m_kinetoMarkers = false;
     bool m_wheretime = false;
+    bool m_mappedFile = false;                                      // pages of handled slices may be dropped
+    std::vector<std::vector<Event>> m_spareEvents;                  // event buffers of handled slices, reused
     int64_t m_events = 0;
     std::unordered_map<int64_t, std::vector<Event>> m_open;        // B events by thread
     std::vector<Event> m_other;                                     // plain Chrome slices, kept when not Kineto
@@ -727,6 +731,10 @@ bool Parser::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t
                 k = take(lock);
                 if (k == std::string_view::npos)
                     return;
+                if (!m_spareEvents.empty()) {
+                    slices[k].events = std::move(m_spareEvents.back());
+                    m_spareEvents.pop_back();
+                }
             }
             publish(k, parseSlice(slices[k], json, parser, buf, reader));
         }
@@ -761,8 +769,17 @@ bool Parser::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t
                 return false;
             for (Event& e : s.events)
                 handle(e);
-            std::vector<Event>().swap(s.events);
+            s.events.clear();
+            if (m_mappedFile) {
+                // The slice's whole pages are not needed any more (views into them fault back in).
+                uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+                uintptr_t from = (uintptr_t(json + s.begin) + page - 1) & ~(page - 1);
+                uintptr_t to = uintptr_t(json + s.end) & ~(page - 1);
+                if (to > from)
+                    madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+            }
             lock.lock();
+            m_spareEvents.push_back(std::move(s.events));
             ++handled;
             cv.notify_all();
             if (s.arrayEnd != std::string_view::npos) {
@@ -776,13 +793,18 @@ bool Parser::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t
             cv.wait(lock, [&] { return slices[handled].parsed; });
             continue;
         }
+        if (!m_spareEvents.empty()) {
+            slices[k].events = std::move(m_spareEvents.back());
+            m_spareEvents.pop_back();
+        }
         lock.unlock();
         publish(k, parseSlice(slices[k], json, parser, buf, reader));
     }
 }
 
-std::optional<ImportedTrace> Parser::runSliced(const char* json, size_t size, size_t sliceBytes)
+std::optional<ImportedTrace> Parser::runSliced(const char* json, size_t size, size_t sliceBytes, bool mappedFile)
 {
+    m_mappedFile = mappedFile;
     m_levelOp = m_t.strings.intern("op");
     m_levelAnnotation = m_t.strings.intern("annotation");
     size_t keyBegin = 0;
@@ -882,12 +904,18 @@ void Parser::finish()
 
 }  // namespace
 
-ImportedTrace TraceEventImporter::parse(const std::string& file, const char* json, size_t size, size_t capacity, size_t sliceBytes)
+ImportedTrace TraceEventImporter::parse(const std::string& file, const char* json, size_t size, size_t capacity, size_t sliceBytes,
+                                        bool mappedFile)
 {
     if (sliceBytes > 0 && size >= 2 * sliceBytes) {
         Parser p(file);
-        if (auto t = p.runSliced(json, size, sliceBytes))
+        if (auto t = p.runSliced(json, size, sliceBytes, mappedFile))
             return std::move(*t);
+    }
+    if (capacity < size + simdjson::SIMDJSON_PADDING) {
+        simdjson::padded_string padded(json, size);
+        Parser p(file);
+        return p.runWhole(padded.data(), size, size + simdjson::SIMDJSON_PADDING);
     }
     Parser p(file);
     return p.runWhole(json, size, capacity);

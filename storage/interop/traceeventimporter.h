@@ -17,13 +17,16 @@ class TraceEventImporter {
 public:
     static constexpr size_t kSliceBytes = size_t(4) << 20;
 
-    // `json` must stay alive and be followed by at least 64 readable bytes (simdjson padding);
+    // `json` must stay alive; `capacity` (>= size) says how many bytes are readable from it:
+    // with less than size + 64 (simdjson padding) a one-pass parse copies the text first.
     // `file` names the source in errors. Throws ImportError.
     // Texts of at least 2 x sliceBytes are parsed in slices of about sliceBytes on two threads
     // (the structural index then covers one slice, not the file); 0 = always in one pass.
     // Both ways give the same trace; a text that does not split cleanly falls back to one pass.
+    // mappedFile: `json` is a private read-only file mapping; the pages of handled slices are
+    // given back to the kernel (names stay readable: they page in again from the file).
     static ImportedTrace parse(const std::string& file, const char* json, size_t size, size_t capacity,
-                               size_t sliceBytes = kSliceBytes);
+                               size_t sliceBytes = kSliceBytes, bool mappedFile = false);
 };
 
 }  // namespace wt::interop
