@@ -1,5 +1,8 @@
 // wheretime-gui [FILE[:RUN]]: the desktop app. --screenshot PNG renders the window after the
 // run loaded and exits (used by scripts/screenshot.sh; works with QT_QPA_PLATFORM=offscreen).
+// --report OUTDIR writes the headless report (charts, CSVs, index.md, index.html) and exits.
+#include "app/gui/breakdown/breakdownactions.h"
+#include "app/gui/breakdown/report.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
 
@@ -7,11 +10,13 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QFileInfo>
 #include <QImage>
 #include <QTimer>
 
 #include <cstdio>
+#include <tuple>
 
 namespace {
 
@@ -30,6 +35,12 @@ std::pair<QString, QString> splitSelector(const QString& arg)
 
 int main(int argc, char** argv)
 {
+    // The report never opens a window: without a display it renders offscreen.
+    for (int i = 1; i < argc; ++i)
+        if (qstrcmp(argv[i], "--report") == 0 || qstrncmp(argv[i], "--report=", 9) == 0)
+            if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+                qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+                qputenv("QT_QPA_PLATFORM", "offscreen");
 #if defined(Q_OS_LINUX)
     // Without a display Qt would abort inside the platform plugin; say why instead.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
@@ -51,11 +62,39 @@ int main(int argc, char** argv)
     QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to PNG after loading, then exit."), QStringLiteral("PNG"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x900)."), QStringLiteral("WxH"), QStringLiteral("1600x900"));
     QCommandLineOption range(QStringLiteral("range"), QStringLiteral("Visible range in ns from the first activity, T0:T1."), QStringLiteral("T0:T1"));
-    parser.addOptions({shot, size, range});
+    QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write a report of FILE[:RUN] (charts, CSVs, index.md, index.html) into OUTDIR, then exit."), QStringLiteral("OUTDIR"));
+    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("With --report: the run to compare with (the compare section is not built yet)."), QStringLiteral("FILE[:RUN]"));
+    parser.addOptions({shot, size, range, report, compare});
     parser.process(app);
+
+    if (parser.isSet(report)) {
+        const QStringList args = parser.positionalArguments();
+        if (args.size() != 1) {
+            std::fprintf(stderr, "wheretime-gui: --report needs one FILE[:RUN]\n");
+            return 2;
+        }
+        wt::gui::ReportOptions ro;
+        ro.outDir = parser.value(report);
+        std::tie(ro.file, ro.run) = splitSelector(args.first());
+        if (parser.isSet(compare))
+            std::tie(ro.compareFile, ro.compareRun) = splitSelector(parser.value(compare));
+        wt::gui::ReportResult rr = wt::gui::writeReport(ro);
+        if (!rr.ok) {
+            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(rr.error));
+            return 1;
+        }
+        std::printf("%s: %lld files in %.2f s\n", qPrintable(QDir(ro.outDir).filePath(QStringLiteral("index.html"))),
+                    static_cast<long long>(rr.files.size()), rr.seconds);
+        return 0;
+    }
+    if (parser.isSet(compare)) {
+        std::fprintf(stderr, "wheretime-gui: --compare works with --report only\n");
+        return 2;
+    }
 
     const bool screenshot = parser.isSet(shot);
     wt::gui::MainWindow window(!screenshot);
+    wt::gui::BreakdownActions::install(&window);
     if (screenshot) {
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
         int w = wh.value(0).toInt(), h = wh.value(1).toInt();

@@ -49,14 +49,21 @@ BreakdownPlot::BreakdownPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), 
         axisRect()->setMargins(QMargins(4, 4, 4, 4));
         m_pie = new PieChart(xAxis, yAxis);
         // Legend in its own column right of the pie, not inset over it.
+        // Legend in its own column right of the pie, packed at the top (a spacer below it
+        // takes the rest of the height; legend rows would otherwise spread out).
         axisRect()->insetLayout()->take(legend);
-        plotLayout()->addElement(1, 1, legend);
+        auto* side = new QCPLayoutGrid;
+        plotLayout()->addElement(1, 1, side);
         plotLayout()->setColumnStretchFactor(1, 0.001);
+        side->addElement(0, 0, legend);
+        side->addElement(1, 0, new QCPLayoutElement(this));
+        side->setRowStretchFactor(0, 0.001);
+        side->setRowSpacing(0);
         legend->setVisible(true);
         legend->setBorderPen(Qt::NoPen);
         legend->setFont(f);
         legend->setIconSize(12, 12);
-        legend->setRowSpacing(1);
+        legend->setRowSpacing(2);
     } else {
         yAxis->setRangeReversed(true);   // largest bar on top
         yAxis->grid()->setVisible(false);

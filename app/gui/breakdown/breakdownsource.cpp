@@ -5,6 +5,7 @@
 #include "storage/reader.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace wt::gui {
 
@@ -309,6 +310,113 @@ std::vector<TotalRow> BreakdownSource::rangeTotals(double t0, double t1) const
         r.timeNs += dur;
     });
     return out;
+}
+
+std::string BreakdownSource::keyOf(const BreakdownLevel& level, ActivityKind kind, uint32_t node, uint32_t nameId) const
+{
+    if (level.groupBy != GroupBy::Kind && kind != ActivityKind::Kernel)
+        return {};
+    TotalRow r;
+    r.scopeId = node == kNone || node >= m_nodeScope.size() ? 0 : m_nodeScope[node];
+    r.nameId = nameId;
+    r.kind = kind;
+    for (const auto& [g, want] : level.filters)
+        if (groupKey(r, m_tree, m_strings, g, 3) != want)
+            return {};
+    return groupKey(r, m_tree, m_strings, level.groupBy, 3);
+}
+
+std::string BreakdownSource::keyOfSelection(const BreakdownLevel& level, const Selection& sel) const
+{
+    if (!m_data)
+        return {};
+    if (sel.kind == Selection::Activity && sel.track < m_data->tracks.size()) {
+        const TrackData& t = m_data->tracks[sel.track];
+        if (sel.index >= t.size())
+            return {};
+        ActivityKind kind = t.kind == TrackKind::Kernel ? ActivityKind::Kernel : ActivityKind(t.activityKind[sel.index]);
+        uint32_t inst = t.instance[sel.index];
+        return keyOf(level, kind, inst == kNone ? kNone : m_data->instances.node[inst], t.nameId[sel.index]);
+    }
+    if (sel.kind == Selection::Scope && sel.index < m_data->instances.size()) {
+        if (level.groupBy == GroupBy::Kernel || level.groupBy == GroupBy::Kind)
+            return {};
+        for (const auto& [g, want] : level.filters)
+            if (g == GroupBy::Kernel || g == GroupBy::Kind)
+                return {};
+        return keyOf(level, ActivityKind::Kernel, m_data->instances.node[sel.index], 0);
+    }
+    return {};
+}
+
+Selection BreakdownSource::representative(const BreakdownLevel& level, const std::string& key, double view0,
+                                          double view1) const
+{
+    Selection best;
+    if (!m_data || key.empty())
+        return best;
+    const RunData& run = *m_data;
+    auto overlap = [&](int64_t a, int64_t b) { return std::min(double(b), view1) - std::max(double(a), view0); };
+    if (level.groupBy != GroupBy::Kernel && level.groupBy != GroupBy::Kind) {
+        // Nodes whose key matches; the shallowest of them stand for the group (a layer's own
+        // scope rather than its ops).
+        std::vector<char> match(run.nodes.size(), 0);
+        int minDepth = INT32_MAX;
+        for (uint32_t n = 0; n < run.nodes.size(); ++n)
+            if (keyOf(level, ActivityKind::Kernel, n, 0) == key) {
+                match[n] = 1;
+                minDepth = std::min(minDepth, run.nodes[n].depth);
+            }
+        double bestOverlap = 0;
+        int64_t firstStart = INT64_MAX;
+        uint32_t first = kNone;
+        for (uint32_t i = 0; i < run.instances.size(); ++i) {
+            uint32_t n = run.instances.node[i];
+            if (!match[n] || run.nodes[n].depth != minDepth || !run.instances.hasSpan(i))
+                continue;
+            double o = overlap(run.instances.gpuStartNs[i], run.instances.gpuEndNs[i]);
+            if (o > bestOverlap) {
+                bestOverlap = o;
+                best = Selection{Selection::Scope, 0, i};
+            }
+            if (run.instances.gpuStartNs[i] < firstStart) {
+                firstStart = run.instances.gpuStartNs[i];
+                first = i;
+            }
+        }
+        if (best.kind == Selection::None && first != kNone)
+            best = Selection{Selection::Scope, 0, first};
+        return best;
+    }
+    // Kernel names and kinds: the longest matching activity, preferring the view.
+    std::unordered_map<uint64_t, bool> cache;
+    double bestInView = -1;
+    int64_t bestAny = -1;
+    Selection any;
+    for (uint32_t ti = 0; ti < run.tracks.size(); ++ti) {
+        const TrackData& t = run.tracks[ti];
+        for (uint32_t i = 0; i < t.size(); ++i) {
+            ActivityKind kind = t.kind == TrackKind::Kernel ? ActivityKind::Kernel : ActivityKind(t.activityKind[i]);
+            uint32_t inst = t.instance[i];
+            uint32_t node = inst == kNone ? kNone : run.instances.node[inst];
+            uint64_t ck = (uint64_t(node) << 32 ^ uint64_t(t.nameId[i]) << 2) ^ uint64_t(kind);
+            auto it = cache.find(ck);
+            if (it == cache.end())
+                it = cache.emplace(ck, keyOf(level, kind, node, t.nameId[i]) == key).first;
+            if (!it->second)
+                continue;
+            double o = overlap(t.startNs[i], t.endNs(i));
+            if (o >= 0 && o > bestInView) {
+                bestInView = o;
+                best = Selection{Selection::Activity, ti, i};
+            }
+            if (int64_t(t.durationNs[i]) > bestAny) {
+                bestAny = t.durationNs[i];
+                any = Selection{Selection::Activity, ti, i};
+            }
+        }
+    }
+    return best.kind != Selection::None ? best : any;
 }
 
 BreakdownResult BreakdownSource::finish(const BreakdownLevel& level, const Breakdown& b, bool range, double t0,

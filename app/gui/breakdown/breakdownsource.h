@@ -10,6 +10,7 @@
 #include "analysis/breakdown.h"
 #include "analysis/scopetree.h"
 #include "app/gui/core/rundata.h"
+#include "app/gui/core/timelinelayout.h"
 
 #include <QRgb>
 #include <QString>
@@ -109,6 +110,17 @@ public:
     BreakdownResult computeRange(const BreakdownLevel& level, double t0, double t1) const;
     // Totals of the attached run's activities clipped to [t0, t1): the reduced form of a range.
     std::vector<TotalRow> rangeTotals(double t0, double t1) const;
+
+    // Shared selection with the timeline (needs a RunData). The group key of an activity at a
+    // level, empty when the level's filters exclude it; node = RunData node index or kNone.
+    std::string keyOf(const BreakdownLevel& level, ActivityKind kind, uint32_t node, uint32_t nameId) const;
+    // The group key of what the timeline selected (an activity, or a scope instance for the
+    // scope groupings), empty when it has none at this level.
+    std::string keyOfSelection(const BreakdownLevel& level, const Selection& selection) const;
+    // What the timeline should select to show a group: for scope groupings the instance of the
+    // group's scope that overlaps [view0, view1) longest (else its first); for kernel names
+    // and kinds the longest such activity in view (else in the run). None when not found.
+    Selection representative(const BreakdownLevel& level, const std::string& key, double view0, double view1) const;
 
 private:
     BreakdownResult finish(const BreakdownLevel& level, const Breakdown& b, bool range, double t0, double t1) const;

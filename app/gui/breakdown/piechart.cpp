@@ -88,7 +88,8 @@ QPointF PieChart::center() const
 double PieChart::radius() const
 {
     QRectF a = area();
-    return std::max(10.0, std::min(a.width() / 2 - labelWidth() - 36, a.height() / 2 - 28));
+    // Labels start at 1.22 r + 8 px from the center and may be labelWidth() wide.
+    return std::max(10.0, std::min((a.width() / 2 - labelWidth() - 12) / 1.22, a.height() / 2 - 28));
 }
 
 int PieChart::sliceAt(const QPointF& pos) const
@@ -271,7 +272,7 @@ QSize PieLegendItem::minimumOuterSizeHint() const
     QSize icon = mParentLegend->iconSize();
     QFontMetrics fm(mFont);
     QSize s(icon.width() + mParentLegend->iconTextPadding() + fm.horizontalAdvance(text()) + 4,
-            std::max(icon.height(), fm.height()));
+            std::max(icon.height(), fm.height()) + 4);
     return s + QSize(mMargins.left() + mMargins.right(), mMargins.top() + mMargins.bottom());
 }
 

@@ -1,0 +1,547 @@
+#include "breakdownview.h"
+
+#include "chartexport.h"
+#include "exportdialog.h"
+#include "piechart.h"
+#include "runsummary.h"
+
+#include "app/gui/core/timeformat.h"
+
+#include <QApplication>
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QShortcut>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace wt::gui {
+
+namespace {
+
+QString plural(GroupBy g)
+{
+    switch (g) {
+    case GroupBy::Layer: return QStringLiteral("layers");
+    case GroupBy::Phase: return QStringLiteral("phases");
+    case GroupBy::Op: return QStringLiteral("ops");
+    case GroupBy::Kernel: return QStringLiteral("kernels");
+    case GroupBy::Kind: return QStringLiteral("activity kinds");
+    case GroupBy::Scope: return QStringLiteral("scopes");
+    }
+    return {};
+}
+
+QString safeFileName(QString s)
+{
+    for (QChar& c : s)
+        if (!c.isLetterOrNumber() && c != QLatin1Char('-') && c != QLatin1Char('_'))
+            c = QLatin1Char('_');
+    return s.left(60);
+}
+
+}  // namespace
+
+BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
+    : QWidget(parent), m_state(state), m_model(new BreakdownModel(this)), m_proxy(new BreakdownProxyModel(this)),
+      m_rangeTimer(new QTimer(this))
+{
+    setObjectName(QStringLiteral("breakdown"));
+    m_levels.push_back(BreakdownLevel{});
+
+    // Controls: grouping, "other" threshold, chart kind, range, export.
+    m_groupBy = new QComboBox(this);
+    for (GroupBy g : {GroupBy::Layer, GroupBy::Phase, GroupBy::Op, GroupBy::Kernel, GroupBy::Kind})
+        m_groupBy->addItem(QStringLiteral("by ") + groupByLabel(g), int(g));
+    m_groupBy->setToolTip(QStringLiteral("What the kernel time is grouped by"));
+    m_threshold = new QDoubleSpinBox(this);
+    m_threshold->setRange(0, 50);
+    m_threshold->setSingleStep(0.5);
+    m_threshold->setDecimals(1);
+    m_threshold->setValue(2.0);
+    m_threshold->setPrefix(QStringLiteral("other < "));
+    m_threshold->setSuffix(QStringLiteral(" %"));
+    m_threshold->setToolTip(QStringLiteral("Pie slices below this share merge into \"other\""));
+    auto* pieButton = new QToolButton(this);
+    pieButton->setText(QStringLiteral("Pie"));
+    pieButton->setCheckable(true);
+    pieButton->setChecked(true);
+    auto* barButton = new QToolButton(this);
+    barButton->setText(QStringLiteral("Bars"));
+    barButton->setCheckable(true);
+    m_chartKind = new QButtonGroup(this);
+    m_chartKind->addButton(pieButton, 0);
+    m_chartKind->addButton(barButton, 1);
+    m_range = new QCheckBox(QStringLiteral("Selected range"), this);
+    m_range->setToolTip(QStringLiteral("Break down only the time range selected in the timeline (Shift-drag)"));
+    m_range->setEnabled(false);
+    auto* exportButton = new QToolButton(this);
+    exportButton->setText(QStringLiteral("Export"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto* exportMenu = new QMenu(exportButton);
+    exportMenu->addAction(QStringLiteral("Chart (PNG, SVG, PDF)..."), this, &BreakdownView::exportChart);
+    exportMenu->addAction(QStringLiteral("Table as CSV..."), this, &BreakdownView::exportTableCsv);
+    exportMenu->addAction(QStringLiteral("Run summary as Markdown..."), this, &BreakdownView::exportSummary);
+    exportButton->setMenu(exportMenu);
+
+    auto* controls = new QHBoxLayout;
+    controls->setContentsMargins(0, 0, 0, 0);
+    controls->addWidget(m_groupBy);
+    controls->addWidget(m_threshold);
+    controls->addWidget(pieButton);
+    controls->addWidget(barButton);
+    controls->addWidget(m_range);
+    controls->addStretch(1);
+    controls->addWidget(exportButton);
+
+    m_crumbs = new QLabel(this);
+    m_crumbs->setTextFormat(Qt::RichText);
+    m_crumbs->setTextInteractionFlags(Qt::LinksAccessibleByMouse);
+    connect(m_crumbs, &QLabel::linkActivated, this, [this](const QString& link) { goUp(link.mid(1).toInt()); });
+
+    m_pie = new BreakdownPlot(BreakdownPlot::Kind::Pie, this);
+    m_bars = new BreakdownPlot(BreakdownPlot::Kind::Bars, this);
+    m_stack = new QStackedWidget(this);
+    m_stack->addWidget(m_pie);
+    m_stack->addWidget(m_bars);
+    m_stack->setMinimumHeight(260);
+    for (BreakdownPlot* plot : {m_pie, m_bars}) {
+        plot->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(plot, &QWidget::customContextMenuRequested, this, [this, plot](const QPoint& p) { showPlotMenu(plot, p); });
+        connect(plot, &BreakdownPlot::sliceClicked, this, [this, plot](int slice) {
+            const PieSlice& s = plot->slices()[size_t(slice)];
+            if (!s.other)
+                selectRow(int(s.members.front()));
+            drillInto(slice);
+        });
+    }
+
+    m_filter = new QLineEdit(this);
+    m_filter->setPlaceholderText(QStringLiteral("Filter by name"));
+    m_filter->setClearButtonEnabled(true);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &BreakdownProxyModel::setFilterText);
+    m_proxy->setSourceModel(m_model);
+    m_table = new QTableView(this);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(BreakdownModel::TimeColumn, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(20);
+    m_table->horizontalHeader()->setSectionResizeMode(BreakdownModel::NameColumn, QHeaderView::Stretch);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, &BreakdownView::showTableMenu);
+    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& idx) {
+        selectRow(idx.data(BreakdownModel::RowRole).toInt());
+    });
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& idx) {
+        int slice = sliceOfRow(idx.data(BreakdownModel::RowRole).toInt());
+        if (slice >= 0)
+            drillInto(slice);
+    });
+    auto* copy = new QShortcut(QKeySequence::Copy, m_table, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(copy, &QShortcut::activated, this, &BreakdownView::copyCsv);
+
+    auto* bottom = new QWidget(this);
+    auto* bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    bottomLayout->addWidget(m_filter);
+    bottomLayout->addWidget(m_table);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_stack);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(controls);
+    layout->addWidget(m_crumbs);
+    layout->addWidget(split, 1);
+
+    connect(m_groupBy, &QComboBox::currentIndexChanged, this,
+            [this](int) { setGroupBy(GroupBy(m_groupBy->currentData().toInt())); });
+    connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double) { refresh(); });
+    connect(m_chartKind, &QButtonGroup::idClicked, this, [this](int id) { m_stack->setCurrentIndex(id); });
+    connect(m_range, &QCheckBox::toggled, this, [this](bool) { refresh(); });
+
+    // A range selection being dragged changes many times a second: break it down when it rests.
+    m_rangeTimer->setSingleShot(true);
+    m_rangeTimer->setInterval(150);
+    connect(m_rangeTimer, &QTimer::timeout, this, [this] {
+        const bool has = m_state->hasRangeSelection();
+        m_range->setEnabled(has);
+        QSignalBlocker block(m_range);
+        m_range->setChecked(has);   // a new range is what the user wants broken down
+        refresh();
+    });
+    connect(m_state, &ViewState::runChanged, this, &BreakdownView::onRunChanged);
+    connect(m_state, &ViewState::rangeSelectionChanged, m_rangeTimer, qOverload<>(&QTimer::start));
+    connect(m_state, &ViewState::selectionChanged, this, &BreakdownView::syncFromTimeline);
+    updateCrumbs();
+    if (m_state->run())
+        onRunChanged();
+}
+
+BreakdownView::~BreakdownView()
+{
+    if (m_loading)
+        m_loading->waitForFinished();
+}
+
+void BreakdownView::onRunChanged()
+{
+    std::shared_ptr<const RunData> run = m_state->run();
+    if (m_loading) {
+        m_loading->disconnect(this);
+        m_loading->waitForFinished();
+        m_loading->deleteLater();
+        m_loading = nullptr;
+    }
+    m_source.reset();
+    m_model->setResult({});
+    if (!run) {
+        refresh();
+        return;
+    }
+    // Reading the tree and the stored totals is short, but it is a query: keep it off the GUI thread.
+    auto error = std::make_shared<QString>();
+    m_loading = new QFutureWatcher<std::shared_ptr<const BreakdownSource>>(this);
+    connect(m_loading, &QFutureWatcherBase::finished, this, [this, error] {
+        auto source = m_loading->result();
+        m_loading->deleteLater();
+        m_loading = nullptr;
+        if (!source) {
+            m_loadError = *error;
+            emit sourceFailed(*error);
+            return;
+        }
+        setSource(source);
+        emit sourceReady();
+    });
+    m_loading->setFuture(QtConcurrent::run([run, error]() -> std::shared_ptr<const BreakdownSource> {
+        try {
+            return BreakdownSource::load(run);
+        } catch (const std::exception& e) {
+            *error = QString::fromUtf8(e.what());
+            return nullptr;
+        }
+    }));
+}
+
+void BreakdownView::setSource(std::shared_ptr<const BreakdownSource> source)
+{
+    m_source = std::move(source);
+    m_levels.resize(1);
+    refresh();
+}
+
+BreakdownPlot* BreakdownView::currentPlot() const
+{
+    return m_stack->currentIndex() == 1 ? m_bars : m_pie;
+}
+
+double BreakdownView::threshold() const
+{
+    return m_threshold->value() / 100.0;
+}
+
+void BreakdownView::setThreshold(double fraction)
+{
+    m_threshold->setValue(fraction * 100.0);
+    refresh();
+}
+
+void BreakdownView::setShowBars(bool bars)
+{
+    m_chartKind->button(bars ? 1 : 0)->setChecked(true);
+    m_stack->setCurrentIndex(bars ? 1 : 0);
+}
+
+void BreakdownView::setUseRange(bool range)
+{
+    m_range->setChecked(range && m_state->hasRangeSelection());
+    refresh();
+}
+
+bool BreakdownView::usesRange() const
+{
+    return m_range->isChecked() && m_state->hasRangeSelection() && m_source && m_source->runData();
+}
+
+void BreakdownView::setGroupBy(GroupBy groupBy)
+{
+    int i = m_groupBy->findData(int(groupBy));
+    if (i >= 0 && i != m_groupBy->currentIndex()) {
+        QSignalBlocker block(m_groupBy);
+        m_groupBy->setCurrentIndex(i);
+    }
+    m_levels.assign(1, BreakdownLevel{groupBy, {}});
+    refresh();
+}
+
+bool BreakdownView::drillInto(int slice)
+{
+    const BreakdownPlot* plot = currentPlot();
+    if (slice < 0 || slice >= int(plot->slices().size()))
+        return false;
+    const PieSlice& s = plot->slices()[size_t(slice)];
+    auto target = drillTarget(m_levels.back().groupBy);
+    if (s.other || !target)
+        return false;
+    BreakdownLevel next;
+    next.groupBy = *target;
+    next.filters = m_levels.back().filters;
+    next.filters.emplace_back(m_levels.back().groupBy, s.path);
+    m_levels.push_back(std::move(next));
+    refresh();
+    return true;
+}
+
+void BreakdownView::goUp(int index)
+{
+    if (index < 0 || index >= int(m_levels.size()) - 1)
+        return;
+    m_levels.resize(size_t(index) + 1);
+    refresh();
+}
+
+QString BreakdownView::title() const
+{
+    const BreakdownLevel& level = m_levels.back();
+    QString t = QStringLiteral("Kernel time by ") + groupByLabel(level.groupBy);
+    if (level.groupBy == GroupBy::Kind)
+        t = QStringLiteral("Activity time by kind");
+    for (const auto& [g, key] : level.filters)
+        t += QStringLiteral(" \u203a ") + groupByLabel(g) + QLatin1Char(' ') + QString::fromStdString(key);
+    if (usesRange())
+        t += QStringLiteral("  (range %1 .. %2)")
+                 .arg(formatDuration(m_state->rangeStartNs() - double(m_state->run()->spanStartNs)),
+                      formatDuration(m_state->rangeEndNs() - double(m_state->run()->spanStartNs)));
+    return t;
+}
+
+void BreakdownView::refresh()
+{
+    if (!m_source) {
+        m_model->setResult({});
+        m_pie->setResult({}, threshold(), m_loadError.isEmpty() ? QStringLiteral("No run") : m_loadError);
+        m_bars->setResult({}, threshold(), QString());
+        updateCrumbs();
+        emit updated();
+        return;
+    }
+    const BreakdownLevel& level = m_levels.back();
+    BreakdownResult r = usesRange() ? m_source->computeRange(level, m_state->rangeStartNs(), m_state->rangeEndNs())
+                                    : m_source->compute(level);
+    const QString t = title();
+    m_pie->setResult(r, threshold(), t);
+    m_bars->setResult(r, threshold(), t);
+    m_model->setResult(std::move(r));
+    updateCrumbs();
+    syncFromTimeline();
+    emit updated();
+}
+
+void BreakdownView::updateCrumbs()
+{
+    QStringList parts;
+    for (size_t i = 0; i < m_levels.size(); ++i) {
+        QString label = i == 0 ? QStringLiteral("All ") + plural(m_levels[0].groupBy)
+                               : QString::fromStdString(m_levels[i].filters.back().second).toHtmlEscaped();
+        parts << (i + 1 < m_levels.size() ? QStringLiteral("<a href=\"#%1\">%2</a>").arg(i).arg(label)
+                                          : QStringLiteral("<b>%1</b>").arg(label));
+    }
+    m_crumbs->setText(parts.join(QStringLiteral(" &rsaquo; ")));
+}
+
+int BreakdownView::sliceOfRow(int row) const
+{
+    const auto& slices = currentPlot()->slices();
+    for (size_t i = 0; i < slices.size(); ++i)
+        for (size_t m : slices[i].members)
+            if (int(m) == row)
+                return int(i);
+    return -1;
+}
+
+void BreakdownView::selectRow(int row)
+{
+    const auto& rows = result().rows;
+    if (row < 0 || row >= int(rows.size()))
+        return;
+    // Table.
+    QModelIndex src = m_model->index(row, 0);
+    QModelIndex idx = m_proxy->mapFromSource(src);
+    if (idx.isValid()) {
+        m_table->selectionModel()->select(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_table->scrollTo(idx);
+    }
+    // Charts.
+    for (BreakdownPlot* plot : {m_pie, m_bars}) {
+        int slice = -1;
+        for (size_t i = 0; i < plot->slices().size() && slice < 0; ++i)
+            for (size_t m : plot->slices()[i].members)
+                if (int(m) == row)
+                    slice = int(i);
+        plot->setHighlighted(slice);
+    }
+    // Timeline.
+    if (m_source && m_state->run()) {
+        Selection sel = m_source->representative(m_levels.back(), rows[size_t(row)].path, m_state->viewStartNs(),
+                                                 m_state->viewEndNs());
+        if (sel.kind != Selection::None) {
+            m_syncing = true;
+            m_state->setSelection(sel);
+            m_syncing = false;
+        }
+    }
+}
+
+void BreakdownView::syncFromTimeline()
+{
+    if (m_syncing || !m_source)
+        return;
+    std::string key = m_source->keyOfSelection(m_levels.back(), m_state->selection());
+    const auto& rows = result().rows;
+    int row = -1;
+    for (size_t i = 0; i < rows.size() && !key.empty(); ++i)
+        if (rows[i].path == key)
+            row = int(i);
+    for (BreakdownPlot* plot : {m_pie, m_bars}) {
+        int slice = -1;
+        for (size_t i = 0; i < plot->slices().size() && slice < 0 && row >= 0; ++i)
+            for (size_t m : plot->slices()[i].members)
+                if (int(m) == row)
+                    slice = int(i);
+        plot->setHighlighted(slice);
+    }
+    if (row >= 0) {
+        QModelIndex idx = m_proxy->mapFromSource(m_model->index(row, 0));
+        if (idx.isValid())
+            m_table->selectionModel()->select(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    } else if (m_table->selectionModel()) {
+        m_table->selectionModel()->clearSelection();
+    }
+}
+
+std::vector<size_t> BreakdownView::selectedRows() const
+{
+    std::vector<size_t> out;
+    const QModelIndexList sel = m_table->selectionModel() ? m_table->selectionModel()->selectedRows() : QModelIndexList();
+    for (const QModelIndex& i : sel)
+        out.push_back(size_t(i.data(BreakdownModel::RowRole).toInt()));
+    if (out.empty())   // nothing selected: the rows shown, in the table's order
+        for (int r = 0; r < m_proxy->rowCount(); ++r)
+            out.push_back(size_t(m_proxy->index(r, 0).data(BreakdownModel::RowRole).toInt()));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+QString BreakdownView::selectedCsv() const
+{
+    return m_model->toCsv(selectedRows());
+}
+
+void BreakdownView::copyCsv() const
+{
+    QApplication::clipboard()->setText(selectedCsv());
+}
+
+void BreakdownView::showPlotMenu(BreakdownPlot* plot, const QPoint& pos)
+{
+    QMenu menu(this);
+    int slice = plot->sliceAt(pos);
+    if (slice >= 0) {
+        const PieSlice& s = plot->slices()[size_t(slice)];
+        if (!s.other) {
+            menu.addAction(QStringLiteral("Show \"%1\" in the timeline").arg(s.label), this,
+                           [this, s] { selectRow(int(s.members.front())); });
+            if (drillTarget(m_levels.back().groupBy))
+                menu.addAction(QStringLiteral("Drill into \"%1\"").arg(s.label), this, [this, slice] { drillInto(slice); });
+        }
+    }
+    if (m_levels.size() > 1)
+        menu.addAction(QStringLiteral("Up one level"), this, [this] { goUp(int(m_levels.size()) - 2); });
+    menu.addSeparator();
+    QAction* exp = menu.addAction(QStringLiteral("Export chart..."), this, &BreakdownView::exportChart);
+    exp->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    menu.addAction(QStringLiteral("Copy image"), this, [plot] {
+        QApplication::clipboard()->setPixmap(plot->toPixmap(plot->width(), plot->height(), 2.0));
+    });
+    menu.exec(plot->mapToGlobal(pos));
+}
+
+void BreakdownView::showTableMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    QModelIndex idx = m_table->indexAt(pos);
+    if (idx.isValid()) {
+        int row = idx.data(BreakdownModel::RowRole).toInt();
+        menu.addAction(QStringLiteral("Show in the timeline"), this, [this, row] { selectRow(row); });
+        int slice = sliceOfRow(row);
+        if (slice >= 0 && drillTarget(m_levels.back().groupBy) && !currentPlot()->slices()[size_t(slice)].other)
+            menu.addAction(QStringLiteral("Drill down"), this, [this, slice] { drillInto(slice); });
+        menu.addSeparator();
+    }
+    QAction* copy = menu.addAction(QStringLiteral("Copy as CSV"), this, &BreakdownView::copyCsv);
+    copy->setShortcut(QKeySequence::Copy);
+    menu.addAction(QStringLiteral("Export table as CSV..."), this, &BreakdownView::exportTableCsv);
+    menu.exec(m_table->viewport()->mapToGlobal(pos));
+}
+
+void BreakdownView::exportChart()
+{
+    if (!m_source)
+        return;
+    BreakdownPlot* plot = currentPlot();
+    QString name = safeFileName(QStringLiteral("%1-%2").arg(plot->kind() == BreakdownPlot::Kind::Pie ? QStringLiteral("pie")
+                                                                                                    : QStringLiteral("bars"),
+                                                             groupByLabel(m_levels.back().groupBy))) +
+                   QStringLiteral(".png");
+    exportChartInteractive(this, plotPainter(plot), name, QSize(1200, 800), title(), runCaption(m_source->run()));
+}
+
+void BreakdownView::exportTableCsv()
+{
+    if (!m_source)
+        return;
+    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export table"),
+                                                QStringLiteral("breakdown-%1.csv").arg(groupByLabel(m_levels.back().groupBy)),
+                                                QStringLiteral("CSV (*.csv)"));
+    QString error;
+    if (!path.isEmpty() && !writeTextFile(path, m_model->toCsv(), &error))
+        QMessageBox::warning(this, QStringLiteral("Export table"), error);
+}
+
+void BreakdownView::exportSummary()
+{
+    if (!m_source)
+        return;
+    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export run summary"),
+                                                QStringLiteral("run-%1.md").arg(m_source->run().id),
+                                                QStringLiteral("Markdown (*.md)"));
+    QString error;
+    if (!path.isEmpty() && !writeTextFile(path, runSummaryMarkdown(*m_source), &error))
+        QMessageBox::warning(this, QStringLiteral("Export run summary"), error);
+}
+
+}  // namespace wt::gui

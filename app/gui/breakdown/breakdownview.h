@@ -1,0 +1,108 @@
+// The breakdown side view: where the kernel time of the run (or of the range selected in the
+// timeline) goes, as a pie or sorted bars plus a sortable, filterable table. Clicking a slice
+// drills down (phase -> layer -> op -> kernel) and the breadcrumb goes back up; clicking a
+// slice or a row selects that group's scope or kernel in the timeline, and a timeline
+// selection highlights its group here. Listens to the ViewState like every other view.
+#pragma once
+
+#include "breakdownmodel.h"
+#include "breakdownplot.h"
+#include "breakdownsource.h"
+
+#include "app/gui/core/viewstate.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QButtonGroup;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QStackedWidget;
+class QTableView;
+class QTimer;
+template <class T> class QFutureWatcher;
+
+namespace wt::gui {
+
+class BreakdownView : public QWidget {
+    Q_OBJECT
+public:
+    explicit BreakdownView(ViewState* state, QWidget* parent = nullptr);
+    ~BreakdownView() override;
+
+    // Uses a source directly (tests, report); normally one is loaded when the run changes.
+    void setSource(std::shared_ptr<const BreakdownSource> source);
+    const std::shared_ptr<const BreakdownSource>& source() const { return m_source; }
+
+    const std::vector<BreakdownLevel>& levels() const { return m_levels; }
+    const BreakdownResult& result() const { return m_model->result(); }
+    BreakdownModel* model() const { return m_model; }
+    BreakdownProxyModel* proxy() const { return m_proxy; }
+    QTableView* table() const { return m_table; }
+    BreakdownPlot* piePlot() const { return m_pie; }
+    BreakdownPlot* barPlot() const { return m_bars; }
+    BreakdownPlot* currentPlot() const;
+    QString title() const;
+
+    void setGroupBy(GroupBy groupBy);   // resets the drill-down
+    void setThreshold(double fraction);
+    double threshold() const;
+    void setShowBars(bool bars);
+    void setUseRange(bool range);
+    bool usesRange() const;
+
+    // Drills into a slice of the current chart; false when it cannot (bottom level, "other").
+    bool drillInto(int slice);
+    // Back to level `index` of the breadcrumb (0 = the top).
+    void goUp(int index);
+    // Selects a row (index into result().rows): table, chart highlight and the timeline.
+    void selectRow(int row);
+    // The selected rows as CSV (all rows when none is selected).
+    QString selectedCsv() const;
+    void copyCsv() const;
+
+    void exportChart();       // dialog
+    void exportTableCsv();    // file dialog
+    void exportSummary();     // file dialog
+
+signals:
+    void updated();           // the numbers shown changed
+    void sourceReady();       // a run's source finished loading
+    void sourceFailed(const QString& message);
+
+private:
+    void onRunChanged();
+    void refresh();
+    void updateCrumbs();
+    void syncFromTimeline();
+    void showPlotMenu(BreakdownPlot* plot, const QPoint& pos);
+    void showTableMenu(const QPoint& pos);
+    std::vector<size_t> selectedRows() const;
+    int sliceOfRow(int row) const;
+
+    ViewState* m_state;
+    std::shared_ptr<const BreakdownSource> m_source;
+    std::vector<BreakdownLevel> m_levels;
+    BreakdownModel* m_model;
+    BreakdownProxyModel* m_proxy;
+    BreakdownPlot* m_pie;
+    BreakdownPlot* m_bars;
+    QStackedWidget* m_stack;
+    QTableView* m_table;
+    QComboBox* m_groupBy;
+    QDoubleSpinBox* m_threshold;
+    QButtonGroup* m_chartKind;
+    QCheckBox* m_range;
+    QLabel* m_crumbs;
+    QLineEdit* m_filter;
+    QTimer* m_rangeTimer;
+    QFutureWatcher<std::shared_ptr<const BreakdownSource>>* m_loading = nullptr;
+    QString m_loadError;
+    bool m_syncing = false;   // true while this view writes the ViewState selection
+};
+
+}  // namespace wt::gui

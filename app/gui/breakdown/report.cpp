@@ -1,0 +1,249 @@
+#include "report.h"
+
+#include "breakdownmodel.h"
+#include "breakdownplot.h"
+#include "breakdownsource.h"
+#include "chartexport.h"
+#include "runsummary.h"
+
+#include "app/gui/core/timeformat.h"
+#include "app/gui/core/timelinelayout.h"
+#include "app/gui/widgets/timelinewidget.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+
+#include <climits>
+#include <exception>
+
+namespace wt::gui {
+
+namespace {
+
+// The step the timeline shows: the second one when there are several (the first carries
+// warm-up costs), as [start, end) of its GPU span; the whole run when there are no steps.
+std::pair<double, double> stepSpan(const RunData& run, QString* label)
+{
+    std::vector<uint32_t> steps;
+    for (uint32_t i = 0; i < run.instances.size(); ++i) {
+        const ScopeNodeData& n = run.nodes[run.instances.node[i]];
+        if (n.level == QLatin1String("step") && run.instances.hasSpan(i))
+            steps.push_back(i);
+    }
+    std::sort(steps.begin(), steps.end(),
+              [&](uint32_t a, uint32_t b) { return run.instances.gpuStartNs[a] < run.instances.gpuStartNs[b]; });
+    if (steps.empty()) {
+        *label = QStringLiteral("whole run");
+        return {double(run.spanStartNs), double(std::max(run.spanEndNs, run.spanStartNs + 1))};
+    }
+    size_t k = steps.size() >= 2 ? 1 : 0;
+    uint32_t i = steps[k];
+    *label = QStringLiteral("step %1 of %2 (%3)").arg(k + 1).arg(steps.size()).arg(run.nodes[run.instances.node[i]].name);
+    double a = double(run.instances.gpuStartNs[i]), b = double(run.instances.gpuEndNs[i]);
+    double pad = std::max(1.0, (b - a) * 0.02);
+    return {a - pad, b + pad};
+}
+
+QString html(const QString& s)
+{
+    return s.toHtmlEscaped();
+}
+
+QString htmlTable(const BreakdownResult& r, size_t maxRows)
+{
+    QString out = QStringLiteral("<table><tr><th>%1</th><th>time</th><th>share</th><th>count</th><th>mean</th><th>median</th>"
+                                 "<th>min</th><th>max</th></tr>\n")
+                      .arg(groupByLabel(r.level.groupBy));
+    for (size_t i = 0; i < r.rows.size() && i < maxRows; ++i) {
+        const BreakdownRow& row = r.rows[i];
+        auto stat = [&](int64_t v) { return row.hasStats ? formatDuration(double(v)) : QStringLiteral("-"); };
+        out += QStringLiteral("<tr><td><span class=\"sw\" style=\"background:%1\"></span>%2</td><td>%3</td><td>%4%</td>"
+                              "<td>%5</td><td>%6</td><td>%7</td><td>%8</td><td>%9</td></tr>\n")
+                   .arg(QColor::fromRgb(row.color).name(), html(QString::fromStdString(row.name)),
+                        formatDuration(double(row.timeNs)), QString::number(100.0 * row.share, 'f', 1),
+                        QString::number(row.count), formatDuration(row.meanNs), stat(row.stats.medianNs),
+                        stat(row.stats.minNs), stat(row.stats.maxNs));
+    }
+    if (r.rows.size() > maxRows)
+        out += QStringLiteral("<tr><td colspan=\"8\"><i>%1 more rows in the CSV</i></td></tr>\n").arg(r.rows.size() - maxRows);
+    return out + QStringLiteral("</table>\n");
+}
+
+// Markdown table rows -> HTML for the metadata block (keys and values are plain text).
+QString htmlMetadata(const BreakdownSource& src)
+{
+    QString out = QStringLiteral("<table class=\"meta\">\n");
+    const QStringList lines = markdownMetadata(src).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (qsizetype i = 2; i < lines.size(); ++i) {
+        QString line = lines[i].mid(2, lines[i].size() - 4);
+        qsizetype sep = line.indexOf(QStringLiteral(" | "));
+        QString v = line.mid(sep + 3);
+        v.replace(QStringLiteral("\\|"), QStringLiteral("|")).replace(QStringLiteral("\\\\"), QStringLiteral("\\"));
+        out += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(html(line.left(sep)), html(v));
+    }
+    return out + QStringLiteral("</table>\n");
+}
+
+}  // namespace
+
+ReportResult writeReport(const ReportOptions& o)
+{
+    ReportResult res;
+    QElapsedTimer clock;
+    clock.start();
+    auto fail = [&](const QString& why) {
+        res.ok = false;
+        res.error = why;
+        return res;
+    };
+    // Resolve the runs first: bad input fails before anything is written.
+    int64_t runId = 0, compareId = 0;
+    RunInfo compareInfo;
+    try {
+        {
+            Database db(o.file.toStdString(), OpenMode::ReadOnly);
+            Reader reader(db);
+            runId = reader.resolveRun(o.run.toStdString());
+        }
+        if (!o.compareFile.isEmpty()) {
+            Database db(o.compareFile.toStdString(), OpenMode::ReadOnly);
+            Reader reader(db);
+            compareId = reader.resolveRun(o.compareRun.toStdString());
+            compareInfo = reader.run(compareId);
+        }
+    } catch (const std::exception& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+    QDir dir(o.outDir);
+    if (!dir.mkpath(QStringLiteral(".")))
+        return fail(QStringLiteral("cannot create %1").arg(o.outDir));
+
+    std::shared_ptr<const BreakdownSource> src;
+    std::shared_ptr<RunData> run;
+    try {
+        run = loadRun(o.file.toStdString(), runId);
+        if (!run)
+            return fail(QStringLiteral("loading the run was cancelled"));
+        src = BreakdownSource::load(run);
+    } catch (const std::exception& e) {
+        return fail(QString::fromUtf8(e.what()));
+    }
+    const RunInfo& info = src->run();
+    const QString caption = runCaption(info);
+    QString error;
+    auto path = [&](const QString& name) { return dir.filePath(name); };
+    auto chart = [&](const ChartPainter& paint, const QString& base, QSize size, const QString& title,
+                     const QString& extraCaption) -> bool {
+        ExportOptions eo;
+        eo.size = size;
+        eo.scale = o.pngScale;
+        eo.title = title;
+        eo.caption = extraCaption.isEmpty() ? caption : caption + QStringLiteral(" \u00b7 ") + extraCaption;
+        for (auto [ext, fmt] : {std::pair{QStringLiteral(".png"), ExportFormat::Png}, std::pair{QStringLiteral(".svg"), ExportFormat::Svg}}) {
+            if (!exportChart(paint, path(base + ext), fmt, eo, &error))
+                return false;
+            res.files << base + ext;
+        }
+        return true;
+    };
+
+    // Timeline of one step.
+    QString stepLabel;
+    auto [t0, t1] = stepSpan(*run, &stepLabel);
+    const QString timelineTitle = QStringLiteral("Timeline of %1").arg(stepLabel);
+    // As tall as the timeline's rows (all lanes and tracks), within the requested height.
+    TimelineLayout rows;
+    rows.build(*run, {});
+    QSize timelineSize(o.timelineSize.width(),
+                       std::clamp(TimelineWidget::kRulerHeight + rows.contentHeight() + 12 + captionHeight(caption), 300,
+                                  std::max(300, o.timelineSize.height())));
+    if (!chart(timelinePainter(run, t0, t1), QStringLiteral("timeline-step"), timelineSize, timelineTitle, timelineTitle))
+        return fail(error);
+
+    // Pies and bars: the GUI's charts, fed the GUI's numbers.
+    const BreakdownResult layers = src->compute({GroupBy::Layer, {}});
+    const BreakdownResult kernels = src->compute({GroupBy::Kernel, {}});
+    const BreakdownResult phases = src->compute({GroupBy::Phase, {}});
+    const BreakdownResult ops = src->compute({GroupBy::Op, {}});
+    BreakdownPlot pie(BreakdownPlot::Kind::Pie);
+    pie.setResult(layers, 0.02, QStringLiteral("Kernel time by layer"));
+    if (!chart(plotPainter(&pie), QStringLiteral("pie-layer"), o.chartSize, QStringLiteral("Kernel time by layer"), {}))
+        return fail(error);
+    pie.setResult(kernels, 0.02, QStringLiteral("Kernel time by kernel name"));
+    if (!chart(plotPainter(&pie), QStringLiteral("pie-kernel"), o.chartSize, QStringLiteral("Kernel time by kernel name"), {}))
+        return fail(error);
+    BreakdownPlot bars(BreakdownPlot::Kind::Bars);
+    bars.setResult(kernels, 0.02, QStringLiteral("Kernels by time"));
+    if (!chart(plotPainter(&bars), QStringLiteral("bars-kernel"), QSize(o.chartSize.width(), std::max(o.chartSize.height(), 900)),
+               QStringLiteral("Kernels by time"), {}))
+        return fail(error);
+
+    // Tables.
+    BreakdownModel model;
+    for (const BreakdownResult* r : {&layers, &phases, &ops, &kernels}) {
+        model.setResult(*r);
+        QString name = QStringLiteral("breakdown-%1.csv").arg(groupByLabel(r->level.groupBy));
+        if (!writeTextFile(path(name), model.toCsv(), &error))
+            return fail(error);
+        res.files << name;
+    }
+
+    // index.md and index.html.
+    const QString compareNote =
+        o.compareFile.isEmpty()
+            ? QString()
+            : QStringLiteral("Compare with %1 run %2 ('%3') was requested. Run-to-run comparison is not built yet "
+                             "(it comes with the compare issue); this report holds no compare content.")
+                  .arg(o.compareFile)
+                  .arg(compareId)
+                  .arg(QString::fromStdString(compareInfo.name));
+    QString md = runSummaryMarkdown(*src, 20);
+    md += QStringLiteral("\n## Charts\n\n");
+    md += QStringLiteral("### %1\n\n![timeline](timeline-step.png)\n\n").arg(timelineTitle);
+    md += QStringLiteral("### Kernel time by layer\n\n![layer pie](pie-layer.png)\n\n");
+    md += QStringLiteral("### Kernel time by kernel name\n\n![kernel pie](pie-kernel.png)\n\n");
+    md += QStringLiteral("### Kernels by time\n\n![kernel bars](bars-kernel.png)\n\n");
+    md += QStringLiteral("Vector versions: `timeline-step.svg`, `pie-layer.svg`, `pie-kernel.svg`, `bars-kernel.svg`. "
+                         "Tables: `breakdown-layer.csv`, `breakdown-phase.csv`, `breakdown-op.csv`, `breakdown-kernel.csv`.\n");
+    if (!compareNote.isEmpty())
+        md += QStringLiteral("\n## Compare (not built yet)\n\n") + compareNote + QLatin1Char('\n');
+    if (!writeTextFile(path(QStringLiteral("index.md")), md, &error))
+        return fail(error);
+    res.files << QStringLiteral("index.md");
+
+    QString h = QStringLiteral(
+                    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>wheretime: run %1</title>\n<style>\n"
+                    "body{font-family:sans-serif;max-width:1250px;margin:2em auto;color:#222}"
+                    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+                    "td:first-child,th:first-child{text-align:left}.meta th{text-align:left;background:#f4f4f4}"
+                    "img{max-width:100%;border:1px solid #ddd}.sw{display:inline-block;width:10px;height:10px;margin-right:6px}"
+                    ".todo{background:#fff4d6;border:1px solid #e0b84a;padding:8px}\n</style></head><body>\n")
+                    .arg(info.id);
+    h += QStringLiteral("<h1>Run %1: %2</h1>\n<p>%3</p>\n").arg(info.id).arg(html(QString::fromStdString(info.name)), html(caption));
+    h += htmlMetadata(*src);
+    if (info.droppedRecords > 0)
+        h += QStringLiteral("<p><b>%1 records were dropped by the tracer:</b> times undercount.</p>\n").arg(info.droppedRecords);
+    h += QStringLiteral("<h2>%1</h2>\n<img src=\"timeline-step.png\" alt=\"timeline\">\n").arg(html(timelineTitle));
+    h += QStringLiteral("<h2>Kernel time by layer</h2>\n<img src=\"pie-layer.png\" alt=\"layer pie\">\n") + htmlTable(layers, 30);
+    h += QStringLiteral("<h2>Kernel time by phase</h2>\n") + htmlTable(phases, 30);
+    h += QStringLiteral("<h2>Kernel time by kernel name</h2>\n<img src=\"pie-kernel.png\" alt=\"kernel pie\">\n"
+                        "<img src=\"bars-kernel.png\" alt=\"kernel bars\">\n") +
+         htmlTable(kernels, 30);
+    h += QStringLiteral("<p>Files: ");
+    for (const QString& f : res.files)
+        h += QStringLiteral("<a href=\"%1\">%1</a> ").arg(html(f));
+    h += QStringLiteral("</p>\n");
+    if (!compareNote.isEmpty())
+        h += QStringLiteral("<h2>Compare (not built yet)</h2>\n<p class=\"todo\">%1</p>\n").arg(html(compareNote));
+    h += QStringLiteral("</body></html>\n");
+    if (!writeTextFile(path(QStringLiteral("index.html")), h, &error))
+        return fail(error);
+    res.files << QStringLiteral("index.html");
+    res.ok = true;
+    res.seconds = double(clock.nsecsElapsed()) / 1e9;
+    return res;
+}
+
+}  // namespace wt::gui

@@ -1,0 +1,93 @@
+#include "runsummary.h"
+
+#include "app/gui/core/timeformat.h"
+
+namespace wt::gui {
+
+namespace {
+
+QString qs(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString pct(double share)
+{
+    return QString::number(100.0 * share, 'f', 1) + QLatin1Char('%');
+}
+
+}  // namespace
+
+QString markdownCell(const QString& text)
+{
+    QString t = text;
+    t.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+    t.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+    t.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return t;
+}
+
+QString markdownTable(const BreakdownResult& result, size_t maxRows)
+{
+    QString out = QStringLiteral("| %1 | time | share | count | mean |\n|---|---:|---:|---:|---:|\n")
+                      .arg(groupByLabel(result.level.groupBy));
+    int64_t restTime = 0, restCount = 0;
+    double restShare = 0;
+    size_t rest = 0;
+    for (size_t i = 0; i < result.rows.size(); ++i) {
+        const BreakdownRow& r = result.rows[i];
+        if (i >= maxRows) {
+            restTime += r.timeNs;
+            restCount += r.count;
+            restShare += r.share;
+            ++rest;
+            continue;
+        }
+        out += QStringLiteral("| %1 | %2 | %3 | %4 | %5 |\n")
+                   .arg(markdownCell(qs(r.name)), formatDuration(double(r.timeNs)), pct(r.share), QString::number(r.count),
+                        formatDuration(r.meanNs));
+    }
+    if (rest > 0)
+        out += QStringLiteral("| *%1 more* | %2 | %3 | %4 | |\n")
+                   .arg(rest)
+                   .arg(formatDuration(double(restTime)), pct(restShare), QString::number(restCount));
+    return out;
+}
+
+QString markdownMetadata(const BreakdownSource& source)
+{
+    const RunStats& s = source.stats();
+    const RunInfo& r = s.run;
+    QString out = QStringLiteral("| | |\n|---|---|\n");
+    auto row = [&out](const QString& k, const QString& v) { out += QStringLiteral("| %1 | %2 |\n").arg(k, markdownCell(v)); };
+    row(QStringLiteral("run"), QStringLiteral("%1 (%2)").arg(r.id).arg(qs(r.name)));
+    row(QStringLiteral("workload"), qs(r.workload) + (r.preset.empty() ? QString() : QStringLiteral(", preset ") + qs(r.preset)));
+    row(QStringLiteral("variant"), r.variant.empty() ? QStringLiteral("-") : qs(r.variant));
+    row(QStringLiteral("device"), qs(r.device));
+    row(QStringLiteral("backend"), qs(r.backend));
+    row(QStringLiteral("date"), qs(r.startedAt));
+    row(QStringLiteral("status"), QString::fromLatin1(toString(r.status).data(), qsizetype(toString(r.status).size())));
+    row(QStringLiteral("dropped records"), QString::number(r.droppedRecords));
+    if (!r.sourceFile.empty())
+        row(QStringLiteral("imported from"), qs(r.sourceFile));
+    row(QStringLiteral("kernels"), QString::number(s.kernels));
+    row(QStringLiteral("kernel time"), formatDuration(double(s.kernelTimeNs)));
+    row(QStringLiteral("GPU busy"), formatDuration(double(s.busyNs)));
+    row(QStringLiteral("span"), formatDuration(double(s.spanNs)));
+    return out;
+}
+
+QString runSummaryMarkdown(const BreakdownSource& source, size_t maxRows)
+{
+    const RunInfo& r = source.run();
+    QString out = QStringLiteral("# Run %1: %2\n\n").arg(r.id).arg(markdownCell(qs(r.name)));
+    out += markdownMetadata(source);
+    if (r.droppedRecords > 0)
+        out += QStringLiteral("\n> %1 records were dropped by the tracer: times below undercount.\n").arg(r.droppedRecords);
+    out += QStringLiteral("\n## Kernel time by layer\n\n") + markdownTable(source.compute({GroupBy::Layer, {}}), maxRows);
+    out += QStringLiteral("\n## Kernel time by phase\n\n") + markdownTable(source.compute({GroupBy::Phase, {}}), maxRows);
+    out += QStringLiteral("\n## Top kernels\n\n") + markdownTable(source.compute({GroupBy::Kernel, {}}), maxRows);
+    return out;
+}
+
+}  // namespace wt::gui
