@@ -253,11 +253,24 @@ std::vector<Activity> Reader::activities(int64_t trackId, int64_t t0, int64_t t1
 
 void Reader::forEachActivity(int64_t runId, const std::function<bool(const Activity&)>& fn) const
 {
+    Activity a;
+    forEachActivityBlock(runId, [&](const Track& t, const StoredActivity* rows, size_t count) {
+        for (size_t i = 0; i < count; ++i) {
+            toActivity(rows[i], t.id, a);
+            if (!fn(a))
+                return false;
+        }
+        return true;
+    });
+}
+
+void Reader::forEachActivityBlock(int64_t runId,
+                                  const std::function<bool(const Track&, const StoredActivity*, size_t)>& fn) const
+{
     auto byStart = [](const StoredActivity& a, const StoredActivity& b) {
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
     };
     std::vector<StoredActivity> rows;
-    Activity a;
     for (const Track& t : tracks(runId)) {
         // Chunks of a track normally follow each other in time and are streamed one by one.
         // When their spans overlap (late, out-of-order records), the track is sorted first.
@@ -280,22 +293,14 @@ void Reader::forEachActivity(int64_t runId, const std::function<bool(const Activ
             if (!overlapping)
                 rows.clear();
             ActivityChunk::decode(s.blob(4), h, rows);
-            if (overlapping)
-                continue;
-            for (const StoredActivity& r : rows) {
-                toActivity(r, t.id, a);
-                if (!fn(a))
-                    return;
-            }
-        }
-        if (!overlapping)
-            continue;
-        std::sort(rows.begin(), rows.end(), byStart);
-        for (const StoredActivity& r : rows) {
-            toActivity(r, t.id, a);
-            if (!fn(a))
+            if (!overlapping && !rows.empty() && !fn(t, rows.data(), rows.size()))
                 return;
         }
+        if (!overlapping || rows.empty())
+            continue;
+        std::sort(rows.begin(), rows.end(), byStart);
+        if (!fn(t, rows.data(), rows.size()))
+            return;
     }
 }
 

@@ -38,6 +38,14 @@ public:
     // Every activity of a run, track by track, each track sorted by start. Returns false from
     // the callback to stop early.
     void forEachActivity(int64_t runId, const std::function<bool(const Activity&)>& fn) const;
+    // The bulk form of forEachActivity, for loaders that keep their own arrays (the GUI): the
+    // same activities in the same order, handed over as decoded blocks (one chunk, or a whole
+    // track when its chunks overlap) with launch configurations as ids (launchConfig()
+    // resolves them). Skips building an Activity per row. Returns false to stop early.
+    void forEachActivityBlock(int64_t runId,
+                              const std::function<bool(const Track&, const StoredActivity* rows, size_t count)>& fn) const;
+    // The launch configuration a StoredActivity::configId names (all zero for 0 or unknown).
+    const LaunchConfig& launchConfig(int64_t configId) const { return config(configId); }
 
     // Forgets cached strings and launch configurations (after another writer added some).
     void refresh();

@@ -156,6 +156,7 @@ private slots:
     void chunkCorrupt();
     void roundTrip();
     void windowQueries();
+    void activityBlocks();
     void migrationFromV0();
     void newerSchemaRefused();
     void badInputs();
@@ -281,6 +282,73 @@ void TestStorage::roundTrip()
         if (row.kind == ActivityKind::Kernel)
             totalsTime += row.timeNs;
     QCOMPARE(totalsTime, exp.kernelTime);
+}
+
+void TestStorage::activityBlocks()
+{
+    // forEachActivityBlock hands out exactly what forEachActivity does, in the same order,
+    // with configs by id; for overlapping chunks (random starts) and in-order ones.
+    std::string path = test::tempPath("blocks.wt");
+    Expected exp;
+    int64_t randomRun = 0, orderedRun = 0;
+    {
+        Database db(path, OpenMode::ReadWrite);
+        randomRun = writeRandomRun(db, 9, 6000, exp, 700);
+        Writer w(db);
+        w.setBatchRows(300);
+        RunInfo info;
+        info.name = "ordered";
+        info.backend = "cpu";
+        orderedRun = w.beginRun(info);
+        w.addDevice(DeviceInfo{0, "dev0", "{}"});
+        int64_t tracks[] = {w.addTrack(0, 1, TrackKind::Kernel), w.addTrack(0, 2, TrackKind::Kernel)};
+        for (int i = 0; i < 5000; ++i) {
+            Activity a;
+            a.trackId = tracks[i % 2];
+            a.startNs = 1000 + int64_t(i) * 100;
+            a.endNs = a.startNs + 80;
+            a.nameId = w.intern("k");
+            a.config.grid[0] = 1 + i % 3;
+            w.addActivity(a);
+        }
+        w.finishRun(RunStatus::Complete, 1'000'000);
+    }
+    Database db(path, OpenMode::ReadOnly);
+    Reader r(db);
+    for (int64_t run : {randomRun, orderedRun}) {
+        std::vector<Activity> expected;
+        r.forEachActivity(run, [&](const Activity& a) { expected.push_back(a); return true; });
+        QVERIFY(expected.size() >= 5000);
+        std::vector<Activity> got;
+        size_t blocks = 0;
+        r.forEachActivityBlock(run, [&](const Track& t, const StoredActivity* rows, size_t count) {
+            ++blocks;
+            for (size_t i = 0; i < count; ++i) {
+                Activity a;
+                a.trackId = t.id;
+                a.startNs = rows[i].startNs;
+                a.endNs = rows[i].startNs + rows[i].durationNs;
+                a.kind = ActivityKind(rows[i].kind);
+                a.nameId = rows[i].nameId;
+                a.scopeInstanceId = rows[i].scopeInstanceId;
+                a.correlationId = rows[i].correlationId;
+                a.bytes = rows[i].bytes;
+                a.seq = rows[i].seq;
+                a.config = r.launchConfig(rows[i].configId);
+                got.push_back(a);
+            }
+            return true;
+        });
+        QCOMPARE(got.size(), expected.size());
+        for (size_t i = 0; i < got.size(); ++i)
+            QVERIFY2(sameActivity(got[i], expected[i]), qPrintable(QString::number(i)));
+        QVERIFY(blocks >= 2);
+        // Returning false stops at once.
+        size_t calls = 0;
+        r.forEachActivityBlock(run, [&](const Track&, const StoredActivity*, size_t) { return ++calls < 2; });
+        QCOMPARE(calls, size_t(2));
+    }
+    QVERIFY(r.launchConfig(0) == LaunchConfig{});
 }
 
 void TestStorage::windowQueries()

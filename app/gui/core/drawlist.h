@@ -51,13 +51,13 @@ size_t lowerBoundStart(const Seq& s, size_t lo, size_t hi, double t)
     return lo;
 }
 
-// A pyramid over a sorted sequence's starts, built once at load (about 3.5 bytes per item).
-// Level 0 cuts time into equal buckets of about 16 items; each next level merges pairs. Per
+// A pyramid over a sorted sequence's starts, built once at load (about 1.8 bytes per item).
+// Level 0 cuts time into equal buckets of about 32 items; each next level merges pairs. Per
 // bucket: its first item, that item's start and color, and the latest end and longest duration
 // of the items starting in it. Three uses, each to keep a frame off scattered memory (a plain
 // binary search over millions of starts costs ~20 cache misses, about 1 us per fold step on
 // the development VM):
-//  - lowerBound: exact searches touch two or three cache lines (level 0);
+//  - lowerBound: exact searches touch a few neighbouring cache lines (level 0);
 //  - items that start before the window: buckets that end before it are skipped whole, so one
 //    long item does not make every frame walk all the items after it;
 //  - folding when zoomed out: a fold takes whole buckets of the level that is 1 to 2 fold
@@ -93,7 +93,7 @@ struct FoldIndex {
     }
 
     template <class Seq>
-    void build(const Seq& s, size_t itemsPerBucket = 16)
+    void build(const Seq& s, size_t itemsPerBucket = 32)
     {
         levels.clear();
         items = s.size();

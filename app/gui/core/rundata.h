@@ -1,8 +1,9 @@
 // One run in memory, shaped for the timeline: per-track structure-of-arrays activity lists
-// sorted by start (24 bytes per activity, plus ~3.5 for the FoldIndex), the scope tree with a stable color per layer, and the
-// scope instances with their GPU spans (first kernel start to last kernel end, children
-// included), grouped into lanes per (device, depth) sorted by GPU start. Immutable once loaded,
-// so views on any thread can share one std::shared_ptr<const RunData>.
+// sorted by start (24 bytes per activity, plus ~2 for the FoldIndex of the draw list), the
+// scope tree with a stable color per layer, and the scope instances with their GPU spans (first
+// kernel start to last kernel end, children included), grouped into lanes per (device, depth)
+// sorted by GPU start. Immutable once loaded, so views on any thread can share one
+// std::shared_ptr<const RunData>.
 #pragma once
 
 #include "drawlist.h"
