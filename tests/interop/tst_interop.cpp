@@ -607,7 +607,9 @@ void TestInterop::slicedParse()
 
 void TestInterop::slicedParseOfSharedTraces()
 {
-    for (const char* name : {"kineto_v100_ns-resolution.pt.trace.json.gz", "kineto-2021_v100_resnet50.pt.trace.json.gz"}) {
+    // The 2021 trace goes through the sliced path in referenceNumbers too (both are over
+    // 2 x kSliceBytes); one whole comparison keeps the test short under ASan.
+    for (const char* name : {"kineto_v100_ns-resolution.pt.trace.json.gz"}) {
         std::string path = trace(name);
         if (path.empty())
             QSKIP("../shared/traces is not there");
@@ -619,7 +621,16 @@ void TestInterop::slicedParseOfSharedTraces()
         while ((n = gzread(gz, chunk, sizeof chunk)) > 0)
             text.append(chunk, size_t(n));
         gzclose(gz);
-        compareSlicedWithWhole(text, size_t(1) << 20);
+        std::string buf = text + std::string(64, ' ');
+        std::string whole = describe(TraceEventImporter::parse("t.json", buf.data(), text.size(), buf.size(), 0));
+        std::string sliced = describe(TraceEventImporter::parse("t.json", buf.data(), text.size(), buf.size(), size_t(1) << 20));
+        QVERIFY(sliced == whole);
+        // A plain file: parsed from its mapping, whose pages are dropped as slices are handled.
+        std::string plain = wt::test::tempPath("plain-kineto.json");
+        std::ofstream(plain, std::ios::binary) << text;
+        QVERIFY(text.size() >= 2 * TraceEventImporter::kSliceBytes);
+        std::string mapped = describe(parseTraceFile(plain));
+        QVERIFY(mapped == whole);
     }
 }
 
