@@ -7,6 +7,7 @@
 // usage: bench_interop [--json-mb N] [--kernels N] [--no-python] [--keep] [--traces DIR]
 #include "storage/database.h"
 #include "storage/interop/importer.h"
+#include "storage/interop/traceeventimporter.h"
 
 #include <simdjson.h>
 #include <sqlite3.h>
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -44,7 +46,22 @@ std::string gunzip(const std::string& path)
     return out;
 }
 
-long peakRssMb()
+// CPU seconds (user + system) of this process or of its waited-for children: on the shared
+// 2-core machine wall times swing with the load, CPU times much less.
+double cpuSeconds(int who)
+{
+    rusage u{};
+    getrusage(who, &u);
+    return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+double loadAverage()
+{
+    double l[1] = {0};
+    return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
+[[maybe_unused]] long peakRssMb()
 {
     rusage u{};
     getrusage(RUSAGE_SELF, &u);
@@ -175,34 +192,57 @@ int main(int argc, char** argv)
     if (jsonMb > 0) {
         size_t bytes = writeReplicatedKineto(traces + "/kineto_v100_ns-resolution.pt.trace.json.gz", jsonPath, size_t(jsonMb * 1e6));
         double mb = double(bytes) / 1e6;
+        std::printf("kineto json: %.1f MB (load average %.2f)\n", mb, loadAverage());
+        // One pass on one thread (the structural index covers the whole file), then the
+        // default: slices on two threads, straight from the file mapping.
+        {
+            std::string text;
+            {
+                std::ifstream in(jsonPath, std::ios::binary);
+                text.assign(std::istreambuf_iterator<char>(in), {});
+            }
+            size_t n = text.size();
+            text.append(64, ' ');
+            double c0 = cpuSeconds(RUSAGE_SELF);
+            auto t0 = Clock::now();
+            auto one = wt::interop::TraceEventImporter::parse(jsonPath, text.data(), n, text.size(), 0);
+            double wall = seconds(t0, Clock::now());
+            std::printf("  parse 1 pass   %7.3f s  %7.1f MB/s   cpu %.3f s (text already in memory)\n", wall, mb / wall,
+                        cpuSeconds(RUSAGE_SELF) - c0);
+        }
+        double c0 = cpuSeconds(RUSAGE_SELF);
         auto t0 = Clock::now();
         auto parsed = wt::interop::parseTraceFile(jsonPath);
         auto t1 = Clock::now();
-        long rssAfterParse = peakRssMb();
+        double parseCpu = cpuSeconds(RUSAGE_SELF) - c0;
         double parse = seconds(t0, t1);
-        std::printf("kineto json: %.1f MB, %lld kernels, %lld events kept\n", mb, static_cast<long long>(parsed.counts.kernels),
+        std::printf("  %lld kernels, %lld events kept\n", static_cast<long long>(parsed.counts.kernels),
                     static_cast<long long>(parsed.activities.size() + parsed.calls.size() + parsed.ranges.size()));
-        // RSS here includes the bench's own copies of the text made to build the file; measure
-        // the importer alone with /usr/bin/time -v wheretime import (see docs/performance.md).
-        std::printf("  parse only     %7.3f s  %7.1f MB/s   (bench process peak RSS %ld MB)\n", parse, mb / parse, rssAfterParse);
+        std::printf("  parse sliced   %7.3f s  %7.1f MB/s   cpu %.3f s (read from the file)\n", parse, mb / parse, parseCpu);
         parsed = {};
         std::remove(dbPath.c_str());
         wt::Database db(dbPath, wt::OpenMode::ReadWrite);
+        c0 = cpuSeconds(RUSAGE_SELF);
         auto r = wt::interop::importTrace(db, jsonPath);
+        double importCpu = cpuSeconds(RUSAGE_SELF) - c0;
         double total = r.parseSeconds + r.writeSeconds;
-        std::printf("  import         %7.3f s  %7.1f MB/s   (parse %.3f s + write %.3f s)\n", total, mb / total, r.parseSeconds,
-                    r.writeSeconds);
+        std::printf("  import         %7.3f s  %7.1f MB/s   cpu %.3f s (parse %.3f s + write %.3f s)\n", total, mb / total, importCpu,
+                    r.parseSeconds, r.writeSeconds);
         if (python) {
             std::string cmd = "python3 " WHERETIME_BENCH_SCRIPT " " + jsonPath + " > /dev/null";
+            double pc0 = cpuSeconds(RUSAGE_CHILDREN);
             auto p0 = Clock::now();
             int rc = std::system(cmd.c_str());
             double py = seconds(p0, Clock::now());
+            double pyCpu = cpuSeconds(RUSAGE_CHILDREN) - pc0;
             if (rc != 0)
                 std::printf("  python baseline failed (exit %d)\n", rc);
             else
-                std::printf("  python json.load + sum per name  %7.3f s  %7.1f MB/s   -> parse %.1fx, import %.1fx faster\n", py, mb / py,
-                            py / parse, py / total);
+                std::printf("  python json.load + sum per name  %7.3f s  %7.1f MB/s   cpu %.3f s\n"
+                            "  -> wall: parse %.1fx, import %.1fx faster; cpu: import %.1fx less\n",
+                            py, mb / py, pyCpu, py / parse, py / total, pyCpu / importCpu);
         }
+        std::printf("  (load average %.2f after)\n", loadAverage());
         if (keep)
             std::printf("  kept %s\n", jsonPath.c_str());
         else
