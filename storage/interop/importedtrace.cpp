@@ -275,8 +275,17 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
             id = w.intern(t.strings.at(local));
         return id;
     };
-    for (const auto& c : t.calls)
-        w.addApiCall(ApiCall{c.startNs - origin, std::max(c.startNs, c.endNs) - origin, c.osThread, name(c.name), c.correlationId});
+    // In start order: the api_calls index is on (run, start), and appending to it is several
+    // times cheaper than inserting at random places (Kineto lists calls by thread, not by time).
+    {
+        std::vector<uint32_t> byStart(t.calls.size());
+        std::iota(byStart.begin(), byStart.end(), uint32_t(0));
+        std::stable_sort(byStart.begin(), byStart.end(), [&](uint32_t a, uint32_t b) { return t.calls[a].startNs < t.calls[b].startNs; });
+        for (uint32_t i : byStart) {
+            const auto& c = t.calls[i];
+            w.addApiCall(ApiCall{c.startNs - origin, std::max(c.startNs, c.endNs) - origin, c.osThread, name(c.name), c.correlationId});
+        }
+    }
 
     if (helper.thread.joinable())
         helper.thread.join();
