@@ -232,11 +232,27 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         in.parent.resize(inst.size());
         in.gpuStartNs.assign(inst.size(), INT64_MAX);
         in.gpuEndNs.assign(inst.size(), INT64_MIN);
+        // Scope ids of a file are small and dense: a table beats hashing millions of lookups.
+        const int64_t firstNode = nodes.empty() ? 0 : nodes.front().id;
+        const int64_t nodeRange = nodes.empty() ? 0 : nodes.back().id - firstNode + 1;
+        std::vector<uint32_t> nodeTable;
+        if (nodeRange > 0 && nodeRange <= int64_t(nodes.size()) * 4 + 4096) {
+            nodeTable.assign(size_t(nodeRange), kNone);
+            for (const auto& [id, index] : nodeIndex)
+                nodeTable[size_t(id - firstNode)] = index;
+        }
         for (size_t i = 0; i < inst.size(); ++i) {
-            auto it = nodeIndex.find(inst[i].scopeId);
-            if (it == nodeIndex.end())
+            const int64_t scope = inst[i].scopeId;
+            uint32_t node = kNone;
+            if (!nodeTable.empty()) {
+                if (scope >= firstNode && scope - firstNode < nodeRange)
+                    node = nodeTable[size_t(scope - firstNode)];
+            } else if (auto it = nodeIndex.find(scope); it != nodeIndex.end()) {
+                node = it->second;
+            }
+            if (node == kNone)
                 throw StorageError(path + ": scope instance " + std::to_string(inst[i].id) + " names an unknown scope");
-            in.node[i] = it->second;
+            in.node[i] = node;
             uint32_t p = indexOf(inst[i].parentId);
             in.parent[i] = p < i ? p : kNone;   // parents come first; anything else is ignored
         }
