@@ -1,0 +1,272 @@
+// Chart export and the headless report: a PNG has the requested pixel size (size x scale) and
+// is not blank; an SVG parses as XML and holds the slice labels and the caption; a PDF starts
+// with %PDF and has exactly one page; the timeline exports too; `wheretime-gui --report`
+// (offscreen, no display) writes every file it lists, marks compare as not built, and fails
+// with one line on bad input.
+#include "app/gui/breakdown/breakdownplot.h"
+#include "app/gui/breakdown/breakdownsource.h"
+#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/breakdown/report.h"
+#include "app/gui/breakdown/runsummary.h"
+#include "bench/synth/synthrun.h"
+#include "storage/database.h"
+#include "storage/writer.h"
+#include "tests/support/testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include <set>
+
+using namespace wt;
+using namespace wt::gui;
+
+namespace {
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+size_t distinctColors(const QImage& image)
+{
+    std::set<QRgb> colors;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colors.insert(image.pixel(x, y));
+    return colors.size();
+}
+
+}  // namespace
+
+class TstChartExport : public QObject {
+    Q_OBJECT
+    std::string m_path;
+    std::shared_ptr<BreakdownSource> m_source;
+    QString m_dir;
+
+private slots:
+    void initTestCase()
+    {
+        m_path = test::tempPath("export.wt");
+        Database db(m_path, OpenMode::ReadWrite);
+        Writer writer(db);
+        synth::Options o;
+        o.kernels = 5000;
+        o.layers = 3;
+        o.name = "export-test";
+        synth::generate(writer, o);
+        auto run = loadRun(m_path, 1);
+        QVERIFY(run);
+        m_source = BreakdownSource::load(std::shared_ptr<const RunData>(run));
+        m_dir = QString::fromStdString(test::tempPath("exports"));
+        QVERIFY(QDir().mkpath(m_dir));
+    }
+
+    void pngHasRequestedSize_data()
+    {
+        QTest::addColumn<int>("w");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<double>("scale");
+        QTest::addColumn<bool>("bars");
+        QTest::newRow("pie 800x600 x1") << 800 << 600 << 1.0 << false;
+        QTest::newRow("pie 640x480 x2") << 640 << 480 << 2.0 << false;
+        QTest::newRow("bars 1000x700 x1.5") << 1000 << 700 << 1.5 << true;
+    }
+    void pngHasRequestedSize()
+    {
+        QFETCH(int, w);
+        QFETCH(int, h);
+        QFETCH(double, scale);
+        QFETCH(bool, bars);
+        BreakdownPlot plot(bars ? BreakdownPlot::Kind::Bars : BreakdownPlot::Kind::Pie);
+        plot.setResult(m_source->compute({GroupBy::Layer, {}}), 0.02, QStringLiteral("Kernel time by layer"));
+        ExportOptions o;
+        o.size = QSize(w, h);
+        o.scale = scale;
+        o.caption = runCaption(m_source->run());
+        QString path = m_dir + QStringLiteral("/chart.png");
+        QString error;
+        QVERIFY2(exportChart(plotPainter(&plot), path, ExportFormat::Png, o, &error), qPrintable(error));
+        QImage image(path);
+        QCOMPARE(image.size(), QSize(int(w * scale), int(h * scale)));
+        QVERIFY(distinctColors(image) > 20);   // slices, labels, caption: not blank
+        // The layer colors of the timeline are in the picture.
+        bool found = false;
+        for (const BreakdownRow& r : m_source->compute({GroupBy::Layer, {}}).rows)
+            for (int y = 0; y < image.height() && !found; y += 2)
+                for (int x = 0; x < image.width() && !found; x += 2)
+                    found = (image.pixel(x, y) | 0xff000000u) == (r.color | 0xff000000u);
+        QVERIFY(found);
+    }
+
+    void svgParsesAndHoldsLabels()
+    {
+        BreakdownPlot plot(BreakdownPlot::Kind::Pie);
+        BreakdownResult r = m_source->compute({GroupBy::Layer, {}});
+        plot.setResult(r, 0.02, QStringLiteral("Kernel time by layer"));
+        ExportOptions o;
+        o.size = QSize(1000, 700);
+        o.caption = runCaption(m_source->run());
+        QString path = m_dir + QStringLiteral("/chart.svg");
+        QVERIFY(exportChart(plotPainter(&plot), path, ExportFormat::Svg, o));
+        QByteArray svg = readAll(path);
+        QXmlStreamReader xml(svg);
+        QString text;
+        bool sawSvg = false;
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (xml.isStartElement() && xml.name() == QLatin1String("svg"))
+                sawSvg = true;
+            if (xml.isCharacters())
+                text += xml.text();
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(sawSvg);
+        for (const PieSlice& s : plot.slices())
+            if (s.share >= 0.005)
+                QVERIFY2(text.contains(s.label), qPrintable(s.label));
+        QVERIFY(text.contains(QStringLiteral("export-test")));   // caption: run name
+        QVERIFY(text.contains(QStringLiteral("Kernel time by layer")));
+    }
+
+    void pdfHasOnePage()
+    {
+        BreakdownPlot plot(BreakdownPlot::Kind::Bars);
+        plot.setResult(m_source->compute({GroupBy::Kernel, {}}), 0.02, QStringLiteral("Kernels"));
+        ExportOptions o;
+        o.size = QSize(900, 900);
+        o.caption = runCaption(m_source->run());
+        QString path = m_dir + QStringLiteral("/chart.pdf");
+        QString error;
+        QVERIFY2(exportChart(plotPainter(&plot), path, ExportFormat::Pdf, o, &error), qPrintable(error));
+        QByteArray pdf = readAll(path);
+        QVERIFY(pdf.startsWith("%PDF"));
+        int pages = 0;
+        for (qsizetype i = pdf.indexOf("/Type /Page"); i >= 0; i = pdf.indexOf("/Type /Page", i + 1))
+            pages += pdf.mid(i, 12) != "/Type /Pages";
+        QCOMPARE(pages, 1);
+    }
+
+    void timelineExports()
+    {
+        auto run = m_source->runData();
+        ExportOptions o;
+        o.size = QSize(1200, 500);
+        o.caption = runCaption(m_source->run());
+        QString path = m_dir + QStringLiteral("/timeline.png");
+        QVERIFY(exportChart(timelinePainter(run, double(run->spanStartNs), double(run->spanEndNs)), path, ExportFormat::Png, o));
+        QImage image(path);
+        QCOMPARE(image.size(), QSize(1200, 500));
+        QVERIFY(distinctColors(image) > 10);
+        QVERIFY(exportChart(timelinePainter(run, double(run->spanStartNs), double(run->spanEndNs)),
+                            m_dir + QStringLiteral("/timeline.svg"), ExportFormat::Svg, o));
+    }
+
+    void badExportsFail()
+    {
+        BreakdownPlot plot(BreakdownPlot::Kind::Pie);
+        ExportOptions o;
+        QString error;
+        QVERIFY(!exportChart(plotPainter(&plot), QStringLiteral("/nonexistent-dir/x.png"), ExportFormat::Png, o, &error));
+        QVERIFY(!error.isEmpty() && !error.contains(QLatin1Char('\n')));
+        o.size = QSize(10, 10);
+        QVERIFY(!exportChart(plotPainter(&plot), m_dir + QStringLiteral("/tiny.png"), ExportFormat::Png, o, &error));
+        QCOMPARE(exportFormatOf(QStringLiteral("a.SVG")), std::optional<ExportFormat>(ExportFormat::Svg));
+        QVERIFY(!exportFormatOf(QStringLiteral("a.jpg")));
+    }
+
+    void captionHasMetadata()
+    {
+        RunInfo r = m_source->run();
+        r.droppedRecords = 12;
+        QString c = runCaption(r);
+        QVERIFY(c.contains(QString::fromStdString(r.workload)));
+        QVERIFY(c.contains(QStringLiteral("12 dropped records")));
+        QVERIFY(!runCaption(m_source->run()).contains(QStringLiteral("dropped")));
+        QString md = runSummaryMarkdown(*m_source);
+        QVERIFY(md.contains(QStringLiteral("## Kernel time by layer")));
+        QVERIFY(md.contains(QStringLiteral("| softmax |")));
+    }
+
+    void headlessReportWritesEveryFile()
+    {
+        const QString exe = qEnvironmentVariable("WHERETIME_GUI_EXE");
+        if (exe.isEmpty())
+            QSKIP("WHERETIME_GUI_EXE not set");
+        QString out = m_dir + QStringLiteral("/report");
+        const QString file = QString::fromStdString(m_path);
+        // No display at all: the report must pick the offscreen platform by itself.
+        qunsetenv("DISPLAY");
+        qunsetenv("WAYLAND_DISPLAY");
+        QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+        qunsetenv("QT_QPA_PLATFORM");
+        test::ProcessResult p = test::runProgram(
+            exe, {QStringLiteral("--report"), out, file + QStringLiteral(":1"), QStringLiteral("--compare"), file});
+        qputenv("QT_QPA_PLATFORM", platform);
+        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+        const QStringList expected{
+            QStringLiteral("index.md"),          QStringLiteral("index.html"),          QStringLiteral("timeline-step.png"),
+            QStringLiteral("timeline-step.svg"), QStringLiteral("pie-layer.png"),       QStringLiteral("pie-layer.svg"),
+            QStringLiteral("pie-kernel.png"),    QStringLiteral("pie-kernel.svg"),      QStringLiteral("bars-kernel.png"),
+            QStringLiteral("bars-kernel.svg"),   QStringLiteral("breakdown-layer.csv"), QStringLiteral("breakdown-phase.csv"),
+            QStringLiteral("breakdown-op.csv"),  QStringLiteral("breakdown-kernel.csv")};
+        for (const QString& f : expected) {
+            QFileInfo fi(out + QLatin1Char('/') + f);
+            QVERIFY2(fi.isFile() && fi.size() > 0, qPrintable(f));
+        }
+        QVERIFY(!QImage(out + QStringLiteral("/pie-layer.png")).isNull());
+        QString md = QString::fromUtf8(readAll(out + QStringLiteral("/index.md")));
+        QString html = QString::fromUtf8(readAll(out + QStringLiteral("/index.html")));
+        for (const QString& img : {QStringLiteral("timeline-step.png"), QStringLiteral("pie-layer.png"),
+                                   QStringLiteral("pie-kernel.png"), QStringLiteral("bars-kernel.png")}) {
+            QVERIFY(md.contains(img));
+            QVERIFY(html.contains(img));
+        }
+        QVERIFY(md.contains(QStringLiteral("export-test")));
+        // Compare: a marked section saying it is not built, no made-up numbers.
+        QVERIFY(md.contains(QStringLiteral("## Compare (not built yet)")));
+        QVERIFY(html.contains(QStringLiteral("Compare (not built yet)")));
+        // The layer CSV holds the same numbers as the analysis.
+        QStringList csv = QString::fromUtf8(readAll(out + QStringLiteral("/breakdown-layer.csv"))).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        BreakdownResult layers = m_source->compute({GroupBy::Layer, {}});
+        QCOMPARE(csv.size(), int(layers.rows.size()) + 1);
+        QCOMPARE(csv[1].split(QLatin1Char(','))[2].toLongLong(), layers.rows[0].timeNs);
+
+        // Bad input: one line on stderr, non-zero exit, nothing written.
+        QString out2 = m_dir + QStringLiteral("/report-bad");
+        p = test::runProgram(exe, {QStringLiteral("--report"), out2, file + QStringLiteral(":42")});
+        QVERIFY(p.exitCode != 0);
+        QStringList errLines;   // Qt's own environment notes (QStandardPaths: ...) aside
+        for (const QString& l : p.err.split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            if (!l.startsWith(QStringLiteral("QStandardPaths:")))
+                errLines << l;
+        QCOMPARE(errLines.size(), 1);
+        QVERIFY(errLines[0].startsWith(QStringLiteral("wheretime-gui: ")));
+        QVERIFY(!QFileInfo::exists(out2));
+        p = test::runProgram(exe, {QStringLiteral("--report"), out2, m_dir + QStringLiteral("/missing.wt")});
+        QVERIFY(p.exitCode != 0);
+        QVERIFY(!p.err.trimmed().isEmpty());
+    }
+
+    void reportInProcess()
+    {
+        ReportOptions o;
+        o.outDir = m_dir + QStringLiteral("/report2");
+        o.file = QString::fromStdString(m_path);
+        ReportResult r = writeReport(o);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        QCOMPARE(r.files.size(), 14);
+        for (const QString& f : r.files)
+            QVERIFY2(QFileInfo(o.outDir + QLatin1Char('/') + f).size() > 0, qPrintable(f));
+        QString md = QString::fromUtf8(readAll(o.outDir + QStringLiteral("/index.md")));
+        QVERIFY(!md.contains(QStringLiteral("Compare")));   // not requested, not mentioned
+    }
+};
+
+QTEST_MAIN(TstChartExport)
+#include "tst_chartexport.moc"
