@@ -155,11 +155,26 @@ std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
     s.bind(1, runId);
     while (s.step())
         InstanceChunk::decode(s.blob(0), out);
-    // Chunks hold instances in the order they ended; hand them out by id.
+    // Chunks hold instances in the order they ended; hand them out by id. A run's ids are
+    // 1..n, so each goes straight to its place; only a run with holes (a killed writer lost
+    // its last unwritten instances) is sorted.
     auto byId = [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; };
-    if (!std::is_sorted(out.begin(), out.end(), byId))
+    if (std::is_sorted(out.begin(), out.end(), byId))
+        return out;
+    bool dense = true;
+    for (const ScopeInstance& si : out)
+        if (si.id < 1 || size_t(si.id) > out.size()) {
+            dense = false;
+            break;
+        }
+    if (!dense) {
         std::sort(out.begin(), out.end(), byId);
-    return out;
+        return out;
+    }
+    std::vector<ScopeInstance> placed(out.size());
+    for (const ScopeInstance& si : out)
+        placed[size_t(si.id - 1)] = si;
+    return placed;
 }
 
 std::vector<TotalRow> Reader::totals(int64_t runId) const
