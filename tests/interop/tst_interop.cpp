@@ -188,6 +188,7 @@ private slots:
     void slicedParse_data();
     void slicedParse();
     void slicedParseOfSharedTraces();
+    void slicedParseRandomTexts();
     void badInput_data();
     void badInput();
     void missingFile();
@@ -631,6 +632,55 @@ void TestInterop::slicedParseOfSharedTraces()
         QVERIFY(text.size() >= 2 * TraceEventImporter::kSliceBytes);
         std::string mapped = describe(parseTraceFile(plain));
         QVERIFY(mapped == whole);
+    }
+}
+
+void TestInterop::slicedParseRandomTexts()
+{
+    // Differential check: random event lists full of cut candidates (in names, in nested args,
+    // in keys around the array), sometimes damaged, parsed in random slice sizes.
+    uint64_t state = 0x2545F4914F6CDD1Dull;
+    auto rnd = [&](uint64_t n) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state % n;
+    };
+    const char* pieces[] = {"},{", "}, {", "} , {", "\\\"},{\\\"", "]", "[", "{", "}", ",", "\\\\", "\\u00e9", "x", " "};
+    auto junk = [&] {
+        std::string t;
+        for (uint64_t i = 0, n = rnd(6); i < n; ++i)
+            t += pieces[rnd(std::size(pieces))];
+        return t;
+    };
+    const char* cats[] = {"kernel", "cuda_runtime", "cpu_op", "gpu_memcpy", "user_annotation", "gpu_user_annotation", "", "other"};
+    for (int round = 0; round < 150; ++round) {
+        std::string events;
+        for (uint64_t i = 0, n = 1 + rnd(25); i < n; ++i) {
+            if (i)
+                events += rnd(2) ? ",\n" : ",";
+            char ph = "XXXXBEi"[rnd(7)];
+            events += "{\"ph\":\"" + std::string(1, ph) + "\",\"cat\":\"" + cats[rnd(std::size(cats))] + "\",\"name\":\"n" +
+                      std::to_string(rnd(5)) + junk() + "\",\"pid\":" + std::to_string(rnd(2)) + ",\"tid\":" +
+                      (rnd(2) ? std::to_string(rnd(3)) : "\"stream " + std::to_string(rnd(3)) + "\"") +
+                      ",\"ts\":" + std::to_string(rnd(1000)) + "." + std::to_string(rnd(1000)) + ",\"dur\":" + std::to_string(rnd(50));
+            if (rnd(2))
+                events += ",\"args\":{\"correlation\":" + std::to_string(rnd(10)) + ",\"External id\":" + std::to_string(rnd(10)) +
+                          ",\"nested\":[{\"a\":\"" + junk() + "\"},{\"b\":[{},{}]}],\"device\":0}";
+            events += "}";
+        }
+        std::string text = rnd(3) == 0 ? "[" + events + "]"
+                                       : "{\"a\":[{\"x\":\"" + junk() + "\"},{}],\"traceEvents\":[" + events + "],\"b\":\"" + junk() +
+                                             "\",\"deviceProperties\":[{\"id\":0,\"name\":\"G" + junk() + "\"},{\"id\":1}]}";
+        if (rnd(5) == 0)
+            text.resize(rnd(text.size() + 1));   // truncated
+        else if (rnd(5) == 0)
+            text[rnd(text.size())] = pieces[rnd(std::size(pieces))][0];   // one byte changed
+        compareSlicedWithWhole(text, 1 + rnd(200));
+        if (QTest::currentTestFailed()) {
+            qWarning("round %d: %s", round, text.c_str());
+            return;
+        }
     }
 }
 
