@@ -2,6 +2,7 @@
 // run loaded and exits (used by scripts/screenshot.sh; works with QT_QPA_PLATFORM=offscreen).
 // --report OUTDIR writes the headless report (charts, CSVs, index.md, index.html) and exits.
 #include "app/gui/breakdown/breakdownactions.h"
+#include "app/gui/breakdown/breakdownview.h"
 #include "app/gui/breakdown/report.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
@@ -15,6 +16,7 @@
 #include <QImage>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <tuple>
 
@@ -64,7 +66,9 @@ int main(int argc, char** argv)
     QCommandLineOption range(QStringLiteral("range"), QStringLiteral("Visible range in ns from the first activity, T0:T1."), QStringLiteral("T0:T1"));
     QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write a report of FILE[:RUN] (charts, CSVs, index.md, index.html) into OUTDIR, then exit."), QStringLiteral("OUTDIR"));
     QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("With --report: the run to compare with (the compare section is not built yet)."), QStringLiteral("FILE[:RUN]"));
-    parser.addOptions({shot, size, range, report, compare});
+    QCommandLineOption drill(QStringLiteral("drill"), QStringLiteral("With --screenshot: drill the breakdown into this layer."), QStringLiteral("LAYER"));
+    QCommandLineOption bars(QStringLiteral("bars"), QStringLiteral("With --screenshot: show the breakdown as bars."));
+    parser.addOptions({shot, size, range, report, compare, drill, bars});
     parser.process(app);
 
     if (parser.isSet(report)) {
@@ -94,7 +98,7 @@ int main(int argc, char** argv)
 
     const bool screenshot = parser.isSet(shot);
     wt::gui::MainWindow window(!screenshot);
-    wt::gui::BreakdownActions::install(&window);
+    wt::gui::BreakdownActions* breakdown = wt::gui::BreakdownActions::install(&window);
     if (screenshot) {
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
         int w = wh.value(0).toInt(), h = wh.value(1).toInt();
@@ -123,7 +127,24 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
             QApplication::exit(1);
         });
-        QObject::connect(&window, &wt::gui::MainWindow::runLoaded, &app, [&] {
+        QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceFailed, &app, [](const QString& message) {
+            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
+            QApplication::exit(1);
+        });
+        // The breakdown loads after the run: grab once both are there.
+        QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceReady, &app, [&] {
+            wt::gui::BreakdownView* view = breakdown->view();
+            view->setShowBars(parser.isSet(bars));
+            if (parser.isSet(drill)) {
+                const auto& slices = view->currentPlot()->slices();
+                auto it = std::find_if(slices.begin(), slices.end(),
+                                       [&](const wt::gui::PieSlice& sl) { return sl.path == parser.value(drill).toStdString(); });
+                if (it == slices.end() || !view->drillInto(int(it - slices.begin()))) {
+                    std::fprintf(stderr, "wheretime-gui: no layer '%s' to drill into\n", qPrintable(parser.value(drill)));
+                    QApplication::exit(2);
+                    return;
+                }
+            }
             if (parser.isSet(range)) {
                 QStringList r = parser.value(range).split(QLatin1Char(':'));
                 const auto& run = window.viewState()->run();

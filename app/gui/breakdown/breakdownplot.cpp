@@ -88,7 +88,8 @@ void BreakdownPlot::setResult(const BreakdownResult& result, double threshold, c
     if (m_kind == Kind::Pie) {
         m_slices = pieSlices(result, threshold);
         m_pie->setSlices(m_slices);
-        m_pie->fillLegend(legend);
+        if (m_legendShown)
+            m_pie->fillLegend(legend);
     } else {
         m_slices = topSlices(result, kMaxBars);
         rebuildBars();
@@ -134,6 +135,27 @@ void BreakdownPlot::rebuildBars()
     // Room right of the longest bar for its label.
     xAxis->setRange(0, std::max(maxNs / unit.ns, 1e-9) * 1.28);
     xAxis->setLabel(QStringLiteral("kernel time (%1)").arg(QLatin1String(unit.name)));
+}
+
+void BreakdownPlot::resizeEvent(QResizeEvent* event)
+{
+    // Narrow side panels: the slice labels already carry name, share and time; the legend
+    // would leave the pie no room.
+    setLegendShown(event->size().width() >= 760);
+    QCustomPlot::resizeEvent(event);
+}
+
+void BreakdownPlot::setLegendShown(bool shown)
+{
+    if (m_kind != Kind::Pie || shown == m_legendShown)
+        return;
+    m_legendShown = shown;
+    // An empty legend takes no width; a hidden one would keep its column.
+    if (shown)
+        m_pie->fillLegend(legend);
+    else
+        legend->clearItems();
+    legend->setVisible(shown);
 }
 
 int BreakdownPlot::sliceAt(const QPointF& pos) const

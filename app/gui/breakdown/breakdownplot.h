@@ -28,9 +28,15 @@ public:
     void setHighlighted(int slice);
     int highlighted() const { return m_highlighted; }
     PieChart* pie() const { return m_pie; }
+    // Pie only: legend beside the pie or none (narrow panels; the labels carry the same text).
+    void setLegendShown(bool shown);
+    bool legendShown() const { return m_legendShown; }
 
 signals:
     void sliceClicked(int slice);
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuildBars();
@@ -41,6 +47,7 @@ private:
     std::vector<PieSlice> m_slices;
     std::vector<QCPBars*> m_bars;
     int m_highlighted = -1;
+    bool m_legendShown = true;
 };
 
 }  // namespace wt::gui

@@ -1,5 +1,7 @@
 #include "chartexport.h"
 
+#include "breakdownplot.h"
+
 #include "app/gui/core/viewstate.h"
 #include "app/gui/widgets/timelinewidget.h"
 
@@ -88,7 +90,16 @@ QString runCaption(const RunInfo& run)
 
 ChartPainter plotPainter(QCustomPlot* plot)
 {
-    return [plot](QCPPainter& painter, QSize size) { plot->toPainter(&painter, size.width(), size.height()); };
+    return [plot](QCPPainter& painter, QSize size) {
+        // A pie's legend follows the export's width, not the on-screen one.
+        auto* bp = qobject_cast<BreakdownPlot*>(plot);
+        const bool legend = bp && bp->legendShown();
+        if (bp)
+            bp->setLegendShown(size.width() >= 760);
+        plot->toPainter(&painter, size.width(), size.height());
+        if (bp)
+            bp->setLegendShown(legend);
+    };
 }
 
 ChartPainter timelinePainter(std::shared_ptr<const RunData> run, double t0, double t1)
