@@ -63,28 +63,48 @@ std::string readGzip(const std::string& path)
         if (!f)
             throw ImportError(path, std::string("cannot open: ") + std::strerror(errno));
         if (std::fseek(f.get(), -4, SEEK_END) == 0) {
+            long compressed = std::ftell(f.get()) + 4;
             unsigned char t[4];
             if (std::fread(t, 1, 4, f.get()) == 4)
                 guess = std::max<size_t>(guess, size_t(t[0]) | size_t(t[1]) << 8 | size_t(t[2]) << 16 | size_t(t[3]) << 24);
+            // A damaged trailer must not make us allocate gigabytes: deflate cannot expand
+            // data more than ~1032x.
+            guess = std::min<size_t>(guess, std::max<size_t>(1 << 20, size_t(std::max(compressed, 0L)) * 1032));
         }
     }
     gzFile gz = gzopen(path.c_str(), "rb");
     if (!gz)
         throw ImportError(path, "cannot open gzip stream");
     gzbuffer(gz, 1 << 17);
+    // Sized once for the whole text plus padding; it grows (by half) only when the trailer
+    // guessed short. Growing in small steps past the reservation made std::string double its
+    // capacity and copy: a second copy of the text at the peak.
     std::string buf;
-    buf.reserve(guess + kPadding);
+    buf.resize(guess + kPadding);
     size_t used = 0;
+    auto failed = [&](int n) {
+        if (n >= 0)
+            return;
+        int err = 0;
+        std::string why = gzerror(gz, &err);
+        gzclose(gz);
+        throw ImportError(path, "corrupt gzip stream (" + why + ")");
+    };
     for (;;) {
-        if (buf.size() < used + (1 << 20))
-            buf.resize(std::max(buf.capacity() - kPadding, used + (1 << 20)));
-        int n = gzread(gz, buf.data() + used, unsigned(std::min<size_t>(buf.size() - used, 1u << 30)));
-        if (n < 0) {
-            int err = 0;
-            std::string why = gzerror(gz, &err);
-            gzclose(gz);
-            throw ImportError(path, "corrupt gzip stream (" + why + ")");
+        size_t room = buf.size() - kPadding - used;
+        if (room == 0) {
+            // Full: grow only if there is more (the usual exact guess ends here).
+            char probe = 0;
+            int n = gzread(gz, &probe, 1);
+            failed(n);
+            if (n == 0)
+                break;
+            buf.resize(buf.size() + buf.size() / 2);
+            buf[used++] = probe;
+            continue;
         }
+        int n = gzread(gz, buf.data() + used, unsigned(std::min<size_t>(room, 1u << 30)));
+        failed(n);
         if (n == 0)
             break;
         used += size_t(n);
@@ -180,7 +200,8 @@ ImportedTrace parseTraceFile(const std::string& path)
         size_t size = buf.size();
         // Padding bytes past the end must be readable; the capacity guarantees they are ours.
         buf.reserve(size + kPadding);
-        return TraceEventImporter::parse(path, buf.data(), size, buf.capacity());
+        // The text is dropped page by page as its slices are handled.
+        return TraceEventImporter::parse(path, buf.data(), size, buf.capacity(), TraceEventImporter::kSliceBytes, true);
     }
     case TraceFormat::Unknown:
         break;

@@ -354,7 +354,7 @@ public:
     ImportedTrace runWhole(const char* json, size_t size, size_t capacity);
     // traceEvents in slices on two threads; nullopt when the text does not split cleanly (any
     // error included): the caller then runs runWhole() on a fresh parser for the exact error.
-    std::optional<ImportedTrace> runSliced(const char* json, size_t size, size_t sliceBytes, bool mappedFile);
+    std::optional<ImportedTrace> runSliced(const char* json, size_t size, size_t sliceBytes, bool releaseText);
 
 private:
     [[noreturn]] void fail(const std::string& what) const { throw ImportError(m_file, what); }
@@ -376,7 +376,7 @@ private:
     ImportedTrace m_t;
     bool m_kinetoMarkers = false;
     bool m_wheretime = false;
-    bool m_mappedFile = false;                                      // pages of handled slices may be dropped
+    bool m_releaseText = false;                                     // pages of handled slices may be dropped
     std::vector<std::vector<Event>> m_spareEvents;                  // event buffers of handled slices, reused
     int64_t m_events = 0;
     std::unordered_map<int64_t, std::vector<Event>> m_open;        // B events by thread
@@ -392,8 +392,25 @@ private:
         if (it != m_names.end())
             return it->second;
         uint32_t id = m_t.strings.intern(s);
+        if (m_releaseText) {
+            // The text under `s` may be dropped once its slice is handled: key by a copy.
+            m_arena.emplace_back(s);
+            s = m_arena.back();
+        }
         m_names.emplace(s, id);   // s points into the input text or m_arena, alive until parsing ends
         return id;
+    }
+    // An event kept past its slice (open B events, annotations, plain slices) owns its strings
+    // when the text may be dropped.
+    const Event& kept(Event& e)
+    {
+        if (m_releaseText)
+            for (std::string_view* v : {&e.cat, &e.name, &e.level})
+                if (!v->empty()) {
+                    m_arena.emplace_back(*v);
+                    *v = m_arena.back();
+                }
+        return e;
     }
 };
 
@@ -406,7 +423,7 @@ void Parser::handle(Event& e)
         dispatch(e);
     } else if (e.ph == 'B') {
         if (e.hasTs)
-            m_open[threadKey(e.pid, e.tid)].push_back(e);
+            m_open[threadKey(e.pid, e.tid)].push_back(kept(e));
     } else if (e.ph == 'E') {
         auto it = m_open.find(threadKey(e.pid, e.tid));
         if (it != m_open.end() && !it->second.empty() && e.hasTs) {
@@ -470,12 +487,12 @@ void Parser::dispatch(Event& e)
     }
     case Cat::GpuAnnotation:
         m_kinetoMarkers = true;
-        m_gpuAnnotations.push_back(e);
+        m_gpuAnnotations.push_back(kept(e));
         ++m_t.counts.gpuAnnotations;
         break;
     case Cat::Scope:
     case Cat::Other:
-        m_other.push_back(e);
+        m_other.push_back(kept(e));
         break;
     case Cat::Skip:
         break;
@@ -770,8 +787,10 @@ bool Parser::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t
             for (Event& e : s.events)
                 handle(e);
             s.events.clear();
-            if (m_mappedFile) {
-                // The slice's whole pages are not needed any more (views into them fault back in).
+            if (m_releaseText && s.arrayEnd == std::string_view::npos) {
+                // The slice's whole pages are not needed any more: nothing points into them
+                // (names and kept events own copies). The last slice holds the text after the
+                // array, read later, and stays.
                 uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
                 uintptr_t from = (uintptr_t(json + s.begin) + page - 1) & ~(page - 1);
                 uintptr_t to = uintptr_t(json + s.end) & ~(page - 1);
@@ -802,9 +821,9 @@ bool Parser::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t
     }
 }
 
-std::optional<ImportedTrace> Parser::runSliced(const char* json, size_t size, size_t sliceBytes, bool mappedFile)
+std::optional<ImportedTrace> Parser::runSliced(const char* json, size_t size, size_t sliceBytes, bool releaseText)
 {
-    m_mappedFile = mappedFile;
+    m_releaseText = releaseText;
     m_levelOp = m_t.strings.intern("op");
     m_levelAnnotation = m_t.strings.intern("annotation");
     size_t keyBegin = 0;
@@ -905,11 +924,11 @@ void Parser::finish()
 }  // namespace
 
 ImportedTrace TraceEventImporter::parse(const std::string& file, const char* json, size_t size, size_t capacity, size_t sliceBytes,
-                                        bool mappedFile)
+                                        bool releaseText)
 {
     if (sliceBytes > 0 && size >= 2 * sliceBytes) {
         Parser p(file);
-        if (auto t = p.runSliced(json, size, sliceBytes, mappedFile))
+        if (auto t = p.runSliced(json, size, sliceBytes, releaseText))
             return std::move(*t);
     }
     if (capacity < size + simdjson::SIMDJSON_PADDING) {

@@ -23,10 +23,10 @@ public:
     // Texts of at least 2 x sliceBytes are parsed in slices of about sliceBytes on two threads
     // (the structural index then covers one slice, not the file); 0 = always in one pass.
     // Both ways give the same trace; a text that does not split cleanly falls back to one pass.
-    // mappedFile: `json` is a private read-only file mapping; the pages of handled slices are
-    // given back to the kernel (names stay readable: they page in again from the file).
+    // releaseText: the caller no longer needs the text; the whole pages of handled slices are
+    // given back to the kernel (madvise DONTNEED: a private file mapping or a heap buffer).
     static ImportedTrace parse(const std::string& file, const char* json, size_t size, size_t capacity,
-                               size_t sliceBytes = kSliceBytes, bool mappedFile = false);
+                               size_t sliceBytes = kSliceBytes, bool releaseText = false);
 };
 
 }  // namespace wt::interop
