@@ -112,8 +112,11 @@ Breakdown computeBreakdown(const std::vector<TotalRow>& totals, const ScopeTree&
     bool allKinds = options.groupBy == GroupBy::Kind;
 
     std::vector<KeyCache> filterCaches;
-    for (auto& [g, key] : options.filters)
-        filterCaches.push_back(KeyCache{tree, g, options.depth, hasLevelFor(tree, g), {}});
+    for (auto& [g, key] : options.filters) {
+        // A scope-path filter names its own depth: "step/backward" is the path at depth 2.
+        int depth = g == GroupBy::Scope ? int(std::count(key.begin(), key.end(), '/')) + 1 : options.depth;
+        filterCaches.push_back(KeyCache{tree, g, depth, hasLevelFor(tree, g), {}});
+    }
     KeyCache cache{tree, options.groupBy, options.depth, hasLevelFor(tree, options.groupBy), {}};
 
     std::unordered_map<std::string, Group> groups;

@@ -40,6 +40,8 @@ struct BreakdownOptions {
     int depth = 3;                         // for GroupBy::Scope
     // Drill-down: only rows whose key under each (groupBy, key) filter matches, e.g.
     // {{Layer, "softmax"}} then group by Op; {{Layer, "softmax"}, {Op, "head_gemm"}} by Kernel.
+    // A Scope filter's depth is that of its path ({Scope, "step/backward"} compares paths at
+    // depth 2), so drilling by scope path works level by level.
     std::vector<std::pair<GroupBy, std::string>> filters;
 };
 

@@ -236,6 +236,21 @@ void TestBreakdown::layerMergesPhasesAndDrillDown()
     QCOMPARE(byPhase.groups[0].path, std::string("step/backward"));
     QCOMPARE(byPhase.groups[0].name, std::string("backward"));
     QCOMPARE(byPhase.groups[0].timeNs, int64_t(200));
+    // Drill by scope path: within step/backward, group at depth 3 (its layers).
+    sc.filters = {{GroupBy::Scope, "step/backward"}};
+    sc.depth = 3;
+    Breakdown inBackward = computeBreakdown(r.totals(run), tree, r.strings(), sc);
+    QCOMPARE(inBackward.totalNs, int64_t(200));
+    QCOMPARE(inBackward.groups.size(), size_t(2));
+    QCOMPARE(inBackward.groups[0].path, std::string("step/backward/softmax"));
+    QCOMPARE(inBackward.groups[0].timeNs, int64_t(150));
+    QCOMPARE(inBackward.groups[1].path, std::string("step/backward/conv1"));
+    // One level further: the ops of step/backward/softmax.
+    sc.filters.push_back({GroupBy::Scope, "step/backward/softmax"});
+    sc.depth = 4;
+    Breakdown ops2 = computeBreakdown(r.totals(run), tree, r.strings(), sc);
+    QCOMPARE(ops2.totalNs, int64_t(150));
+    QCOMPARE(ops2.groups[0].path, std::string("step/backward/softmax/head_gemm"));
 }
 
 void TestBreakdown::importWithoutLevels()
