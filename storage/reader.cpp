@@ -1,6 +1,7 @@
 #include "reader.h"
 
 #include "activitychunk.h"
+#include "apicallchunk.h"
 #include "instancechunk.h"
 #include "launchconfigs.h"
 #include "statement.h"
@@ -190,11 +191,15 @@ std::vector<TotalRow> Reader::totals(int64_t runId) const
 std::vector<ApiCall> Reader::apiCalls(int64_t runId) const
 {
     std::vector<ApiCall> out;
-    Statement s(m_db.handle(), "SELECT start_ns, duration_ns, thread_id, name_id, correlation_id FROM api_calls "
-                               "WHERE run_id=? ORDER BY start_ns");
+    Statement s(m_db.handle(), "SELECT data FROM api_call_chunks WHERE run_id=? ORDER BY id");
     s.bind(1, runId);
     while (s.step())
-        out.push_back(ApiCall{s.int64(0), s.int64(0) + s.int64(1), s.int64(2), uint32_t(s.int64(3)), s.int64(4)});
+        ApiCallChunk::decode(s.blob(0), out);
+    auto byStart = [](const ApiCall& a, const ApiCall& b) {
+        return a.startNs != b.startNs ? a.startNs < b.startNs : a.correlationId < b.correlationId;
+    };
+    if (!std::is_sorted(out.begin(), out.end(), byStart))
+        std::stable_sort(out.begin(), out.end(), byStart);
     return out;
 }
 

@@ -46,9 +46,9 @@ CREATE TABLE launch_configs(id INTEGER PRIMARY KEY, grid_x INTEGER, grid_y INTEG
 CREATE TABLE activity_chunks(id INTEGER PRIMARY KEY, track_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,
   end_ns INTEGER NOT NULL, first_seq INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE INDEX activity_chunks_by_track ON activity_chunks(track_id, start_ns, end_ns);
-CREATE TABLE api_calls(run_id INTEGER NOT NULL, thread_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,
-  duration_ns INTEGER NOT NULL, name_id INTEGER NOT NULL, correlation_id INTEGER NOT NULL);
-CREATE INDEX api_calls_by_run ON api_calls(run_id, start_ns);
+CREATE TABLE api_call_chunks(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, start_ns INTEGER NOT NULL,
+  end_ns INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE INDEX api_call_chunks_by_run ON api_call_chunks(run_id);
 CREATE TABLE metadata(run_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
   PRIMARY KEY(run_id, key)) WITHOUT ROWID;
 CREATE TABLE totals(run_id INTEGER NOT NULL, scope_id INTEGER NOT NULL, name_id INTEGER NOT NULL,

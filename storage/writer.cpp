@@ -1,6 +1,7 @@
 #include "writer.h"
 
 #include "activitychunk.h"
+#include "apicallchunk.h"
 #include "instancechunk.h"
 #include "launchconfigs.h"
 #include "statement.h"
@@ -122,7 +123,7 @@ struct Writer::Impl {
     int64_t batchRows = kBatchRows;
     int64_t seq = 0;
 
-    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstanceChunk, insConfig, insChunk, insApi, insMeta;
+    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstanceChunk, insConfig, insChunk, insApiChunk, insMeta;
 
     std::unordered_map<std::string, uint32_t> strings;
     uint32_t nextString = 1;
@@ -152,6 +153,7 @@ struct Writer::Impl {
     // Scope instances of this run, indexed by id - instanceBase (ids are per run, from 1).
     static constexpr int64_t instanceBase = 1;
     std::vector<ScopeInstance> pendingInstances;   // ended, not yet written as a chunk
+    std::vector<ApiCall> pendingApiCalls;
     std::vector<int64_t> instScope, instParent, instStart;
     std::vector<uint8_t> instWritten;
 
@@ -194,11 +196,27 @@ struct Writer::Impl {
         st.pending.clear();
     }
 
+    void flushApiCalls()
+    {
+        if (pendingApiCalls.empty())
+            return;
+        int64_t first = INT64_MAX, last = INT64_MIN;
+        for (const ApiCall& c : pendingApiCalls) {
+            first = std::min(first, c.startNs);
+            last = std::max(last, c.endNs);
+        }
+        std::string blob = ApiCallChunk::encode(pendingApiCalls);
+        insApiChunk->bind(1, runId).bind(2, first).bind(3, last).bind(4, int64_t(pendingApiCalls.size()))
+            .bindBlobNoCopy(5, blob.data(), blob.size()).run();
+        pendingApiCalls.clear();
+    }
+
     void flushAll()
     {
         for (auto& [id, st] : trackState)
             flushTrack(id, st);
         flushInstances();
+        flushApiCalls();
     }
 
     // Commits every kBatchRows rows so readers in other processes see the run grow.
@@ -302,6 +320,7 @@ struct Writer::Impl {
         instStart.clear();
         instWritten.clear();
         pendingInstances.clear();
+        pendingApiCalls.clear();
         summary = Summary{};
         seq = 0;
         rowsInBatch = 0;
@@ -330,7 +349,7 @@ Writer::Writer(Database& db) : d(std::make_unique<Impl>(db))
     d->insInstanceChunk = std::make_unique<Statement>(h, "INSERT INTO scope_instance_chunks(run_id, first_id, last_id, count, data) VALUES (?,?,?,?,?)");
     d->insConfig = std::make_unique<Statement>(h, "INSERT INTO launch_configs(grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem) VALUES (?,?,?,?,?,?,?,?,?)");
     d->insChunk = std::make_unique<Statement>(h, "INSERT INTO activity_chunks(track_id, start_ns, end_ns, first_seq, count, data) VALUES (?,?,?,?,?,?)");
-    d->insApi = std::make_unique<Statement>(h, "INSERT INTO api_calls(run_id, thread_id, start_ns, duration_ns, name_id, correlation_id) VALUES (?,?,?,?,?,?)");
+    d->insApiChunk = std::make_unique<Statement>(h, "INSERT INTO api_call_chunks(run_id, start_ns, end_ns, count, data) VALUES (?,?,?,?,?)");
     d->insMeta = std::make_unique<Statement>(h, "INSERT OR REPLACE INTO metadata(run_id, key, value) VALUES (?,?,?)");
 }
 
@@ -511,8 +530,11 @@ void Writer::addApiCall(const ApiCall& c)
 {
     d->requireRun("addApiCall");
     d->ensureTransaction();
-    d->insApi->bind(1, d->runId).bind(2, c.threadId).bind(3, c.startNs).bind(4, std::max<int64_t>(0, c.endNs - c.startNs))
-        .bind(5, c.nameId).bind(6, c.correlationId).run();
+    ApiCall call = c;
+    call.endNs = std::max(c.startNs, c.endNs);
+    d->pendingApiCalls.push_back(call);
+    if (d->pendingApiCalls.size() >= ApiCallChunk::kMaxCalls)
+        d->flushApiCalls();
     d->countRows(1);
 }
 
@@ -546,6 +568,7 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
             tr.bind(1, st.count).bind(2, st.maxDuration).bind(3, id).run();
         d->summary.write(d->h, d->runId);
         d->flushInstances();
+        d->flushApiCalls();
         Statement r(d->h, "UPDATE runs SET status=?, duration_ns=?, writer_pid=0 WHERE id=?");
         r.bind(1, toString(status)).bind(2, durationNs).bind(3, d->runId).run();
         d->commitOwned();
@@ -576,7 +599,7 @@ void Writer::discardRun()
         const char* sqls[] = {
             "DELETE FROM activity_chunks WHERE track_id IN (SELECT id FROM tracks WHERE run_id=?1)",
             "DELETE FROM tracks WHERE run_id=?1", "DELETE FROM scope_instance_chunks WHERE run_id=?1",
-            "DELETE FROM scopes WHERE run_id=?1", "DELETE FROM api_calls WHERE run_id=?1",
+            "DELETE FROM scopes WHERE run_id=?1", "DELETE FROM api_call_chunks WHERE run_id=?1",
             "DELETE FROM metadata WHERE run_id=?1", "DELETE FROM totals WHERE run_id=?1",
             "DELETE FROM devices WHERE run_id=?1", "DELETE FROM runs WHERE id=?1"};
         for (const char* sql : sqls) {

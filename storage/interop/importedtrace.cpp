@@ -275,8 +275,8 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
             id = w.intern(t.strings.at(local));
         return id;
     };
-    // In start order: the api_calls index is on (run, start), and appending to it is several
-    // times cheaper than inserting at random places (Kineto lists calls by thread, not by time).
+    // In start order (Kineto lists calls by thread, not by time): the chunks then hold small
+    // time deltas and readers get them sorted without sorting.
     {
         std::vector<uint32_t> byStart(t.calls.size());
         std::iota(byStart.begin(), byStart.end(), uint32_t(0));

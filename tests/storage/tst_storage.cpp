@@ -57,6 +57,7 @@ void expectError(Fn fn, const char* needle)
 
 struct Expected {
     std::vector<Activity> activities;   // as written
+    std::vector<ApiCall> apiCalls;
     int64_t kernelTime = 0;
 };
 
@@ -122,7 +123,15 @@ int64_t writeRandomRun(Database& db, uint64_t seed, int n, Expected& exp, int64_
         a.seq = i;
         exp.activities.push_back(a);
     }
-    w.addApiCall(ApiCall{5, 25, 1234, w.intern("cudaLaunchKernel"), 42});
+    uint32_t launch = w.intern("cudaLaunchKernel");
+    w.addApiCall(ApiCall{5, 25, 1234, launch, 42});
+    exp.apiCalls.push_back(ApiCall{5, 25, 1234, launch, 42});
+    for (int i = 0; i < n / 2; ++i) {   // several chunks, out of start order, two threads
+        ApiCall c{start(rng), 0, int64_t(1000 + rng() % 2), names[rng() % 3], int64_t(rng() % 100000) - 7};
+        c.endNs = c.startNs + dur(rng);
+        w.addApiCall(c);
+        exp.apiCalls.push_back(c);
+    }
     w.setMetadata("host", "testhost");
     w.endScopeInstance(fi, 21);
     w.endScopeInstance(si, 22);
@@ -254,9 +263,18 @@ void TestStorage::roundTrip()
     QCOMPARE(instances[1].endNs, int64_t(21));
     QCOMPARE(instances[1].parentId, instances[0].id);
     auto api = r.apiCalls(run);
-    QCOMPARE(api.size(), size_t(1));
-    QCOMPARE(r.string(api[0].nameId), std::string("cudaLaunchKernel"));
-    QCOMPARE(api[0].endNs, int64_t(25));
+    QCOMPARE(api.size(), exp.apiCalls.size());
+    auto apiKey = [](const ApiCall& c) { return std::make_tuple(c.startNs, c.correlationId, c.endNs, c.threadId, c.nameId); };
+    for (size_t i = 1; i < api.size(); ++i)
+        QVERIFY(api[i - 1].startNs <= api[i].startNs);
+    auto wantApi = exp.apiCalls;
+    std::sort(wantApi.begin(), wantApi.end(), [&](auto& a, auto& b) { return apiKey(a) < apiKey(b); });
+    std::sort(api.begin(), api.end(), [&](auto& a, auto& b) { return apiKey(a) < apiKey(b); });
+    for (size_t i = 0; i < api.size(); ++i)
+        QVERIFY(apiKey(api[i]) == apiKey(wantApi[i]));
+    QVERIFY(std::any_of(api.begin(), api.end(), [&](const ApiCall& c) {
+        return c.startNs == 5 && c.endNs == 25 && r.string(c.nameId) == "cudaLaunchKernel" && c.correlationId == 42;
+    }));
     QCOMPARE(r.metadata(run).at(0).second, std::string("testhost"));
 
     // Every activity comes back once, per track sorted by (start, seq), with every field.
