@@ -1,6 +1,8 @@
 // libFuzzer target: Kineto / Chrome trace JSON bytes through the streaming parser and, when
 // they parse, through writeTrace() into an in-memory database (rolled back every time).
-// Also checks the exact-time parser against its own formatter.
+// Also checks the exact-time parser against its own formatter, and the sliced parse (tiny
+// slices, so small inputs take that path too) against the one-pass parse: same trace or
+// same error.
 #include "storage/database.h"
 #include "storage/interop/exacttime.h"
 #include "storage/interop/importerror.h"
@@ -28,6 +30,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 
     std::vector<char> buf(size + 64, 0);   // simdjson padding
     std::memcpy(buf.data(), data, size);
+    // Differential: slices of 64 bytes against one pass.
+    {
+        std::string slicedError, wholeError;
+        interop::ImportedTrace sliced, whole;
+        try {
+            sliced = interop::TraceEventImporter::parse("fuzz.json", buf.data(), size, buf.size(), 64);
+        } catch (const interop::ImportError& e) {
+            slicedError = e.what();
+        }
+        try {
+            whole = interop::TraceEventImporter::parse("fuzz.json", buf.data(), size, buf.size(), 0);
+        } catch (const interop::ImportError& e) {
+            wholeError = e.what();
+        }
+        if (slicedError != wholeError)
+            std::abort();
+        if (wholeError.empty()) {
+            if (sliced.ranges.size() != whole.ranges.size() || sliced.activities.size() != whole.activities.size() ||
+                sliced.calls.size() != whole.calls.size() || sliced.clockBaseNs != whole.clockBaseNs)
+                std::abort();
+            for (size_t i = 0; i < whole.activities.size(); ++i) {
+                const auto& a = sliced.activities[i];
+                const auto& b = whole.activities[i];
+                if (a.startNs != b.startNs || a.endNs != b.endNs || a.stream != b.stream || a.correlationId != b.correlationId ||
+                    sliced.strings.at(a.name) != whole.strings.at(b.name))
+                    std::abort();
+            }
+            for (size_t i = 0; i < whole.ranges.size(); ++i)
+                if (sliced.ranges[i].startNs != whole.ranges[i].startNs || sliced.ranges[i].endNs != whole.ranges[i].endNs)
+                    std::abort();
+        }
+    }
     try {
         interop::ImportedTrace t = interop::TraceEventImporter::parse("fuzz.json", buf.data(), size, buf.size());
         db.begin();
