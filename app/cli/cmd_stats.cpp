@@ -3,6 +3,7 @@
 #include "analysis/breakdown.h"
 #include "app/cli/command.h"
 #include "app/cli/format.h"
+#include "storage/csv.h"
 #include "storage/database.h"
 #include "storage/json.h"
 #include "storage/reader.h"
@@ -74,7 +75,7 @@ int runStats(Args& args)
     if (args.flag("--csv")) {
         std::cout << "name,path,time_ns,share,count\n";
         for (const Group& gr : b.groups)
-            std::cout << csvField(gr.name) << ',' << csvField(gr.path) << ',' << gr.timeNs << ','
+            std::cout << csv::field(gr.name) << ',' << csv::field(gr.path) << ',' << gr.timeNs << ','
                       << json::number(gr.share) << ',' << gr.count << '\n';
         return 0;
     }

@@ -29,18 +29,4 @@ std::string formatShare(double share)
     return buf;
 }
 
-std::string csvField(std::string_view text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string_view::npos)
-        return std::string(text);
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    out += '"';
-    return out;
-}
-
 }  // namespace wt::cli

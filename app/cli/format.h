@@ -1,4 +1,4 @@
-// Human-readable numbers for CLI tables: durations with adaptive units, shares, CSV fields.
+// Human-readable numbers for CLI tables: durations with adaptive units, shares.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,5 @@ namespace wt::cli {
 
 std::string formatDuration(int64_t ns);   // "1.234 ms"
 std::string formatShare(double share);    // "12.3%"
-std::string csvField(std::string_view text);
 
 }  // namespace wt::cli

@@ -2,6 +2,7 @@
 
 #include "scopepaths.h"
 
+#include "storage/csv.h"
 #include "storage/reader.h"
 
 #include <algorithm>
@@ -14,18 +15,7 @@ namespace wt::interop {
 
 namespace {
 
-std::string field(std::string_view text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string_view::npos)
-        return std::string(text);
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
+using csv::field;
 
 std::string fixed(double v, int decimals)
 {
