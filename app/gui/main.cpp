@@ -66,7 +66,7 @@ int main(int argc, char** argv)
     QCommandLineOption range(QStringLiteral("range"), QStringLiteral("Visible range in ns from the first activity, T0:T1."), QStringLiteral("T0:T1"));
     QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write a report of FILE[:RUN] (charts, CSVs, index.md, index.html) into OUTDIR, then exit."), QStringLiteral("OUTDIR"));
     QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("With --report: the run to compare with (the compare section is not built yet)."), QStringLiteral("FILE[:RUN]"));
-    QCommandLineOption drill(QStringLiteral("drill"), QStringLiteral("With --screenshot: drill the breakdown into this layer."), QStringLiteral("LAYER"));
+    QCommandLineOption drill(QStringLiteral("drill"), QStringLiteral("With --screenshot: click this layer's slice (marks its kernels in the timeline, drills into it)."), QStringLiteral("LAYER"));
     QCommandLineOption bars(QStringLiteral("bars"), QStringLiteral("With --screenshot: show the breakdown as bars."));
     parser.addOptions({shot, size, range, report, compare, drill, bars});
     parser.process(app);
@@ -139,6 +139,9 @@ int main(int argc, char** argv)
                 const auto& slices = view->currentPlot()->slices();
                 auto it = std::find_if(slices.begin(), slices.end(),
                                        [&](const wt::gui::PieSlice& sl) { return sl.path == parser.value(drill).toStdString(); });
+                // As a click on the slice: mark the layer's kernels in the timeline, then drill.
+                if (it != slices.end())
+                    view->selectSlice(view->currentPlot(), int(it - slices.begin()));
                 if (it == slices.end() || !view->drillInto(int(it - slices.begin()))) {
                     std::fprintf(stderr, "wheretime-gui: no layer '%s' to drill into\n", qPrintable(parser.value(drill)));
                     QApplication::exit(2);

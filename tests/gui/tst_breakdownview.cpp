@@ -7,6 +7,8 @@
 #include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/breakdown/breakdownview.h"
 #include "app/gui/core/layerpalette.h"
+#include "app/gui/core/timelinelayout.h"
+#include "app/gui/widgets/timelinewidget.h"
 #include "bench/synth/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
@@ -55,6 +57,37 @@ const BreakdownRow* findRow(const BreakdownResult& r, const std::string& path)
         if (row.path == path)
             return &row;
     return nullptr;
+}
+
+// Brute force: does the instance (or an ancestor instance) belong to a node with this level
+// and name? Walks the instance parents, comparing strings.
+bool underNamed(const RunData& run, uint32_t inst, const QString& level, const QString& name)
+{
+    for (; inst != kNone; inst = run.instances.parent[inst]) {
+        const ScopeNodeData& n = run.nodes[run.instances.node[inst]];
+        if (n.level == level && n.name == name)
+            return true;
+    }
+    return false;
+}
+
+// Every activity's mark equals pred(track, i); returns the number of members.
+template <class Pred>
+int64_t checkMarks(const RunData& run, const GroupMarks& marks, Pred&& pred)
+{
+    int64_t members = 0;
+    for (size_t t = 0; t < run.tracks.size(); ++t) {
+        const TrackData& track = run.tracks[t];
+        for (size_t i = 0; i < track.size(); ++i) {
+            const bool want = pred(track, i);
+            if (marks.tracks[t].test(i) != want) {
+                qWarning("track %zu activity %zu: marked %d, expected %d", t, i, int(marks.tracks[t].test(i)), int(want));
+                return -1;
+            }
+            members += want;
+        }
+    }
+    return members;
 }
 
 }  // namespace
@@ -277,12 +310,163 @@ private slots:
         QCOMPARE(csvField(QStringLiteral("a,\"b\"")), QStringLiteral("\"a,\"\"b\"\"\""));
     }
 
+    void layerGroupMarksExactlyItsKernels()
+    {
+        auto run = m_source->runData();
+        const BreakdownLevel top{GroupBy::Layer, {}};
+        GroupSelection g = m_source->groupSelection(top, {"softmax"});
+        QVERIFY(!g.anyScope && g.anyName);
+        auto marks = GroupMarks::compute(*run, g);
+        const int64_t members = checkMarks(*run, *marks, [&](const TrackData& t, size_t i) {
+            return t.kind == TrackKind::Kernel && t.instance[i] != kNone &&
+                   underNamed(*run, t.instance[i], QStringLiteral("layer"), QStringLiteral("softmax"));
+        });
+        QVERIFY(members > 0);
+        QVERIFY(members < run->kernelCount);
+        QCOMPARE(marks->activityCount, members);
+        QCOMPARE(marks->activityCount, findRow(m_source->compute(top), "softmax")->count);
+        // Scope instances: marked exactly when they are, or are under, a softmax layer.
+        QVERIFY(marks->marksLanes());
+        int64_t instances = 0;
+        for (uint32_t i = 0; i < run->instances.size(); ++i) {
+            const bool want = underNamed(*run, i, QStringLiteral("layer"), QStringLiteral("softmax"));
+            QCOMPARE(marks->instances.test(i), want);
+            instances += want;
+        }
+        QCOMPARE(marks->instanceCount, instances);
+        for (size_t l = 0; l < run->lanes.size(); ++l)
+            for (size_t k = 0; k < run->lanes[l].items.size(); ++k)
+                QCOMPARE(marks->lanes[l].test(k), marks->instances.test(run->lanes[l].items[k]));
+        // Every layer row: the marked count is the row's count (the numbers' code path).
+        for (const BreakdownRow& row : m_source->compute(top).rows)
+            QCOMPARE(GroupMarks::compute(*run, m_source->groupSelection(top, {row.path}))->activityCount, row.count);
+    }
+
+    void kernelNameGroupMarksExactlyThoseKernels()
+    {
+        auto run = m_source->runData();
+        const BreakdownResult names = m_source->compute({GroupBy::Kernel, {}});
+        QVERIFY(names.rows.size() >= 2);
+        const std::string k = names.rows[1].path;
+        GroupSelection g = m_source->groupSelection({GroupBy::Kernel, {}}, {k});
+        QVERIFY(g.anyScope && !g.anyName);
+        auto marks = GroupMarks::compute(*run, g);
+        QVERIFY(!marks->marksLanes());   // a name group leaves the scope lanes as they are
+        const int64_t members = checkMarks(*run, *marks, [&](const TrackData& t, size_t i) {
+            return t.kind == TrackKind::Kernel && run->name(t.nameId[i]).toStdString() == k;
+        });
+        QCOMPARE(members, names.rows[1].count);
+        QCOMPARE(marks->activityCount, members);
+        // Drill-down filters: layer softmax > op X > kernel K marks only K under that op.
+        const BreakdownLevel ops{GroupBy::Op, {{GroupBy::Layer, "softmax"}}};
+        const std::string op = m_source->compute(ops).rows.at(0).path;
+        const BreakdownLevel kernels{GroupBy::Kernel, {{GroupBy::Layer, "softmax"}, {GroupBy::Op, op}}};
+        const BreakdownResult drilledLevel = m_source->compute(kernels);
+        const BreakdownRow& kr = drilledLevel.rows.at(0);
+        auto drilled = GroupMarks::compute(*run, m_source->groupSelection(kernels, {kr.path}));
+        const QString opName = QString::fromStdString(op).section(QLatin1Char('/'), -1);
+        const int64_t drilledMembers = checkMarks(*run, *drilled, [&](const TrackData& t, size_t i) {
+            return t.kind == TrackKind::Kernel && t.instance[i] != kNone &&
+                   run->name(t.nameId[i]).toStdString() == kr.path &&
+                   underNamed(*run, t.instance[i], QStringLiteral("layer"), QStringLiteral("softmax")) &&
+                   underNamed(*run, t.instance[i], QStringLiteral("op"), opName);
+        });
+        QVERIFY(drilledMembers > 0);
+        QCOMPARE(drilledMembers, kr.count);
+        // Several keys ("other"): the union.
+        auto two = GroupMarks::compute(*run, m_source->groupSelection({GroupBy::Kernel, {}}, {names.rows[0].path, k}));
+        QCOMPARE(two->activityCount, names.rows[0].count + names.rows[1].count);
+    }
+
+    void foldsShowTheirMembers_data()
+    {
+        QTest::addColumn<double>("fraction");   // of the run's span shown
+        QTest::newRow("whole run") << 1.0;
+        QTest::newRow("1%") << 0.01;
+        QTest::newRow("0.01%") << 0.0001;
+    }
+
+    void foldsShowTheirMembers()
+    {
+        QFETCH(double, fraction);
+        auto run = m_source->runData();
+        auto marks = GroupMarks::compute(*run, m_source->groupSelection({GroupBy::Layer, {}}, {"softmax"}));
+        TimelineLayout layout;
+        layout.build(*run, {});
+        const double span = double(run->spanEndNs - run->spanStartNs);
+        const double t0 = double(run->spanStartNs) + span * (1 - fraction) / 2;
+        TimeMapping m(t0, t0 + span * fraction, 1200);
+        DrawList dl;
+        buildDrawList(*run, layout, m, {}, dl, {}, marks.get());
+        QVERIFY(dl.grouped);
+        size_t foldsWithMembers = 0, marked = 0;
+        for (size_t r = 0; r < layout.rows().size(); ++r) {
+            const Row& row = layout.rows()[r];
+            if (row.kind == Row::DeviceHeader)
+                continue;
+            QVERIFY(dl.groupedRows[r]);   // a layer group has a scope condition: lanes take part
+            const bool lane = row.kind == Row::Lane;
+            const MemberBits& bits = lane ? marks->lanes[size_t(row.index)] : marks->tracks[size_t(row.index)];
+            auto startOf = [&](size_t i) {
+                return lane ? run->instances.gpuStartNs[run->lanes[size_t(row.index)].items[i]]
+                            : run->tracks[size_t(row.index)].startNs[i];
+            };
+            auto endOf = [&](size_t i) {
+                return lane ? run->instances.gpuEndNs[run->lanes[size_t(row.index)].items[i]]
+                            : run->tracks[size_t(row.index)].endNs(i);
+            };
+            const auto& ms = dl.marks[r];
+            for (size_t k = 1; k < ms.size(); ++k)
+                QVERIFY(ms[k - 1].x1 < ms[k].x0 && ms[k].x0 < ms[k].x1);   // sorted, disjoint, merged
+            auto markedIn = [&](int x0, int x1) {
+                int n = 0;
+                for (const MarkSpan& s : ms)
+                    n += std::max(0, std::min(x1, s.x1) - std::max(x0, s.x0));
+                return n;
+            };
+            int inSpans = 0;
+            for (const PaintSpan& sp : dl.spans[r]) {
+                const DrawItem& d = dl.rows[r][sp.item];
+                size_t members = 0;
+                bool near = false;   // a member painted in or next to the span's columns
+                for (uint32_t i = d.first; i < d.first + d.count; ++i) {
+                    if (!bits.test(i))
+                        continue;
+                    ++members;
+                    const double xs = m.x(double(startOf(i))), xe = m.x(double(std::max(endOf(i), startOf(i) + 1)));
+                    const int c0 = int(std::floor(xs)), c1 = std::max(int(std::ceil(xe)), c0 + 1);
+                    near = near || (c0 <= sp.x1 && c1 >= sp.x0);
+                }
+                QCOMPARE(bits.count(d.first, size_t(d.first) + d.count), members);   // the rank agrees
+                const int n = markedIn(sp.x0, sp.x1);
+                inSpans += n;
+                if (members == 0)
+                    QCOMPARE(n, 0);   // nothing marked where no member is
+                else if (members == d.count)
+                    QCOMPARE(n, sp.x1 - sp.x0);
+                else
+                    QCOMPARE(n > 0, near);   // a fold holding members shows them
+                foldsWithMembers += d.isFold() && members > 0 && members < d.count;
+            }
+            QCOMPARE(size_t(inSpans), size_t(markedIn(0, m.widthPx())));   // marks only on painted spans
+            marked += size_t(inSpans);
+        }
+        QVERIFY(marked > 0);
+        if (fraction == 1.0)
+            QVERIFY(foldsWithMembers > 0);
+        QCOMPARE(dl.markedColumns(), marked);
+    }
+
     void viewDrillsAndSharesSelection()
     {
         ViewState state;
         auto run = m_source->runData();
         BreakdownView view(&state);
         view.resize(900, 700);
+        TimelineWidget timeline(&state);
+        timeline.resize(1200, 500);
+        timeline.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&timeline));
         QSignalSpy ready(&view, &BreakdownView::sourceReady);
         state.setRun(run);
         QVERIFY(ready.wait(20000));
@@ -302,6 +486,29 @@ private slots:
         QCOMPARE(view.result().totalNs, softmaxNs);
         QCOMPARE(state.selection().kind, Selection::Scope);
         QCOMPARE(run->nodes[run->instances.node[state.selection().index]].name, QStringLiteral("softmax"));
+        // ... and marks every softmax kernel in the timeline, not only that instance.
+        QVERIFY(timeline.groupMarks());
+        int64_t underSoftmax = 0;
+        for (const TrackData& t : run->tracks)
+            for (size_t i = 0; i < t.size(); ++i)
+                underSoftmax += t.kind == TrackKind::Kernel && t.instance[i] != kNone &&
+                                underNamed(*run, t.instance[i], QStringLiteral("layer"), QStringLiteral("softmax"));
+        QCOMPARE(timeline.groupMarks()->activityCount, underSoftmax);
+        int64_t drilledCount = 0;   // the softmax slice's kernels, as the drilled level counts them
+        for (const BreakdownRow& r : view.result().rows)
+            drilledCount += r.count;
+        QCOMPARE(timeline.groupMarks()->activityCount, drilledCount);
+        QVERIFY(timeline.drawList().grouped);
+        QVERIFY(timeline.drawList().markedColumns() > 0);
+        QVERIFY(timeline.toolTipAt(QPoint(-1, -1)).isEmpty());
+        // A row at the drilled level: layer softmax > that op.
+        view.selectRow(0);
+        QCOMPARE(timeline.groupMarks()->activityCount, view.result().rows[0].count);
+        QVERIFY(state.groupSelection().label.contains(QStringLiteral("softmax")));
+        // A pick in the timeline replaces the group.
+        timeline.selectAt(QPoint(-1, -1));
+        QVERIFY(!timeline.groupMarks());
+        QVERIFY(!timeline.drawList().grouped);
         // A second level, then back to the top through the breadcrumb.
         QVERIFY(view.drillInto(0));
         QVERIFY(view.result().level.groupBy == GroupBy::Kernel);

@@ -4,8 +4,11 @@
 #include "storage/database.h"
 #include "storage/reader.h"
 
+#include <QStringList>
+
 #include <algorithm>
 #include <climits>
+#include <unordered_set>
 
 namespace wt::gui {
 
@@ -417,6 +420,83 @@ Selection BreakdownSource::representative(const BreakdownLevel& level, const std
         }
     }
     return best.kind != Selection::None ? best : any;
+}
+
+QString BreakdownSource::groupLabel(const BreakdownLevel& level, const std::vector<std::string>& keys)
+{
+    QStringList parts;
+    for (const auto& [g, want] : level.filters)
+        parts << groupByLabel(g) + QLatin1Char(' ') + QString::fromStdString(want);
+    if (!keys.empty()) {
+        QString last = groupByLabel(level.groupBy) + QLatin1Char(' ') + QString::fromStdString(keys.front());
+        if (keys.size() > 1)
+            last += QStringLiteral(" + %1 more").arg(keys.size() - 1);
+        parts << last;
+    }
+    return parts.join(QStringLiteral(" \u203a "));
+}
+
+GroupSelection BreakdownSource::groupSelection(const BreakdownLevel& level, const std::vector<std::string>& keys) const
+{
+    GroupSelection g;
+    if (!m_data || keys.empty())
+        return g;
+    g.label = groupLabel(level, keys);
+    const std::unordered_set<std::string> keySet(keys.begin(), keys.end());
+    std::vector<std::pair<GroupBy, std::string>> scopeFilters;
+    std::vector<std::string> nameFilters, kindFilters;
+    for (const auto& [by, want] : level.filters) {
+        if (by == GroupBy::Kernel)
+            nameFilters.push_back(want);
+        else if (by == GroupBy::Kind)
+            kindFilters.push_back(want);
+        else
+            scopeFilters.emplace_back(by, want);
+    }
+    const bool scopeGroup = level.groupBy != GroupBy::Kernel && level.groupBy != GroupBy::Kind;
+    const int depth = BreakdownOptions{}.depth;
+    // Scope condition: per node, the filters and the key exactly as computeBreakdown applies
+    // them (a scope-path filter names its own depth).
+    if (scopeGroup || !scopeFilters.empty()) {
+        g.anyScope = false;
+        auto nodeOk = [&](int64_t scopeId) {
+            TotalRow r;
+            r.scopeId = scopeId;
+            for (const auto& [by, want] : scopeFilters) {
+                const int d = by == GroupBy::Scope ? int(std::count(want.begin(), want.end(), '/')) + 1 : depth;
+                if (groupKey(r, m_tree, m_strings, by, d) != want)
+                    return false;
+            }
+            return !scopeGroup || keySet.count(groupKey(r, m_tree, m_strings, level.groupBy, depth)) != 0;
+        };
+        g.nodes.resize(m_data->nodes.size());
+        for (size_t n = 0; n < g.nodes.size(); ++n)
+            g.nodes[n] = nodeOk(n < m_nodeScope.size() ? m_nodeScope[n] : 0) ? 1 : 0;
+        g.noScope = nodeOk(0);
+    }
+    // Name condition: the ids whose name passes the name filters (and is a key).
+    if (level.groupBy == GroupBy::Kernel || !nameFilters.empty()) {
+        g.anyName = false;
+        for (const auto& [id, name] : m_strings) {
+            bool ok = level.groupBy != GroupBy::Kernel || keySet.count(name) != 0;
+            for (const std::string& want : nameFilters)
+                ok = ok && name == want;
+            if (ok)
+                g.nameIds.push_back(id);
+        }
+        std::sort(g.nameIds.begin(), g.nameIds.end());
+    }
+    // Kinds: grouping by kind counts every activity, any other grouping only kernels.
+    g.kinds = 0;
+    for (ActivityKind kind : {ActivityKind::Kernel, ActivityKind::Memcpy, ActivityKind::Memset}) {
+        const std::string name(toString(kind));
+        bool ok = level.groupBy == GroupBy::Kind ? keySet.count(name) != 0 : kind == ActivityKind::Kernel;
+        for (const std::string& want : kindFilters)
+            ok = ok && name == want;
+        if (ok)
+            g.kinds |= uint8_t(1u << uint8_t(kind));
+    }
+    return g;
 }
 
 BreakdownResult BreakdownSource::finish(const BreakdownLevel& level, const Breakdown& b, bool range, double t0,

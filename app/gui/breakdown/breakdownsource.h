@@ -9,6 +9,7 @@
 
 #include "analysis/breakdown.h"
 #include "analysis/scopetree.h"
+#include "app/gui/core/groupselection.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/timelinelayout.h"
 
@@ -121,6 +122,14 @@ public:
     // group's scope that overlaps [view0, view1) longest (else its first); for kernel names
     // and kinds the longest such activity in view (else in the run). None when not found.
     Selection representative(const BreakdownLevel& level, const std::string& key, double view0, double view1) const;
+
+    // The group of activities behind one or more groups of a level (a slice, a row, "other"),
+    // with the level's drill-down filters: what the timeline marks. Uses groupKey, the
+    // function computeBreakdown groups and filters with, so the marked kernels are exactly
+    // the ones the numbers count. Needs a RunData; empty otherwise.
+    GroupSelection groupSelection(const BreakdownLevel& level, const std::vector<std::string>& keys) const;
+    // "layer softmax › op head_gemm": the filters of a level, then the keys (with "+ N more").
+    static QString groupLabel(const BreakdownLevel& level, const std::vector<std::string>& keys);
 
 private:
     BreakdownResult finish(const BreakdownLevel& level, const Breakdown& b, bool range, double t0, double t1) const;

@@ -126,9 +126,7 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
         plot->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(plot, &QWidget::customContextMenuRequested, this, [this, plot](const QPoint& p) { showPlotMenu(plot, p); });
         connect(plot, &BreakdownPlot::sliceClicked, this, [this, plot](int slice) {
-            const PieSlice& s = plot->slices()[size_t(slice)];
-            if (!s.other)
-                selectRow(int(s.members.front()));
+            selectSlice(plot, slice);
             drillInto(slice);
         });
     }
@@ -404,16 +402,45 @@ void BreakdownView::selectRow(int row)
                     slice = int(i);
         plot->setHighlighted(slice);
     }
-    // Timeline.
-    if (m_source && m_state->run()) {
-        Selection sel = m_source->representative(m_levels.back(), rows[size_t(row)].path, m_state->viewStartNs(),
-                                                 m_state->viewEndNs());
-        if (sel.kind != Selection::None) {
-            m_syncing = true;
-            m_state->setSelection(sel);
-            m_syncing = false;
-        }
+    // Timeline: every kernel of the group is marked, and one representative is selected
+    // (the details panel shows it, F fits it).
+    showInTimeline({size_t(row)});
+}
+
+void BreakdownView::selectSlice(BreakdownPlot* plot, int slice)
+{
+    if (slice < 0 || slice >= int(plot->slices().size()))
+        return;
+    const PieSlice& s = plot->slices()[size_t(slice)];
+    if (!s.other) {
+        selectRow(int(s.members.front()));
+        return;
     }
+    // "other": its groups together.
+    for (BreakdownPlot* p : {m_pie, m_bars})
+        p->setHighlighted(p == plot ? slice : -1);
+    if (m_table->selectionModel())
+        m_table->selectionModel()->clearSelection();
+    showInTimeline(s.members);
+}
+
+void BreakdownView::showInTimeline(const std::vector<size_t>& rowIndices)
+{
+    const auto& rows = result().rows;
+    if (!m_source || !m_state->run() || rowIndices.empty())
+        return;
+    std::vector<std::string> keys;
+    for (size_t r : rowIndices)
+        if (r < rows.size())
+            keys.push_back(rows[r].path);
+    if (keys.empty())
+        return;
+    m_syncing = true;
+    m_state->setGroupSelection(m_source->groupSelection(m_levels.back(), keys));
+    Selection sel = m_source->representative(m_levels.back(), keys.front(), m_state->viewStartNs(), m_state->viewEndNs());
+    if (sel.kind != Selection::None)
+        m_state->setSelection(sel);
+    m_syncing = false;
 }
 
 void BreakdownView::syncFromTimeline()
@@ -472,9 +499,9 @@ void BreakdownView::showPlotMenu(BreakdownPlot* plot, const QPoint& pos)
     int slice = plot->sliceAt(pos);
     if (slice >= 0) {
         const PieSlice& s = plot->slices()[size_t(slice)];
+        menu.addAction(QStringLiteral("Show \"%1\" in the timeline").arg(s.label), this,
+                       [this, plot, slice] { selectSlice(plot, slice); });
         if (!s.other) {
-            menu.addAction(QStringLiteral("Show \"%1\" in the timeline").arg(s.label), this,
-                           [this, s] { selectRow(int(s.members.front())); });
             if (drillTarget(m_levels.back().groupBy))
                 menu.addAction(QStringLiteral("Drill into \"%1\"").arg(s.label), this, [this, slice] { drillInto(slice); });
         }

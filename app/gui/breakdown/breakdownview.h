@@ -1,8 +1,9 @@
 // The breakdown side view: where the kernel time of the run (or of the range selected in the
 // timeline) goes, as a pie or sorted bars plus a sortable, filterable table. Clicking a slice
 // drills down (phase -> layer -> op -> kernel) and the breadcrumb goes back up; clicking a
-// slice or a row selects that group's scope or kernel in the timeline, and a timeline
-// selection highlights its group here. Listens to the ViewState like every other view.
+// slice or a row marks every kernel of that group in the timeline (a group selection in the
+// ViewState, drill-down filters included) and selects one of them, and a timeline selection
+// highlights its group here. Listens to the ViewState like every other view.
 #pragma once
 
 #include "breakdownmodel.h"
@@ -59,8 +60,11 @@ public:
     bool drillInto(int slice);
     // Back to level `index` of the breadcrumb (0 = the top).
     void goUp(int index);
-    // Selects a row (index into result().rows): table, chart highlight and the timeline.
+    // Selects a row (index into result().rows): table, chart highlight and the timeline (the
+    // row's group, with the level's drill-down filters, as the ViewState's group selection).
     void selectRow(int row);
+    // Selects a slice of a chart: a group as selectRow, "other" all of its groups at once.
+    void selectSlice(BreakdownPlot* plot, int slice);
     // The selected rows as CSV (all rows when none is selected).
     QString selectedCsv() const;
     void copyCsv() const;
@@ -79,6 +83,7 @@ private:
     void refresh();
     void updateCrumbs();
     void syncFromTimeline();
+    void showInTimeline(const std::vector<size_t>& rowIndices);
     void showPlotMenu(BreakdownPlot* plot, const QPoint& pos);
     void showTableMenu(const QPoint& pos);
     std::vector<size_t> selectedRows() const;

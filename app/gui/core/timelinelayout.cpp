@@ -69,6 +69,15 @@ size_t DrawList::itemCount() const
     return n;
 }
 
+size_t DrawList::markedColumns() const
+{
+    size_t n = 0;
+    for (const auto& r : marks)
+        for (const MarkSpan& s : r)
+            n += size_t(s.x1 - s.x0);
+    return n;
+}
+
 size_t DrawList::spanCount() const
 {
     size_t n = 0;
@@ -119,12 +128,15 @@ void flattenRow(const std::vector<DrawItem>& items, int widthPx, std::vector<Pai
 }
 
 void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeMapping& mapping,
-                   const Selection& sel, DrawList& out, const FoldOptions& options)
+                   const Selection& sel, DrawList& out, const FoldOptions& options, const GroupMarks* group)
 {
     out.mapping = mapping;
     const auto& rows = layout.rows();
     out.rows.resize(rows.size());
     out.spans.resize(rows.size());
+    out.grouped = group != nullptr;
+    out.groupedRows.assign(rows.size(), 0);
+    out.marks.resize(rows.size());
     for (size_t r = 0; r < rows.size(); ++r) {
         std::vector<DrawItem>& items = out.rows[r];
         items.clear();
@@ -161,6 +173,18 @@ void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeM
             }
         }
         flattenRow(items, mapping.widthPx(), out.spans[r]);
+        out.marks[r].clear();
+        if (!group)
+            continue;
+        if (row.kind == Row::Lane && group->marksLanes()) {
+            const LaneData& lane = run.lanes[size_t(row.index)];
+            out.groupedRows[r] = 1;
+            markRow(LaneSequence{&run, &lane}, group->lanes[size_t(row.index)], items, out.spans[r], mapping, out.marks[r]);
+        } else if (row.kind == Row::Track && size_t(row.index) < group->tracks.size()) {
+            const TrackData& track = run.tracks[size_t(row.index)];
+            out.groupedRows[r] = 1;
+            markRow(TrackSequence{&run, &track}, group->tracks[size_t(row.index)], items, out.spans[r], mapping, out.marks[r]);
+        }
     }
 }
 

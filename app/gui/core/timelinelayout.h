@@ -6,11 +6,13 @@
 #pragma once
 
 #include "drawlist.h"
+#include "groupselection.h"
 #include "rundata.h"
 #include "timemapping.h"
 
 #include <QString>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <vector>
@@ -86,22 +88,85 @@ struct PaintSpan {
     uint32_t item = 0;     // index into the row's DrawItems
 };
 
+// Pixel columns [x0, x1) of a row where members of the group selection are painted.
+struct MarkSpan {
+    int x0 = 0;
+    int x1 = 0;
+};
+
 // One frame's rectangles, row by row (same order as TimelineLayout::rows()).
 struct DrawList {
     TimeMapping mapping;
     std::vector<std::vector<DrawItem>> rows;
     std::vector<std::vector<PaintSpan>> spans;
+    // With a group selection: per row, whether the row takes part (its non-members are
+    // dimmed) and the columns of its members, sorted and disjoint. A fold holding members
+    // marks the columns where they are, not the whole fold.
+    bool grouped = false;
+    std::vector<uint8_t> groupedRows;
+    std::vector<std::vector<MarkSpan>> marks;
     size_t itemCount() const;
     size_t spanCount() const;
+    size_t markedColumns() const;
 };
 
 // Visible pieces of a row's items on a plot widthPx columns wide (later items on top).
 void flattenRow(const std::vector<DrawItem>& items, int widthPx, std::vector<PaintSpan>& out);
 
 // Prepares the draw list of a frame and marks the selection: the selected item, and for a
-// selected scope every kernel (or fold holding one) inside it.
+// selected scope every kernel (or fold holding one) inside it; with group marks, the columns
+// of the group's members in every kernel track (and scope lane, when the group has a scope
+// condition).
 void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeMapping& mapping,
-                   const Selection& selection, DrawList& out, const FoldOptions& options = {});
+                   const Selection& selection, DrawList& out, const FoldOptions& options = {},
+                   const GroupMarks* group = nullptr);
+
+// The member columns of a row's paint spans (see DrawList::marks), appended to out.
+template <class Seq>
+void markRow(const Seq& s, const MemberBits& bits, const std::vector<DrawItem>& items,
+             const std::vector<PaintSpan>& spans, const TimeMapping& m, std::vector<MarkSpan>& out)
+{
+    auto add = [&](int c0, int c1) {
+        if (c1 <= c0)
+            return;
+        if (!out.empty() && c0 <= out.back().x1)
+            out.back().x1 = std::max(out.back().x1, c1);
+        else
+            out.push_back(MarkSpan{c0, c1});
+    };
+    for (const PaintSpan& span : spans) {
+        const DrawItem& d = items[span.item];
+        const size_t lo = d.first, hi = size_t(d.first) + d.count;
+        const size_t k = bits.count(lo, hi);
+        if (k == 0)
+            continue;
+        if (k == d.count) {
+            add(span.x0, span.x1);
+            continue;
+        }
+        // A fold with members and others: visit members left to right, one per column (the
+        // next one looked at starts right of the column just marked), so the work is bounded
+        // by the span's width plus a word scan of the fold's bits. A member in a column next to
+        // the span (shared with a neighbour painted on top) is marked on the span's edge, so
+        // a fold holding members always shows it.
+        const double from = m.timeAt(double(span.x0 - 1)) - double(s.maxDuration()) - 1;
+        size_t i = bits.nextSet(seekStart(s, lo, hi, from), hi);
+        while (i < hi) {
+            const double xs = m.x(double(s.start(i)));
+            const double xe = m.x(double(std::max(s.end(i), s.start(i) + 1)));
+            const int first = int(std::floor(xs));
+            if (first > span.x1)
+                break;
+            const int last = std::max(int(std::ceil(xe)), first + 1);   // exclusive
+            if (last >= span.x0) {
+                const int c0 = std::clamp(first, span.x0, span.x1 - 1);
+                add(c0, std::clamp(last, c0 + 1, span.x1));
+            }
+            const size_t j = seekStart(s, i + 1, hi, m.timeAt(double(std::max(last, first + 1))));
+            i = bits.nextSet(j, hi);
+        }
+    }
+}
 
 // Index (into the row's items) of the item painted at pixel x, else the nearest painted
 // within slackPx, else -1.

@@ -8,11 +8,14 @@ void ViewState::setRun(std::shared_ptr<const RunData> run)
 {
     m_run = std::move(run);
     m_selection = {};
+    m_group = {};
+    m_groupMarks.reset();
     m_hasRange = false;
     m_viewStart = m_run ? double(m_run->spanStartNs) : 0;
     m_viewEnd = m_run ? double(m_run->spanEndNs) : 0;
     emit runChanged();
     emit selectionChanged();
+    emit groupSelectionChanged();
     emit rangeSelectionChanged();
     emit viewRangeChanged(m_viewStart, m_viewEnd);
 }
@@ -32,6 +35,28 @@ void ViewState::setSelection(const Selection& selection)
         return;
     m_selection = selection;
     emit selectionChanged();
+}
+
+void ViewState::setGroupSelection(GroupSelection group)
+{
+    if (group.isEmpty()) {
+        clearGroupSelection();
+        return;
+    }
+    if (m_groupMarks && group == m_group)
+        return;
+    m_group = std::move(group);
+    m_groupMarks = m_run ? GroupMarks::compute(*m_run, m_group) : nullptr;
+    emit groupSelectionChanged();
+}
+
+void ViewState::clearGroupSelection()
+{
+    if (m_group.isEmpty() && !m_groupMarks)
+        return;
+    m_group = {};
+    m_groupMarks.reset();
+    emit groupSelectionChanged();
 }
 
 void ViewState::setRangeSelection(double t0, double t1)

@@ -1,8 +1,10 @@
 // The one source of truth that every view of a run listens to: the loaded run, the visible
-// time range, the selected kernel or scope, and the selected time range. The timeline writes
+// time range, the selected kernel or scope, the group selection (a breakdown slice or row:
+// many kernels at once, with their membership computed once here), and the selected time range. The timeline writes
 // it; other views (issue 7's breakdown) read it and may write the selection back.
 #pragma once
 
+#include "groupselection.h"
 #include "rundata.h"
 #include "timelinelayout.h"
 
@@ -27,6 +29,14 @@ public:
     const Selection& selection() const { return m_selection; }
     void setSelection(const Selection& selection);
 
+    // The group selection and its membership (null when there is none). Setting a group
+    // computes the marks once (tens of ms on 10M activities); setting the same group again
+    // does nothing. A new run clears it.
+    const GroupSelection& groupSelection() const { return m_group; }
+    const std::shared_ptr<const GroupMarks>& groupMarks() const { return m_groupMarks; }
+    void setGroupSelection(GroupSelection group);
+    void clearGroupSelection();
+
     bool hasRangeSelection() const { return m_hasRange; }
     double rangeStartNs() const { return m_rangeStart; }
     double rangeEndNs() const { return m_rangeEnd; }
@@ -37,6 +47,7 @@ signals:
     void runChanged();
     void viewRangeChanged(double t0, double t1);
     void selectionChanged();
+    void groupSelectionChanged();
     void rangeSelectionChanged();
 
 private:
@@ -44,6 +55,8 @@ private:
     double m_viewStart = 0;
     double m_viewEnd = 0;
     Selection m_selection;
+    GroupSelection m_group;
+    std::shared_ptr<const GroupMarks> m_groupMarks;
     bool m_hasRange = false;
     double m_rangeStart = 0;
     double m_rangeEnd = 0;

@@ -63,6 +63,10 @@ TimelineWidget::TimelineWidget(ViewState* state, QWidget* parent)
         prepare();
         update();
     });
+    connect(m_state, &ViewState::groupSelectionChanged, this, [this] {
+        prepare();
+        update();
+    });
     connect(m_state, &ViewState::rangeSelectionChanged, this, qOverload<>(&QWidget::update));
     onRunChanged();
 }
@@ -112,7 +116,7 @@ void TimelineWidget::updateScrollBar()
 void TimelineWidget::prepare()
 {
     if (m_run)
-        buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw);
+        buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw, {}, m_state->groupMarks().get());
     else
         m_draw = DrawList();
 }
@@ -274,6 +278,16 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
             }
         }
     }
+    if (m_draw.grouped && size_t(h.row) < m_draw.groupedRows.size() && m_draw.groupedRows[size_t(h.row)]) {
+        const GroupMarks* g = groupMarks();
+        const MemberBits& bits = row.kind == Row::Lane ? g->lanes[size_t(row.index)] : g->tracks[size_t(row.index)];
+        const size_t k = bits.count(d.first, size_t(d.first) + d.count);
+        const QString group = m_state->groupSelection().label.toHtmlEscaped();
+        if (d.count > 1)
+            lines << QStringLiteral("%1 of %2 in %3").arg(k).arg(d.count).arg(group);
+        else
+            lines << (k ? QStringLiteral("in %1").arg(group) : QStringLiteral("not in %1").arg(group));
+    }
     return lines.join(QStringLiteral("<br>"));
 }
 
@@ -298,6 +312,8 @@ void TimelineWidget::selectAt(const QPoint& pos)
             return;
         }
     }
+    // A pick in the timeline replaces a group picked in the breakdown.
+    m_state->clearGroupSelection();
     m_state->setSelection(sel);
 }
 
@@ -397,6 +413,7 @@ void TimelineWidget::keyPressEvent(QKeyEvent* event)
     case Qt::Key_Down: m_vbar->setValue(m_vbar->value() + TimelineLayout::kTrackHeight); break;
     case Qt::Key_Escape:
         m_state->clearRangeSelection();
+        m_state->clearGroupSelection();
         m_state->setSelection({});
         break;
     default: QWidget::keyPressEvent(event); return;
@@ -417,6 +434,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     }
     const QColor grid = pal.color(QPalette::Mid);
     const QColor highlight = pal.color(QPalette::Highlight);
+    const QRgb accent = highlight.rgb();
     const QColor text = pal.color(QPalette::Text);
     const QFontMetrics fm = fontMetrics();
     const auto& rows = m_layout.rows();
@@ -472,6 +490,26 @@ void TimelineWidget::paintEvent(QPaintEvent*)
                         std::fill(m_lineBase.begin() + e0, m_lineBase.begin() + c1, shade(d.color).rgb());
                     }
                 }
+                // Group selection: members keep their colors over a baseline in the highlight
+                // color; every other item of the row fades into the band. Column by column
+                // from the prepared marks, so a fold shows where its members are.
+                if (r < m_draw.groupedRows.size() && m_draw.groupedRows[r]) {
+                    m_lineMark.assign(size_t(stripW), 0);
+                    for (const MarkSpan& mk : m_draw.marks[r]) {
+                        const int a = col(mk.x0), b = std::max(col(mk.x1), std::min(a + 1, stripW));
+                        std::fill(m_lineMark.begin() + a, m_lineMark.begin() + b, 1);
+                    }
+                    for (const PaintSpan& span : m_draw.spans[r]) {
+                        for (int c = col(span.x0), c1 = col(span.x1); c < c1; ++c) {
+                            if (m_lineMark[size_t(c)]) {
+                                m_lineBase[size_t(c)] = accent;
+                            } else {
+                                m_lineBody[size_t(c)] = mix(m_lineBody[size_t(c)], bg, 70);
+                                m_lineBase[size_t(c)] = mix(m_lineBase[size_t(c)], bg, 70);
+                            }
+                        }
+                    }
+                }
             }
             // Pixel lines: band, bodies, baselines (the last two above the bottom), band.
             for (; dy < d1; ++dy) {
@@ -500,12 +538,16 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         if (y + row.height < top || y > height() || row.kind == Row::DeviceHeader)
             continue;
         const std::vector<DrawItem>& items = m_draw.rows[r];
+        const MemberBits* members = nullptr;   // the row's group membership, when it takes part
+        if (r < m_draw.groupedRows.size() && m_draw.groupedRows[r] && groupMarks())
+            members = row.kind == Row::Lane ? &groupMarks()->lanes[size_t(row.index)] : &groupMarks()->tracks[size_t(row.index)];
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
             if (d.isFold() || span.x1 - span.x0 <= 40)
                 continue;
             QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
-            p.setPen(textOn(d.color));
+            const bool dimmed = members && !members->test(d.first);
+            p.setPen(dimmed ? pal.color(QPalette::PlaceholderText) : textOn(d.color));
             p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(itemName(row, d), Qt::ElideRight, tr.width()));
         }
         for (const DrawItem& d : items) {

@@ -29,6 +29,8 @@ public:
     const TimeMapping& mapping() const { return m_mapping; }
     const TimelineLayout& layout() const { return m_layout; }
     const DrawList& drawList() const { return m_draw; }
+    // Membership of the ViewState's group selection the draw list was built with (null: none).
+    const GroupMarks* groupMarks() const { return m_state->groupMarks().get(); }
     QRect plotRect() const;
 
     void setViewRange(double t0, double t1);
@@ -78,6 +80,7 @@ private:
     DrawList m_draw;
     QImage m_strip;                              // the rows' pixels of the last frame (reused)
     std::vector<QRgb> m_lineBody, m_lineBase;    // one row's pixel line: bodies; with fold baselines
+    std::vector<uint8_t> m_lineMark;             // one row's device columns holding group members
     std::map<int, int> m_collapsed;
     QScrollBar* m_vbar;
     int m_scrollY = 0;
