@@ -33,16 +33,37 @@ std::pair<QString, QString> splitSelector(const QString& arg)
     return {arg, QString()};
 }
 
+QtMessageHandler g_defaultHandler = nullptr;
+
+// Headless runs (--report, --screenshot) print their result and real errors only. Two notices
+// Qt gives on every such run are no error: a missing XDG_RUNTIME_DIR (it then uses
+// /tmp/runtime-$USER) and the offscreen plugin ignoring window size hints.
+void headlessMessages(QtMsgType type, const QMessageLogContext& context, const QString& message)
+{
+    if (type == QtWarningMsg && (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")) ||
+                                 message == QLatin1String("This plugin does not support propagateSizeHints()")))
+        return;
+    if (g_defaultHandler)
+        g_defaultHandler(type, context, message);
+    else
+        std::fprintf(stderr, "%s\n", qPrintable(qFormatLogMessage(type, context, message)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    // The report never opens a window: without a display it renders offscreen.
-    for (int i = 1; i < argc; ++i)
-        if (qstrcmp(argv[i], "--report") == 0 || qstrncmp(argv[i], "--report=", 9) == 0)
-            if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-                qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-                qputenv("QT_QPA_PLATFORM", "offscreen");
+    bool headless = false;
+    for (int i = 1; i < argc; ++i) {
+        const bool report = qstrcmp(argv[i], "--report") == 0 || qstrncmp(argv[i], "--report=", 9) == 0;
+        headless = headless || report || qstrcmp(argv[i], "--screenshot") == 0 || qstrncmp(argv[i], "--screenshot=", 13) == 0;
+        // The report never opens a window: without a display it renders offscreen.
+        if (report && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+    if (headless)
+        g_defaultHandler = qInstallMessageHandler(headlessMessages);
 #if defined(Q_OS_LINUX)
     // Without a display Qt would abort inside the platform plugin; say why instead.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
