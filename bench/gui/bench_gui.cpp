@@ -4,6 +4,10 @@
 // and resident memory per kernel.
 //
 //   bench_gui --kernels 10000000 [--streams 8] [--file PATH] [--frames 120] [--png PREFIX] [--write-only]
+//             [--group LAYER]
+//
+// --group marks every kernel under the named layer (the breakdown view's group selection) and
+// prints the time to compute its marks; the frames then paint with it.
 //
 // The run is generated into PATH (default /tmp/wheretime-bench-gui-N.wt) when missing, so a
 // second invocation measures the open path only.
@@ -78,6 +82,7 @@ int main(int argc, char** argv)
     bool writeOnly = false;
     std::string png;   // where to save the last frame of each zoom (NAME-ZOOM.png), to look at
     std::string file;
+    std::string group;   // layer name: frames with this layer's kernels marked
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -99,8 +104,10 @@ int main(int argc, char** argv)
             png = next();
         else if (a == "--write-only")
             writeOnly = true;
+        else if (a == "--group")
+            group = next();
         else {
-            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only]\n");
+            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER]\n");
             return 2;
         }
     }
@@ -157,6 +164,25 @@ int main(int argc, char** argv)
                 double(rss1 - rss0) / (1 << 20), double(rss1 - rss0) / double(run->kernelCount),
                 double(run->memoryBytes()) / double(run->kernelCount));
 
+    if (!group.empty()) {
+        // As the breakdown builds it for a layer slice: every node that is, or is under, a
+        // layer node of that name.
+        wt::gui::GroupSelection g;
+        g.label = QStringLiteral("layer ") + QString::fromStdString(group);
+        g.anyScope = false;
+        g.nodes.resize(run->nodes.size());
+        for (size_t n = 0; n < run->nodes.size(); ++n) {
+            const wt::gui::ScopeNodeData& layer = run->nodes[run->nodes[n].layerNode];
+            g.nodes[n] = layer.level == QLatin1String("layer") && layer.name == QString::fromStdString(group);
+        }
+        auto gt = Clock::now();
+        state.setGroupSelection(g);
+        const double groupMs = msSince(gt);
+        std::printf("group %s: %lld of %lld activities marked, marks computed in %.1f ms (%.2f B per activity)\n",
+                    group.c_str(), (long long)state.groupMarks()->activityCount, (long long)run->activityCount, groupMs,
+                    double(state.groupMarks()->bytes()) / double(std::max<int64_t>(run->activityCount, 1)));
+    }
+
     // Frames while panning: each frame moves the view by 1% (pan) and then renders, so the
     // figure includes preparing the draw list and painting it.
     const double span = double(run->spanEndNs - run->spanStartNs);
@@ -185,7 +211,7 @@ int main(int argc, char** argv)
             items += widget.drawList().itemCount();
             // The frame's draw list alone (what a pan or zoom costs before painting).
             auto pt = Clock::now();
-            wt::gui::buildDrawList(*run, widget.layout(), widget.drawList().mapping, {}, scratch);
+            wt::gui::buildDrawList(*run, widget.layout(), widget.drawList().mapping, {}, scratch, {}, state.groupMarks().get());
             prepTimes.push_back(msSince(pt));
         }
         if (!png.empty())
