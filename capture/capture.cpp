@@ -196,6 +196,7 @@ CaptureResult runCapture(const CaptureOptions& o)
                 cudaDeviceSynchronize();
 #endif
             tracer->endStep();
+            sink.kick();   // write the step's records now, between steps
             if (interrupted || sink.failed())
                 break;
             res.stepWallNs.push_back(wallNs() - t0);

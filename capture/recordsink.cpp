@@ -34,8 +34,7 @@ void RecordSink::push(Record&& r, bool droppable)
             return;
         }
         m_queue.push_back(std::move(r));
-        // Waking the writer per record would cost a futex call per op: wake it per batch;
-        // it also looks every kPollMs by itself.
+        // Waking the writer per record would cost a futex call per op: wake it per batch.
         wake = m_queue.size() % kWakeBatch == 0;
     }
     if (wake)
@@ -95,9 +94,18 @@ std::string RecordSink::error() const
     return m_error;
 }
 
+void RecordSink::kick()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_kicked = true;
+    }
+    m_wake.notify_one();
+}
+
 void RecordSink::drain()
 {
-    m_wake.notify_one();
+    kick();
     std::unique_lock lock(m_mutex);
     m_idle.wait(lock, [&] { return (m_queue.empty() && !m_busy) || m_failed.load(); });
     if (m_failed.load())
@@ -124,7 +132,8 @@ void RecordSink::run()
             std::unique_lock lock(m_mutex);
             m_busy = false;
             m_idle.notify_all();
-            m_wake.wait_for(lock, std::chrono::milliseconds(kPollMs), [&] { return m_stop || m_queue.size() >= kWakeBatch; });
+            m_wake.wait(lock, [&] { return m_stop || m_kicked || m_queue.size() >= kWakeBatch; });
+            m_kicked = false;
             if (m_queue.empty() && m_stop)
                 return;
             if (m_queue.empty())

@@ -52,8 +52,10 @@ struct ApiRecord {
 class RecordSink {
 public:
     static constexpr size_t kDefaultMaxQueued = 1 << 21;
-    static constexpr size_t kWakeBatch = 4096;   // records per wake-up of the writer thread
-    static constexpr int kPollMs = 20;           // the writer looks this often anyway
+    // The writer thread wakes per kWakeBatch records, on kick() and on drain(): never on a
+    // timer, so a short step is not interrupted by it (on 2 cores a woken thread stalls
+    // OpenBLAS's spinning workers).
+    static constexpr size_t kWakeBatch = 4096;
 
     // The writer must have begun its run; the sink uses it only from its own thread until
     // close() returns.
@@ -69,6 +71,9 @@ public:
     void activity(const ActivityRecord& record);
     void apiCall(const ApiRecord& record);
     void device(const DeviceInfo& info);
+
+    // Lets the writer thread write what is queued now (between steps); does not wait.
+    void kick();
 
     int64_t dropped() const { return m_dropped.load(); }
     int64_t activities() const { return m_activities.load(); }
@@ -98,6 +103,7 @@ private:
     std::vector<Record> m_queue;
     bool m_stop = false;
     bool m_busy = false;
+    bool m_kicked = false;
     std::thread m_thread;
     std::atomic<int64_t> m_dropped{0}, m_activities{0};
     std::atomic<bool> m_failed{false};
