@@ -108,6 +108,23 @@ void CuptiTracer::launchEnd()
     cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
 }
 
+// Memcpy and memset records share their fields (CUPTI's structs differ, the names do not).
+template <typename Record>
+CuptiTracer::Pending CuptiTracer::memoryRecord(ActivityKind kind, const Record& m, const char* name)
+{
+    Pending p;
+    p.record.device = int32_t(m.deviceId);
+    p.record.stream = m.streamId;
+    p.record.kind = kind;
+    p.record.startNs = int64_t(m.start) - m_origin;
+    p.record.endNs = int64_t(m.end) - m_origin;
+    p.record.name = m_sink.name(name);
+    p.record.correlationId = m.correlationId;
+    p.record.bytes = int64_t(m.bytes);
+    p.correlation = m.correlationId;
+    return p;
+}
+
 void CuptiTracer::bufferCompleted(uint8_t* buffer, size_t validSize)
 {
     std::lock_guard lock(m_mutex);
@@ -144,32 +161,12 @@ void CuptiTracer::bufferCompleted(uint8_t* buffer, size_t validSize)
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(rec);
-            Pending p;
-            p.record.device = int32_t(m->deviceId);
-            p.record.stream = m->streamId;
-            p.record.kind = ActivityKind::Memcpy;
-            p.record.startNs = int64_t(m->start) - m_origin;
-            p.record.endNs = int64_t(m->end) - m_origin;
-            p.record.name = m_sink.name(memcpyName(m->copyKind));
-            p.record.correlationId = m->correlationId;
-            p.record.bytes = int64_t(m->bytes);
-            p.correlation = m->correlationId;
-            m_pending.push_back(p);
+            m_pending.push_back(memoryRecord(ActivityKind::Memcpy, *m, memcpyName(m->copyKind)));
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             auto* m = reinterpret_cast<CUpti_ActivityMemset4*>(rec);
-            Pending p;
-            p.record.device = int32_t(m->deviceId);
-            p.record.stream = m->streamId;
-            p.record.kind = ActivityKind::Memset;
-            p.record.startNs = int64_t(m->start) - m_origin;
-            p.record.endNs = int64_t(m->end) - m_origin;
-            p.record.name = m_sink.name("[CUDA memset]");
-            p.record.correlationId = m->correlationId;
-            p.record.bytes = int64_t(m->bytes);
-            p.correlation = m->correlationId;
-            m_pending.push_back(p);
+            m_pending.push_back(memoryRecord(ActivityKind::Memset, *m, "[CUDA memset]"));
             break;
         }
         case CUPTI_ACTIVITY_KIND_RUNTIME:

@@ -42,6 +42,8 @@ private:
         uint32_t correlation;
     };
     void attributeAndQueue();
+    template <typename Record>
+    Pending memoryRecord(ActivityKind kind, const Record& record, const char* name);
 
     std::mutex m_mutex;                                   // guards the collections below
     std::vector<Pending> m_pending;                       // device records waiting for attribution

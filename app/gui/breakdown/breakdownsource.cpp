@@ -34,16 +34,20 @@ QRgb groupColor(const std::string& name)
     return LayerPalette::color(name);
 }
 
-std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold)
+namespace {
+
+// Rows for which intoOther(index, row) holds merge into one "other" slice (last); the rest
+// become one slice each, in order.
+template <typename IntoOther>
+std::vector<PieSlice> slicesWithOther(const BreakdownResult& result, IntoOther intoOther)
 {
     std::vector<PieSlice> out;
     PieSlice other;
-    other.label = QStringLiteral("other");
     other.other = true;
     other.color = kOtherColor;
     for (size_t i = 0; i < result.rows.size(); ++i) {
         const BreakdownRow& r = result.rows[i];
-        if (r.share < threshold) {
+        if (intoOther(i, r)) {
             other.timeNs += r.timeNs;
             other.share += r.share;
             other.members.push_back(i);
@@ -65,35 +69,17 @@ std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold)
     return out;
 }
 
+}  // namespace
+
+std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold)
+{
+    return slicesWithOther(result, [&](size_t, const BreakdownRow& r) { return r.share < threshold; });
+}
+
 std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount)
 {
-    std::vector<PieSlice> out;
-    PieSlice other;
-    other.other = true;
-    other.color = kOtherColor;
     const bool all = result.rows.size() <= maxCount;
-    for (size_t i = 0; i < result.rows.size(); ++i) {
-        const BreakdownRow& r = result.rows[i];
-        if (!all && i + 1 >= maxCount) {
-            other.timeNs += r.timeNs;
-            other.share += r.share;
-            other.members.push_back(i);
-            continue;
-        }
-        PieSlice s;
-        s.label = QString::fromStdString(r.name);
-        s.path = r.path;
-        s.timeNs = r.timeNs;
-        s.share = r.share;
-        s.color = r.color;
-        s.members = {i};
-        out.push_back(std::move(s));
-    }
-    if (!other.members.empty()) {
-        other.label = QStringLiteral("other (%1)").arg(other.members.size());
-        out.push_back(std::move(other));
-    }
-    return out;
+    return slicesWithOther(result, [&](size_t i, const BreakdownRow&) { return !all && i + 1 >= maxCount; });
 }
 
 std::shared_ptr<BreakdownSource> BreakdownSource::load(const std::string& path, int64_t runId)
