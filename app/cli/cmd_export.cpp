@@ -2,8 +2,8 @@
 // chrome://tracing) or CSV (activities, plus a kernel summary beside it).
 #include "app/cli/command.h"
 #include "storage/database.h"
-#include "storage/interop/chromeexporter.h"
-#include "storage/interop/csvexporter.h"
+#include "interop/chromeexporter.h"
+#include "interop/csvexporter.h"
 #include "storage/reader.h"
 
 #include <cstdio>

@@ -2,8 +2,8 @@
 // PyTorch profiler / Kineto JSON, Chrome trace JSON; .gz or plain) as runs of a wheretime file.
 #include "app/cli/command.h"
 #include "storage/database.h"
-#include "storage/interop/importer.h"
-#include "storage/interop/importerror.h"
+#include "interop/importer.h"
+#include "interop/importerror.h"
 #include "storage/storageerror.h"
 
 #include <cstdio>

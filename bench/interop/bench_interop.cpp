@@ -6,8 +6,8 @@
 //     to >= 1M kernels in a temporary copy; parse and write times.
 // usage: bench_interop [--json-mb N] [--kernels N] [--no-python] [--keep] [--traces DIR]
 #include "storage/database.h"
-#include "storage/interop/importer.h"
-#include "storage/interop/traceeventimporter.h"
+#include "interop/importer.h"
+#include "interop/traceeventimporter.h"
 
 #include <simdjson.h>
 #include <sqlite3.h>

@@ -2,8 +2,8 @@
 // parses, through writeTrace() into an in-memory database (rolled back every time). Seeds are
 // small real exports (scripts/fuzz.sh makes one from ../shared/traces).
 #include "storage/database.h"
-#include "storage/interop/importerror.h"
-#include "storage/interop/nsysimporter.h"
+#include "interop/importerror.h"
+#include "interop/nsysimporter.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"
 

@@ -4,9 +4,9 @@
 // slices, so small inputs take that path too) against the one-pass parse: same trace or
 // same error.
 #include "storage/database.h"
-#include "storage/interop/exacttime.h"
-#include "storage/interop/importerror.h"
-#include "storage/interop/traceeventimporter.h"
+#include "interop/exacttime.h"
+#include "interop/importerror.h"
+#include "interop/traceeventimporter.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"
 
