@@ -52,4 +52,28 @@ void InstanceChunk::decode(std::string_view blob, std::vector<ScopeInstance>& ou
         throw StorageError("corrupt scope instance chunk (trailing bytes)");
 }
 
+int64_t InstanceChunk::countScopes(std::string_view blob, const std::vector<int64_t>& scopeIds)
+{
+    varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
+    if (blob.empty() || uint8_t(blob[0]) != kFormat)
+        throw StorageError("corrupt scope instance chunk (unknown format)");
+    ++c.p;
+    uint64_t n = c.next();
+    if (n > blob.size())
+        throw StorageError("corrupt scope instance chunk (bad count)");
+    // The id column is skipped: n varints end in n bytes below 0x80.
+    for (uint64_t left = n; left > 0; ++c.p) {
+        if (c.p == c.end)
+            throw StorageError("corrupt chunk (truncated)");
+        left -= *c.p < 0x80 ? 1 : 0;
+    }
+    int64_t prev = 0, count = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        prev += unzigzag(c.next());
+        for (int64_t id : scopeIds)
+            count += id == prev ? 1 : 0;
+    }
+    return count;
+}
+
 }  // namespace wt

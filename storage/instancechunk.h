@@ -24,6 +24,9 @@ public:
     static std::string encode(const std::vector<ScopeInstance>& rows);
     // Appends to `out`; throws StorageError on a malformed blob.
     static void decode(std::string_view blob, std::vector<ScopeInstance>& out);
+    // How many of the chunk's instances belong to one of `scopeIds` (a few): reads the id and
+    // scope columns only, allocates nothing. Throws StorageError on a malformed blob.
+    static int64_t countScopes(std::string_view blob, const std::vector<int64_t>& scopeIds);
 };
 
 }  // namespace wt

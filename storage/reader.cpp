@@ -178,6 +178,18 @@ std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
     return placed;
 }
 
+int64_t Reader::countScopeInstances(int64_t runId, const std::vector<int64_t>& scopeIds) const
+{
+    if (scopeIds.empty())
+        return 0;
+    int64_t count = 0;
+    Statement s(m_db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=?");
+    s.bind(1, runId);
+    while (s.step())
+        count += InstanceChunk::countScopes(s.blob(0), scopeIds);
+    return count;
+}
+
 std::vector<TotalRow> Reader::totals(int64_t runId) const
 {
     std::vector<TotalRow> out;

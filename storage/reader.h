@@ -29,6 +29,9 @@ public:
     std::vector<Track> tracks(int64_t runId) const;
     std::vector<ScopeNode> scopes(int64_t runId) const;
     std::vector<ScopeInstance> scopeInstances(int64_t runId) const;
+    // How many instances of the given scopes (a few, e.g. a run's step scopes) the run has,
+    // without materializing the instances.
+    int64_t countScopeInstances(int64_t runId, const std::vector<int64_t>& scopeIds) const;
     std::vector<TotalRow> totals(int64_t runId) const;
     std::vector<ApiCall> apiCalls(int64_t runId) const;
     std::vector<std::pair<std::string, std::string>> metadata(int64_t runId) const;

@@ -1,0 +1,163 @@
+// Comparing runs by structure, never by time: the groups of each run at one grouping (scope
+// path, layer, op, kernel name, kind; the same keys and numbers as `wheretime stats`) are
+// matched by their key, per step (the mean of the steps) or per run; groups found in some runs
+// only are kept and marked. The kernel-level diff of a scope (a layer) matches kernel names
+// inside each matched op and pairs the kernels one run lost with those the other gained, side by
+// side, without merging their names. One code path for `wheretime compare`, the GUI's compare
+// view and reports (docs/compare.md).
+#pragma once
+
+#include "analysis/breakdown.h"
+#include "analysis/scopetree.h"
+#include "storage/types.h"
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace wt {
+
+class Reader;
+
+// A comparison that cannot be made as asked (e.g. per step with a run that has no steps).
+struct CompareError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+enum class ComparePer { Step, Run };
+std::optional<ComparePer> comparePerFromString(std::string_view text);
+std::string_view toString(ComparePer per);
+
+// Imports name each profiler step apart ("ProfilerStep#551"); for matching, every such name
+// becomes this one, so the steps of two traces (and of one trace) are one group, like the single
+// "step" scope of a capture.
+inline constexpr const char* kImportStepName = "ProfilerStep#*";
+
+// One run reduced to what comparing needs. It owns its names, so runs of different files (and
+// of Readers that are gone) compare; load it on a worker thread, compare anywhere.
+struct CompareRun {
+    std::string file;                  // where the run came from (display only)
+    RunInfo info;
+    int64_t steps = 0;                 // executions of the step scope; 0 = the run has no steps
+    std::vector<TotalRow> totals;      // the stored per-(scope, kernel name, kind) totals
+    ScopeTree tree;                    // profiler-step names folded to kImportStepName
+    std::unordered_map<uint32_t, std::string> strings;   // the names the totals use
+    bool hasScopes() const { return !tree.nodes().empty(); }
+};
+
+// Reads a run's stored totals, scope tree and step count (the step count reads the run's scope
+// instances when it has a step level: a capture). Throws StorageError.
+CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file = {});
+
+// The step count of a run: instances of its outermost "step"-level scopes (captures), else
+// the number of distinct top-level profiler-step ranges (imports: ProfilerStep#N), else 0.
+int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree);
+
+struct CompareOptions {
+    std::optional<GroupBy> groupBy;    // unset: layer when every run has scopes, else kernel
+    int depth = 3;                     // for GroupBy::Scope
+    std::vector<std::pair<GroupBy, std::string>> filters;   // as BreakdownOptions::filters (--within)
+    std::optional<ComparePer> per;     // unset: step when every run has steps, else run
+};
+
+// One group's (or one kernel's) figures in one run.
+struct CompareCell {
+    bool present = false;              // the group has activities in this run
+    int64_t totalNs = 0;               // whole run
+    int64_t totalCount = 0;            // activities, whole run
+    double ns = 0;                     // per the comparison's unit: totalNs, or totalNs / steps
+    double count = 0;                  // likewise for totalCount
+};
+
+struct CompareGroup {
+    std::string name;                  // display name (last path component, kernel name, kind)
+    std::string path;                  // the key groups are matched by
+    std::vector<CompareCell> cells;    // one per run, BASE first
+    // Against BASE, one per run (BASE's own: 0 and 1). A group absent from a run counts as 0 ns
+    // there, so deltas are always defined and add up to the change of the total; a ratio is
+    // unset where BASE has no time in the group.
+    std::vector<double> deltaNs;
+    std::vector<std::optional<double>> ratio;
+    double change = 0;                 // the largest |delta| over the runs: the sort key
+    int presentIn() const;             // how many runs have the group
+    bool inAll() const { return presentIn() == int(cells.size()); }
+};
+
+struct CompareRunSummary {
+    std::string file;
+    RunInfo info;
+    int64_t steps = 0;                 // 0 = no steps
+    CompareCell total;                 // every group together (the run's total at the grouping)
+    double deltaNs = 0;                // total against BASE's total
+    std::optional<double> ratio;
+};
+
+struct Comparison {
+    GroupBy groupBy = GroupBy::Layer;
+    int depth = 3;
+    std::vector<std::pair<GroupBy, std::string>> filters;
+    ComparePer per = ComparePer::Run;
+    std::vector<CompareRunSummary> runs;   // BASE first
+    std::vector<CompareGroup> groups;      // largest change first; ties: larger first, then by path
+    std::vector<std::string> notes;        // how it was compared (per-step rule, grouping fallback)
+};
+
+// Compares runs (BASE first; at least one) at one grouping. The per-run numbers are exactly
+// computeBreakdown's at the same options (divided by the steps when per step). Throws
+// CompareError when per step is asked and a run has no steps.
+Comparison compareRuns(const std::vector<const CompareRun*>& runs, const CompareOptions& options);
+
+enum class KernelChange {
+    Unchanged,   // same name in the same op, same count and time
+    Changed,     // same name in the same op, count or time differ
+    Removed,     // in BASE only (and not paired)
+    Added,       // in OTHER only (and not paired)
+    Swapped,     // BASE's kernel `baseName` and OTHER's `otherName`, paired within one op
+    Moved,       // the same name, in op `op` in BASE and in `otherOp` in OTHER
+};
+std::string_view toString(KernelChange change);
+
+struct KernelDiffRow {
+    KernelChange change = KernelChange::Unchanged;
+    std::string op;                    // the op (scope) the kernel ran in: BASE's, OTHER's when Added
+    std::string otherOp;               // OTHER's op: equal to `op` unless Moved
+    std::string baseName;              // empty when Added
+    std::string otherName;             // empty when Removed; equal to baseName unless Swapped
+    bool similarNames = false;         // Swapped: the names differ only in template arguments or numbers
+    CompareCell base, other;
+    double deltaNs = 0;
+    std::optional<double> ratio;
+};
+
+struct KernelDiffOptions {
+    std::vector<std::pair<GroupBy, std::string>> filters;   // the scope to diff, e.g. {{Layer, "softmax"}}
+    GroupBy within = GroupBy::Op;      // kernel names are matched inside these groups: op, layer or phase
+    std::optional<ComparePer> per;     // as CompareOptions::per
+};
+
+struct KernelDiff {
+    std::vector<std::pair<GroupBy, std::string>> filters;
+    GroupBy within = GroupBy::Op;
+    ComparePer per = ComparePer::Run;
+    CompareRunSummary base, other;     // totals inside the filters
+    std::vector<KernelDiffRow> rows;   // largest |delta| first; ties by op, then name
+    int unchanged = 0, changed = 0, removed = 0, added = 0, swapped = 0, moved = 0;
+    std::vector<std::string> notes;
+};
+
+// The kernel-level diff of a scope (a layer): kernels matched by name inside each matched op;
+// the BASE-only and OTHER-only kernels are then paired, largest with largest: the same name in
+// another op (moved), then within one op names that differ only in template arguments or
+// numbers, then the rest of the op (swaps). Names are never merged. Throws CompareError like
+// compareRuns.
+KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const KernelDiffOptions& options);
+
+// The name with template/argument lists removed and digit runs replaced by '#': what two
+// kernel names must share to be paired as "similar" ("sgemm_128x64_nn" ~ "sgemm_64x32_nn").
+std::string kernelStem(std::string_view name);
+
+}  // namespace wt
