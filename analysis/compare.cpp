@@ -395,7 +395,12 @@ KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const Ke
         }
     };
     pairEach([](const KernelDiffRow& r, const KernelDiffRow& a) { return r.baseName == a.otherName; }, KernelChange::Moved, false);
-    pairEach([](const KernelDiffRow& r, const KernelDiffRow& a) { return r.op == a.op && kernelStem(r.baseName) == kernelStem(a.otherName); },
+    std::unordered_map<std::string, std::string> stems;
+    auto stemOf = [&](const std::string& name) -> const std::string& {
+        auto it = stems.find(name);
+        return it != stems.end() ? it->second : stems.emplace(name, kernelStem(name)).first->second;
+    };
+    pairEach([&](const KernelDiffRow& r, const KernelDiffRow& a) { return r.op == a.op && stemOf(r.baseName) == stemOf(a.otherName); },
              KernelChange::Swapped, true);
     pairEach([](const KernelDiffRow& r, const KernelDiffRow& a) { return r.op == a.op; }, KernelChange::Swapped, false);
     for (size_t ri = 0; ri < removed.size(); ++ri)
