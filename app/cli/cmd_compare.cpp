@@ -38,7 +38,7 @@ const char* kUsage =
     "               added. Names are never merged. --within narrows it further\n"
     "  --json       {per, group_by, runs: [{file, id, name, workload, variant, backend, device, steps}],\n"
     "               total, groups: [{name, path, ns: [per run | null], count, delta_ns, ratio}]}\n"
-    "  --csv        one row per group: name, path, ns_1..ns_N, delta_ns_2.., ratio_2.. (1 = BASE)\n"
+    "  --csv        one row per group: name, path, ns_1..ns_N, delta_ns_2.., ratio_2.. (1 = BASE), per\n"
     "See docs/compare.md for the matching rules.\n";
 
 struct Opened {
@@ -188,7 +188,7 @@ int printComparison(const Comparison& c, bool asJson, bool asCsv)
             std::cout << ",delta_ns_" << i + 1;
         for (size_t i = 1; i < n; ++i)
             std::cout << ",ratio_" << i + 1;
-        std::cout << '\n';
+        std::cout << ",per\n";
         for (const CompareGroup& g : c.groups) {
             std::cout << csv::field(g.name) << ',' << csv::field(g.path);
             for (size_t i = 0; i < n; ++i)
@@ -197,7 +197,7 @@ int printComparison(const Comparison& c, bool asJson, bool asCsv)
                 std::cout << ',' << json::number(g.deltaNs[i]);
             for (size_t i = 1; i < n; ++i)
                 std::cout << ',' << csvNumber(g.ratio[i]);
-            std::cout << '\n';
+            std::cout << ',' << toString(c.per) << '\n';
         }
         return 0;
     }
@@ -299,13 +299,13 @@ int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
         return 0;
     }
     if (asCsv) {
-        std::cout << "op,other_op,change,base_name,other_name,base_count,other_count,base_ns,other_ns,delta_ns,ratio\n";
+        std::cout << "op,other_op,change,base_name,other_name,base_count,other_count,base_ns,other_ns,delta_ns,ratio,per\n";
         for (const KernelDiffRow& r : d.rows)
             std::cout << csv::field(r.op) << ',' << csv::field(r.otherOp) << ',' << toString(r.change) << ',' << csv::field(r.baseName) << ','
                       << csv::field(r.otherName) << ',' << (r.base.present ? json::number(r.base.count) : "") << ','
                       << (r.other.present ? json::number(r.other.count) : "") << ','
                       << (r.base.present ? json::number(r.base.ns) : "") << ',' << (r.other.present ? json::number(r.other.ns) : "")
-                      << ',' << json::number(r.deltaNs) << ',' << csvNumber(r.ratio) << '\n';
+                      << ',' << json::number(r.deltaNs) << ',' << csvNumber(r.ratio) << ',' << toString(d.per) << '\n';
         return 0;
     }
     std::printf("BASE   %s\nOTHER  %s\n", describe(d.base).c_str(), describe(d.other).c_str());

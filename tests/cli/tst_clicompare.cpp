@@ -264,8 +264,23 @@ void TestCliCompare::csvAndTable()
     auto csv = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--csv")});
     QCOMPARE(csv.exitCode, 0);
     QStringList lines = csv.out.trimmed().split(QLatin1Char('\n'));
-    QCOMPARE(lines[0], QStringLiteral("name,path,ns_1,ns_2,delta_ns_2,ratio_2"));
+    QCOMPARE(lines[0], QStringLiteral("name,path,ns_1,ns_2,delta_ns_2,ratio_2,per"));
     QCOMPARE(lines.size(), 1 + 14);
+    for (qsizetype i = 1; i < lines.size(); ++i)
+        QVERIFY(lines[i].endsWith(QStringLiteral(",step")));
+    // Rows in table order, with the analysis' numbers.
+    Database db(m_file.toStdString(), OpenMode::ReadOnly);
+    Reader reader(db);
+    CompareRun ra = loadCompareRun(reader, reader.resolveRun("s1"));
+    CompareRun rb = loadCompareRun(reader, reader.resolveRun("s3"));
+    Comparison c = compareRuns({&ra, &rb}, CompareOptions{});
+    for (size_t i = 0; i < c.groups.size(); ++i) {
+        QStringList f = lines[qsizetype(i) + 1].split(QLatin1Char(','));
+        QCOMPARE(f[1], q(c.groups[i].path));
+        QCOMPARE(f[2].toDouble(), c.groups[i].cells[0].ns);
+        QCOMPARE(f[3].isEmpty(), !c.groups[i].cells[1].present);
+        QCOMPARE(f[4].toDouble(), c.groups[i].deltaNs[1]);
+    }
     auto table = runCli({QStringLiteral("compare"), a, b});
     QCOMPARE(table.exitCode, 0);
     QVERIFY(table.out.contains(QStringLiteral("per step")));
