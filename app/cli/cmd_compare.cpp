@@ -133,6 +133,14 @@ std::string describe(const CompareRunSummary& r)
     return s;
 }
 
+std::string describeFilters(const std::vector<std::pair<GroupBy, std::string>>& filters)
+{
+    std::string out;
+    for (const auto& [g, k] : filters)
+        out += std::string(out.empty() ? "" : ", ") + std::string(toString(g)) + "=" + k;
+    return out;
+}
+
 std::string runTag(size_t i)
 {
     return i == 0 ? "BASE" : "#" + std::to_string(i + 1);
@@ -309,10 +317,8 @@ int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
         return 0;
     }
     std::printf("BASE   %s\nOTHER  %s\n", describe(d.base).c_str(), describe(d.other).c_str());
-    std::string scope;
-    for (const auto& [g, k] : d.filters)
-        scope += std::string(scope.empty() ? "" : ", ") + std::string(toString(g)) + "=" + k;
-    std::printf("kernels of %s, matched by name inside each %s\n", scope.c_str(), std::string(toString(d.within)).c_str());
+    std::printf("kernels of %s, matched by name inside each %s\n", describeFilters(d.filters).c_str(),
+                std::string(toString(d.within)).c_str());
     for (const std::string& note : d.notes)
         std::printf("%s\n", note.c_str());
     std::printf("BASE %s, OTHER %s: %s (ratio %s); %d changed, %d unchanged, %d removed, %d added, %d swapped, %d moved\n\n",
@@ -397,12 +403,19 @@ int runCompare(Args& args)
         ko.filters.emplace_back(GroupBy::Layer, *kernelsOf);
         ko.filters.insert(ko.filters.end(), options.filters.begin(), options.filters.end());
         ko.per = options.per;
-        return printKernelDiff(diffKernels(runs[0], runs[1], ko), asJson, asCsv);
+        KernelDiff d = diffKernels(runs[0], runs[1], ko);
+        if (d.rows.empty())
+            return fail("no kernels of " + describeFilters(ko.filters) + " in either run");
+        return printKernelDiff(d, asJson, asCsv);
     }
     std::vector<const CompareRun*> ptrs;
     for (const CompareRun& r : runs)
         ptrs.push_back(&r);
-    return printComparison(compareRuns(ptrs, options), asJson, asCsv);
+    Comparison c = compareRuns(ptrs, options);
+    if (c.groups.empty())
+        return fail(options.filters.empty() ? std::string("the runs hold no activities to compare")
+                                            : "no activities of " + describeFilters(options.filters) + " in any run");
+    return printComparison(c, asJson, asCsv);
 }
 
 const RegisterCommand reg{{"compare", "compare runs by layer, scope, op, kernel or kind (per step or per run)", kUsage, runCompare}};

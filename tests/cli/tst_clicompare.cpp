@@ -109,6 +109,11 @@ void TestCliCompare::usageErrorsAndBadInput()
         QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
         QVERIFY(r.err.startsWith(QStringLiteral("wheretime: error: ")));
     }
+    // A layer that is in neither run (a typo): said so, not an empty table.
+    auto typo = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--kernels"), QStringLiteral("sofmax")});
+    QCOMPARE(typo.exitCode, 1);
+    QVERIFY(typo.err.contains(QStringLiteral("layer=sofmax")));
+    QCOMPARE(runCli({QStringLiteral("compare"), a, b, QStringLiteral("--within"), QStringLiteral("layer=sofmax")}).exitCode, 1);
     std::string notDb = test::tempPath("not-a-db.wt");
     {
         FILE* f = std::fopen(notDb.c_str(), "w");
