@@ -38,7 +38,8 @@ std::string_view toString(ComparePer per);
 inline constexpr const char* kImportStepName = "ProfilerStep#*";
 
 // One run reduced to what comparing needs. It owns its names, so runs of different files (and
-// of Readers that are gone) compare; load it on a worker thread, compare anywhere.
+// of Readers that are gone) compare; load it on a worker thread, compare anywhere. Any totals
+// will do (e.g. totalsOf() a time range), with the step count that goes with them.
 struct CompareRun {
     std::string file;                  // where the run came from (display only)
     RunInfo info;
