@@ -9,6 +9,7 @@
 #include "interop/importer.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/storageerror.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
@@ -126,6 +127,7 @@ private slots:
     void kernelStems();
     void nRunsAgainstBase();
     void stepsOfCaptures();
+    void corruptInstancesFailCleanly();
     void profilerStepsOfImports();
     void twoFormatsByKernelName();
     void realRanksCompare();
@@ -571,6 +573,29 @@ void TestCompare::stepsOfCaptures()
             brute += tree.level(si.scopeId) == "step" ? 1 : 0;
         QCOMPARE(countSteps(r, run, tree), brute);
         QCOMPARE(brute, int64_t(12));
+    }
+}
+
+void TestCompare::corruptInstancesFailCleanly()
+{
+    // A damaged scope-instance chunk: the step count fails with a StorageError (the CLI's
+    // one-line error), it does not read past the blob.
+    std::string path = test::tempPath("corrupt.wt");
+    int64_t run = 0;
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Writer w(db);
+        run = writeRun(w, "c", 3, {{"forward", "conv1", "glu", "glu", 100}});
+    }
+    for (const char* blob : {"x'01'", "x'01ffffffff'", "x'0105010203'", "x'07'"}) {
+        sqlite3* h = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &h), SQLITE_OK);
+        std::string sql = std::string("UPDATE scope_instance_chunks SET data=") + blob;
+        QCOMPARE(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(h);
+        Database db(path, OpenMode::ReadOnly);
+        Reader r(db);
+        QVERIFY_THROWS_EXCEPTION(StorageError, loadCompareRun(r, run));
     }
 }
 
