@@ -49,6 +49,7 @@ private slots:
     void nRuns();
     void csvAndTable();
     void kernelsJsonEqualsAnalysis();
+    void runsWithoutSteps();
     void cpuCapturesOfSoftmaxVariants();
 
 private:
@@ -323,6 +324,28 @@ void TestCliCompare::kernelsJsonEqualsAnalysis()
     }
     QCOMPARE(o.value(QStringLiteral("total")).toObject().value(QStringLiteral("delta_ns")).toDouble(), d.other.deltaNs);
     QCOMPARE(o.value(QStringLiteral("summary")).toObject().value(QStringLiteral("changed")).toInt(), d.changed);
+}
+
+void TestCliCompare::runsWithoutSteps()
+{
+    // An imported trace without profiler steps compares per run; per step is refused.
+    QString file = q(test::tempPath("mini.wt"));
+    auto imp = runCli({QStringLiteral("import"), test::sourcePath(QStringLiteral("tests/data/kineto-mini.json")), QStringLiteral("-o"), file});
+    QVERIFY2(imp.exitCode == 0, qPrintable(imp.err));
+    auto r = runCli({QStringLiteral("compare"), file, file, QStringLiteral("--json")});
+    QCOMPARE(r.exitCode, 0);
+    QJsonObject o = parseObject(r.out);
+    QCOMPARE(o.value(QStringLiteral("per")).toString(), QStringLiteral("run"));
+    QCOMPARE(o.value(QStringLiteral("runs")).toArray()[0].toObject().value(QStringLiteral("steps")).toInteger(), qint64(0));
+    QVERIFY(!o.value(QStringLiteral("groups")).toArray().isEmpty());
+    // Against a run with steps: per run too, and the output names the run without steps.
+    auto mixed = runCli({QStringLiteral("compare"), m_file + QStringLiteral(":s1"), file});
+    QCOMPARE(mixed.exitCode, 0);
+    QVERIFY(mixed.out.contains(QStringLiteral("per run: whole-run totals (run 1 of ")));
+    auto step = runCli({QStringLiteral("compare"), file, file, QStringLiteral("--per"), QStringLiteral("step")});
+    QCOMPARE(step.exitCode, 1);
+    QVERIFY(step.err.contains(QStringLiteral("has none")));
+    QCOMPARE(step.err.count(QLatin1Char('\n')), 1);
 }
 
 void TestCliCompare::cpuCapturesOfSoftmaxVariants()
