@@ -126,11 +126,12 @@ void CuptiRecords::flush()
         api.swap(m_api);
         for (Pending& p : pending) {
             uint64_t externalId = 0;
-            for (auto& table : m_external) {
+            // Not erased when used: an API call can make more than one device record (a
+            // copy of pageable memory in pieces); the sweep below bounds the table.
+            for (const auto& table : m_external) {
                 auto it = table.find(p.correlation);
                 if (it != table.end()) {
                     externalId = it->second;
-                    table.erase(it);   // one device record per API call
                     break;
                 }
             }

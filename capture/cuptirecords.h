@@ -8,10 +8,10 @@
 // returned as CUPTI's external correlation id; CUPTI's EXTERNAL_CORRELATION records map each
 // API call's correlation id to it, and a device record carries the correlation id of the API
 // call that made it. So a device record finds its launch: the op's name and the innermost
-// scope instance. One API call makes at most one device record, so its correlation entry is
-// erased when used; the entries of API calls that make none (cudaGetLastError, cuBLAS's
-// set-up calls, ...) and the launches themselves are kept for one more flush (records of a
-// step can straddle a flush) and erased at the next: the tables hold at most two steps.
+// scope instance. Correlation entries (also those of API calls that make no device record:
+// cudaGetLastError, cuBLAS's set-up calls, ...) and launches are kept until the flush after
+// the one they arrived before (records of a step can straddle a flush), then erased: the
+// tables hold at most two steps' worth, however long the capture.
 //
 // Records that a forced flush left incomplete (start or end 0, or end before start) are
 // dropped and counted in dropped(), with the records CUPTI itself dropped.
