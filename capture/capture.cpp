@@ -238,8 +238,8 @@ CaptureResult runCapture(const CaptureOptions& o)
         std::string line = failure.substr(0, failure.find('\n'));
         writer.setMetadata("error", line);
         writer.finishRun(RunStatus::Failed, ended - started);
-        throw CaptureFailed(line + " (run " + std::to_string(res.runId) + " kept with " + std::to_string(res.stepsDone) +
-                                " complete steps, marked failed)",
+        throw CaptureFailed(line + " (run " + std::to_string(res.runId) + " kept, marked failed, after " +
+                                std::to_string(res.stepsDone) + " of " + std::to_string(o.steps) + " steps)",
                             res.runId);
     }
     writer.finishRun(interrupted ? RunStatus::Interrupted : RunStatus::Complete, ended - started);

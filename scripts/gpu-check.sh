@@ -86,20 +86,25 @@ def overhead(w):
         return "n/a"
     return f"{(statistics.median(t) / statistics.median(u) - 1) * 100:+.1f}%"
 adaptive = {r["workload"]: r["softmax_ns_per_step"] for r in caps if r["variant"] == "adaptive"}
+phases = {(r["workload"], r["variant"]): r for r in rows if r["stage"] == "softmax-phases"}
 losses = {}
 for r in rows:
     if r["stage"] == "numbers":
         losses.setdefault((r["workload"], r["variant"]), {})[r["against"]] = r["loss"]
 if caps:
-    print("| workload | variant | device | kernels | step time | softmax layer / step | softmax share of kernel time "
-          "| speedup vs adaptive | vs PyTorch AdaptiveLogSoftmaxWithLoss | CUPTI overhead | dropped records | loss check (tiny, 3 steps) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| workload | variant | device | kernels | step time | softmax layer / step | of which forward + backward "
+          "| softmax share of kernel time | speedup vs adaptive | vs PyTorch AdaptiveLogSoftmaxWithLoss | "
+          + ("tracer overhead (CPU tracer)" if dry else "CUPTI overhead") + " | dropped records | loss check (tiny, 3 steps) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in caps:
     w, v = r["workload"], r["variant"]
     sm = r["softmax_ns_per_step"]
     vs_adaptive = f"{adaptive[w] / sm:.2f}x" if sm and w in adaptive else "n/a"
-    if w in pt and sm:
-        vs_pt = f"{pt[w]['median_ms'] * 1e6 / sm:.2f}x ({pt[w]['median_ms']:.2f} ms)"
+    p = phases.get((w, v))
+    fb = p["forward_ns_per_step"] + p["backward_ns_per_step"] if p else 0
+    fb_text = f"{fb / 1e6:.3f} ms" if p else "n/a"
+    if w in pt and fb:
+        vs_pt = f"{pt[w]['median_ms'] * 1e6 / fb:.2f}x ({pt[w]['median_ms']:.2f} ms)"
     elif dry:
         vs_pt = "skipped (dry run)"
     else:
@@ -111,13 +116,14 @@ for r in caps:
         check = f"{other:.6f} vs CPU {ref:.6f}" if other is not None and ref is not None else "missing"
     else:
         check = "not run"
-    print(f"| {w} | {v} | {r['device']} | {r['kernels']} | {r['step_ns'] / 1e6:.3f} ms | {sm / 1e6:.3f} ms | "
+    print(f"| {w} | {v} | {r['device']} | {r['kernels']} | {r['step_ns'] / 1e6:.3f} ms | {sm / 1e6:.3f} ms | {fb_text} | "
           f"{r['softmax_share'] * 100:.1f}% | {vs_adaptive} | {vs_pt} | {overhead(w)} | {r['dropped_records']} | {check} |")
 print()
 print("Step time: median wall time of the traced steps. Softmax layer: kernel time under the softmax layer "
-      "scope per step. Speedup vs adaptive: the adaptive variant's softmax time over this variant's. "
-      "vs PyTorch: PyTorch's forward + backward time on the same shape over this variant's softmax time "
-      "(above 1: faster than PyTorch). CUPTI overhead: median traced step over median untraced step - 1 "
+      "scope per step (forward, backward and update phases), then its forward + backward part. "
+      "Speedup vs adaptive: the adaptive variant's softmax layer time over this variant's. "
+      "vs PyTorch: PyTorch's forward + backward time of the module on the same shape over this variant's "
+      "forward + backward softmax time (above 1: faster than PyTorch). CUPTI (tracer) overhead: median traced step over median untraced step - 1 "
       "(adaptive variant). Loss check: loss after 3 steps at the tiny preset, "
       + ("a second CPU run in the dry run" if dry else "CUDA") + " against the CPU backend, relative tolerance 1e-3.")
 PY
@@ -263,6 +269,19 @@ for w in $workloads; do
       --name "$w-$v-$preset" -o "$db"
     tail -1 "$results" | grep -q '"status":"complete"' || fail "$w/$v: the capture did not complete"
     tail -1 "$results" | grep -q '"loss":null' && fail "$w/$v: the loss is NaN at the $preset preset"
+    # The softmax layer's time by phase: forward + backward is what PyTorch's module times.
+    run=$(tail -1 "$results" | python3 -c 'import json, sys; print(json.load(sys.stdin)["run"])')
+    left 60
+    timeout "$T" "$bin" stats "$db:$run" --group-by phase --within layer=softmax --json >"$out/phases.json" 2>"$out/last-error.txt" ||
+      fail "wheretime stats $db:$run: $(tail -1 "$out/last-error.txt")"
+    python3 - "$out/phases.json" "$w" "$v" "$steps" <<'PY' >>"$results" || fail "cannot read the softmax phases of $w/$v"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ph = {g["name"]: g["time_ns"] for g in d["groups"]}
+steps = int(sys.argv[4])
+print(json.dumps({"stage": "softmax-phases", "workload": sys.argv[2], "variant": sys.argv[3],
+                  **{f"{k}_ns_per_step": ph.get(k, 0) // steps for k in ("forward", "backward", "update")}}))
+PY
   done
 done
 echo "captures: $(grep -c '"stage":"captures"' "$results") runs in captures.wt ($preset preset, $steps traced steps after 1 warm-up)" >>"$notes"
@@ -279,7 +298,7 @@ for w in $workloads; do
       -o "$scratch"
   done
 done
-rm -f "$scratch" "$scratch-wal" "$scratch-shm"
+rm -f "$scratch" "$scratch-wal" "$scratch-shm" "$out/phases.json"
 echo "overhead: adaptive variant, 2 traced runs (one from the captures) and 2 untraced runs per workload" >>"$notes"
 
 # --- 6. PyTorch's AdaptiveLogSoftmaxWithLoss on the same shapes --------------------------

@@ -426,7 +426,7 @@ void TestCapture::deviceErrorMidStep()
     QVERIFY(destroyed);
     QVERIFY2(message.contains(QStringLiteral("illegal memory access")), qPrintable(message));
     QVERIFY2(message.contains(QStringLiteral("marked failed")), qPrintable(message));
-    QVERIFY2(message.contains(QStringLiteral("1 complete steps")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("after 1 of 3 steps")), qPrintable(message));
     QVERIFY(!message.contains(QLatin1Char('\n')));
 
     Database db(file, OpenMode::ReadOnly);
