@@ -159,13 +159,19 @@ CaptureResult runCapture(const CaptureOptions& o)
     info.devicePropertiesJson = device.propertiesJson;
     res.device = device.name;
 
-    std::unique_ptr<Tracer> tracer;
     int64_t started = 0, ended = 0, closeStart = 0;
     bool interrupted = false;
+    std::string failure;   // set when a step failed: the run is kept and marked failed
+    std::vector<std::pair<std::string, std::string>> tracerMetadata;
     {
         RecordSink sink(writer);
+        // Declared after the sink, so destroyed before it: nothing a tracer hands over at its
+        // end (CUPTI's last buffers) can reach a destroyed sink, whatever way this block is left.
+        std::unique_ptr<Tracer> tracer;
+        if (o.tracerFactory)
+            tracer = o.tracerFactory(sink, &g_stop);
 #if WHERETIME_HAVE_CUDA
-        if (cuda)
+        if (!tracer && cuda)
             tracer = std::make_unique<CuptiTracer>(sink, &g_stop);
 #endif
         if (!tracer)
@@ -190,7 +196,13 @@ CaptureResult runCapture(const CaptureOptions& o)
                 res.lastLoss = model->step();
             } catch (const CaptureInterrupted&) {
                 interrupted = true;
+            } catch (const std::exception& e) {
+                // A device error (failed launch, illegal address, out of memory) or any error of
+                // the workload: keep what was recorded so far, mark the run failed below.
+                failure = e.what();
             }
+            if (!failure.empty())
+                break;
 #if WHERETIME_HAVE_CUDA
             if (interrupted && cuda)
                 cudaDeviceSynchronize();
@@ -206,17 +218,31 @@ CaptureResult runCapture(const CaptureOptions& o)
         tracer->closeOpenScopes();
         ended = tracer->now();
         closeStart = wallNs();
-#if WHERETIME_HAVE_CUDA
-        if (cuda)
-            static_cast<CuptiTracer*>(tracer.get())->stop();
-#endif
+        try {
+            tracer->stop();
+        } catch (const std::exception& e) {
+            if (failure.empty())
+                failure = e.what();
+        }
         res.droppedRecords = tracer->droppedRecords();
         res.kernels = sink.activities();
+        tracerMetadata = tracer->runMetadata();
+        tracer.reset();
         sink.close();   // throws when the writer failed (disk full, ...)
     }
+    for (const auto& [key, value] : tracerMetadata)
+        writer.setMetadata(key, value);
     writer.setDroppedRecords(res.droppedRecords);
-    writer.finishRun(interrupted ? RunStatus::Interrupted : RunStatus::Complete, ended - started);
     res.runId = info.id = writer.runId();
+    if (!failure.empty()) {
+        std::string line = failure.substr(0, failure.find('\n'));
+        writer.setMetadata("error", line);
+        writer.finishRun(RunStatus::Failed, ended - started);
+        throw CaptureFailed(line + " (run " + std::to_string(res.runId) + " kept, marked failed, after " +
+                                std::to_string(res.stepsDone) + " of " + std::to_string(o.steps) + " steps)",
+                            res.runId);
+    }
+    writer.finishRun(interrupted ? RunStatus::Interrupted : RunStatus::Complete, ended - started);
     res.fileOverheadNs += wallNs() - closeStart;
     res.status = interrupted ? "interrupted" : "complete";
     res.medianStepNs = median(res.stepWallNs);

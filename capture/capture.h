@@ -4,13 +4,19 @@
 // the run is kept and marked interrupted.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace wt::capture {
+
+class RecordSink;
+class Tracer;
 
 struct CaptureOptions {
     std::string workload = "gcn";
@@ -25,6 +31,9 @@ struct CaptureOptions {
     bool trace = true;                   // false: --no-trace, time the steps only, write nothing
     uint64_t seed = 1;
     bool installSignalHandlers = false;
+    // Tests: builds the tracer instead of the CUPTI or CPU one (e.g. one that injects a device
+    // error mid-step). It must write only through the sink it is given.
+    std::function<std::unique_ptr<Tracer>(RecordSink&, const std::atomic<bool>*)> tracerFactory;
 };
 
 struct CaptureResult {
@@ -32,7 +41,7 @@ struct CaptureResult {
     std::string device;
     std::string backend;                 // cupti | cpu
     std::string preset;
-    std::string status;                  // complete | interrupted
+    std::string status;                  // complete | interrupted (failed runs throw CaptureFailed)
     int stepsDone = 0;
     int64_t kernels = 0;
     int64_t droppedRecords = 0;
@@ -49,9 +58,17 @@ struct CaptureUsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Throws CaptureUsageError for bad options and StorageError/std::runtime_error for failures
-// (unwritable output, disk full, CUDA errors). An interrupted capture returns normally with
-// status "interrupted".
+// A step failed (a device error, a failed launch, out of memory, any error of the workload) after
+// the run was begun: what was recorded up to the error is kept and the run is marked failed.
+// what() is one line: the error, then the run's id and status.
+struct CaptureFailed : std::runtime_error {
+    CaptureFailed(const std::string& message, int64_t runId_) : std::runtime_error(message), runId(runId_) {}
+    int64_t runId;
+};
+
+// Throws CaptureUsageError for bad options, CaptureFailed when a traced step fails, and
+// StorageError/std::runtime_error for other failures (unwritable output, disk full, errors of an
+// untraced run). An interrupted capture returns normally with status "interrupted".
 CaptureResult runCapture(const CaptureOptions& options);
 
 }  // namespace wt::capture

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 namespace wt::capture {
 
@@ -56,12 +57,13 @@ const char* memcpyName(uint8_t kind)
 
 }  // namespace
 
-CuptiTracer::CuptiTracer(RecordSink& sink, const std::atomic<bool>* stop) : Tracer(sink, stop)
+CuptiTracer::CuptiTracer(RecordSink& sink, const std::atomic<bool>* stop) : Tracer(sink, stop), m_records(sink)
 {
     if (g_active)
         throw std::runtime_error("CUPTI: only one tracer at a time");
     g_active = this;
     setOrigin(now());   // before any record can arrive: records are made relative to it
+    m_records.setOrigin(m_origin);
     try {
         check(cuptiActivityRegisterCallbacks(wt::capture::bufferRequested, wt::capture::bufferCompleted), "registering buffer callbacks");
         check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "enabling kernel records");
@@ -95,11 +97,12 @@ int64_t CuptiTracer::now() const
     return int64_t(t);
 }
 
-void CuptiTracer::launchBegin(const kernels::OpLaunch&)
+void CuptiTracer::launchBegin(const kernels::OpLaunch& op)
 {
     checkStop();
-    // External id = the sink's scope instance id (+0: ids start at 1, 0 = none).
-    cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, uint64_t(currentInstance()));
+    // External id = this launch: its op name and scope instance (CuptiRecords).
+    cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
+                                           m_records.beginLaunch(currentInstance(), op.name));
 }
 
 void CuptiTracer::launchEnd()
@@ -108,28 +111,28 @@ void CuptiTracer::launchEnd()
     cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
 }
 
+namespace {
 // Memcpy and memset records share their fields (CUPTI's structs differ, the names do not).
 template <typename Record>
-CuptiTracer::Pending CuptiTracer::memoryRecord(ActivityKind kind, const Record& m, const char* name)
+CuptiRecords::Memory memoryRecord(ActivityKind kind, const Record& m, const char* name)
 {
-    Pending p;
-    p.record.device = int32_t(m.deviceId);
-    p.record.stream = m.streamId;
-    p.record.kind = kind;
-    p.record.startNs = int64_t(m.start) - m_origin;
-    p.record.endNs = int64_t(m.end) - m_origin;
-    p.record.name = m_sink.name(name);
-    p.record.correlationId = m.correlationId;
-    p.record.bytes = int64_t(m.bytes);
-    p.correlation = m.correlationId;
-    return p;
+    CuptiRecords::Memory r;
+    r.kind = kind;
+    r.device = int32_t(m.deviceId);
+    r.stream = m.streamId;
+    r.startNs = m.start;
+    r.endNs = m.end;
+    r.name = name;
+    r.correlation = m.correlationId;
+    r.bytes = int64_t(m.bytes);
+    return r;
 }
+}  // namespace
 
 void CuptiTracer::bufferCompleted(uint8_t* buffer, size_t validSize)
 {
-    std::lock_guard lock(m_mutex);
     if (!buffer) {
-        m_cuptiDropped += int64_t(validSize);
+        m_records.cuptiDropped(int64_t(validSize));
         return;
     }
     CUpti_Activity* rec = nullptr;
@@ -138,35 +141,33 @@ void CuptiTracer::bufferCompleted(uint8_t* buffer, size_t validSize)
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
             auto* k = reinterpret_cast<CUpti_ActivityKernel10*>(rec);
-            Pending p;
-            p.record.device = int32_t(k->deviceId);
-            p.record.stream = k->streamId;
-            p.record.kind = ActivityKind::Kernel;
-            p.record.startNs = int64_t(k->start) - m_origin;
-            p.record.endNs = int64_t(k->end) - m_origin;
-            p.record.name = m_sink.name(k->name ? k->name : "(unnamed kernel)");
-            p.record.correlationId = k->correlationId;
-            p.record.config.grid[0] = k->gridX;
-            p.record.config.grid[1] = k->gridY;
-            p.record.config.grid[2] = k->gridZ;
-            p.record.config.block[0] = k->blockX;
-            p.record.config.block[1] = k->blockY;
-            p.record.config.block[2] = k->blockZ;
-            p.record.config.registers = k->registersPerThread;
-            p.record.config.staticSmem = k->staticSharedMemory;
-            p.record.config.dynamicSmem = k->dynamicSharedMemory;
-            p.correlation = k->correlationId;
-            m_pending.push_back(p);
+            CuptiRecords::Kernel r;
+            r.device = int32_t(k->deviceId);
+            r.stream = k->streamId;
+            r.startNs = k->start;
+            r.endNs = k->end;
+            r.rawName = k->name ? std::string_view(k->name) : std::string_view();
+            r.correlation = k->correlationId;
+            r.config.grid[0] = k->gridX;
+            r.config.grid[1] = k->gridY;
+            r.config.grid[2] = k->gridZ;
+            r.config.block[0] = k->blockX;
+            r.config.block[1] = k->blockY;
+            r.config.block[2] = k->blockZ;
+            r.config.registers = k->registersPerThread;
+            r.config.staticSmem = k->staticSharedMemory;
+            r.config.dynamicSmem = k->dynamicSharedMemory;
+            m_records.kernel(r);
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             auto* m = reinterpret_cast<CUpti_ActivityMemcpy6*>(rec);
-            m_pending.push_back(memoryRecord(ActivityKind::Memcpy, *m, memcpyName(m->copyKind)));
+            m_records.memory(memoryRecord(ActivityKind::Memcpy, *m, memcpyName(m->copyKind)));
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             auto* m = reinterpret_cast<CUpti_ActivityMemset4*>(rec);
-            m_pending.push_back(memoryRecord(ActivityKind::Memset, *m, "[CUDA memset]"));
+            m_records.memory(memoryRecord(ActivityKind::Memset, *m, "[CUDA memset]"));
             break;
         }
         case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -175,19 +176,19 @@ void CuptiTracer::bufferCompleted(uint8_t* buffer, size_t validSize)
             const char* name = nullptr;
             cuptiGetCallbackName(rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API,
                                  a->cbid, &name);
-            ApiRecord r;
-            r.threadId = a->threadId;
-            r.startNs = int64_t(a->start) - m_origin;
-            r.endNs = int64_t(a->end) - m_origin;
-            r.name = m_sink.name(name ? name : "cuda API call");
-            r.correlationId = a->correlationId;
-            m_api.push_back(r);
+            CuptiRecords::Api r;
+            r.threadId = int64_t(a->threadId);
+            r.startNs = a->start;
+            r.endNs = a->end;
+            r.name = name ? std::string_view(name) : std::string_view();
+            r.correlation = a->correlationId;
+            m_records.api(r);
             break;
         }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
             auto* e = reinterpret_cast<CUpti_ActivityExternalCorrelation*>(rec);
             if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
-                m_external[e->correlationId] = int64_t(e->externalId);
+                m_records.external(e->correlationId, e->externalId);
             break;
         }
         default:
@@ -196,33 +197,13 @@ void CuptiTracer::bufferCompleted(uint8_t* buffer, size_t validSize)
     }
 }
 
-void CuptiTracer::attributeAndQueue()
-{
-    std::vector<Pending> pending;
-    std::vector<ApiRecord> api;
-    {
-        std::lock_guard lock(m_mutex);
-        pending.swap(m_pending);
-        api.swap(m_api);
-    }
-    for (Pending& p : pending) {
-        std::lock_guard lock(m_mutex);
-        auto it = m_external.find(p.correlation);
-        p.record.scopeInstance = it == m_external.end() ? 0 : it->second;
-        if (it != m_external.end())
-            m_external.erase(it);
-    }
-    for (const Pending& p : pending)
-        m_sink.activity(p.record);
-    for (const ApiRecord& a : api)
-        m_sink.apiCall(a);
-}
-
 void CuptiTracer::endStep()
 {
-    // Forced: also the buffers that are not full yet. Then drain until CUPTI has no more.
+    // Forced: also the buffers that are not full yet (their unfinished records come back
+    // with a zero start or end and are dropped and counted). CUPTI calls bufferCompleted for
+    // each before returning.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    attributeAndQueue();
+    m_records.flush();
 }
 
 void CuptiTracer::stop()
@@ -230,9 +211,9 @@ void CuptiTracer::stop()
     if (!m_started)
         return;
     m_started = false;
-    cudaDeviceSynchronize();
+    cudaDeviceSynchronize();   // after a device error this fails too: what CUPTI has is flushed anyway
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    attributeAndQueue();
+    m_records.flush();
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
@@ -241,10 +222,27 @@ void CuptiTracer::stop()
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
 }
 
+std::vector<std::pair<std::string, std::string>> CuptiTracer::runMetadata() const
+{
+    std::string names = "{";
+    for (const auto& [readable, raws] : m_records.rawNames()) {
+        if (names.size() > 1)
+            names += ',';
+        names += json::quote(readable) + ":[";
+        bool first = true;
+        for (const std::string& raw : raws) {
+            names += (first ? "" : ",") + json::quote(raw);
+            first = false;
+        }
+        names += ']';
+    }
+    names += '}';
+    return {{"kernel_raw_names", names}, {"incomplete_records", std::to_string(m_records.incomplete())}};
+}
+
 int64_t CuptiTracer::droppedRecords() const
 {
-    std::lock_guard lock(const_cast<std::mutex&>(m_mutex));
-    return m_cuptiDropped + m_sink.dropped();
+    return m_records.dropped() + m_sink.dropped();
 }
 
 DeviceInfo CuptiTracer::deviceInfo(int device)

@@ -1,18 +1,19 @@
 // The CUPTI tracer (CUDA builds only): records kernels (concurrent), memcpy, memset and
-// runtime and driver API calls with the CUPTI Activity API. Scope attribution: around every launch the
-// innermost scope instance is pushed as an external correlation id, and CUPTI's
-// EXTERNAL_CORRELATION records map each launch's correlation id to it. Buffers are handed
-// back quickly (parsed and queued), drained until CUPTI has no more, and flushed after every
-// step; dropped records are counted. Host scope times use cuptiGetTimestamp(), the clock of
-// the GPU records, so everything lands on one clock.
+// runtime and driver API calls with the CUPTI Activity API. Around every launch of an op a
+// launch id is pushed as an external correlation id; CUPTI's EXTERNAL_CORRELATION records map
+// each API call to it, so every device record finds its op (for the kernel's readable name)
+// and its innermost scope instance. That logic, free of CUPTI, is CuptiRecords; this class
+// only turns CUPTI's structs into its input. Buffers are handed back quickly (parsed and
+// queued), drained until CUPTI has no more, and flushed after every step; dropped and
+// incomplete records are counted. Host scope times use cuptiGetTimestamp(), the clock of the
+// GPU records, so everything lands on one clock.
 #pragma once
 
+#include "capture/cuptirecords.h"
 #include "capture/tracer.h"
 
-#include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace wt::capture {
@@ -27,8 +28,10 @@ public:
     void launchBegin(const kernels::OpLaunch& op) override;
     void launchEnd() override;
     void endStep() override;     // flush CUPTI, attribute and queue the step's records
-    void stop();                 // final flush; disables the activity kinds
+    void stop() override;        // final flush; disables the activity kinds
     int64_t droppedRecords() const override;
+    // kernel_raw_names (JSON: readable name -> raw names) and incomplete_records.
+    std::vector<std::pair<std::string, std::string>> runMetadata() const override;
 
     // Device 0's name and properties (JSON) from the CUDA runtime.
     static DeviceInfo deviceInfo(int device);
@@ -37,19 +40,7 @@ public:
     void bufferCompleted(uint8_t* buffer, size_t validSize);
 
 private:
-    struct Pending {
-        ActivityRecord record;
-        uint32_t correlation;
-    };
-    void attributeAndQueue();
-    template <typename Record>
-    Pending memoryRecord(ActivityKind kind, const Record& record, const char* name);
-
-    std::mutex m_mutex;                                   // guards the collections below
-    std::vector<Pending> m_pending;                       // device records waiting for attribution
-    std::vector<ApiRecord> m_api;
-    std::unordered_map<uint32_t, int64_t> m_external;     // correlation id -> scope instance
-    int64_t m_cuptiDropped = 0;
+    CuptiRecords m_records;
     bool m_started = false;
 };
 

@@ -35,6 +35,11 @@ public:
     void closeOpenScopes();
     // Called after each step has synchronized: tracers that collect asynchronously hand over.
     virtual void endStep() {}
+    // The last hand-over: whatever the tracer still holds goes to the sink (CUPTI's last
+    // buffers). Called once, while the sink is alive; afterwards the tracer writes nothing.
+    virtual void stop() {}
+    // Facts the tracer adds to the run's metadata after stop() (e.g. the raw kernel names).
+    virtual std::vector<std::pair<std::string, std::string>> runMetadata() const { return {}; }
     virtual int64_t droppedRecords() const { return m_sink.dropped(); }
 
 protected:

@@ -28,7 +28,7 @@ const char* kUsage =
     "  --steps N    traced steps (default 3); --warmup N untraced steps first (default 1)\n"
     "  --backend    auto (CUDA when a GPU is usable), cuda (fail without one), cpu\n"
     "  --json       print the summary as one JSON object (run, device, steps, kernels, step_ns,\n"
-    "               softmax_ns_per_step, softmax_share, dropped_records, status)\n"
+    "               softmax_ns_per_step, softmax_share, dropped_records, loss of the last step, status)\n"
     "SIGINT/SIGTERM stop after the current op: the run is kept, marked interrupted, exit 130.\n";
 
 int runCaptureCommand(Args& args)
@@ -71,7 +71,8 @@ int runCaptureCommand(Args& args)
     if (!o.trace && asJson) {
         std::cout << "{\"traced\":false,\"workload\":" << json::quote(o.workload) << ",\"variant\":" << json::quote(o.variant)
                   << ",\"device\":" << json::quote(r.device) << ",\"steps\":" << r.stepsDone
-                  << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"status\":" << json::quote(r.status) << "}\n";
+                  << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"loss\":" << json::number(r.lastLoss)
+                  << ",\"status\":" << json::quote(r.status) << "}\n";
         return r.status == "interrupted" ? 130 : 0;
     }
     if (!o.trace) {
@@ -98,7 +99,8 @@ int runCaptureCommand(Args& args)
                   << ",\"device\":" << json::quote(r.device) << ",\"steps\":" << r.stepsDone << ",\"kernels\":" << stats.kernels
                   << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"kernel_time_ns\":" << stats.kernelTimeNs
                   << ",\"softmax_ns_per_step\":" << softmaxNs / steps << ",\"softmax_share\":" << json::number(softmaxShare)
-                  << ",\"dropped_records\":" << r.droppedRecords << ",\"status\":" << json::quote(r.status) << "}\n";
+                  << ",\"dropped_records\":" << r.droppedRecords << ",\"loss\":" << json::number(r.lastLoss)
+                  << ",\"status\":" << json::quote(r.status) << "}\n";
     } else {
     std::printf("run %lld: %s on %s, %d steps, %lld kernels, step %s, softmax layer %s/step (%s of kernel time)%s%s\n",
                 static_cast<long long>(r.runId), stats.run.name.c_str(), r.device.c_str(), r.stepsDone,

@@ -4,6 +4,8 @@
 #include "analysis/breakdown.h"
 #include "analysis/scopetree.h"
 #include "capture/capture.h"
+#include "capture/cputracer.h"
+#include "kernels/backend.h"
 #include "kernels/model.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -73,6 +75,7 @@ private slots:
     void sigintKeepsRun();
     void badInput();
     void diskFull();
+    void deviceErrorMidStep();
 };
 
 void TestCapture::everyWorkloadAndVariant_data()
@@ -336,6 +339,115 @@ void TestCapture::diskFull()
     auto after = runCli({QStringLiteral("stats"), file + QStringLiteral(":1"), QStringLiteral("--json")});
     QCOMPARE(after.exitCode, 0);
     QCOMPARE(after.out.toUtf8(), before);
+}
+
+namespace {
+// Fails like a CUDA launch that hits an illegal address: DeviceError from the launch hook of
+// the failAt-th launch of the capture. Like the CUPTI tracer it still holds records at the
+// end, which stop() hands to the sink, and its destructor stops it too: with a sink that
+// dies first, ASan reports the use after free.
+class FailingTracer : public capture::CpuTracer {
+public:
+    FailingTracer(capture::RecordSink& sink, const std::atomic<bool>* stop, int failAt, bool* destroyed)
+        : CpuTracer(sink, stop), m_failAt(failAt), m_destroyed(destroyed) {}
+    ~FailingTracer() override
+    {
+        stop();
+        *m_destroyed = true;
+    }
+    void launchBegin(const kernels::OpLaunch& op) override
+    {
+        if (++m_launches == m_failAt)
+            throw kernels::DeviceError("CUDA error in glu_forward: an illegal memory access was encountered");
+        CpuTracer::launchBegin(op);
+    }
+    void stop() override
+    {
+        if (m_stopped)
+            return;
+        m_stopped = true;
+        capture::ActivityRecord r;   // a late record, as CUPTI's last buffer would bring
+        r.startNs = 1;
+        r.endNs = 2;
+        r.name = m_sink.name("late_kernel");
+        m_sink.activity(r);
+    }
+    int launches() const { return m_launches; }
+
+private:
+    int m_failAt;
+    int m_launches = 0;
+    bool m_stopped = false;
+    bool* m_destroyed;
+};
+}  // namespace
+
+void TestCapture::deviceErrorMidStep()
+{
+    // Launches of the first step of a fresh model, as the capture will run it.
+    struct Counter : kernels::Observer {
+        int launches = 0;
+        void scopeEnter(std::string_view, kernels::ScopeLevel) override {}
+        void scopeExit() override {}
+        void launchBegin(const kernels::OpLaunch&) override { ++launches; }
+        void launchEnd() override {}
+    } counter;
+    {
+        auto model = kernels::Model::create(kernels::resolveConfig("gcn", "tiny", "adaptive", {}));
+        model->prepare();
+        model->setObserver(&counter);
+        model->step();
+        model->setObserver(nullptr);
+    }
+    const int perStep = counter.launches;
+    QVERIFY(perStep > 10);
+
+    std::string file = test::tempPath("deviceerror.wt");
+    capture::CaptureOptions o;
+    o.workload = "gcn";
+    o.preset = "tiny";
+    o.backend = "cpu";
+    o.steps = 3;
+    o.warmup = 0;
+    o.output = file;
+    bool destroyed = false;
+    o.tracerFactory = [&](capture::RecordSink& sink, const std::atomic<bool>* stop) {
+        return std::make_unique<FailingTracer>(sink, stop, perStep + perStep / 2, &destroyed);   // mid step 2
+    };
+    int64_t runId = 0;
+    QString message;
+    try {
+        capture::runCapture(o);
+        QFAIL("the device error did not end the capture");
+    } catch (const capture::CaptureFailed& e) {
+        runId = e.runId;
+        message = QString::fromUtf8(e.what());
+    }
+    QVERIFY(destroyed);
+    QVERIFY2(message.contains(QStringLiteral("illegal memory access")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("marked failed")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("after 1 of 3 steps")), qPrintable(message));
+    QVERIFY(!message.contains(QLatin1Char('\n')));
+
+    Database db(file, OpenMode::ReadOnly);
+    Reader r(db);
+    RunInfo run = r.run(runId);
+    QCOMPARE(QString::fromStdString(std::string(toString(run.status))), QStringLiteral("failed"));
+    QString error;
+    for (const auto& [key, value] : r.metadata(runId))
+        if (key == "error")
+            error = QString::fromStdString(value);
+    QVERIFY2(error.contains(QStringLiteral("illegal memory access")), qPrintable(error));
+    // What was recorded before the error is kept: step 1's launches, half of step 2's, and
+    // the late record the tracer handed over at its stop.
+    int64_t late = 0, all = 0;
+    r.forEachActivity(runId, [&](const Activity& a) {
+        ++all;
+        late += r.string(a.nameId) == "late_kernel";
+        return true;
+    });
+    QCOMPARE(late, int64_t(1));
+    QCOMPARE(all, int64_t(perStep + perStep / 2 - 1 + 1));
 }
 
 QTEST_GUILESS_MAIN(TestCapture)
