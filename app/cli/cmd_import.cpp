@@ -27,6 +27,7 @@ const char* kUsage =
     "NVTX ranges, CPU ops and annotations become scopes; each kernel is attributed to the\n"
     "innermost range open on its launching thread when it was launched.\n"
     "An input that fails leaves nothing behind; the others are still imported (exit status 1).\n"
+    "INPUT '-' is standard input; FIFOs are read in one pass. FILE must not be an INPUT.\n"
     "  -o FILE     the wheretime file to add runs to\n"
     "  --name N    run name (default: the input's file name; with several inputs, N #2, N #3...)\n"
     "  --timing    also print parse and write times\n";

@@ -834,8 +834,15 @@ void TestInterop::rangeErrorsSameWhenSliced()
     QByteArray head = R"({"traceEvents":[)";
     for (int i = 0; i < 40; ++i)
         head += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + QByteArray::number(i * 10) + R"(,"dur":2},)";
-    for (const char* late : {R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":-1,"dur":2}]})",
+    QByteArray tail;
+    for (int i = 0; i < 40; ++i)
+        tail += R"(,{"ph":"X","cat":"kernel","name":"after","pid":0,"tid":7,"ts":)" + QByteArray::number(i * 10) + R"(,"dur":2})";
+    tail += "]}";
+    for (const QByteArray& late : QList<QByteArray>{R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":-1,"dur":2}]})",
                              R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":"5","dur":2}]})",
+                             // a bad field in the middle: the rest of that event is skipped, later events are fine
+                             R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":"5","dur":2,"args":{"device":0}})" + tail,
+                             R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":5,"dur":2,"args":{"device":true,"stream":[1,{"a":2}]}})" + tail,
                              R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":5,"dur":2}]}{"traceEvents":[]})"}) {
         std::string json = (head + late).toStdString();
         compareSlicedWithWhole(json, 64);
