@@ -49,31 +49,32 @@ public:
     explicit Input(const std::string& path) : m_path(displayName(path))
     {
         if (path == "-") {
-            m_fd = STDIN_FILENO;
-            m_ownsFd = false;
-            if (::isatty(m_fd))
+            m_file.fd = STDIN_FILENO;
+            m_file.owned = false;
+            if (::isatty(m_file.fd))
                 fail("standard input is a terminal (pipe a trace into it, or give a file)");
         } else {
             // O_NONBLOCK: opening a FIFO that has no writer must not block.
-            m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-            if (m_fd < 0)
+            m_file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            if (m_file.fd < 0)
                 fail(std::string("cannot open: ") + std::strerror(errno));
         }
         struct stat st {};
-        if (::fstat(m_fd, &st) != 0)
+        if (::fstat(m_file.fd, &st) != 0)
             fail(std::string("cannot read: ") + std::strerror(errno));
         if (S_ISDIR(st.st_mode))
             fail("is a directory, not a trace file");
         // A named FIFO may wait for its writer; standard input's pipe has one (or had: EOF).
-        m_fifo = S_ISFIFO(st.st_mode) && m_fd != STDIN_FILENO;
+        m_fifo = S_ISFIFO(st.st_mode) && m_file.fd != STDIN_FILENO;
         m_regular = S_ISREG(st.st_mode);
         if (m_regular) {
             m_size = size_t(st.st_size);
             if (m_size == 0)
                 fail("empty file");
-            void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, m_fd, 0);
+            void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, m_file.fd, 0);
             if (p != MAP_FAILED) {
-                m_map = static_cast<const char*>(p);
+                m_mapping.data = static_cast<const char*>(p);
+                m_mapping.size = m_size;
                 ::madvise(p, m_size, MADV_SEQUENTIAL);
             } else {
                 readRegular();
@@ -82,21 +83,14 @@ public:
             readStream();
         }
     }
-    ~Input()
-    {
-        if (m_map)
-            ::munmap(const_cast<char*>(m_map), m_size);
-        if (m_ownsFd && m_fd >= 0)
-            ::close(m_fd);
-    }
     Input(const Input&) = delete;
     Input& operator=(const Input&) = delete;
 
     bool regular() const { return m_regular; }
     const std::string& name() const { return m_path; }
-    bool mapped() const { return m_map != nullptr; }
-    const char* data() const { return m_map ? m_map : m_buf.data(); }
-    size_t size() const { return m_map ? m_size : m_buf.size(); }
+    bool mapped() const { return m_mapping.data != nullptr; }
+    const char* data() const { return m_mapping.data ? m_mapping.data : m_buf.data(); }
+    size_t size() const { return m_mapping.data ? m_size : m_buf.size(); }
     TraceFormat format() const { return detectFormat(data(), size()); }
     // The buffer (not the mapping): its capacity holds the simdjson padding.
     std::string& buffer() { return m_buf; }
@@ -110,7 +104,7 @@ private:
         m_buf.resize(m_size);
         size_t done = 0;
         while (done < m_size) {
-            ssize_t n = ::pread(m_fd, m_buf.data() + done, m_size - done, off_t(done));
+            ssize_t n = ::pread(m_file.fd, m_buf.data() + done, m_size - done, off_t(done));
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
@@ -125,14 +119,14 @@ private:
     void readStream()
     {
         constexpr int kWriterWaitMs = 3000;
-        const char* what = m_fd == STDIN_FILENO ? "standard input" : m_fifo ? "FIFO" : "input";
+        const char* what = m_file.fd == STDIN_FILENO ? "standard input" : m_fifo ? "FIFO" : "input";
         size_t used = 0;
         bool waited = false, checked = false;
         m_buf.resize(size_t(1) << 16);
         for (;;) {
             if (m_buf.size() - used < (size_t(1) << 16))
                 m_buf.resize(m_buf.size() * 2);
-            ssize_t n = ::read(m_fd, m_buf.data() + used, m_buf.size() - used);
+            ssize_t n = ::read(m_file.fd, m_buf.data() + used, m_buf.size() - used);
             if (n > 0) {
                 used += size_t(n);
                 if (!checked && used >= 16) {
@@ -145,7 +139,7 @@ private:
                 continue;
             if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
                 // A writer is there but has written nothing yet: wait for it, like cat.
-                struct pollfd p{m_fd, POLLIN, 0};
+                struct pollfd p{m_file.fd, POLLIN, 0};
                 ::poll(&p, 1, -1);
                 continue;
             }
@@ -155,7 +149,7 @@ private:
             // a moment to connect, once.
             if (used == 0 && m_fifo && !waited) {
                 waited = true;
-                struct pollfd p{m_fd, POLLIN, 0};
+                struct pollfd p{m_file.fd, POLLIN, 0};
                 int r = ::poll(&p, 1, kWriterWaitMs);
                 if (r == 0)
                     fail("is a FIFO with no writer (nothing connected to it within " + std::to_string(kWriterWaitMs / 1000) + " s)");
@@ -184,12 +178,31 @@ private:
         }
     }
 
+    // Owners of the descriptor and the mapping: released also when the constructor throws.
+    struct File {
+        int fd = -1;
+        bool owned = true;
+        ~File()
+        {
+            if (owned && fd >= 0)
+                ::close(fd);
+        }
+    };
+    struct Mapping {
+        const char* data = nullptr;
+        size_t size = 0;
+        ~Mapping()
+        {
+            if (data)
+                ::munmap(const_cast<char*>(data), size);
+        }
+    };
+
     std::string m_path;
-    int m_fd = -1;
-    bool m_ownsFd = true;
+    File m_file;
+    Mapping m_mapping;
     bool m_fifo = false;
     bool m_regular = false;
-    const char* m_map = nullptr;
     size_t m_size = 0;
     std::string m_buf;
 };
