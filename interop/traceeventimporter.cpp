@@ -153,10 +153,11 @@ std::string quoted(std::string_view text)
 
 // Reads the fields of one event object. Strings come back as views that stay valid for the
 // whole import: into the original text (`delta` maps the parsed copy's addresses back to it)
-// or, for strings with escapes, into `arena`. Throws ImportError on bad values.
+// or, for strings with escapes, into `arena`. A bad value inside an event is kept on the event
+// (Event::problem, reported by Parser::handle()); number() elsewhere throws FieldError.
 class EventReader {
 public:
-    EventReader(const std::string& file, std::deque<std::string>& arena) : m_file(file), m_arena(arena) {}
+    explicit EventReader(std::deque<std::string>& arena) : m_arena(arena) {}
     // Text being parsed starts at `copy`; the same bytes of the original text start at `original`.
     void setBase(const char* copy, const char* original)
     {
@@ -259,10 +260,8 @@ public:
     }
 
 private:
-    const std::string& m_file;
     std::deque<std::string>& m_arena;
     const char* m_copy = nullptr;
-    friend class Parser;
     const char* m_original = nullptr;
 };
 
@@ -383,7 +382,7 @@ struct Slice {
 
 class Parser {
 public:
-    Parser(const std::string& file) : m_file(file), m_reader(file, m_arena) {}
+    Parser(const std::string& file) : m_file(file), m_reader(m_arena) {}
 
     // The whole document in one simdjson pass (small files, and the fallback of the sliced path).
     ImportedTrace runWhole(const char* json, size_t size, size_t capacity);
@@ -789,7 +788,7 @@ bool Parser::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t
     std::thread worker([&] {
         od::parser parser;
         std::string buf;
-        EventReader reader(m_file, m_workerArena);
+        EventReader reader(m_workerArena);
         for (;;) {
             size_t k;
             {
