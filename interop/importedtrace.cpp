@@ -1,5 +1,7 @@
 #include "importedtrace.h"
 
+#include "importerror.h"
+
 #include "storage/writer.h"
 
 #include <algorithm>
@@ -14,13 +16,27 @@
 
 namespace wt::interop {
 
+std::string cutName(std::string_view text)
+{
+    if (text.size() <= kMaxNameBytes)
+        return std::string(text);
+    size_t keep = kMaxNameBytes;
+    // Never split a UTF-8 sequence: back up over continuation bytes (10xxxxxx).
+    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
+        --keep;
+    return std::string(text.substr(0, keep)) + "\xE2\x80\xA6[cut " + std::to_string(text.size() - keep) + " bytes]";
+}
+
 uint32_t StringTable::intern(std::string_view text)
 {
-    auto it = m_index.find(std::string(text));
+    std::string key = text.size() > kMaxNameBytes ? cutName(text) : std::string(text);
+    auto it = m_index.find(key);
     if (it != m_index.end())
         return it->second;
+    if (text.size() > kMaxNameBytes)
+        ++m_cut;
     uint32_t id = uint32_t(m_values.size());
-    m_values.emplace_back(text);
+    m_values.push_back(std::move(key));
     m_index.emplace(m_values.back(), id);
     return id;
 }
@@ -180,10 +196,43 @@ struct PairHash {
 
 }  // namespace
 
+namespace {
+
+// Every time within ±kMaxTimeNs, the whole trace within a span of kMaxTimeNs, and the clock
+// base plus the first time in range: then no difference or sum below can overflow. Checked
+// before anything is written; the error names the first event out of range.
+void checkTimes(const ImportedTrace& t, const std::string& file)
+{
+    auto bad = [](int64_t v) { return v < -kMaxTimeNs || v > kMaxTimeNs; };
+    auto refuse = [&](const char* kind, uint32_t name, int64_t v) {
+        std::string n = t.strings.at(name).substr(0, 60);
+        throw ImportError(file, std::string(kind) + " '" + n + "': time " + std::to_string(v) + " ns is out of range (beyond " +
+                                    std::to_string(kMaxTimeNs) + " ns, about 146 years)");
+    };
+    for (const auto& a : t.activities)
+        for (int64_t v : {a.startNs, a.endNs})
+            if (bad(v))
+                refuse(a.kind == ActivityKind::Kernel ? "kernel" : a.kind == ActivityKind::Memcpy ? "memcpy" : "memset", a.name, v);
+    for (const auto& c : t.calls)
+        for (int64_t v : {c.startNs, c.endNs})
+            if (bad(v))
+                refuse("API call", c.name, v);
+    for (const auto& r : t.ranges)
+        for (int64_t v : {r.startNs, r.endNs})
+            if (bad(v))
+                refuse("range", r.name, v);
+    if (bad(t.clockBaseNs))
+        throw ImportError(file, "clock base " + std::to_string(t.clockBaseNs) + " ns is out of range");
+}
+
+}  // namespace
+
 WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
 {
+    auto bad = [](int64_t v) { return v < -kMaxTimeNs || v > kMaxTimeNs; };
     Ranges& ranges = t.ranges;
     const size_t nr = ranges.size();
+    checkTimes(t, info.sourceFile);
 
     // Origin: the earliest time of anything written.
     int64_t origin = INT64_MAX, last = INT64_MIN;
@@ -199,6 +248,13 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         see(r.startNs, r.endNs);
     if (origin == INT64_MAX)
         origin = last = 0;
+    if (last - origin > kMaxTimeNs)
+        throw ImportError(info.sourceFile, "the events span " + std::to_string(last - origin) + " ns, from " + std::to_string(origin) + " to " +
+                                               std::to_string(last) + " ns: more than about 146 years, out of range");
+    if (bad(t.clockBaseNs + origin) || bad(t.clockBaseNs + last))
+        throw ImportError(info.sourceFile, "the clock base " + std::to_string(t.clockBaseNs) + " ns puts the events at " +
+                                               std::to_string(t.clockBaseNs + origin) + " to " + std::to_string(t.clockBaseNs + last) +
+                                               " ns, out of range (beyond " + std::to_string(kMaxTimeNs) + " ns)");
 
     // Devices.
     std::vector<DeviceInfo> devices = t.devices;
@@ -267,6 +323,8 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         w.addDevice(d);
     for (const auto& [k, v] : t.metadata)
         w.setMetadata(k, v);
+    if (t.strings.cutCount() > 0)
+        w.setMetadata("import.names_cut", std::to_string(t.strings.cutCount()));
 
     std::vector<uint32_t> nameIds(t.strings.size(), 0);
     auto name = [&](uint32_t local) {

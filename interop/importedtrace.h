@@ -20,16 +20,30 @@ class Writer;
 
 namespace wt::interop {
 
-// Strings of one imported trace (kernel, API, range names, levels) by dense index.
+// The largest time (and time span) an import accepts, in ns: about 146 years, so epoch times
+// fit until 2116 and any sum or difference of two accepted times stays inside int64.
+constexpr int64_t kMaxTimeNs = (int64_t(1) << 62) - 1;
+
+// Names longer than this are cut at import (at a UTF-8 boundary) and end in
+// "…[cut N bytes]": a 50 MB kernel name must not make every view slow.
+constexpr size_t kMaxNameBytes = 4096;
+
+// `text` cut to kMaxNameBytes with the marker; unchanged when it is not longer.
+std::string cutName(std::string_view text);
+
+// Strings of one imported trace (kernel, API, range names, levels) by dense index. Names
+// longer than kMaxNameBytes are stored cut (cutName()).
 class StringTable {
 public:
     uint32_t intern(std::string_view text);
     const std::string& at(uint32_t id) const { return m_values[id]; }
     size_t size() const { return m_values.size(); }
+    size_t cutCount() const { return m_cut; }   // distinct names that were cut
 
 private:
     std::vector<std::string> m_values;
     std::unordered_map<std::string, uint32_t> m_index;
+    size_t m_cut = 0;
 };
 
 struct ImportedTrace {
@@ -95,6 +109,9 @@ struct WriteResult {
 
 // Writes the trace as one run through `writer` (which must not be inside a run).
 // info supplies name/sourceFile/etc.; workload, backend, originNs, device are set here.
+// Throws ImportError (naming info.sourceFile and the event) before writing anything when a
+// time is beyond ±kMaxTimeNs, the events span more than kMaxTimeNs, or the clock base puts
+// them out of range. Names that were cut are counted in the run's metadata (import.names_cut).
 WriteResult writeTrace(Writer& writer, ImportedTrace& trace, RunInfo info);
 
 }  // namespace wt::interop

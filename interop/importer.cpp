@@ -14,6 +14,8 @@
 #include <cstring>
 #include <memory>
 
+#include <poll.h>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -24,6 +26,14 @@ namespace wt::interop {
 namespace {
 
 constexpr size_t kPadding = 64;   // simdjson::SIMDJSON_PADDING
+const char* const kUnknownFormat =
+    "unknown format (expected an Nsight Systems SQLite export or Kineto/Chrome trace JSON, plain or .gz)";
+
+// How errors name an input: "-" is standard input.
+std::string displayName(const std::string& path)
+{
+    return path == "-" ? std::string("<stdin>") : path;
+}
 
 std::string baseName(const std::string& path)
 {
@@ -31,143 +41,235 @@ std::string baseName(const std::string& path)
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-struct FileCloser {
-    void operator()(FILE* f) const { std::fclose(f); }
+// One input, opened once: a regular file is mapped; anything else (a FIFO, a pipe or socket as
+// standard input, a character device) is read in one pass into a buffer, and the format is told
+// from the bytes already read, so nothing is ever opened or read twice.
+class Input {
+public:
+    explicit Input(const std::string& path) : m_path(displayName(path))
+    {
+        if (path == "-") {
+            m_file.fd = STDIN_FILENO;
+            m_file.owned = false;
+            if (::isatty(m_file.fd))
+                fail("standard input is a terminal (pipe a trace into it, or give a file)");
+        } else {
+            // O_NONBLOCK: opening a FIFO that has no writer must not block.
+            m_file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            if (m_file.fd < 0)
+                fail(std::string("cannot open: ") + std::strerror(errno));
+        }
+        struct stat st {};
+        if (::fstat(m_file.fd, &st) != 0)
+            fail(std::string("cannot read: ") + std::strerror(errno));
+        if (S_ISDIR(st.st_mode))
+            fail("is a directory, not a trace file");
+        // A named FIFO may wait for its writer; standard input's pipe has one (or had: EOF).
+        m_fifo = S_ISFIFO(st.st_mode) && m_file.fd != STDIN_FILENO;
+        m_regular = S_ISREG(st.st_mode);
+        if (m_regular) {
+            m_size = size_t(st.st_size);
+            if (m_size == 0)
+                fail("empty file");
+            void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, m_file.fd, 0);
+            if (p != MAP_FAILED) {
+                m_mapping.data = static_cast<const char*>(p);
+                m_mapping.size = m_size;
+                ::madvise(p, m_size, MADV_SEQUENTIAL);
+            } else {
+                readRegular();
+            }
+        } else {
+            readStream();
+        }
+    }
+    Input(const Input&) = delete;
+    Input& operator=(const Input&) = delete;
+
+    bool regular() const { return m_regular; }
+    const std::string& name() const { return m_path; }
+    bool mapped() const { return m_mapping.data != nullptr; }
+    const char* data() const { return m_mapping.data ? m_mapping.data : m_buf.data(); }
+    size_t size() const { return m_mapping.data ? m_size : m_buf.size(); }
+    TraceFormat format() const { return detectFormat(data(), size()); }
+    // The buffer (not the mapping): its capacity holds the simdjson padding.
+    std::string& buffer() { return m_buf; }
+    [[noreturn]] void fail(const std::string& what) const { throw ImportError(m_path, what); }
+
+private:
+    // A regular file that cannot be mapped (some file systems): read it whole.
+    void readRegular()
+    {
+        m_buf.reserve(m_size + kPadding);
+        m_buf.resize(m_size);
+        size_t done = 0;
+        while (done < m_size) {
+            ssize_t n = ::pread(m_file.fd, m_buf.data() + done, m_size - done, off_t(done));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                fail(n < 0 ? std::string("read error: ") + std::strerror(errno) : std::string("the file shrank while being read"));
+            done += size_t(n);
+        }
+    }
+
+    // Reads to the end. A FIFO whose writer has not come yet gets kWriterWaitMs to connect;
+    // the first bytes are checked as soon as they arrive, so an endless stream of something
+    // that is not a trace (/dev/zero) fails at once.
+    void readStream()
+    {
+        constexpr int kWriterWaitMs = 3000;
+        const char* what = m_file.fd == STDIN_FILENO ? "standard input" : m_fifo ? "FIFO" : "input";
+        size_t used = 0;
+        bool waited = false, checked = false;
+        m_buf.resize(size_t(1) << 16);
+        for (;;) {
+            if (m_buf.size() - used < (size_t(1) << 16))
+                m_buf.resize(m_buf.size() * 2);
+            ssize_t n = ::read(m_file.fd, m_buf.data() + used, m_buf.size() - used);
+            if (n > 0) {
+                used += size_t(n);
+                if (!checked && used >= 16) {
+                    checked = true;
+                    checkStreamFormat(used);
+                }
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                // A writer is there but has written nothing yet: wait for it, like cat.
+                struct pollfd p{m_file.fd, POLLIN, 0};
+                ::poll(&p, 1, -1);
+                continue;
+            }
+            if (n < 0)
+                fail(std::string("read error: ") + std::strerror(errno));
+            // End of input. On a FIFO that read nothing yet, no writer was ever there: give one
+            // a moment to connect, once.
+            if (used == 0 && m_fifo && !waited) {
+                waited = true;
+                struct pollfd p{m_file.fd, POLLIN, 0};
+                int r = ::poll(&p, 1, kWriterWaitMs);
+                if (r == 0)
+                    fail("is a FIFO with no writer (nothing connected to it within " + std::to_string(kWriterWaitMs / 1000) + " s)");
+                continue;
+            }
+            break;
+        }
+        m_buf.resize(used);
+        if (used == 0)
+            fail(std::string("empty ") + what + " (nothing was read)");
+        if (!checked)
+            checkStreamFormat(used);
+        if (m_buf.capacity() < used + kPadding)
+            m_buf.reserve(used + kPadding);
+    }
+
+    void checkStreamFormat(size_t used) const
+    {
+        switch (detectFormat(m_buf.data(), used)) {
+        case TraceFormat::NsysSqlite:
+            fail("an Nsight Systems SQLite export cannot be read from a pipe or standard input; give its file");
+        case TraceFormat::Unknown:
+            fail(kUnknownFormat);
+        default:
+            break;
+        }
+    }
+
+    // Owners of the descriptor and the mapping: released also when the constructor throws.
+    struct File {
+        int fd = -1;
+        bool owned = true;
+        ~File()
+        {
+            if (owned && fd >= 0)
+                ::close(fd);
+        }
+    };
+    struct Mapping {
+        const char* data = nullptr;
+        size_t size = 0;
+        ~Mapping()
+        {
+            if (data)
+                ::munmap(const_cast<char*>(data), size);
+        }
+    };
+
+    std::string m_path;
+    File m_file;
+    Mapping m_mapping;
+    bool m_fifo = false;
+    bool m_regular = false;
+    size_t m_size = 0;
+    std::string m_buf;
 };
 
-// The whole (uncompressed) file in a buffer with simdjson's padding after it; one copy only.
-std::string readPlain(const std::string& path)
+// gzip (one member or several, as gzip -c a b writes) inflated from memory into one buffer
+// with simdjson's padding after the text.
+std::string inflateGzip(const Input& in, const std::string& path)
 {
-    std::unique_ptr<FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-    if (!f)
-        throw ImportError(path, std::string("cannot open: ") + std::strerror(errno));
-    std::fseek(f.get(), 0, SEEK_END);
-    long size = std::ftell(f.get());
-    std::fseek(f.get(), 0, SEEK_SET);
-    if (size < 0)
-        throw ImportError(path, "cannot read the file size");
-    std::string buf;
-    buf.reserve(size_t(size) + kPadding);
-    buf.resize(size_t(size));
-    if (size > 0 && std::fread(buf.data(), 1, size_t(size), f.get()) != size_t(size))
-        throw ImportError(path, "read error");
-    return buf;
-}
-
-std::string readGzip(const std::string& path)
-{
-    // The gzip trailer holds the uncompressed size mod 2^32: a good first guess for the buffer.
-    size_t guess = 1 << 20;
-    {
-        std::unique_ptr<FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-        if (!f)
-            throw ImportError(path, std::string("cannot open: ") + std::strerror(errno));
-        if (std::fseek(f.get(), -4, SEEK_END) == 0) {
-            long compressed = std::ftell(f.get()) + 4;
-            unsigned char t[4];
-            if (std::fread(t, 1, 4, f.get()) == 4)
-                guess = std::max<size_t>(guess, size_t(t[0]) | size_t(t[1]) << 8 | size_t(t[2]) << 16 | size_t(t[3]) << 24);
-            // A damaged trailer must not make us allocate gigabytes: deflate cannot expand
-            // data more than ~1032x.
-            guess = std::min<size_t>(guess, std::max<size_t>(1 << 20, size_t(std::max(compressed, 0L)) * 1032));
-        }
+    const unsigned char* src = reinterpret_cast<const unsigned char*>(in.data());
+    const size_t srcSize = in.size();
+    // The trailer holds the uncompressed size mod 2^32: a good first guess for the buffer. A
+    // damaged trailer must not make us allocate gigabytes: deflate cannot expand data more
+    // than ~1032x.
+    size_t guess = size_t(1) << 20;
+    if (srcSize >= 4) {
+        const unsigned char* t = src + srcSize - 4;
+        guess = std::max<size_t>(guess, size_t(t[0]) | size_t(t[1]) << 8 | size_t(t[2]) << 16 | size_t(t[3]) << 24);
+        guess = std::min<size_t>(guess, std::max<size_t>(size_t(1) << 20, srcSize * 1032));
     }
-    gzFile gz = gzopen(path.c_str(), "rb");
-    if (!gz)
-        throw ImportError(path, "cannot open gzip stream");
-    gzbuffer(gz, 1 << 17);
-    // Sized once for the whole text plus padding; it grows (by half) only when the trailer
-    // guessed short. Growing in small steps past the reservation made std::string double its
-    // capacity and copy: a second copy of the text at the peak.
     std::string buf;
     buf.resize(guess + kPadding);
-    size_t used = 0;
-    auto failed = [&](int n) {
-        if (n >= 0)
-            return;
-        int err = 0;
-        std::string why = gzerror(gz, &err);
-        gzclose(gz);
-        throw ImportError(path, "corrupt gzip stream (" + why + ")");
-    };
+    size_t used = 0, pos = 0;
+    z_stream z{};
+    if (inflateInit2(&z, 15 + 16) != Z_OK)
+        throw ImportError(path, "cannot start the gzip decoder");
+    struct End {
+        z_stream& z;
+        ~End() { inflateEnd(&z); }
+    } end{z};
     for (;;) {
-        size_t room = buf.size() - kPadding - used;
-        if (room == 0) {
-            // Full: grow only if there is more (the usual exact guess ends here).
-            char probe = 0;
-            int n = gzread(gz, &probe, 1);
-            failed(n);
-            if (n == 0)
-                break;
+        if (buf.size() - kPadding - used == 0)
+            // Full: grow by half (the usual exact guess never gets here).
             buf.resize(buf.size() + buf.size() / 2);
-            buf[used++] = probe;
-            continue;
-        }
-        int n = gzread(gz, buf.data() + used, unsigned(std::min<size_t>(room, 1u << 30)));
-        failed(n);
-        if (n == 0)
+        size_t inChunk = std::min<size_t>(srcSize - pos, 1u << 30);
+        size_t outChunk = std::min<size_t>(buf.size() - kPadding - used, 1u << 30);
+        z.next_in = const_cast<unsigned char*>(src + pos);
+        z.avail_in = unsigned(inChunk);
+        z.next_out = reinterpret_cast<unsigned char*>(buf.data() + used);
+        z.avail_out = unsigned(outChunk);
+        int rc = inflate(&z, Z_NO_FLUSH);
+        pos += inChunk - z.avail_in;
+        used += outChunk - z.avail_out;
+        if (rc == Z_STREAM_END) {
+            // Another member may follow; anything else after the stream is ignored (as gzip does).
+            if (srcSize - pos >= 2 && src[pos] == 0x1f && src[pos + 1] == 0x8b) {
+                inflateReset(&z);
+                continue;
+            }
             break;
-        used += size_t(n);
+        }
+        if (rc == Z_BUF_ERROR && pos >= srcSize)
+            throw ImportError(path, "corrupt gzip stream (unexpected end of file)");
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            throw ImportError(path, std::string("corrupt gzip stream (") + (z.msg ? z.msg : "inflate error") + ")");
     }
-    int err = 0;
-    const char* why = gzerror(gz, &err);
-    if (err != Z_OK && err != Z_STREAM_END) {
-        std::string w = why;
-        gzclose(gz);
-        throw ImportError(path, "corrupt gzip stream (" + w + ")");
-    }
-    gzclose(gz);
     buf.resize(used);
     if (buf.capacity() < used + kPadding)
         buf.reserve(used + kPadding);
     return buf;
 }
 
-// A plain file mapped read-only: no copy, and pages already parsed can be handed back.
-class MappedFile {
-public:
-    explicit MappedFile(const std::string& path)
-    {
-        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return;
-        struct stat st {};
-        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-            void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-            if (p != MAP_FAILED) {
-                m_data = static_cast<const char*>(p);
-                m_size = size_t(st.st_size);
-                ::madvise(p, m_size, MADV_SEQUENTIAL);
-            }
-        }
-        ::close(fd);
-    }
-    ~MappedFile()
-    {
-        if (m_data)
-            ::munmap(const_cast<char*>(m_data), m_size);
-    }
-    MappedFile(const MappedFile&) = delete;
-    MappedFile& operator=(const MappedFile&) = delete;
-    const char* data() const { return m_data; }
-    size_t size() const { return m_size; }
-
-private:
-    const char* m_data = nullptr;
-    size_t m_size = 0;
-};
-
 }  // namespace
 
-TraceFormat detectFormat(const std::string& path)
+TraceFormat detectFormat(const char* data, size_t n)
 {
-    std::unique_ptr<FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-    if (!f)
-        throw ImportError(path, std::string("cannot open: ") + std::strerror(errno));
-    unsigned char head[16] = {};
-    size_t n = std::fread(head, 1, sizeof head, f.get());
-    if (n == 0)
-        throw ImportError(path, "empty file");
+    const unsigned char* head = reinterpret_cast<const unsigned char*>(data);
+    n = std::min<size_t>(n, 16);
     if (n >= 16 && std::memcmp(head, "SQLite format 3", 16) == 0)
         return TraceFormat::NsysSqlite;
     if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
@@ -182,31 +284,43 @@ TraceFormat detectFormat(const std::string& path)
     return TraceFormat::Unknown;
 }
 
+TraceFormat detectFormat(const std::string& path)
+{
+    Input in(path);
+    return in.format();
+}
+
 ImportedTrace parseTraceFile(const std::string& path)
 {
-    switch (detectFormat(path)) {
+    Input in(path);
+    switch (in.format()) {
     case TraceFormat::NsysSqlite:
+        // SQLite opens the file by its name: only a named regular file can be read.
+        if (path == "-")
+            in.fail("an Nsight Systems SQLite export cannot be read from a pipe or standard input; give its file");
         return NsysImporter::parse(path);
-    case TraceFormat::Json: {
+    case TraceFormat::Json:
         // Large plain files are parsed in slices straight from the mapping (each slice is copied
         // with its own padding); the one-pass fallback copies the text itself when needed.
-        MappedFile map(path);
-        if (map.data())
-            return TraceEventImporter::parse(path, map.data(), map.size(), map.size(), TraceEventImporter::kSliceBytes, true);
-        [[fallthrough]];
-    }
+        if (in.mapped())
+            return TraceEventImporter::parse(in.name(), in.data(), in.size(), in.size(), TraceEventImporter::kSliceBytes, true);
+        {
+            std::string& buf = in.buffer();
+            // Padding bytes past the end must be readable; the capacity guarantees they are ours.
+            buf.reserve(buf.size() + kPadding);
+            return TraceEventImporter::parse(in.name(), buf.data(), buf.size(), buf.capacity(), TraceEventImporter::kSliceBytes, true);
+        }
     case TraceFormat::GzipJson: {
-        std::string buf = detectFormat(path) == TraceFormat::GzipJson ? readGzip(path) : readPlain(path);
+        std::string buf = inflateGzip(in, in.name());
         size_t size = buf.size();
-        // Padding bytes past the end must be readable; the capacity guarantees they are ours.
         buf.reserve(size + kPadding);
         // The text is dropped page by page as its slices are handled.
-        return TraceEventImporter::parse(path, buf.data(), size, buf.capacity(), TraceEventImporter::kSliceBytes, true);
+        return TraceEventImporter::parse(in.name(), buf.data(), size, buf.capacity(), TraceEventImporter::kSliceBytes, true);
     }
     case TraceFormat::Unknown:
         break;
     }
-    throw ImportError(path, "unknown format (expected an Nsight Systems SQLite export or Kineto/Chrome trace JSON, plain or .gz)");
+    in.fail(kUnknownFormat);
 }
 
 ImportResult importTrace(Database& db, const std::string& path, const ImportOptions& options)
@@ -217,8 +331,8 @@ ImportResult importTrace(Database& db, const std::string& path, const ImportOpti
     auto t1 = Clock::now();
 
     RunInfo info;
-    info.name = options.name.empty() ? baseName(path) : options.name;
-    info.sourceFile = path;
+    info.name = !options.name.empty() ? options.name : path == "-" ? std::string("stdin") : baseName(path);
+    info.sourceFile = displayName(path);
     ImportResult result;
     result.format = trace.format;
     result.counts = trace.counts;

@@ -15,10 +15,16 @@ namespace wt::interop {
 
 enum class TraceFormat { Unknown, NsysSqlite, Json, GzipJson };
 
+// From the first bytes of a text (at most 16 are looked at).
+TraceFormat detectFormat(const char* data, size_t size);
 // From the first bytes of the file; throws ImportError when it cannot be read.
 TraceFormat detectFormat(const std::string& path);
 
 // Reads and parses a trace (no database involved). Throws ImportError naming the file.
+// "-" is standard input. A regular file is mapped; anything else that is not a directory (a
+// FIFO, a pipe, a character device) is read once, to its end, and never opened twice; a FIFO
+// without a writer fails after a few seconds instead of waiting for one. Nsight SQLite
+// exports must be regular files.
 ImportedTrace parseTraceFile(const std::string& path);
 
 struct ImportOptions {

@@ -135,15 +135,29 @@ struct Event {
     bool hasSmemSplit = false;
     int64_t wtScope = 0, wtInstance = 0, wtParent = 0;
     std::string_view level;
+    // A field that could not be read: reported by Parser::handle(), which knows the event's
+    // place in the file and its name (set by the reader; text in the reader's arena).
+    const std::string* problem = nullptr;
 };
+
+// A bad field value; becomes an ImportError naming the event (or the file, outside events).
+struct FieldError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+std::string quoted(std::string_view text)
+{
+    return "'" + std::string(text.substr(0, 40)) + (text.size() > 40 ? "...'" : "'");
+}
 
 
 // Reads the fields of one event object. Strings come back as views that stay valid for the
 // whole import: into the original text (`delta` maps the parsed copy's addresses back to it)
-// or, for strings with escapes, into `arena`. Throws ImportError on bad values.
+// or, for strings with escapes, into `arena`. A bad value inside an event is kept on the event
+// (Event::problem, reported by Parser::handle()); number() elsewhere throws FieldError.
 class EventReader {
 public:
-    EventReader(const std::string& file, std::deque<std::string>& arena) : m_file(file), m_arena(arena) {}
+    explicit EventReader(std::deque<std::string>& arena) : m_arena(arena) {}
     // Text being parsed starts at `copy`; the same bytes of the original text start at `original`.
     void setBase(const char* copy, const char* original)
     {
@@ -152,9 +166,10 @@ public:
     }
 
     void readEvent(od::object obj, Event& e);
+    void readFields(od::object obj, Event& e);
     void readArgs(od::object args, Event& e);
 
-    [[noreturn]] void fail(const std::string& what) const { throw ImportError(m_file, what); }
+    [[noreturn]] void fail(const std::string& what) const { throw FieldError(what); }
 
     // The key's text without unescaping when it has no escapes (all real traces).
     static bool key(od::field& field, std::string_view& out)
@@ -204,14 +219,23 @@ public:
             fail(std::string("invalid number for ") + what + ": '" + std::string(text.substr(0, 40)) + "'");
         return *ns;
     }
+    // ts and dur: a JSON number of microseconds, >= 0 (ts) and at most kMaxTimeNs once in ns.
+    // A string is refused even when it holds digits: no real trace writes one, and a tool
+    // that does has likely mixed up its fields.
     int64_t micros(od::value v, const char* what)
     {
         std::string_view text = trimToken(v.raw_json_token());
         if (!text.empty() && text[0] == '"')
-            text = v.get_string().value();
+            fail(std::string("invalid ") + what + " " + quoted(text) + ": a string, not a number of microseconds");
         auto ns = microsToNs(text);
         if (!ns)
-            fail(std::string("invalid ") + what + " '" + std::string(text.substr(0, 40)) + "' (microseconds expected)");
+            fail(std::string("invalid ") + what + " " + quoted(text) + (text.empty() || text[0] == '-' || (text[0] >= '0' && text[0] <= '9')
+                                                                     ? " (out of range)"
+                                                                     : " (a number of microseconds expected)"));
+        if (*ns < 0 && what[0] == 't')
+            fail(std::string("negative ") + what + " " + quoted(text));
+        if (*ns > kMaxTimeNs || *ns < -kMaxTimeNs)
+            fail(std::string("invalid ") + what + " " + quoted(text) + " (out of range: over " + std::to_string(kMaxTimeNs / 1000000000 / 86400 / 365) + " years)");
         return *ns;
     }
     Id id(od::value v)
@@ -236,7 +260,6 @@ public:
     }
 
 private:
-    const std::string& m_file;
     std::deque<std::string>& m_arena;
     const char* m_copy = nullptr;
     const char* m_original = nullptr;
@@ -290,6 +313,17 @@ void EventReader::readArgs(od::object args, Event& e)
 }
 
 void EventReader::readEvent(od::object obj, Event& e)
+{
+    try {
+        readFields(obj, e);
+    } catch (const FieldError& error) {
+        // The rest of the event is skipped; handle() reports it with the event's number.
+        m_arena.emplace_back(error.what());
+        e.problem = &m_arena.back();
+    }
+}
+
+void EventReader::readFields(od::object obj, Event& e)
 {
     for (auto fieldResult : obj) {
         od::field field;
@@ -348,7 +382,7 @@ struct Slice {
 
 class Parser {
 public:
-    Parser(const std::string& file) : m_file(file), m_reader(file, m_arena) {}
+    Parser(const std::string& file) : m_file(file), m_reader(m_arena) {}
 
     // The whole document in one simdjson pass (small files, and the fallback of the sliced path).
     ImportedTrace runWhole(const char* json, size_t size, size_t capacity);
@@ -358,6 +392,11 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& what) const { throw ImportError(m_file, what); }
+    // "event 12 ('volta_sgemm_128x64_nn')": the event's place among all events, and its name.
+    std::string eventLabel(const Event& e) const
+    {
+        return "event " + std::to_string(m_events) + " ('" + std::string(e.name.substr(0, 60)) + (e.name.size() > 60 ? "...')" : "')");
+    }
 
     void parseDocument(const char* json, size_t size, size_t capacity);
     bool parseSlices(const char* json, size_t size, size_t bodyBegin, size_t sliceBytes, size_t& tailBegin);
@@ -417,9 +456,11 @@ private:
 void Parser::handle(Event& e)
 {
     ++m_events;
+    if (e.problem)
+        fail(eventLabel(e) + ": " + *e.problem);
     if (e.ph == 'X') {
         if (!e.hasTs)
-            fail("event " + std::to_string(m_events) + " ('" + std::string(e.name.substr(0, 60)) + "') has no ts");
+            fail(eventLabel(e) + " has no ts");
         dispatch(e);
     } else if (e.ph == 'B') {
         if (e.hasTs)
@@ -562,6 +603,9 @@ void Parser::parseDocument(const char* json, size_t size, size_t capacity)
                 } else if (k == "baseTimeNanoseconds") {
                     m_kinetoMarkers = true;
                     m_t.clockBaseNs = m_reader.number(v, "baseTimeNanoseconds");
+                    if (m_t.clockBaseNs < 0 || m_t.clockBaseNs > kMaxTimeNs)
+                        fail("baseTimeNanoseconds " + std::to_string(m_t.clockBaseNs) + " is out of range (0 to " +
+                             std::to_string(kMaxTimeNs) + " ns expected)");
                 } else if (k == "schemaVersion" || k == "distributedInfo" || k == "traceName") {
                     m_kinetoMarkers = true;
                     if (k != "traceName")
@@ -580,6 +624,11 @@ void Parser::parseDocument(const char* json, size_t size, size_t capacity)
             if (!sawEvents)
                 fail("JSON has no traceEvents array (not a Chrome or Kineto trace)");
         }
+        // One document only: a second one after it (two traces concatenated) is not read silently.
+        if (doc.current_location().error() == simdjson::SUCCESS)
+            fail("text after the end of the JSON document (two JSON documents concatenated?)");
+    } catch (const FieldError& e) {
+        fail(e.what());
     } catch (const simdjson::simdjson_error& e) {
         fail(std::string("invalid or truncated JSON (") + simdjson::error_message(e.error()) + ")");
     }
@@ -739,7 +788,7 @@ bool Parser::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t
     std::thread worker([&] {
         od::parser parser;
         std::string buf;
-        EventReader reader(m_file, m_workerArena);
+        EventReader reader(m_workerArena);
         for (;;) {
             size_t k;
             {

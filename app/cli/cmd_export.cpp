@@ -4,6 +4,7 @@
 #include "storage/database.h"
 #include "interop/chromeexporter.h"
 #include "interop/csvexporter.h"
+#include "storage/pathidentity.h"
 #include "storage/reader.h"
 
 #include <cstdio>
@@ -67,6 +68,17 @@ int runExport(Args& args)
         throw UsageError("missing -o OUT");
 
     auto [file, selector] = splitRunSelector(args.positionals()[0]);
+    std::string stem = out->size() > 4 && out->compare(out->size() - 4, 4, ".csv") == 0 ? out->substr(0, out->size() - 4) : *out;
+    std::string summary = stem + "_kern_sum.csv";
+    // Never write over the database being read (or its -wal/-shm), also through links; the
+    // temporary .part files count as written too.
+    std::vector<std::string> written{*out};
+    if (*out != "-")
+        written.push_back(*out + ".part");
+    if (format == "csv")
+        written.insert(written.end(), {summary, summary + ".part"});
+    if (Overwrite o = overwrittenInput(written, {file}))
+        return fail(o.message());
     Database db(file, OpenMode::ReadOnly);
     Reader reader(db);
     int64_t runId = reader.resolveRun(selector);
@@ -83,8 +95,6 @@ int runExport(Args& args)
     }
     if (*out == "-")
         throw UsageError("--format csv writes two files; give -o OUT.csv");
-    std::string stem = out->size() > 4 && out->compare(out->size() - 4, 4, ".csv") == 0 ? out->substr(0, out->size() - 4) : *out;
-    std::string summary = stem + "_kern_sum.csv";
     if (!writeFile(*out, [&](std::ostream& o) { interop::CsvExporter::writeActivities(reader, runId, o); }, error) ||
         !writeFile(summary, [&](std::ostream& o) { interop::CsvExporter::writeKernelSummary(reader, runId, o); }, error))
         return fail(error);

@@ -6,6 +6,7 @@
 #include "app/gui/breakdown/report.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
+#include "storage/pathidentity.h"
 
 #include "wheretime_config.h"
 
@@ -134,6 +135,13 @@ int main(int argc, char** argv)
     if (screenshot && args.size() != 1) {
         std::fprintf(stderr, "wheretime-gui: --screenshot needs one FILE[:RUN]\n");
         return 2;
+    }
+    if (screenshot) {
+        const std::string file = splitSelector(args.first()).first.toStdString();
+        if (wt::Overwrite o = wt::overwrittenInput({parser.value(shot).toStdString()}, {file})) {
+            std::fprintf(stderr, "wheretime-gui: %s\n", o.message().c_str());
+            return 1;
+        }
     }
     if (!args.isEmpty()) {
         auto [file, run] = splitSelector(args.first());

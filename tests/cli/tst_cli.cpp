@@ -1,10 +1,13 @@
 // The `wheretime` CLI as a user runs it: help, version, usage errors, runs and stats output
-// (JSON, CSV, table) on generated runs, and bad files.
+// (JSON, CSV, table) on generated runs, and bad files; outputs that would overwrite an input
+// (also through links and SQLite's -wal/-shm) refused; failed imports that leave no file;
+// inputs that are FIFOs, standard input, directories and devices (issue 18).
 #include "bench/synth/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,6 +15,11 @@
 #include <QTest>
 
 #include <cmath>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace wt;
 using test::runCli;
@@ -26,6 +34,11 @@ private slots:
     void statsJsonAndCsv();
     void statsRunSelector();
     void badFiles();
+    void exportRefusesItsInput();
+    void importRefusesItsInput();
+    void failedImportLeavesNoFile();
+    void fifoAndStandardInput();
+    void inputsThatAreNotFiles();
 
 private:
     QString m_file;
@@ -172,6 +185,227 @@ void TestCli::badFiles()
     QCOMPARE(notDb.exitCode, 1);
     QVERIFY(notDb.err.contains(QStringLiteral("not an SQLite database")));
     QCOMPARE(notDb.err.trimmed().count(QLatin1Char('\n')), 0);
+}
+
+namespace {
+
+QByteArray readFile(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytes);
+}
+
+// A fresh, empty directory for files that link to each other.
+QString freshDir(const char* name)
+{
+    QString dir = QString::fromStdString(test::tempPath(name));
+    QDir().mkpath(dir);
+    return dir;
+}
+
+// A small Kineto-like trace with two kernels.
+const QByteArray kTrace = R"({"traceEvents":[
+{"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":1712000000000000.5,"dur":2},
+{"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":1712000000000010,"dur":3}]})";
+
+// The command must fail with one line naming the refusal.
+void expectRefused(const test::ProcessResult& p)
+{
+    QCOMPARE(p.exitCode, 1);
+    QCOMPARE(p.err.trimmed().count(QLatin1Char('\n')), 0);
+    QVERIFY2(p.err.contains(QStringLiteral("refusing to write")), qPrintable(p.err));
+}
+
+}  // namespace
+
+void TestCli::exportRefusesItsInput()
+{
+    // Writing the export over the database it reads destroyed every run in it (exit 0).
+    const QString dir = freshDir("overwrite");
+    const QString db = dir + QStringLiteral("/runs.wt");
+    QVERIFY(QFile::copy(m_file, db));
+    const QByteArray before = readFile(db);
+    QVERIFY(::link(db.toLocal8Bit().constData(), (dir + QStringLiteral("/hard.wt")).toLocal8Bit().constData()) == 0);
+    QVERIFY(QFile::link(db, dir + QStringLiteral("/sym.wt")));
+    QVERIFY(QFile::link(dir + QStringLiteral("/runs.wt-wal"), dir + QStringLiteral("/dangling")));
+    auto exportTo = [&](const QString& input, const QString& format, const QString& out) {
+        return runCli({QStringLiteral("export"), input + QStringLiteral(":first"), QStringLiteral("--format"), format,
+                       QStringLiteral("-o"), out});
+    };
+    const QString chrome = QStringLiteral("chrome"), csv = QStringLiteral("csv");
+    for (const QString& format : {chrome, csv}) {
+        expectRefused(exportTo(db, format, db));                                    // the file itself
+        expectRefused(exportTo(db, format, dir + QStringLiteral("/hard.wt")));      // a hard link
+        expectRefused(exportTo(db, format, db + QStringLiteral("-wal")));           // its write-ahead log (not there yet)
+    }
+    expectRefused(exportTo(db, chrome, dir + QStringLiteral("/sym.wt")));          // a symlink to it
+    expectRefused(exportTo(dir + QStringLiteral("/sym.wt"), chrome, db));          // read through a symlink
+    expectRefused(exportTo(db, chrome, dir + QStringLiteral("/../") + QDir(dir).dirName() + QStringLiteral("/runs.wt")));
+    expectRefused(exportTo(db, chrome, db + QStringLiteral("-shm")));
+    expectRefused(exportTo(dir + QStringLiteral("/sym.wt"), chrome, dir + QStringLiteral("/dangling")));   // a dangling link to its -wal
+    // The CSV summary beside OUT (OUT_kern_sum.csv) and the temporary OUT.part count too.
+    const QString summaryNamed = dir + QStringLiteral("/x_kern_sum.csv");
+    QVERIFY(QFile::copy(m_file, summaryNamed));
+    expectRefused(exportTo(summaryNamed, QStringLiteral("csv"), dir + QStringLiteral("/x.csv")));
+    const QString partNamed = dir + QStringLiteral("/y.json.part");
+    QVERIFY(QFile::copy(m_file, partNamed));
+    expectRefused(exportTo(partNamed, QStringLiteral("chrome"), dir + QStringLiteral("/y.json")));
+    QCOMPARE(readFile(db), before);
+    auto runs = runCli({QStringLiteral("runs"), db, QStringLiteral("--json")});
+    QCOMPARE(runs.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(runs.out.toUtf8()).array().size(), 2);
+    // A different file beside it is fine.
+    auto ok = exportTo(db, QStringLiteral("chrome"), dir + QStringLiteral("/runs.json"));
+    QCOMPARE(ok.exitCode, 0);
+    QVERIFY(readFile(dir + QStringLiteral("/runs.json")).startsWith("{"));
+}
+
+void TestCli::importRefusesItsInput()
+{
+    const QString dir = freshDir("import-overwrite");
+    const QString trace = dir + QStringLiteral("/t.json");
+    writeFile(trace, kTrace);
+    QVERIFY(QFile::link(trace, dir + QStringLiteral("/t-link.json")));
+    expectRefused(runCli({QStringLiteral("import"), trace, QStringLiteral("-o"), trace}));
+    expectRefused(runCli({QStringLiteral("import"), trace, QStringLiteral("-o"), dir + QStringLiteral("/t-link.json")}));
+    // An existing wheretime file as both input and output.
+    const QString db = dir + QStringLiteral("/runs.wt");
+    QVERIFY(QFile::copy(m_file, db));
+    const QByteArray before = readFile(db);
+    expectRefused(runCli({QStringLiteral("import"), trace, db, QStringLiteral("-o"), db}));
+    QCOMPARE(readFile(trace), kTrace);
+    QCOMPARE(readFile(db), before);
+}
+
+void TestCli::failedImportLeavesNoFile()
+{
+    const QString dir = freshDir("failed-import");
+    const QString bad = dir + QStringLiteral("/bad.json");
+    writeFile(bad, QByteArray(R"({"traceEvents":[{"ph":"X","cat":"kernel")"));
+    const QString good = dir + QStringLiteral("/good.json");
+    writeFile(good, kTrace);
+    auto dirEntries = [&] { return QDir(dir).entryList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name); };
+    const QStringList inputsOnly = dirEntries();
+
+    // A new path: nothing at all stays behind (it was a 77 KB empty wheretime file).
+    const QString fresh = dir + QStringLiteral("/new.wt");
+    auto p = runCli({QStringLiteral("import"), bad, QStringLiteral("-o"), fresh});
+    QCOMPARE(p.exitCode, 1);
+    QCOMPARE(p.err.trimmed().count(QLatin1Char('\n')), 0);
+    QCOMPARE(dirEntries(), inputsOnly);
+    // Two inputs that both fail: still nothing.
+    p = runCli({QStringLiteral("import"), bad, dir + QStringLiteral("/missing.json"), QStringLiteral("-o"), fresh});
+    QCOMPARE(p.exitCode, 1);
+    QCOMPARE(dirEntries(), inputsOnly);
+    // An existing empty file stays empty.
+    const QString empty = dir + QStringLiteral("/empty.wt");
+    writeFile(empty, QByteArray());
+    p = runCli({QStringLiteral("import"), bad, QStringLiteral("-o"), empty});
+    QCOMPARE(p.exitCode, 1);
+    QCOMPARE(QFileInfo(empty).size(), qint64(0));
+    QVERIFY(!QFileInfo::exists(empty + QStringLiteral("-wal")));
+    // An existing wheretime file keeps its runs.
+    const QString db = dir + QStringLiteral("/runs.wt");
+    QVERIFY(QFile::copy(m_file, db));
+    p = runCli({QStringLiteral("import"), bad, QStringLiteral("-o"), db});
+    QCOMPARE(p.exitCode, 1);
+    QVERIFY(QFileInfo::exists(db));
+    auto runs = runCli({QStringLiteral("runs"), db, QStringLiteral("--json")});
+    QCOMPARE(QJsonDocument::fromJson(runs.out.toUtf8()).array().size(), 2);
+    // One good input among bad ones: the file is kept with that run (exit 1 for the bad one).
+    p = runCli({QStringLiteral("import"), bad, good, QStringLiteral("-o"), fresh});
+    QCOMPARE(p.exitCode, 1);
+    runs = runCli({QStringLiteral("runs"), fresh, QStringLiteral("--json")});
+    QCOMPARE(runs.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(runs.out.toUtf8()).array().size(), 1);
+}
+
+void TestCli::fifoAndStandardInput()
+{
+    const QString dir = freshDir("fifo");
+    const QString fifo = dir + QStringLiteral("/trace.fifo");
+    QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+    const QString out = dir + QStringLiteral("/out.wt");
+    auto kernels = [&] {
+        auto runs = runCli({QStringLiteral("runs"), out, QStringLiteral("--json")});
+        qint64 n = 0;
+        for (const auto& r : QJsonDocument::fromJson(runs.out.toUtf8()).array())
+            n += r.toObject()[QStringLiteral("kernels")].toInteger();
+        return n;
+    };
+    // A writer on the FIFO: the import reads it once (it hung re-opening the pipe).
+    {
+        std::thread writer([&] {
+            int fd = ::open(fifo.toLocal8Bit().constData(), O_WRONLY);
+            if (fd >= 0) {
+                [[maybe_unused]] ssize_t n = ::write(fd, kTrace.constData(), size_t(kTrace.size()));
+                ::close(fd);
+            }
+        });
+        auto p = runCli({QStringLiteral("import"), fifo, QStringLiteral("-o"), out}, 60000);
+        if (p.exitCode != 0) {
+            // Unblock the writer when the import never opened the FIFO.
+            int fd = ::open(fifo.toLocal8Bit().constData(), O_RDONLY | O_NONBLOCK);
+            writer.join();
+            ::close(fd);
+        } else {
+            writer.join();
+        }
+        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+        QVERIFY2(p.out.contains(QStringLiteral("2 kernels")), qPrintable(p.out));
+        QCOMPARE(kernels(), qint64(2));
+    }
+    // No writer at all: one line after a short wait, not a hang.
+    auto p = runCli({QStringLiteral("import"), fifo, QStringLiteral("-o"), out}, 60000);
+    QCOMPARE(p.exitCode, 1);
+    QCOMPARE(p.err.trimmed().count(QLatin1Char('\n')), 0);
+    QVERIFY2(p.err.contains(QStringLiteral("no writer")), qPrintable(p.err));
+    // Standard input as '-': a pipe, and a file redirected into it.
+    const QString trace = dir + QStringLiteral("/t.json");
+    writeFile(trace, kTrace);
+    const QString cli = qEnvironmentVariable("WHERETIME_CLI");
+    p = test::runProgram(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("cat \"$1\" | \"$0\" import - -o \"$2\""), cli, trace, out}, 60000);
+    QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+    QVERIFY2(p.out.contains(QStringLiteral("2 kernels")), qPrintable(p.out));
+    p = test::runProgram(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("\"$0\" import - -o \"$2\" < \"$1\""), cli, trace, out}, 60000);
+    QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+    QCOMPARE(kernels(), qint64(6));
+    // gzip through a pipe.
+    p = test::runProgram(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("gzip -c \"$1\" | \"$0\" import - -o \"$2\""), cli, trace, out}, 60000);
+    QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+    QCOMPARE(kernels(), qint64(8));
+    // Nothing on standard input.
+    p = runCli({QStringLiteral("import"), QStringLiteral("-"), QStringLiteral("-o"), out});
+    QCOMPARE(p.exitCode, 1);
+    QVERIFY2(p.err.contains(QStringLiteral("empty standard input")), qPrintable(p.err));
+    QCOMPARE(kernels(), qint64(8));
+}
+
+void TestCli::inputsThatAreNotFiles()
+{
+    const QString dir = freshDir("not-files");
+    const QString out = dir + QStringLiteral("/out.wt");
+    // A directory said "empty file".
+    auto p = runCli({QStringLiteral("import"), dir, QStringLiteral("-o"), out});
+    QCOMPARE(p.exitCode, 1);
+    QCOMPARE(p.err.trimmed().count(QLatin1Char('\n')), 0);
+    QVERIFY2(p.err.contains(QStringLiteral("is a directory")), qPrintable(p.err));
+    QVERIFY(!QFileInfo::exists(out));
+    // An endless device fails on its first bytes instead of being read forever.
+    p = runCli({QStringLiteral("import"), QStringLiteral("/dev/zero"), QStringLiteral("-o"), out}, 60000);
+    QCOMPARE(p.exitCode, 1);
+    QVERIFY2(p.err.contains(QStringLiteral("unknown format")), qPrintable(p.err));
+    p = runCli({QStringLiteral("import"), QStringLiteral("/dev/null"), QStringLiteral("-o"), out});
+    QCOMPARE(p.exitCode, 1);
+    QVERIFY2(p.err.contains(QStringLiteral("empty")), qPrintable(p.err));
+    QVERIFY(!QFileInfo::exists(out));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -2,10 +2,12 @@
 // is not blank; an SVG parses as XML and holds the slice labels and the caption; a PDF starts
 // with %PDF and has exactly one page; the timeline exports too; `wheretime-gui --report`
 // (offscreen, no display) writes every file it lists, marks compare as not built, and fails
-// with one line on bad input.
+// with one line on bad input, refuses to write over its input (issue 18), and stays small on a
+// run imported with a huge kernel name.
 #include "app/gui/breakdown/breakdownplot.h"
 #include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/breakdown/chartexport.h"
+#include "app/gui/breakdown/exportdialog.h"
 #include "app/gui/breakdown/report.h"
 #include "app/gui/breakdown/runsummary.h"
 #include "bench/synth/synthrun.h"
@@ -13,13 +15,17 @@
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
+#include <QApplication>
 #include <QDir>
+#include <QTimer>
 #include <QFile>
 #include <QImage>
 #include <QTest>
 #include <QXmlStreamReader>
 
 #include <set>
+
+#include <unistd.h>
 
 using namespace wt;
 using namespace wt::gui;
@@ -39,6 +45,19 @@ size_t distinctColors(const QImage& image)
         for (int x = 0; x < image.width(); x += 3)
             colors.insert(image.pixel(x, y));
     return colors.size();
+}
+
+// A trace whose four kernels share one name of `nameBytes` bytes, and one short kernel. (Plain
+// literals: moc does not parse raw strings with brackets in them.)
+QByteArray hugeNameTrace(int nameBytes)
+{
+    const QByteArray name(nameBytes, 'k');
+    QByteArray json = "{\"traceEvents\":[";
+    for (int i = 0; i < 4; ++i)
+        json += "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" + name + "\",\"pid\":0,\"tid\":7,\"ts\":" + QByteArray::number(i * 10) +
+                ",\"dur\":5},";
+    json += "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"short\",\"pid\":0,\"tid\":7,\"ts\":100,\"dur\":5}]}";
+    return json;
 }
 
 }  // namespace
@@ -263,6 +282,124 @@ private slots:
             QVERIFY2(QFileInfo(o.outDir + QLatin1Char('/') + f).size() > 0, qPrintable(f));
         QString md = QString::fromUtf8(readAll(o.outDir + QStringLiteral("/index.md")));
         QVERIFY(!md.contains(QStringLiteral("Compare")));   // not requested, not mentioned
+    }
+
+    void reportRefusesToOverwriteItsInput()
+    {
+        // The input named like a report file inside OUTDIR was overwritten (exit 0).
+        const QString dir = QString::fromStdString(test::tempPath("report-over"));
+        QVERIFY(QDir().mkpath(dir));
+        const QString input = dir + QStringLiteral("/index.html");
+        QVERIFY(QFile::copy(QString::fromStdString(m_path), input));
+        const QByteArray before = readAll(input);
+        ReportOptions o;
+        o.outDir = dir;
+        o.file = input;
+        ReportResult r = writeReport(o);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.startsWith(QStringLiteral("refusing to write ")), qPrintable(r.error));
+        QVERIFY(!r.error.contains(QLatin1Char('\n')));
+        // Through a symlink, a hard link, or OUTDIR being the file itself.
+        const QString link = QString::fromStdString(test::tempPath("report-link.wt"));
+        QVERIFY(QFile::link(input, link));
+        o.file = link;
+        QVERIFY(!writeReport(o).ok);
+        const QString hard = dir + QStringLiteral("/pie-layer.png");
+        QVERIFY(::link(input.toLocal8Bit().constData(), hard.toLocal8Bit().constData()) == 0);
+        o.file = QString::fromStdString(m_path);
+        o.compareFile = hard;
+        QVERIFY(!writeReport(o).ok);
+        o.compareFile.clear();
+        o.outDir = input;
+        r = writeReport(o);
+        QVERIFY(!r.ok);
+        o.file = input;
+        r = writeReport(o);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.error.contains(QStringLiteral("it is the input")), qPrintable(r.error));
+        QCOMPARE(QDir(dir).entryList(QDir::Files).size(), 2);   // the input and its hard link, nothing written
+        QCOMPARE(readAll(input), before);
+
+        // The executable: one line, exit 1.
+        const QString exe = qEnvironmentVariable("WHERETIME_GUI_EXE");
+        if (exe.isEmpty())
+            QSKIP("WHERETIME_GUI_EXE not set");
+        test::ProcessResult p = test::runProgram(exe, {QStringLiteral("--report"), dir, input});
+        QCOMPARE(p.exitCode, 1);
+        QCOMPARE(p.err.trimmed().count(QLatin1Char('\n')), 0);
+        QVERIFY2(p.err.contains(QStringLiteral("refusing to write")), qPrintable(p.err));
+        p = test::runProgram(exe, {QStringLiteral("--screenshot"), input, input});
+        QCOMPARE(p.exitCode, 1);
+        QVERIFY2(p.err.contains(QStringLiteral("refusing to write")), qPrintable(p.err));
+        QCOMPARE(readAll(input), before);
+    }
+
+    void chartExportDialogRefusesTheInput()
+    {
+        // A wheretime file named like a chart: the export dialog must not accept it as output.
+        const QString dir = QString::fromStdString(test::tempPath("dialog-over"));
+        QVERIFY(QDir().mkpath(dir));
+        const QString input = dir + QStringLiteral("/runs.png");
+        QVERIFY(QFile::copy(QString::fromStdString(m_path), input));
+        const QString link = dir + QStringLiteral("/link.png");
+        QVERIFY(QFile::link(input, link));
+        int warnings = 0;
+        auto closeWarning = [&] {
+            QTimer::singleShot(0, [&] {
+                if (QWidget* box = QApplication::activeModalWidget()) {
+                    ++warnings;
+                    box->close();
+                }
+            });
+        };
+        for (const QString& path : {input, link}) {
+            ExportDialog dialog(path, QSize(800, 600));
+            dialog.setInputFile(input);
+            closeWarning();
+            dialog.accept();
+            QVERIFY(dialog.result() != QDialog::Accepted);
+        }
+        QCOMPARE(warnings, 2);
+        ExportDialog other(dir + QStringLiteral("/chart.png"), QSize(800, 600));
+        other.setInputFile(input);
+        other.accept();
+        QCOMPARE(other.result(), int(QDialog::Accepted));
+        QVERIFY(!refuseInputOverwrite(nullptr, QStringLiteral("t"), dir + QStringLiteral("/table.csv"), input));
+        closeWarning();
+        QVERIFY(refuseInputOverwrite(nullptr, QStringLiteral("t"), input + QStringLiteral("-wal"), input));
+        QCOMPARE(warnings, 3);
+    }
+
+    void reportOfHugeKernelName()
+    {
+        // A 50 MB kernel name made the report take 143 s and 2.5 GB and write a 105 MB CSV: names
+        // are cut at import (4 KiB), so every file of the report stays small. 8 MB here.
+        if (qEnvironmentVariableIsEmpty("WHERETIME_CLI"))
+            QSKIP("WHERETIME_CLI not set");
+        const QByteArray json = hugeNameTrace(8 << 20);
+        const QString trace = QString::fromStdString(test::tempPath("huge-name.json"));
+        {
+            QFile f(trace);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(json);
+        }
+        const QString db = QString::fromStdString(test::tempPath("huge-name.wt"));
+        test::ProcessResult p = test::runCli({QStringLiteral("import"), trace, QStringLiteral("-o"), db});
+        QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+        ReportOptions o;
+        o.outDir = m_dir + QStringLiteral("/report-huge");
+        o.file = db;
+        ReportResult r = writeReport(o);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        const QByteArray csv = readAll(o.outDir + QStringLiteral("/breakdown-kernel.csv"));
+        QVERIFY(csv.contains("[cut "));
+        QVERIFY(csv.contains("short"));
+        qint64 total = 0;
+        for (const QString& f : r.files)
+            total += QFileInfo(o.outDir + QLatin1Char('/') + f).size();
+        QVERIFY2(csv.size() < 64 * 1024, qPrintable(QString::number(csv.size())));
+        QVERIFY2(total < 4 * 1024 * 1024, qPrintable(QString::number(total)));   // all 14 files
+        QVERIFY(QFileInfo(o.outDir + QStringLiteral("/index.html")).size() < 256 * 1024);
     }
 };
 

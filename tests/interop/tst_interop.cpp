@@ -192,6 +192,9 @@ private slots:
     void badInput_data();
     void badInput();
     void missingFile();
+    void rangeErrorsSameWhenSliced();
+    void nsysTimesOutOfRange();
+    void longNamesAreCut();
     void cliImportExport();
     void fuzzRegressions();
 };
@@ -707,6 +710,36 @@ void TestInterop::badInput_data()
     QTest::newRow("corrupt gzip") << corrupt << "c.json.gz" << "corrupt gzip stream";
     QTest::newRow("truncated gzip") << gz.left(gz.size() / 2) << "t.json.gz" << "gzip";
     QTest::newRow("gzip of garbage") << gzipBytes("not json at all") << "g.json.gz" << "not JSON";
+    // Issue 18: accepted before, each an error naming the event.
+    auto doc = [](const char* late, const char* extra = "") {
+        return QByteArray(R"({"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.5,"dur":2},)") + late + "]" + extra + "}";
+    };
+    QTest::newRow("negative ts") << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":-1,"dur":2})") << "neg.json"
+                                 << "event 2 ('late'): negative timestamp '-1'";
+    QTest::newRow("ts as a string") << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":"123","dur":2})") << "str.json"
+                                    << "event 2 ('late'): invalid timestamp '\"123\"': a string";
+    QTest::newRow("dur as a string") << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":3,"dur":"2"})") << "durstr.json"
+                                     << "event 2 ('late'): invalid duration";
+    QTest::newRow("ts beyond int64") << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":9300000000000000,"dur":2})")
+                                     << "big.json" << "event 2 ('late'): invalid timestamp '9300000000000000' (out of range)";
+    QTest::newRow("ts beyond 2^62 ns") << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":9000000000000000,"dur":2})")
+                                       << "big2.json" << "event 2 ('late'): invalid timestamp '9000000000000000' (out of range: over 146 years)";
+    QTest::newRow("dur beyond 2^62 ns") << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":5,"dur":4700000000000000})")
+                                        << "bigdur.json" << "event 2 ('late'): invalid duration";
+    QTest::newRow("baseTimeNanoseconds INT64_MAX")
+        << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":5,"dur":1})", R"(,"baseTimeNanoseconds":9223372036854775807)")
+        << "base.json" << "baseTimeNanoseconds 9223372036854775807 is out of range";
+    QTest::newRow("base plus ts beyond range")
+        << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":3000000000000000,"dur":1})", R"(,"baseTimeNanoseconds":3000000000000000000)")
+        << "base2.json" << "out of range";
+    QTest::newRow("span beyond range")
+        << QByteArray(R"([{"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":0,"dur":1},{"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":4611686018427387,"dur":1}])")
+        << "span.json" << "out of range";
+    QTest::newRow("two object documents") << doc(R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":5,"dur":1})") + doc("{}")
+                                          << "two.json" << "two JSON documents concatenated";
+    QTest::newRow("two array documents")
+        << QByteArray(R"([{"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":1,"dur":1}] [{"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":2,"dur":1}])")
+        << "two2.json" << "two JSON documents concatenated";
 }
 
 void TestInterop::badInput()
@@ -793,6 +826,98 @@ void TestInterop::missingFile()
         }
         QCOMPARE(int64_t(Reader(db).runs().size()), int64_t(1));
     }
+}
+
+void TestInterop::rangeErrorsSameWhenSliced()
+{
+    // The new errors come out the same from the one-pass and the sliced parse (large files).
+    QByteArray head = R"({"traceEvents":[)";
+    for (int i = 0; i < 40; ++i)
+        head += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + QByteArray::number(i * 10) + R"(,"dur":2},)";
+    QByteArray tail;
+    for (int i = 0; i < 40; ++i)
+        tail += R"(,{"ph":"X","cat":"kernel","name":"after","pid":0,"tid":7,"ts":)" + QByteArray::number(i * 10) + R"(,"dur":2})";
+    tail += "]}";
+    for (const QByteArray& late : QList<QByteArray>{R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":-1,"dur":2}]})",
+                             R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":"5","dur":2}]})",
+                             // a bad field in the middle: the rest of that event is skipped, later events are fine
+                             R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":"5","dur":2,"args":{"device":0}})" + tail,
+                             R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":5,"dur":2,"args":{"device":true,"stream":[1,{"a":2}]}})" + tail,
+                             R"({"ph":"X","cat":"kernel","name":"late","pid":0,"tid":7,"ts":5,"dur":2}]}{"traceEvents":[]})"}) {
+        std::string json = (head + late).toStdString();
+        compareSlicedWithWhole(json, 64);
+        std::string buf = json + std::string(64, ' ');
+        QVERIFY_THROWS_EXCEPTION(ImportError, TraceEventImporter::parse("t.json", buf.data(), json.size(), buf.size(), 64));
+    }
+}
+
+void TestInterop::nsysTimesOutOfRange()
+{
+    // A kernel near 9e18 ns stored 8.1e18 as kernel time and exited 0 (Release), or aborted
+    // without a message (sanitizers).
+    std::string path = wt::test::tempPath("far-nsys.sqlite");
+    {
+        sqlite3* h = nullptr;
+        sqlite3_open(path.c_str(), &h);
+        sqlite3_exec(h,
+                     "CREATE TABLE META_DATA_EXPORT(name TEXT, value TEXT); CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+                     "INSERT INTO StringIds VALUES(1, 'far_kernel');"
+                     "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
+                     " correlationId INTEGER, demangledName INTEGER, shortName INTEGER);"
+                     "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES(1000, 2000, 0, 7, 1, 1, 1),"
+                     " (9000000000000000000, 9000000000000001000, 0, 7, 2, 1, 1);",
+                     nullptr, nullptr, nullptr);
+        sqlite3_close(h);
+    }
+    std::string out = fileWithOneRun();
+    Database db(out, OpenMode::ReadWrite);
+    try {
+        importTrace(db, path);
+        QFAIL("import succeeded");
+    } catch (const ImportError& e) {
+        std::string msg = e.what();
+        QVERIFY2(msg.find("kernel 'far_kernel': time 9000000000000000000 ns is out of range") != std::string::npos, msg.c_str());
+    }
+    QCOMPARE(int64_t(Reader(db).runs().size()), int64_t(1));
+}
+
+void TestInterop::longNamesAreCut()
+{
+    // A 5 MB kernel name (a 50 MB one made the GUI report take 143 s and write a 105 MB CSV).
+    const size_t longBytes = size_t(5) << 20;
+    std::string longName(longBytes, 'n');
+    longName.replace(kMaxNameBytes - 1, 3, "\xE2\x82\xAC");   // a euro sign across the cut: never split
+    std::string other = longName;
+    other.back() = 'x';                                            // same prefix: the same cut name
+    QByteArray json = R"({"traceEvents":[)";
+    for (int i = 0; i < 3; ++i)
+        json += R"({"ph":"X","cat":"kernel","name":")" + QByteArray::fromStdString(longName) + R"(","pid":0,"tid":7,"ts":)" +
+                QByteArray::number(i * 10) + R"(,"dur":2},)";
+    json += R"({"ph":"X","cat":"kernel","name":")" + QByteArray::fromStdString(other) + R"(","pid":0,"tid":7,"ts":40,"dur":2},)";
+    json += R"({"ph":"X","cat":"cpu_op","name":")" + QByteArray::fromStdString(longName) + R"(","pid":1,"tid":1,"ts":0,"dur":50},)";
+    json += R"({"ph":"X","cat":"kernel","name":"short","pid":0,"tid":7,"ts":30,"dur":2}]})";
+    std::string path = wt::test::tempPath("long-names.json");
+    writeBytes(path, json);
+    Database db(wt::test::tempPath("long-names.wt"), OpenMode::ReadWrite);
+    ImportResult r = importTrace(db, path);
+    Reader reader(db);
+    const std::string kept = longName.substr(0, kMaxNameBytes - 1);   // up to the euro sign
+    const std::string expected = kept + "\xE2\x80\xA6[cut " + std::to_string(longBytes - kept.size()) + " bytes]";
+    std::map<std::string, int> names;
+    reader.forEachActivity(r.written.runId, [&](const Activity& a) {
+        ++names[reader.string(a.nameId)];
+        return true;
+    });
+    QCOMPARE(names.size(), size_t(2));
+    QCOMPARE(names[expected], 4);
+    QCOMPARE(names["short"], 1);
+    auto meta = reader.metadata(r.written.runId);
+    auto cut = std::find_if(meta.begin(), meta.end(), [](const auto& kv) { return kv.first == "import.names_cut"; });
+    QVERIFY(cut != meta.end());
+    QCOMPARE(cut->second, std::string("1"));   // one distinct name (kernel and range share it)
+    // The bound itself and below: untouched.
+    QCOMPARE(cutName(std::string(kMaxNameBytes, 'a')), std::string(kMaxNameBytes, 'a'));
+    QCOMPARE(cutName(std::string(kMaxNameBytes + 1, 'a')), std::string(kMaxNameBytes, 'a') + "\xE2\x80\xA6[cut 1 bytes]");
 }
 
 void TestInterop::cliImportExport()

@@ -87,7 +87,7 @@ void BreakdownActions::exportTimeline()
                               .arg(formatDuration(t0 - double(run->spanStartNs)), formatDuration(t1 - double(run->spanStartNs)));
     QSize size = m_window->timeline()->size().expandedTo(QSize(800, 400));
     exportChartInteractive(m_window, timelinePainter(run, t0, t1), QStringLiteral("timeline.png"), size, title,
-                           runCaption(run->run) + QStringLiteral(" \u00b7 ") + title);
+                           runCaption(run->run) + QStringLiteral(" \u00b7 ") + title, run->filePath);
 }
 
 }  // namespace wt::gui

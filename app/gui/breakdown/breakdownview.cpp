@@ -544,7 +544,8 @@ void BreakdownView::exportChart()
                                                                                                     : QStringLiteral("bars"),
                                                              groupByLabel(m_levels.back().groupBy))) +
                    QStringLiteral(".png");
-    exportChartInteractive(this, plotPainter(plot), name, QSize(1200, 800), title(), runCaption(m_source->run()));
+    exportChartInteractive(this, plotPainter(plot), name, QSize(1200, 800), title(), runCaption(m_source->run()),
+                           m_source->runData()->filePath);
 }
 
 void BreakdownView::exportTableCsv()
@@ -555,6 +556,8 @@ void BreakdownView::exportTableCsv()
                                                 QStringLiteral("breakdown-%1.csv").arg(groupByLabel(m_levels.back().groupBy)),
                                                 QStringLiteral("CSV (*.csv)"));
     QString error;
+    if (refuseInputOverwrite(this, QStringLiteral("Export table"), path, m_source->runData()->filePath))
+        return;
     if (!path.isEmpty() && !writeTextFile(path, m_model->toCsv(), &error))
         QMessageBox::warning(this, QStringLiteral("Export table"), error);
 }
@@ -567,6 +570,8 @@ void BreakdownView::exportSummary()
                                                 QStringLiteral("run-%1.md").arg(m_source->run().id),
                                                 QStringLiteral("Markdown (*.md)"));
     QString error;
+    if (refuseInputOverwrite(this, QStringLiteral("Export run summary"), path, m_source->runData()->filePath))
+        return;
     if (!path.isEmpty() && !writeTextFile(path, runSummaryMarkdown(*m_source), &error))
         QMessageBox::warning(this, QStringLiteral("Export run summary"), error);
 }

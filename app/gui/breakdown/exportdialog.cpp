@@ -1,5 +1,7 @@
 #include "exportdialog.h"
 
+#include "storage/pathidentity.h"
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -76,15 +78,29 @@ void ExportDialog::accept()
                              QStringLiteral("The file name must end in .png, .svg or .pdf."));
         return;
     }
+    if (refuseInputOverwrite(this, QStringLiteral("Export chart"), path(), m_inputFile))
+        return;
     QDialog::accept();
 }
 
+bool refuseInputOverwrite(QWidget* parent, const QString& title, const QString& path, const QString& inputFile)
+{
+    if (path.isEmpty() || inputFile.isEmpty())
+        return false;
+    Overwrite o = overwrittenInput({path.toStdString()}, {inputFile.toStdString()});
+    if (!o)
+        return false;
+    QMessageBox::warning(parent, title, QString::fromStdString(o.message()));
+    return true;
+}
+
 QString exportChartInteractive(QWidget* parent, const ChartPainter& paint, const QString& defaultName, QSize defaultSize,
-                               const QString& title, const QString& caption)
+                               const QString& title, const QString& caption, const QString& inputFile)
 {
     QSettings settings;
     QString dir = settings.value(QStringLiteral("export/dir"), QDir::homePath()).toString();
     ExportDialog dialog(QDir(dir).filePath(defaultName), defaultSize, parent);
+    dialog.setInputFile(inputFile);
     if (dialog.exec() != QDialog::Accepted)
         return {};
     ExportOptions o = dialog.options();

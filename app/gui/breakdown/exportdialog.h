@@ -16,6 +16,9 @@ class ExportDialog : public QDialog {
     Q_OBJECT
 public:
     ExportDialog(const QString& defaultPath, QSize defaultSize, QWidget* parent = nullptr);
+    // The file the chart was drawn from: a path that would overwrite it (or its -wal/-shm) is
+    // refused at accept().
+    void setInputFile(const QString& file) { m_inputFile = file; }
 
     QString path() const;
     ExportFormat format() const;   // valid after accept
@@ -28,11 +31,16 @@ private:
     QSpinBox* m_width;
     QSpinBox* m_height;
     QComboBox* m_scale;
+    QString m_inputFile;
 };
 
+// True (after a warning box titled `title`) when writing `path` would overwrite `inputFile`,
+// one of its hard links or symlinks, or its -wal/-shm/-journal. For every file the GUI saves.
+bool refuseInputOverwrite(QWidget* parent, const QString& title, const QString& path, const QString& inputFile);
+
 // Runs the dialog and exports; reports failures in a message box. Returns the written path or
-// an empty string.
+// an empty string. inputFile: the wheretime file the chart shows (never overwritten).
 QString exportChartInteractive(QWidget* parent, const ChartPainter& paint, const QString& defaultName, QSize defaultSize,
-                               const QString& title, const QString& caption);
+                               const QString& title, const QString& caption, const QString& inputFile = QString());
 
 }  // namespace wt::gui

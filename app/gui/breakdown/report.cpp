@@ -10,11 +10,13 @@
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/widgets/timelinewidget.h"
 #include "storage/database.h"
+#include "storage/pathidentity.h"
 #include "storage/reader.h"
 
 #include <QDir>
 #include <QElapsedTimer>
 
+#include <algorithm>
 #include <climits>
 #include <exception>
 
@@ -86,6 +88,12 @@ QString htmlMetadata(const BreakdownSource& src)
     return out + QStringLiteral("</table>\n");
 }
 
+// Every file the report writes into OUTDIR.
+const char* const kReportFiles[] = {"timeline-step.png", "timeline-step.svg", "pie-layer.png",         "pie-layer.svg",
+                                    "pie-kernel.png",    "pie-kernel.svg",    "bars-kernel.png",       "bars-kernel.svg",
+                                    "breakdown-layer.csv", "breakdown-phase.csv", "breakdown-op.csv", "breakdown-kernel.csv",
+                                    "index.md",          "index.html"};
+
 }  // namespace
 
 ReportResult writeReport(const ReportOptions& o)
@@ -98,6 +106,14 @@ ReportResult writeReport(const ReportOptions& o)
         res.error = why;
         return res;
     };
+    // OUTDIR must not be an input, and no report file may land on one (or on its -wal/-shm).
+    {
+        std::vector<std::string> outputs{o.outDir.toStdString()};
+        for (const char* name : kReportFiles)
+            outputs.push_back(QDir(o.outDir).filePath(QLatin1String(name)).toStdString());
+        if (Overwrite w = overwrittenInput(outputs, {o.file.toStdString(), o.compareFile.toStdString()}))
+            return fail(QString::fromStdString(w.message()));
+    }
     // Resolve the runs first: bad input fails before anything is written.
     int64_t runId = 0, compareId = 0;
     RunInfo compareInfo;
@@ -241,6 +257,10 @@ ReportResult writeReport(const ReportOptions& o)
     if (!writeTextFile(path(QStringLiteral("index.html")), h, &error))
         return fail(error);
     res.files << QStringLiteral("index.html");
+    // The overwrite check above knows the files by kReportFiles: keep the two lists one.
+    Q_ASSERT(std::all_of(res.files.begin(), res.files.end(), [](const QString& f) {
+        return std::any_of(std::begin(kReportFiles), std::end(kReportFiles), [&](const char* n) { return f == QLatin1String(n); });
+    }));
     res.ok = true;
     res.seconds = double(clock.nsecsElapsed()) / 1e9;
     return res;
