@@ -32,6 +32,9 @@ struct ActivityView {
     const uint32_t* instanceNode = nullptr;   // scope instance index -> ScopeTree position
     size_t instanceCount = 0;
 
+    // The start of the first activity (0 when there is none): the time 0 of the GUI's ruler
+    // and of `wheretime stats --range`.
+    int64_t firstStartNs() const;
     // The ScopeTree position of an activity's scope, ScopeTree::kNoNode when none.
     uint32_t nodeOf(const TrackActivities& t, size_t i) const
     {

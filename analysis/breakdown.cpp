@@ -126,13 +126,13 @@ namespace {
 // Groups for which intoOther(index, group) holds merge into one 'other' slice (last); the
 // rest become one slice each, in order.
 template <typename IntoOther>
-std::vector<Slice> slicesWithOther(const Breakdown& b, IntoOther intoOther)
+std::vector<Slice> slicesWithOther(size_t count, const GroupAt& group, IntoOther intoOther)
 {
     std::vector<Slice> out;
     Slice other;
     other.other = true;
-    for (size_t i = 0; i < b.groups.size(); ++i) {
-        const Group& g = b.groups[i];
+    for (size_t i = 0; i < count; ++i) {
+        const Group& g = group(i);
         if (intoOther(i, g)) {
             other.timeNs += g.timeNs;
             other.share += g.share;
@@ -150,15 +150,15 @@ std::vector<Slice> slicesWithOther(const Breakdown& b, IntoOther intoOther)
 
 }  // namespace
 
-std::vector<Slice> thresholdSlices(const Breakdown& breakdown, double threshold)
+std::vector<Slice> thresholdSlices(size_t count, const GroupAt& group, double threshold)
 {
-    return slicesWithOther(breakdown, [&](size_t, const Group& g) { return g.share < threshold; });
+    return slicesWithOther(count, group, [&](size_t, const Group& g) { return g.share < threshold; });
 }
 
-std::vector<Slice> topSlices(const Breakdown& breakdown, size_t maxCount)
+std::vector<Slice> topSlices(size_t count, const GroupAt& group, size_t maxCount)
 {
-    const bool all = breakdown.groups.size() <= maxCount;
-    return slicesWithOther(breakdown, [&](size_t i, const Group&) { return !all && i + 1 >= maxCount; });
+    const bool all = count <= maxCount;
+    return slicesWithOther(count, group, [&](size_t i, const Group&) { return !all && i + 1 >= maxCount; });
 }
 
 RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& options)

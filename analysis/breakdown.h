@@ -13,6 +13,7 @@
 #include "analysis/timerange.h"
 #include "storage/types.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -84,9 +85,23 @@ struct Slice {
     std::vector<size_t> members;   // indices into Breakdown::groups
 };
 // Pies: groups with share < threshold (a fraction, e.g. 0.02) merge into 'other'.
-std::vector<Slice> thresholdSlices(const Breakdown& breakdown, double threshold);
 // Bars: the largest maxCount - 1 groups, then one 'other' with the rest (none when all fit).
-std::vector<Slice> topSlices(const Breakdown& breakdown, size_t maxCount);
+// Over any list of groups in breakdown order (Group, or a view's row type derived from it).
+using GroupAt = std::function<const Group&(size_t)>;
+std::vector<Slice> thresholdSlices(size_t count, const GroupAt& group, double threshold);
+std::vector<Slice> topSlices(size_t count, const GroupAt& group, size_t maxCount);
+template <class G>
+std::vector<Slice> thresholdSlices(const std::vector<G>& groups, double threshold)
+{
+    return thresholdSlices(groups.size(), [&](size_t i) -> const Group& { return groups[i]; }, threshold);
+}
+template <class G>
+std::vector<Slice> topSlices(const std::vector<G>& groups, size_t maxCount)
+{
+    return topSlices(groups.size(), [&](size_t i) -> const Group& { return groups[i]; }, maxCount);
+}
+inline std::vector<Slice> thresholdSlices(const Breakdown& b, double threshold) { return thresholdSlices(b.groups, threshold); }
+inline std::vector<Slice> topSlices(const Breakdown& b, size_t maxCount) { return topSlices(b.groups, maxCount); }
 
 // The numbers `wheretime stats` prints.
 struct RunStats {
