@@ -149,9 +149,10 @@ Breakdown computeBreakdown(const std::vector<TotalRow>& totals, const ScopeTree&
             size_t slash = options.groupBy == GroupBy::Scope ? key.rfind('/') : std::string::npos;
             g.name = slash == std::string::npos ? key : key.substr(slash + 1);
         }
-        g.timeNs += row.timeNs;
-        g.count += row.count;
-        out.totalNs += row.timeNs;
+        // Saturating (types.h): totals of a damaged or extreme file must not wrap.
+        g.timeNs = saturatingAdd(g.timeNs, row.timeNs);
+        g.count = saturatingAdd(g.count, row.count);
+        out.totalNs = saturatingAdd(out.totalNs, row.timeNs);
     }
     out.groups.reserve(groups.size());
     for (auto& [k, g] : groups) {
@@ -182,7 +183,7 @@ std::vector<TotalRow> totalsOf(const std::vector<Activity>& activities, const st
         r.nameId = a.nameId;
         r.kind = a.kind;
         r.count += 1;
-        r.timeNs += a.endNs - a.startNs;
+        r.timeNs = saturatingAdd(r.timeNs, a.endNs - a.startNs);
     }
     std::vector<TotalRow> out;
     out.reserve(rows.size());

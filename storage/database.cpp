@@ -125,8 +125,8 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
             if (mode != OpenMode::ReadOnly)
                 throw;
             if (fileSize(path + "-wal") > 0 && fileSize(path + "-shm") <= 0)
-                fail("its write-ahead log (" + path + "-wal) cannot be read here, as its WAL index (-shm) cannot be "
-                     "created (" + first.what() + "); copy the file and its -wal to a writable directory");
+                fail("its write-ahead log (" + path + "-wal) cannot be read here: its index (-shm) cannot be created "
+                     "(read-only directory or full disk); copy the file and its -wal to a writable directory");
             if (!openImmutable())
                 throw;
             try {
