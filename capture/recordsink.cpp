@@ -176,6 +176,7 @@ void RecordSink::run()
                 std::lock_guard lock(m_mutex);
                 m_error = e.what();
                 m_failed = true;
+                m_uncommitted = false;   // nothing more will be committed: no timed wake-ups
             }
         }
         batch.clear();

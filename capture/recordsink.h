@@ -80,7 +80,7 @@ public:
     void kick();
     // kick(), and commit what is queued now as one commit point (a step boundary); does not wait.
     void commit();
-    // Commit points written so far (for tests and benchmarks).
+    // Commits made so far: commit() points and the timed ones (for tests and benchmarks).
     int64_t commits() const { return m_commits.load(); }
 
     int64_t dropped() const { return m_dropped.load(); }

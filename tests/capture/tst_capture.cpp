@@ -4,10 +4,12 @@
 #include "analysis/breakdown.h"
 #include "analysis/scopetree.h"
 #include "capture/capture.h"
+#include "capture/recordsink.h"
 #include "kernels/model.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/storageerror.h"
+#include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
 #include <QCryptographicHash>
@@ -77,6 +79,7 @@ private slots:
     void signalKeepsRun_data();
     void signalKeepsRun();
     void sigkillKeepsCommittedSteps();
+    void sinkCommitsWithinLongStep();
     void damagedRunRefused();
     void badInput();
     void diskFull();
@@ -384,6 +387,49 @@ void TestCapture::sigkillKeepsCommittedSteps()
     QCOMPARE(exportAfter.exitCode, 0);
     QCOMPARE(exportAfter.exitCode, exportBefore.exitCode);
     QCOMPARE(sha(exportAfter.out), sha(exportBefore.out));
+}
+
+void TestCapture::sinkCommitsWithinLongStep()
+{
+    // Within a step (no commit point yet), records that wait are committed within about a
+    // second: a kill during a long step loses at most that second.
+    std::string path = test::tempPath("longstep.wt");
+    Database db(path, OpenMode::ReadWrite);
+    Writer writer(db);
+    RunInfo info;
+    info.backend = "cpu";
+    int64_t run = writer.beginRun(info);
+    capture::RecordSink sink(writer);
+    uint32_t name = sink.name("long_kernel");
+    int64_t node = sink.scopeNode(0, "step", "step");
+    int64_t inst = sink.beginScope(node, 0, 0);
+    for (int i = 0; i < 100; ++i) {
+        capture::ActivityRecord a;
+        a.startNs = i * 100;
+        a.endNs = i * 100 + 50;
+        a.name = name;
+        a.scopeInstance = inst;
+        sink.activity(a);
+    }
+    auto committed = [&] {
+        Database ro(path, OpenMode::ReadOnly);
+        return Reader(ro).run(run).kernels;
+    };
+    // Fewer than a wake batch, no kick, no step end: only the timed commit makes them visible.
+    int64_t seen = 0;
+    for (int i = 0; i < 60 && seen < 100; ++i) {
+        QThread::msleep(50);
+        seen = committed();
+    }
+    QCOMPARE(seen, int64_t(100));
+    int64_t timed = sink.commits();
+    QVERIFY(timed >= 1);   // the timed commit (no step ended)
+    sink.endScope(inst, 10000);
+    sink.commit();
+    sink.close();
+    QCOMPARE(sink.commits(), timed + 1);
+    writer.finishRun(RunStatus::Complete, 10000);
+    QCOMPARE(committed(), int64_t(100));
 }
 
 void TestCapture::damagedRunRefused()
