@@ -31,9 +31,10 @@ Breakdown sumGroups(const std::vector<TotalRow>& totals, const ScopeTree& tree, 
             continue;
         if (size_t(g) >= groups.size())
             groups.resize(size_t(g) + 1);
-        groups[size_t(g)].timeNs += row.timeNs;
-        groups[size_t(g)].count += row.count;
-        out.totalNs += row.timeNs;
+        // Saturating (types.h): totals of a damaged or extreme file must not wrap.
+        groups[size_t(g)].timeNs = saturatingAdd(groups[size_t(g)].timeNs, row.timeNs);
+        groups[size_t(g)].count = saturatingAdd(groups[size_t(g)].count, row.count);
+        out.totalNs = saturatingAdd(out.totalNs, row.timeNs);
     }
     (void)tree;
     for (size_t g = 0; g < groups.size(); ++g) {
@@ -112,7 +113,7 @@ std::vector<TotalRow> totalsOf(const std::vector<Activity>& activities, const st
         r.nameId = a.nameId;
         r.kind = a.kind;
         r.count += 1;
-        r.timeNs += a.endNs - a.startNs;
+        r.timeNs = saturatingAdd(r.timeNs, a.endNs - a.startNs);
     }
     std::vector<TotalRow> out;
     out.reserve(rows.size());

@@ -28,7 +28,7 @@ extern "C" void onStopSignal(int) { g_stop.store(true); }
 
 struct SignalGuard {
     bool active = false;
-    struct sigaction oldInt {}, oldTerm {};
+    struct sigaction oldInt {}, oldTerm {}, oldHup {};
     explicit SignalGuard(bool install)
     {
         g_stop = false;
@@ -39,6 +39,7 @@ struct SignalGuard {
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, &oldInt);
         sigaction(SIGTERM, &sa, &oldTerm);
+        sigaction(SIGHUP, &sa, &oldHup);   // a closed terminal stops the capture like Ctrl-C
         active = true;
     }
     ~SignalGuard()
@@ -46,6 +47,7 @@ struct SignalGuard {
         if (active) {
             sigaction(SIGINT, &oldInt, nullptr);
             sigaction(SIGTERM, &oldTerm, nullptr);
+            sigaction(SIGHUP, &oldHup, nullptr);
         }
     }
 };
@@ -208,7 +210,7 @@ CaptureResult runCapture(const CaptureOptions& o)
                 cudaDeviceSynchronize();
 #endif
             tracer->endStep();
-            sink.kick();   // write the step's records now, between steps
+            sink.commit();   // write and commit the step's records now: a kill loses at most the next step
             if (interrupted || sink.failed())
                 break;
             res.stepWallNs.push_back(wallNs() - t0);

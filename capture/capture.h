@@ -1,6 +1,6 @@
 // One capture: runs a bundled workload for some steps under a tracer (CUPTI on a GPU, the
 // CPU tracer elsewhere) and appends the run to a file. Used by `wheretime capture` and the
-// tests. SIGINT/SIGTERM (when installSignalHandlers is set) stop it after the current op;
+// tests. SIGINT, SIGTERM and SIGHUP (when installSignalHandlers is set) stop it after the current op;
 // the run is kept and marked interrupted.
 #pragma once
 

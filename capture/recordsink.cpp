@@ -103,6 +103,24 @@ void RecordSink::kick()
     m_wake.notify_one();
 }
 
+void RecordSink::commit()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_queue.push_back(CommitMark{});
+        m_kicked = true;
+    }
+    m_wake.notify_one();
+}
+
+void RecordSink::commitNow()
+{
+    m_writer.commit();
+    m_uncommitted = false;
+    m_lastCommit = std::chrono::steady_clock::now();
+    ++m_commits;
+}
+
 void RecordSink::drain()
 {
     kick();
@@ -132,11 +150,18 @@ void RecordSink::run()
             std::unique_lock lock(m_mutex);
             m_busy = false;
             m_idle.notify_all();
-            m_wake.wait(lock, [&] { return m_stop || m_kicked || m_queue.size() >= kWakeBatch; });
+            auto ready = [&] { return m_stop || m_kicked || m_queue.size() >= kWakeBatch; };
+            // Records wait for a batch or a kick; rows written but not committed (or records
+            // queued) wait at most a second before the next commit.
+            if (m_uncommitted || !m_queue.empty())
+                m_wake.wait_until(lock, m_lastCommit + std::chrono::seconds(1), ready);
+            else
+                m_wake.wait(lock, ready);
             m_kicked = false;
+            bool due = std::chrono::steady_clock::now() - m_lastCommit >= std::chrono::seconds(1);
             if (m_queue.empty() && m_stop)
                 return;
-            if (m_queue.empty())
+            if (m_queue.empty() && !(due && m_uncommitted && !m_failed.load()))
                 continue;
             batch.swap(m_queue);
             m_busy = true;
@@ -145,10 +170,13 @@ void RecordSink::run()
             try {
                 for (Record& r : batch)
                     write(r);
+                if (m_uncommitted && std::chrono::steady_clock::now() - m_lastCommit >= std::chrono::seconds(1))
+                    commitNow();
             } catch (const std::exception& e) {
                 std::lock_guard lock(m_mutex);
                 m_error = e.what();
                 m_failed = true;
+                m_uncommitted = false;   // nothing more will be committed: no timed wake-ups
             }
         }
         batch.clear();
@@ -205,7 +233,10 @@ void RecordSink::write(Record& r)
             s.m_writer.addApiCall(ApiCall{c.startNs, c.endNs, c.threadId, s.m_nameIds.at(c.name), c.correlationId});
         }
         void operator()(DeviceInfo& d) { s.m_writer.addDevice(d); }
+        void operator()(CommitMark&) { s.commitNow(); }
     };
+    if (!std::holds_alternative<CommitMark>(r))
+        m_uncommitted = true;
     std::visit(Visitor{*this}, r);
 }
 

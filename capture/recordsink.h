@@ -4,6 +4,10 @@
 // API calls are dropped and counted (like CUPTI's own dropped records); scope and name
 // definitions are never dropped.
 //
+// Durability: commit() (the capture calls it at every step boundary) makes everything queued
+// before it durable in the file; while records wait uncommitted, the writer thread also commits
+// at least once a second. A capture killed with SIGKILL loses at most the step in progress.
+//
 // Ids handed out here are local to the sink (names, scope nodes, scope instances); the
 // writer thread maps them to the file's ids. Scope instance ids start at 1; 0 means none.
 #pragma once
@@ -74,6 +78,10 @@ public:
 
     // Lets the writer thread write what is queued now (between steps); does not wait.
     void kick();
+    // kick(), and commit what is queued now as one commit point (a step boundary); does not wait.
+    void commit();
+    // Commits made so far: commit() points and the timed ones (for tests and benchmarks).
+    int64_t commits() const { return m_commits.load(); }
 
     int64_t dropped() const { return m_dropped.load(); }
     int64_t activities() const { return m_activities.load(); }
@@ -90,7 +98,8 @@ private:
     struct NodeDef { int64_t local, parent; std::string name, level; };
     struct Begin { int64_t local, node, parent, startNs; };
     struct End { int64_t local, endNs; };
-    using Record = std::variant<NameDef, NodeDef, Begin, End, ActivityRecord, ApiRecord, DeviceInfo>;
+    struct CommitMark {};
+    using Record = std::variant<NameDef, NodeDef, Begin, End, ActivityRecord, ApiRecord, DeviceInfo, CommitMark>;
 
     void push(Record&& r, bool droppable);
     void run();
@@ -105,7 +114,7 @@ private:
     bool m_busy = false;
     bool m_kicked = false;
     std::thread m_thread;
-    std::atomic<int64_t> m_dropped{0}, m_activities{0};
+    std::atomic<int64_t> m_dropped{0}, m_activities{0}, m_commits{0};
     std::atomic<bool> m_failed{false};
     std::string m_error;
 
@@ -123,6 +132,9 @@ private:
     std::vector<int64_t> m_nodeIds;        // local -> file
     std::vector<int64_t> m_instanceIds;    // local -> file
     std::unordered_map<uint64_t, int64_t> m_tracks;
+    bool m_uncommitted = false;            // rows written since the last commit
+    std::chrono::steady_clock::time_point m_lastCommit = std::chrono::steady_clock::now();
+    void commitNow();
 };
 
 }  // namespace wt::capture

@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of the importers with clang (ASan + UBSan) in build/fuzz and runs
-# each for a bounded time (CI). Longer runs: FUZZ_SECONDS=3600 scripts/fuzz.sh, or run a target
-# by hand: build/fuzz/tests/fuzz/fuzz_traceevent build/fuzz/corpus/json -max_total_time=3600 -jobs=4
+# Builds the libFuzzer targets with clang (ASan + UBSan) in build/fuzz and runs each for a bounded
+# time (CI): the importers (fuzz_traceevent, fuzz_nsys), opening damaged wheretime files
+# (fuzz_wtfile: reader, scope tree, chunk decoders, breakdowns) and the chunk decoders alone
+# (fuzz_chunks). FUZZ_SECONDS sets the time per target (default 60).
+#   scripts/fuzz.sh --long    each target until FUZZ_RUNS executions (default 1000000), in
+#                             FUZZ_JOBS processes (default 1), at nice FUZZ_NICE (default 19),
+#                             for at most FUZZ_MAX_SECONDS (default: no limit); prints executions
+#                             and results per target (docs/robustness.md records them)
+# Or run a target by hand: build/fuzz/tests/fuzz/fuzz_traceevent build/fuzz/corpus/json -max_total_time=3600 -jobs=4
 # Crashes are written as crash-* files in build/fuzz/; reproduce with: <target> crash-file
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${FUZZ_SECONDS:-60}
+LONG=0
+if [ "${1:-}" = "--long" ]; then
+  LONG=1
+fi
+TARGETS=${FUZZ_TARGETS:-"fuzz_traceevent:json fuzz_nsys:nsys fuzz_wtfile:wtfile fuzz_chunks:chunks"}
 BUILD=build/fuzz
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWHERETIME_FUZZ=ON -DWHERETIME_GUI=OFF -DWHERETIME_TESTS=OFF -DWHERETIME_BENCH=OFF -DWHERETIME_CUDA=OFF \
   -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
-cmake --build "$BUILD" --target fuzz_traceevent fuzz_nsys -j"${JOBS:-2}"
+cmake --build "$BUILD" --target fuzz_traceevent fuzz_nsys fuzz_wtfile fuzz_chunks -j"${JOBS:-2}"
 
 # Seed corpora: the small JSON fixtures, and a cut-down real Nsight export.
 mkdir -p "$BUILD/corpus/json" "$BUILD/corpus/nsys"
@@ -33,10 +44,56 @@ if [ -f "$TRACES/nsys-2022.2_a100_saxpy-mpi.sqlite" ] && command -v sqlite3 >/de
   fi
 fi
 
+# Damaged wheretime files: small synthetic runs and copies with damaged rows and pages
+# (written by fuzz_wtfile itself), plus a real capture when a built CLI is at hand.
+mkdir -p "$BUILD/corpus/wtfile" "$BUILD/corpus/chunks"
+WT_FUZZ_SEEDS="$PWD/$BUILD/corpus/wtfile" "$BUILD/tests/fuzz/fuzz_wtfile" >/dev/null
+CLI=${WHERETIME_CLI:-}
+for c in build/release/app/cli/wheretime build/dev/app/cli/wheretime build/asan/app/cli/wheretime; do
+  [ -z "$CLI" ] && [ -x "$c" ] && CLI=$c
+done
+if [ -n "$CLI" ] && [ ! -f "$BUILD/corpus/wtfile/capture.wt" ] && command -v sqlite3 >/dev/null; then
+  if "$CLI" capture --workload gcn --preset tiny --backend cpu --steps 1 --warmup 0 \
+       --set layers=1 -o "$BUILD/corpus/wtfile/capture.wt" >/dev/null 2>&1; then
+    sqlite3 "$BUILD/corpus/wtfile/capture.wt" "PRAGMA journal_mode=DELETE; PRAGMA page_size=512; VACUUM;" >/dev/null
+  fi
+fi
+# Chunk blobs: one byte picks the decoder, 16 bytes of header, then the blob.
+if [ -f "$BUILD/corpus/wtfile/small.wt" ] && command -v sqlite3 >/dev/null; then
+  i=0
+  for q in "SELECT '00' || hex(zeroblob(16)) || hex(data) FROM activity_chunks LIMIT 4" \
+           "SELECT '01' || hex(zeroblob(16)) || hex(data) FROM scope_instance_chunks LIMIT 4" \
+           "SELECT '02' || hex(zeroblob(16)) || hex(data) FROM api_call_chunks LIMIT 4"; do
+    sqlite3 "$BUILD/corpus/wtfile/small.wt" "$q" | while read -r hexblob; do
+      i=$((i + 1)); echo "$hexblob" | xxd -r -p > "$BUILD/corpus/chunks/seed-$RANDOM-$i"
+    done
+  done
+fi
+
+# Less ASan bookkeeping per input (no malloc fill, a small quarantine): 2-3x more executions.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-max_malloc_fill_size=0:quarantine_size_mb=16:detect_leaks=0}
 status=0
-for t in fuzz_traceevent:json fuzz_nsys:nsys; do
+for t in $TARGETS; do
   target=${t%%:*}; corpus=$BUILD/corpus/${t##*:}
-  echo "== $target for ${SECONDS_EACH}s"
-  (cd "$BUILD" && "./tests/fuzz/$target" "corpus/${t##*:}" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -print_final_stats=1 2>&1 | tail -15) || status=1
+  mkdir -p "$corpus"
+  if [ "$LONG" = 1 ]; then
+    # FUZZ_JOBS processes share the corpus, each runs its part of FUZZ_RUNS; logs in build/fuzz/long-*.
+    runs=${FUZZ_RUNS:-1000000}; jobs=${FUZZ_JOBS:-1}
+    echo "== $target for $runs executions ($jobs jobs of $((runs / jobs)))"
+    rm -f "$BUILD"/long-"$target"-*.log
+    pids=()
+    for j in $(seq 1 "$jobs"); do
+      (cd "$BUILD" && exec nice -n "${FUZZ_NICE:-19}" "./tests/fuzz/$target" "corpus/${t##*:}" -runs=$((runs / jobs)) \
+         -max_total_time="${FUZZ_MAX_SECONDS:-0}" -timeout=30 \
+         -rss_limit_mb=2048 -print_final_stats=1 >"long-$target-$j.log" 2>&1) &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || status=1; done
+    grep -hE "^(Done|stat::number_of_executed_units|stat::peak_rss_mb|SUMMARY|==[0-9]+==ERROR)" "$BUILD"/long-"$target"-*.log || true
+  else
+    echo "== $target for ${SECONDS_EACH}s"
+    (cd "$BUILD" && "./tests/fuzz/$target" "corpus/${t##*:}" -max_total_time="$SECONDS_EACH" -timeout=30 -rss_limit_mb=2048 \
+       -print_final_stats=1 2>&1 | tail -15) || status=1
+  fi
 done
 exit $status

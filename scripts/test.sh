@@ -13,7 +13,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cmake --preset asan
 cmake --build build/asan -j"$(nproc)"
 
-# Short, bounded fuzzing of the importers (libFuzzer, clang); FUZZ_SECONDS=0 skips it.
+# Short, bounded fuzzing of the importers, damaged wheretime files and chunk decoders (libFuzzer, clang); FUZZ_SECONDS=0 skips it.
 if [ "${FUZZ_SECONDS:-20}" != 0 ] && [ -f scripts/fuzz.sh ] && [ -d tests/fuzz ]; then
   FUZZ_SECONDS="${FUZZ_SECONDS:-20}" bash scripts/fuzz.sh
 fi

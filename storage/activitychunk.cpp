@@ -57,19 +57,33 @@ void ActivityChunk::decode(std::string_view blob, const ChunkHeader& h, std::vec
     size_t base = out.size();
     out.resize(base + n);
     StoredActivity* r = out.data() + base;
-    int64_t prev = h.startNs;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].startNs = prev; }
-    for (uint64_t i = 0; i < n; ++i) r[i].durationNs = int64_t(c.next());
+    // Deltas add with wrap-around (a damaged blob must not overflow); the results are checked.
+    uint64_t prev = uint64_t(h.startNs);
+    for (uint64_t i = 0; i < n; ++i) {
+        prev += uint64_t(unzigzag(c.next()));
+        r[i].startNs = int64_t(prev);
+        if (!timeInRange(r[i].startNs))
+            throw StorageError("corrupt activity chunk (start out of range)");
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+        uint64_t d = c.next();
+        if (d >= uint64_t(kMaxTimeNs))
+            throw StorageError("corrupt activity chunk (duration out of range)");
+        r[i].durationNs = int64_t(d);
+    }
     for (uint64_t i = 0; i < n; ++i) r[i].kind = uint8_t(c.next());
     for (uint64_t i = 0; i < n; ++i) r[i].nameId = uint32_t(c.next());
     prev = 0;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].scopeInstanceId = prev; }
+    for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].scopeInstanceId = int64_t(prev); }
     prev = 0;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].correlationId = prev; }
+    for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].correlationId = int64_t(prev); }
     for (uint64_t i = 0; i < n; ++i) r[i].configId = int64_t(c.next());
     for (uint64_t i = 0; i < n; ++i) r[i].bytes = int64_t(c.next());
-    prev = h.firstSeq;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].seq = prev; }
+    prev = uint64_t(h.firstSeq);
+    for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].seq = int64_t(prev); }
+    for (uint64_t i = 0; i < n; ++i)
+        if (r[i].kind > uint8_t(ActivityKind::Memset))
+            throw StorageError("corrupt activity chunk (unknown activity kind)");
     if (c.p != c.end)
         throw StorageError("corrupt activity chunk (trailing bytes)");
 }

@@ -37,14 +37,24 @@ void ApiCallChunk::decode(std::string_view blob, std::vector<ApiCall>& out)
     size_t base = out.size();
     out.resize(base + n);
     ApiCall* r = out.data() + base;
-    int64_t prev = 0;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].startNs = prev; }
-    for (uint64_t i = 0; i < n; ++i) r[i].endNs = r[i].startNs + unzigzag(c.next());
+    // Deltas add with wrap-around (a damaged blob must not overflow); the results are checked.
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        prev += uint64_t(unzigzag(c.next()));
+        r[i].startNs = int64_t(prev);
+        if (!timeInRange(r[i].startNs))
+            throw StorageError("corrupt API call chunk (start out of range)");
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+        r[i].endNs = int64_t(uint64_t(r[i].startNs) + uint64_t(unzigzag(c.next())));
+        if (!timeInRange(r[i].endNs))
+            throw StorageError("corrupt API call chunk (end out of range)");
+    }
     prev = 0;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].threadId = prev; }
+    for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].threadId = int64_t(prev); }
     for (uint64_t i = 0; i < n; ++i) r[i].nameId = uint32_t(c.next());
     prev = 0;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].correlationId = prev; }
+    for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].correlationId = int64_t(prev); }
     if (c.p != c.end)
         throw StorageError("corrupt API call chunk (trailing bytes)");
 }

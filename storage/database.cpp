@@ -38,6 +38,29 @@ std::string hostName()
     return buf;
 }
 
+// "file:" URI of a path for sqlite3_open_v2 with SQLITE_OPEN_URI.
+std::string fileUri(const std::string& path, const char* query)
+{
+    std::string uri = "file:";
+    for (unsigned char c : path) {
+        if (c == '%' || c == '?' || c == '#' || c < 0x20) {
+            static const char hex[] = "0123456789ABCDEF";
+            uri += '%';
+            uri += hex[c >> 4];
+            uri += hex[c & 15];
+        } else {
+            uri += char(c);
+        }
+    }
+    return uri + "?" + query;
+}
+
+off_t fileSize(const std::string& path)
+{
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
 }  // namespace
 
 void Database::fail(const std::string& reason) const
@@ -76,20 +99,41 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
         // The first read validates the file: a non-database or corrupt header fails here.
         int appId = 0;
         int tables = 0;
-        {
-            Statement s(m_db, "PRAGMA application_id");
-            if (s.step())
-                appId = int(s.int64(0));
-        }
-        {
-            Statement s(m_db, "SELECT count(*) FROM sqlite_master WHERE type='table'");
-            if (s.step())
-                tables = int(s.int64(0));
-        }
-        {
-            Statement s(m_db, "PRAGMA user_version");
-            if (s.step())
-                m_version = int(s.int64(0));
+        auto firstRead = [&] {
+            {
+                Statement s(m_db, "PRAGMA application_id");
+                if (s.step())
+                    appId = int(s.int64(0));
+            }
+            {
+                Statement s(m_db, "SELECT count(*) FROM sqlite_master WHERE type='table'");
+                if (s.step())
+                    tables = int(s.int64(0));
+            }
+            {
+                Statement s(m_db, "PRAGMA user_version");
+                if (s.step())
+                    m_version = int(s.int64(0));
+            }
+        };
+        try {
+            firstRead();
+        } catch (const StorageError& first) {
+            // A reader of a WAL-mode file needs its WAL index (FILE-shm): where that cannot be
+            // created (read-only directory or media, full disk, FILE-shm unusable), a file with
+            // no write-ahead log to replay is read as immutable, which needs nothing written.
+            if (mode != OpenMode::ReadOnly)
+                throw;
+            if (fileSize(path + "-wal") > 0 && fileSize(path + "-shm") <= 0)
+                fail("its write-ahead log (" + path + "-wal) cannot be read here: its index (-shm) cannot be created "
+                     "(read-only directory or full disk); copy the file and its -wal to a writable directory");
+            if (!openImmutable())
+                throw;
+            try {
+                firstRead();
+            } catch (const StorageError&) {
+                throw first;
+            }
         }
         if (tables == 0 && appId == 0) {
             if (mode == OpenMode::ReadOnly)
@@ -117,6 +161,8 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
                 migrate(m_version);
             }
         }
+        if (m_immutable && m_version == kSchemaVersion)
+            checkNoLiveWriter();
         if (mode == OpenMode::ReadWrite) {
             exec("PRAGMA journal_mode=WAL");
             exec("PRAGMA synchronous=NORMAL");
@@ -135,8 +181,49 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
 
 Database::~Database()
 {
-    if (m_db)
-        sqlite3_close(m_db);
+    if (!m_db)
+        return;
+    // The last writer out takes the file out of WAL mode (checkpointing the log): a finished
+    // file then reads anywhere (read-only media, full disk) with nothing beside it. With other
+    // connections open this fails at once (busy) and the file stays in WAL mode until later.
+    if (m_mode == OpenMode::ReadWrite && sqlite3_get_autocommit(m_db)) {
+        sqlite3_busy_timeout(m_db, 0);
+        sqlite3_exec(m_db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+    }
+    sqlite3_close(m_db);
+}
+
+bool Database::openImmutable()
+{
+    // Immutable skips the write-ahead log: only right when there is none with content.
+    if (fileSize(m_path + "-wal") > 0)
+        return false;
+    sqlite3* db = nullptr;
+    int rc = sqlite3_open_v2(fileUri(m_path, "immutable=1").c_str(), &db,
+                             SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
+    if (rc != SQLITE_OK) {
+        sqlite3_close(db);
+        return false;
+    }
+    sqlite3_close(m_db);
+    m_db = db;
+    sqlite3_extended_result_codes(m_db, 1);
+    m_immutable = true;
+    return true;
+}
+
+void Database::checkNoLiveWriter()
+{
+    // An immutable open must not read a file that a live writer is changing.
+    Statement s(m_db, "SELECT writer_pid, writer_host FROM runs WHERE status='writing'");
+    std::string host = hostName();
+    while (s.step()) {
+        pid_t pid = pid_t(s.int64(0));
+        bool alive = pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+        if (s.textView(1) != host || alive)
+            fail("a capture or import is writing to this file and its WAL index (" + m_path +
+                 "-shm) cannot be created here; read it where it can be, or after the writer ends");
+    }
 }
 
 void Database::checkHeader()

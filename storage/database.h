@@ -1,6 +1,10 @@
 // One wheretime file: an SQLite database holding many runs. Opening checks that the file is
 // ours, refuses newer schemas, migrates older ones, and marks runs whose writer died as
 // incomplete. Every failure is a StorageError with a one-line reason naming the file.
+// A writer puts the file in WAL mode while open and takes it out again when it closes last, so
+// a finished file has no -wal/-shm beside it. A read-only open never writes: where the WAL
+// index cannot be created (read-only directory, full disk), a file with no write-ahead log to
+// replay and no live writer is read as immutable.
 #pragma once
 
 #include <sqlite3.h>
@@ -27,6 +31,8 @@ public:
     sqlite3* handle() const { return m_db; }
     const std::string& path() const { return m_path; }
     bool readOnly() const { return m_mode == OpenMode::ReadOnly; }
+    // Opened as an immutable file (read-only, and its WAL index could not be created).
+    bool immutable() const { return m_immutable; }
     int schemaVersion() const { return m_version; }
 
     void exec(const char* sql);
@@ -39,12 +45,15 @@ private:
     void createSchema();
     void migrate(int from);
     void recoverDeadWriters();
+    bool openImmutable();
+    void checkNoLiveWriter();
     [[noreturn]] void fail(const std::string& reason) const;
 
     std::string m_path;
     OpenMode m_mode;
     sqlite3* m_db = nullptr;
     int m_version = 0;
+    bool m_immutable = false;
 };
 
 }  // namespace wt

@@ -37,17 +37,27 @@ void InstanceChunk::decode(std::string_view blob, std::vector<ScopeInstance>& ou
     size_t base = out.size();
     out.resize(base + n);
     ScopeInstance* r = out.data() + base;
-    int64_t prev = 0;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].id = prev; }
+    // Deltas add with wrap-around (a damaged blob must not overflow); the results are checked.
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].id = int64_t(prev); }
     prev = 0;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].scopeId = prev; }
+    for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].scopeId = int64_t(prev); }
     for (uint64_t i = 0; i < n; ++i) {
-        int64_t d = unzigzag(c.next());
-        r[i].parentId = d == r[i].id ? 0 : r[i].id - d;
+        uint64_t d = uint64_t(unzigzag(c.next()));
+        r[i].parentId = d == uint64_t(r[i].id) ? 0 : int64_t(uint64_t(r[i].id) - d);
     }
     prev = 0;
-    for (uint64_t i = 0; i < n; ++i) { prev += unzigzag(c.next()); r[i].startNs = prev; }
-    for (uint64_t i = 0; i < n; ++i) r[i].endNs = r[i].startNs + unzigzag(c.next());
+    for (uint64_t i = 0; i < n; ++i) {
+        prev += uint64_t(unzigzag(c.next()));
+        r[i].startNs = int64_t(prev);
+        if (!timeInRange(r[i].startNs))
+            throw StorageError("corrupt scope instance chunk (start out of range)");
+    }
+    for (uint64_t i = 0; i < n; ++i) {
+        r[i].endNs = int64_t(uint64_t(r[i].startNs) + uint64_t(unzigzag(c.next())));
+        if (!timeInRange(r[i].endNs))
+            throw StorageError("corrupt scope instance chunk (end out of range)");
+    }
     if (c.p != c.end)
         throw StorageError("corrupt scope instance chunk (trailing bytes)");
 }

@@ -8,6 +8,8 @@
 #include "storageerror.h"
 
 #include <algorithm>
+#include <climits>
+#include <unordered_set>
 #include <cerrno>
 #include <charconv>
 #include <csignal>
@@ -139,14 +141,68 @@ std::vector<Track> Reader::tracks(int64_t runId) const
     return out;
 }
 
+void Reader::damaged(int64_t runId, const std::string& what) const
+{
+    throw StorageError(m_db.path() + ": run " + std::to_string(runId) + " is damaged (" + what +
+                       "); the file's other runs can still be read");
+}
+
 std::vector<ScopeNode> Reader::scopes(int64_t runId) const
 {
     std::vector<ScopeNode> out;
     Statement s(m_db.handle(), "SELECT id, parent_id, name_id, level_id, depth FROM scopes WHERE run_id=? ORDER BY id");
     s.bind(1, runId);
-    while (s.step())
-        out.push_back(ScopeNode{s.int64(0), s.int64(1), uint32_t(s.int64(2)), uint32_t(s.int64(3)), int32_t(s.int64(4))});
+    while (s.step()) {
+        int64_t depth = s.int64(4);
+        out.push_back(ScopeNode{s.int64(0), s.int64(1), uint32_t(s.int64(2)), uint32_t(s.int64(3)),
+                                int32_t(std::clamp<int64_t>(depth, INT32_MIN, INT32_MAX))});
+    }
+    validateScopes(runId, out);
     return out;
+}
+
+void Reader::validateScopes(int64_t runId, const std::vector<ScopeNode>& nodes) const
+{
+    // Every consumer walks parent links (paths, ancestors, layer grouping): a cycle, a parent
+    // that is not in the run, or a depth that disagrees with the links would make them loop
+    // or mislabel, so such a tree is refused here, once, for all of them.
+    std::unordered_map<int64_t, size_t> index;
+    index.reserve(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].id <= 0)
+            damaged(runId, "scope with id " + std::to_string(nodes[i].id));
+        index.emplace(nodes[i].id, i);
+    }
+    std::vector<int32_t> depth(nodes.size(), 0);   // 0 = not known yet, -1 = on the current walk
+    std::vector<size_t> chain;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        chain.clear();
+        size_t at = i;
+        int32_t base = 0;
+        while (depth[at] == 0) {
+            depth[at] = -1;
+            chain.push_back(at);
+            int64_t parent = nodes[at].parentId;
+            if (parent == 0)
+                break;
+            auto it = index.find(parent);
+            if (it == index.end())
+                damaged(runId, "scope " + std::to_string(nodes[at].id) + " names a missing parent " + std::to_string(parent));
+            at = it->second;
+        }
+        if (depth[at] == -1 && nodes[at].parentId != 0)
+            damaged(runId, "scope " + std::to_string(nodes[at].id) + " is its own ancestor");
+        if (depth[at] > 0)
+            base = depth[at];
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            depth[*it] = ++base;
+            if (base > kMaxScopeDepth)
+                damaged(runId, "scopes nested deeper than " + std::to_string(kMaxScopeDepth) + " levels");
+            if (nodes[*it].depth != base)
+                damaged(runId, "scope " + std::to_string(nodes[*it].id) + " has depth " + std::to_string(nodes[*it].depth) +
+                                   ", its parents say " + std::to_string(base));
+        }
+    }
 }
 
 std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
@@ -160,8 +216,10 @@ std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
     // 1..n, so each goes straight to its place; only a run with holes (a killed writer lost
     // its last unwritten instances) is sorted.
     auto byId = [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; };
-    if (std::is_sorted(out.begin(), out.end(), byId))
+    if (std::is_sorted(out.begin(), out.end(), byId)) {
+        validateInstances(runId, out);
         return out;
+    }
     bool dense = true;
     for (const ScopeInstance& si : out)
         if (si.id < 1 || size_t(si.id) > out.size()) {
@@ -170,11 +228,13 @@ std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
         }
     if (!dense) {
         std::sort(out.begin(), out.end(), byId);
+        validateInstances(runId, out);
         return out;
     }
     std::vector<ScopeInstance> placed(out.size());
     for (const ScopeInstance& si : out)
         placed[size_t(si.id - 1)] = si;
+    validateInstances(runId, placed);   // a repeated id left a slot empty (id 0): refused there
     return placed;
 }
 
@@ -188,6 +248,31 @@ int64_t Reader::countScopeInstances(int64_t runId, const std::vector<int64_t>& s
     while (s.step())
         count += InstanceChunk::countScopes(s.blob(0), scopeIds);
     return count;
+void Reader::validateInstances(int64_t runId, const std::vector<ScopeInstance>& instances) const
+{
+    // `instances` is sorted by id. Writers store an instance after its parent began: a parent id
+    // is smaller than the instance's own (a cycle is impossible then). Ids are unique and
+    // positive; scopes exist in the run.
+    if (instances.empty())
+        return;
+    std::unordered_set<int64_t> scopeIds;
+    {
+        Statement s(m_db.handle(), "SELECT id FROM scopes WHERE run_id=?");
+        s.bind(1, runId);
+        while (s.step())
+            scopeIds.insert(s.int64(0));
+    }
+    int64_t previous = 0;
+    for (const ScopeInstance& si : instances) {
+        bool unique = si.id > previous;
+        previous = si.id;
+        if (!unique)
+            damaged(runId, "scope instance id " + std::to_string(si.id) + " is not unique and positive");
+        if (si.parentId < 0 || si.parentId >= si.id)
+            damaged(runId, "scope instance " + std::to_string(si.id) + " names parent " + std::to_string(si.parentId));
+        if (!scopeIds.count(si.scopeId))
+            damaged(runId, "scope instance " + std::to_string(si.id) + " names a missing scope " + std::to_string(si.scopeId));
+    }
 }
 
 std::vector<TotalRow> Reader::totals(int64_t runId) const

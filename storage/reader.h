@@ -27,6 +27,9 @@ public:
 
     std::vector<DeviceInfo> devices(int64_t runId) const;
     std::vector<Track> tracks(int64_t runId) const;
+    // The scope tree and its instances are validated here, for every consumer: a cycle, a
+    // missing parent or scope, a wrong depth or one over kMaxScopeDepth throws StorageError
+    // ("FILE: run N is damaged (...)"), other runs of the file stay readable.
     std::vector<ScopeNode> scopes(int64_t runId) const;
     std::vector<ScopeInstance> scopeInstances(int64_t runId) const;
     // How many instances of the given scopes (a few, e.g. a run's step scopes) the run has,
@@ -64,6 +67,9 @@ private:
     mutable std::unordered_map<int64_t, LaunchConfig> m_configs;
     mutable bool m_configsLoaded = false;
     const LaunchConfig& config(int64_t id) const;
+    [[noreturn]] void damaged(int64_t runId, const std::string& what) const;
+    void validateScopes(int64_t runId, const std::vector<ScopeNode>& nodes) const;
+    void validateInstances(int64_t runId, const std::vector<ScopeInstance>& instances) const;
     void toActivity(const StoredActivity& stored, int64_t trackId, Activity& out) const;
 };
 

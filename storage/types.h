@@ -3,11 +3,26 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace wt {
+
+// Times a run may hold: |t| < 2^61 ns (73 years) for starts, ends and durations, so that any
+// difference of two stored times fits in int64. The writer refuses others with a StorageError.
+inline constexpr int64_t kMaxTimeNs = int64_t(1) << 61;
+inline constexpr bool timeInRange(int64_t t) { return t > -kMaxTimeNs && t < kMaxTimeNs; }
+
+// Sums of many durations (totals, breakdowns) saturate at the int64 limits instead of wrapping.
+inline int64_t saturatingAdd(int64_t a, int64_t b)
+{
+    int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+    return r;
+}
 
 enum class ActivityKind : uint8_t { Kernel = 0, Memcpy = 1, Memset = 2 };
 enum class TrackKind : uint8_t { Kernel = 0, Memory = 1 };   // memory = memcpy + memset
@@ -58,6 +73,10 @@ struct Track {
     int64_t count = 0;               // activities on the track (after finish)
     int64_t maxDurationNs = 0;       // longest activity: bounds window queries
 };
+
+// Deepest scope nesting a run may hold (the writer refuses deeper, the reader refuses a tree
+// that is deeper, has a cycle or names a missing parent).
+inline constexpr int kMaxScopeDepth = 1024;
 
 // A node of a run's scope tree: the same path in every step is one node; each execution
 // of it is a ScopeInstance.

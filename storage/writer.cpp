@@ -8,6 +8,8 @@
 #include "storageerror.h"
 
 #include <algorithm>
+#include <chrono>
+#include <iterator>
 #include <cerrno>
 #include <csignal>
 #include <unistd.h>
@@ -53,59 +55,103 @@ std::string hostName()
     return buf;
 }
 
-int64_t unionLength(std::vector<std::pair<int64_t, int64_t>>& iv)
-{
-    std::sort(iv.begin(), iv.end());
-    int64_t total = 0, cs = 0, ce = 0;
-    bool open = false;
-    for (auto [s, e] : iv) {
-        if (open && s <= ce) {
-            ce = std::max(ce, e);
-            continue;
-        }
-        if (open)
-            total += ce - cs;
-        cs = s;
-        ce = e;
-        open = true;
-    }
-    return open ? total + ce - cs : total;
-}
-
-// Kernel totals and spans of one run, fed activity by activity, written once at the end.
+// Kernel totals and spans of one run, fed activity by activity. Written at every commit (only
+// the totals that changed since the last one), so a run whose writer dies reads with the
+// summary of what it committed.
 struct Summary {
-    std::unordered_map<TotalKey, std::pair<int64_t, int64_t>, TotalKeyHash> totals;   // count, time
-    std::vector<std::pair<int64_t, int64_t>> kernelIntervals;
+    struct Total {
+        int64_t count = 0, timeNs = 0;
+        bool dirty = false;
+    };
+    std::unordered_map<TotalKey, Total, TotalKeyHash> totals;
+    std::vector<TotalKey> dirty;                                 // changed since the last write
+    std::vector<std::pair<int64_t, int64_t>> fresh;              // kernel intervals since the last fold
+    std::vector<std::pair<int64_t, int64_t>> merged;             // disjoint and sorted: the union so far
+    int64_t mergedNs = 0;
     int64_t kernels = 0, kernelTime = 0, spanStart = INT64_MAX, spanEnd = INT64_MIN;
+    bool overflowed = false;                                     // a sum saturated
 
+    // start and end are within +-kMaxTimeNs (the writer checks), so end - start cannot overflow;
+    // the sums of many durations can, and saturate (the writer refuses such a run).
     void add(int64_t scopeId, uint32_t nameId, uint8_t kind, int64_t start, int64_t end)
     {
-        auto& t = totals[TotalKey{scopeId, nameId, kind}];
-        t.first += 1;
-        t.second += end - start;
+        TotalKey key{scopeId, nameId, kind};
+        Total& t = totals[key];
+        if (!t.dirty) {
+            t.dirty = true;
+            dirty.push_back(key);
+        }
+        t.count += 1;
+        int64_t sum = saturatingAdd(t.timeNs, end - start);
+        overflowed |= sum == INT64_MAX;
+        t.timeNs = sum;
         if (kind != uint8_t(ActivityKind::Kernel))
             return;
         ++kernels;
-        kernelTime += end - start;
+        kernelTime = saturatingAdd(kernelTime, end - start);
+        overflowed |= kernelTime == INT64_MAX;
         spanStart = std::min(spanStart, start);
         spanEnd = std::max(spanEnd, end);
         // Consecutive kernels that touch or overlap merge here already: less memory at the end.
-        if (!kernelIntervals.empty() && start >= kernelIntervals.back().first && start <= kernelIntervals.back().second)
-            kernelIntervals.back().second = std::max(kernelIntervals.back().second, end);
+        if (!fresh.empty() && start >= fresh.back().first && start <= fresh.back().second)
+            fresh.back().second = std::max(fresh.back().second, end);
         else
-            kernelIntervals.emplace_back(start, end);
+            fresh.emplace_back(start, end);
     }
 
-    void write(sqlite3* db, int64_t runId)
+    // Folds the fresh intervals into the union. Captures append in time order, so usually only
+    // the fresh ones are sorted; out-of-order ones re-merge the tail of the union they reach into.
+    void fold()
     {
-        Statement del(db, "DELETE FROM totals WHERE run_id=?");
-        del.bind(1, runId).run();
-        Statement ins(db, "INSERT INTO totals(run_id, scope_id, name_id, kind, count, time_ns) VALUES (?,?,?,?,?,?)");
-        for (auto& [k, v] : totals)
-            ins.bind(1, runId).bind(2, k.scopeId).bind(3, k.nameId).bind(4, int64_t(k.kind)).bind(5, v.first).bind(6, v.second).run();
-        int64_t busy = unionLength(kernelIntervals);
+        if (fresh.empty())
+            return;
+        std::sort(fresh.begin(), fresh.end());
+        auto pos = std::lower_bound(merged.begin(), merged.end(), fresh.front().first,
+                                    [](const std::pair<int64_t, int64_t>& iv, int64_t s) { return iv.second < s; });
+        std::vector<std::pair<int64_t, int64_t>> all;
+        all.reserve(size_t(merged.end() - pos) + fresh.size());
+        for (auto it = pos; it != merged.end(); ++it)
+            mergedNs -= it->second - it->first;
+        std::merge(pos, merged.end(), fresh.begin(), fresh.end(), std::back_inserter(all));
+        merged.erase(pos, merged.end());
+        for (auto [s, e] : all) {
+            if (!merged.empty() && s <= merged.back().second) {
+                if (e > merged.back().second) {
+                    mergedNs += e - merged.back().second;
+                    merged.back().second = e;
+                }
+            } else {
+                merged.emplace_back(s, e);
+                mergedNs += e - s;
+            }
+        }
+        fresh.clear();
+    }
+
+    // replaceAll: the run's totals rows are rewritten (recovery); otherwise only changed ones.
+    void write(sqlite3* db, int64_t runId, bool replaceAll)
+    {
+        fold();
+        if (replaceAll) {
+            Statement del(db, "DELETE FROM totals WHERE run_id=?");
+            del.bind(1, runId).run();
+        }
+        Statement ins(db, "INSERT OR REPLACE INTO totals(run_id, scope_id, name_id, kind, count, time_ns) VALUES (?,?,?,?,?,?)");
+        auto put = [&](const TotalKey& k, Total& v) {
+            ins.bind(1, runId).bind(2, k.scopeId).bind(3, int64_t(k.nameId)).bind(4, int64_t(k.kind)).bind(5, v.count)
+                .bind(6, v.timeNs).run();
+            v.dirty = false;
+        };
+        if (replaceAll) {
+            for (auto& [k, v] : totals)
+                put(k, v);
+        } else {
+            for (const TotalKey& k : dirty)
+                put(k, totals[k]);
+        }
+        dirty.clear();
         Statement up(db, "UPDATE runs SET kernels=?, kernel_time_ns=?, busy_ns=?, span_start_ns=?, span_end_ns=? WHERE id=?");
-        up.bind(1, kernels).bind(2, kernelTime).bind(3, busy).bind(4, kernels ? spanStart : int64_t(0))
+        up.bind(1, kernels).bind(2, kernelTime).bind(3, mergedNs).bind(4, kernels ? spanStart : int64_t(0))
             .bind(5, kernels ? spanEnd : int64_t(0)).bind(6, runId).run();
     }
 };
@@ -122,6 +168,7 @@ struct Writer::Impl {
     int64_t rowsInBatch = 0;
     int64_t batchRows = kBatchRows;
     int64_t seq = 0;
+    std::chrono::steady_clock::time_point lastCommit = std::chrono::steady_clock::now();
 
     std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstanceChunk, insConfig, insChunk, insApiChunk, insMeta;
 
@@ -142,7 +189,9 @@ struct Writer::Impl {
     };
     struct TrackState {
         int64_t count = 0, maxDuration = 0;
-        std::vector<StoredActivity> pending;   // not yet written as a chunk
+        std::vector<StoredActivity> pending;   // the chunk being filled
+        int64_t openRow = 0;                   // its row when committed while not full (rewritten as it grows)
+        bool dirty = false;                    // count changed since the last commit
     };
     std::unordered_map<TrackKey, int64_t, TrackKeyHash> tracks;
     std::unordered_map<int64_t, TrackState> trackState;
@@ -152,8 +201,10 @@ struct Writer::Impl {
 
     // Scope instances of this run, indexed by id - instanceBase (ids are per run, from 1).
     static constexpr int64_t instanceBase = 1;
-    std::vector<ScopeInstance> pendingInstances;   // ended, not yet written as a chunk
+    std::vector<ScopeInstance> pendingInstances;   // ended, in the chunk being filled
     std::vector<ApiCall> pendingApiCalls;
+    int64_t openInstanceRow = 0, openApiRow = 0;   // rows of the chunks being filled, once committed
+    std::unique_ptr<Statement> updChunk, updInstanceChunk, updApiChunk;
     std::vector<int64_t> instScope, instParent, instStart;
     std::vector<uint8_t> instWritten;
 
@@ -185,52 +236,96 @@ struct Writer::Impl {
         }
     }
 
-    void flushTrack(int64_t trackId, TrackState& st)
+    // Writes the chunk being filled. Not full (final = false): the row is written, or rewritten
+    // when it was written at an earlier commit, and the chunk keeps filling, so frequent commits
+    // do not make small chunks. final: the chunk is done.
+    void flushTrack(int64_t trackId, TrackState& st, bool final)
     {
-        if (st.pending.empty())
-            return;
-        ChunkHeader hdr;
-        std::string blob = ActivityChunk::encode(st.pending, hdr);
-        insChunk->bind(1, trackId).bind(2, hdr.startNs).bind(3, hdr.endNs).bind(4, hdr.firstSeq).bind(5, hdr.count)
-            .bindBlobNoCopy(6, blob.data(), blob.size()).run();
-        st.pending.clear();
-    }
-
-    void flushApiCalls()
-    {
-        if (pendingApiCalls.empty())
-            return;
-        int64_t first = INT64_MAX, last = INT64_MIN;
-        for (const ApiCall& c : pendingApiCalls) {
-            first = std::min(first, c.startNs);
-            last = std::max(last, c.endNs);
+        if (!st.pending.empty()) {
+            ChunkHeader hdr;
+            std::string blob = ActivityChunk::encode(st.pending, hdr);
+            if (st.openRow) {
+                updChunk->bind(1, hdr.startNs).bind(2, hdr.endNs).bind(3, hdr.firstSeq).bind(4, hdr.count)
+                    .bindBlobNoCopy(5, blob.data(), blob.size()).bind(6, st.openRow).run();
+            } else {
+                insChunk->bind(1, trackId).bind(2, hdr.startNs).bind(3, hdr.endNs).bind(4, hdr.firstSeq).bind(5, hdr.count)
+                    .bindBlobNoCopy(6, blob.data(), blob.size()).run();
+                st.openRow = sqlite3_last_insert_rowid(h);
+            }
         }
-        std::string blob = ApiCallChunk::encode(pendingApiCalls);
-        insApiChunk->bind(1, runId).bind(2, first).bind(3, last).bind(4, int64_t(pendingApiCalls.size()))
-            .bindBlobNoCopy(5, blob.data(), blob.size()).run();
-        pendingApiCalls.clear();
+        if (final) {
+            st.pending.clear();
+            st.openRow = 0;
+        }
     }
 
-    void flushAll()
+    void flushApiCalls(bool final)
+    {
+        if (!pendingApiCalls.empty()) {
+            int64_t first = INT64_MAX, last = INT64_MIN;
+            for (const ApiCall& c : pendingApiCalls) {
+                first = std::min(first, c.startNs);
+                last = std::max(last, c.endNs);
+            }
+            std::string blob = ApiCallChunk::encode(pendingApiCalls);
+            if (openApiRow) {
+                updApiChunk->bind(1, first).bind(2, last).bind(3, int64_t(pendingApiCalls.size()))
+                    .bindBlobNoCopy(4, blob.data(), blob.size()).bind(5, openApiRow).run();
+            } else {
+                insApiChunk->bind(1, runId).bind(2, first).bind(3, last).bind(4, int64_t(pendingApiCalls.size()))
+                    .bindBlobNoCopy(5, blob.data(), blob.size()).run();
+                openApiRow = sqlite3_last_insert_rowid(h);
+            }
+        }
+        if (final) {
+            pendingApiCalls.clear();
+            openApiRow = 0;
+        }
+    }
+
+    void flushAll(bool final)
     {
         for (auto& [id, st] : trackState)
-            flushTrack(id, st);
-        flushInstances();
-        flushApiCalls();
+            flushTrack(id, st, final);
+        flushInstances(final);
+        flushApiCalls(final);
     }
 
-    // Commits every kBatchRows rows so readers in other processes see the run grow.
+    // A commit point: everything added so far (chunks being filled included) and the run's
+    // summary of it become durable together. A writer killed later loses only what follows.
+    void commitPoint()
+    {
+        if (externalTransaction || !inRun)
+            return;
+        ensureTransaction();
+        flushAll(false);
+        writeTrackCounts();
+        summary.write(h, runId, false);
+        commitOwned();
+        rowsInBatch = 0;
+        lastCommit = std::chrono::steady_clock::now();
+    }
+
+    void writeTrackCounts()
+    {
+        Statement tr(h, "UPDATE tracks SET count=?, max_duration_ns=? WHERE id=?");
+        for (auto& [id, st] : trackState)
+            if (st.dirty) {
+                tr.bind(1, st.count).bind(2, st.maxDuration).bind(3, id).run();
+                st.dirty = false;
+            }
+    }
+
+    // Commits every kBatchRows rows, and at least once a second while rows keep coming, so a
+    // reader in another process sees the run grow and a kill loses little.
     void countRows(int64_t n)
     {
         if (externalTransaction)
             return;
         rowsInBatch += n;
-        if (rowsInBatch >= batchRows) {
-            flushAll();
-            commitOwned();
-            rowsInBatch = 0;
-            ensureTransaction();
-        }
+        if (rowsInBatch >= batchRows ||
+            ((rowsInBatch & 1023) == 0 && std::chrono::steady_clock::now() - lastCommit >= std::chrono::seconds(1)))
+            commitPoint();
     }
 
     void loadStrings()
@@ -283,23 +378,32 @@ struct Writer::Impl {
         pendingInstances.push_back(ScopeInstance{instanceBase + int64_t(i), instScope[i], instParent[i], instStart[i], endNs});
         instWritten[i] = 1;
         if (pendingInstances.size() >= InstanceChunk::kMaxInstances)
-            flushInstances();
+            flushInstances(true);
         countRows(1);
     }
 
-    void flushInstances()
+    void flushInstances(bool final)
     {
-        if (pendingInstances.empty())
-            return;
-        int64_t first = INT64_MAX, last = INT64_MIN;
-        for (const ScopeInstance& si : pendingInstances) {
-            first = std::min(first, si.id);
-            last = std::max(last, si.id);
+        if (!pendingInstances.empty()) {
+            int64_t first = INT64_MAX, last = INT64_MIN;
+            for (const ScopeInstance& si : pendingInstances) {
+                first = std::min(first, si.id);
+                last = std::max(last, si.id);
+            }
+            std::string blob = InstanceChunk::encode(pendingInstances);
+            if (openInstanceRow) {
+                updInstanceChunk->bind(1, first).bind(2, last).bind(3, int64_t(pendingInstances.size()))
+                    .bindBlobNoCopy(4, blob.data(), blob.size()).bind(5, openInstanceRow).run();
+            } else {
+                insInstanceChunk->bind(1, runId).bind(2, first).bind(3, last).bind(4, int64_t(pendingInstances.size()))
+                    .bindBlobNoCopy(5, blob.data(), blob.size()).run();
+                openInstanceRow = sqlite3_last_insert_rowid(h);
+            }
         }
-        std::string blob = InstanceChunk::encode(pendingInstances);
-        insInstanceChunk->bind(1, runId).bind(2, first).bind(3, last).bind(4, int64_t(pendingInstances.size()))
-            .bindBlobNoCopy(5, blob.data(), blob.size()).run();
-        pendingInstances.clear();
+        if (final) {
+            pendingInstances.clear();
+            openInstanceRow = 0;
+        }
     }
 
     void requireRun(const char* what) const
@@ -321,6 +425,7 @@ struct Writer::Impl {
         instWritten.clear();
         pendingInstances.clear();
         pendingApiCalls.clear();
+        openInstanceRow = openApiRow = 0;
         summary = Summary{};
         seq = 0;
         rowsInBatch = 0;
@@ -351,6 +456,9 @@ Writer::Writer(Database& db) : d(std::make_unique<Impl>(db))
     d->insChunk = std::make_unique<Statement>(h, "INSERT INTO activity_chunks(track_id, start_ns, end_ns, first_seq, count, data) VALUES (?,?,?,?,?,?)");
     d->insApiChunk = std::make_unique<Statement>(h, "INSERT INTO api_call_chunks(run_id, start_ns, end_ns, count, data) VALUES (?,?,?,?,?)");
     d->insMeta = std::make_unique<Statement>(h, "INSERT OR REPLACE INTO metadata(run_id, key, value) VALUES (?,?,?)");
+    d->updChunk = std::make_unique<Statement>(h, "UPDATE activity_chunks SET start_ns=?, end_ns=?, first_seq=?, count=?, data=? WHERE id=?");
+    d->updInstanceChunk = std::make_unique<Statement>(h, "UPDATE scope_instance_chunks SET first_id=?, last_id=?, count=?, data=? WHERE id=?");
+    d->updApiChunk = std::make_unique<Statement>(h, "UPDATE api_call_chunks SET start_ns=?, end_ns=?, count=?, data=? WHERE id=?");
 }
 
 Writer::~Writer()
@@ -366,6 +474,17 @@ Writer::~Writer()
 }
 
 int64_t Writer::runId() const { return d->runId; }
+
+void Writer::commit()
+{
+    d->requireRun("commit");
+    try {
+        d->commitPoint();
+    } catch (...) {
+        d->rollbackOwned();
+        throw;
+    }
+}
 
 void Writer::setBatchRows(int64_t rows) { d->batchRows = std::max<int64_t>(1, rows); }
 
@@ -401,6 +520,7 @@ int64_t Writer::beginRun(const RunInfo& info)
         d->runId = sqlite3_last_insert_rowid(d->h);
         // Make the run visible to readers at once (status 'writing').
         d->commitOwned();
+        d->lastCommit = std::chrono::steady_clock::now();
         d->ensureTransaction();
     } catch (...) {
         d->rollbackOwned();
@@ -461,6 +581,9 @@ int64_t Writer::addScope(int64_t parentId, std::string_view name, std::string_vi
         if (pd == d->scopeDepth.end())
             throw StorageError("addScope: unknown parent scope " + std::to_string(parentId));
         depth = pd->second + 1;
+        if (depth > kMaxScopeDepth)
+            throw StorageError("addScope: scopes nested deeper than " + std::to_string(kMaxScopeDepth) + " levels ('" +
+                               std::string(name.substr(0, 80)) + "')");
     }
     uint32_t nameId = intern(name);
     uint32_t levelId = intern(level);
@@ -479,6 +602,8 @@ int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, in
         throw StorageError("beginScopeInstance: unknown scope " + std::to_string(scopeId));
     if (parentInstanceId != 0)
         d->instanceIndex(parentInstanceId, "beginScopeInstance");
+    if (!timeInRange(startNs))
+        throw StorageError("scope instance starts at " + std::to_string(startNs) + " ns, out of the range a run can hold (+-2^61 ns)");
     int64_t id = d->instanceBase + int64_t(d->instScope.size());
     d->instScope.push_back(scopeId);
     d->instParent.push_back(parentInstanceId);
@@ -493,6 +618,8 @@ void Writer::endScopeInstance(int64_t instanceId, int64_t endNs)
     size_t i = d->instanceIndex(instanceId, "endScopeInstance");
     if (d->instWritten[i])
         throw StorageError("endScopeInstance: instance " + std::to_string(instanceId) + " already ended");
+    if (!timeInRange(endNs))
+        throw StorageError("scope instance ends at " + std::to_string(endNs) + " ns, out of the range a run can hold (+-2^61 ns)");
     d->ensureTransaction();
     d->writeInstance(i, endNs);
 }
@@ -513,28 +640,38 @@ void Writer::addActivity(const Activity& a)
     auto ts = d->trackState.find(a.trackId);
     if (ts == d->trackState.end())
         throw StorageError("addActivity: unknown track " + std::to_string(a.trackId));
+    // Out-of-range times would overflow every difference and sum taken of them later.
+    if (!timeInRange(a.startNs) || !timeInRange(a.endNs))
+        throw StorageError("activity time out of the range a run can hold (+-2^61 ns): start " + std::to_string(a.startNs) +
+                           " ns, end " + std::to_string(a.endNs) + " ns");
     int64_t duration = std::max<int64_t>(0, a.endNs - a.startNs);
     Impl::TrackState& st = ts->second;
     st.count += 1;
+    st.dirty = true;
     st.maxDuration = std::max(st.maxDuration, duration);
     d->summary.add(scopeId, a.nameId, uint8_t(a.kind), a.startNs, a.startNs + duration);
+    if (d->summary.overflowed)
+        throw StorageError("the run's total activity time overflows 64-bit nanoseconds");
     d->ensureTransaction();
     st.pending.push_back(StoredActivity{a.startNs, duration, a.scopeInstanceId, a.correlationId, a.bytes, d->seq++,
                                         d->configId(a.config), a.nameId, uint8_t(a.kind)});
     if (st.pending.size() >= ActivityChunk::kMaxActivities)
-        d->flushTrack(a.trackId, st);
+        d->flushTrack(a.trackId, st, true);
     d->countRows(1);
 }
 
 void Writer::addApiCall(const ApiCall& c)
 {
     d->requireRun("addApiCall");
+    if (!timeInRange(c.startNs) || !timeInRange(c.endNs))
+        throw StorageError("API call time out of the range a run can hold (+-2^61 ns): start " + std::to_string(c.startNs) +
+                           " ns, end " + std::to_string(c.endNs) + " ns");
     d->ensureTransaction();
     ApiCall call = c;
     call.endNs = std::max(c.startNs, c.endNs);
     d->pendingApiCalls.push_back(call);
     if (d->pendingApiCalls.size() >= ApiCallChunk::kMaxCalls)
-        d->flushApiCalls();
+        d->flushApiCalls(true);
     d->countRows(1);
 }
 
@@ -558,17 +695,15 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
     d->requireRun("finishRun");
     try {
         d->ensureTransaction();
-        d->flushAll();
+        d->flushAll(true);
         // Instances never ended (interrupted capture) end where they started.
         for (size_t i = 0; i < d->instScope.size(); ++i)
             if (!d->instWritten[i])
                 d->writeInstance(i, d->instStart[i]);
-        Statement tr(d->h, "UPDATE tracks SET count=?, max_duration_ns=? WHERE id=?");
-        for (auto& [id, st] : d->trackState)
-            tr.bind(1, st.count).bind(2, st.maxDuration).bind(3, id).run();
-        d->summary.write(d->h, d->runId);
-        d->flushInstances();
-        d->flushApiCalls();
+        d->writeTrackCounts();
+        d->summary.write(d->h, d->runId, false);
+        d->flushInstances(true);
+        d->flushApiCalls(true);
         Statement r(d->h, "UPDATE runs SET status=?, duration_ns=?, writer_pid=0 WHERE id=?");
         r.bind(1, toString(status)).bind(2, durationNs).bind(3, d->runId).run();
         d->commitOwned();
@@ -618,6 +753,20 @@ void Writer::recoverRun(Database& db, int64_t runId)
     sqlite3* h = db.handle();
     db.begin();
     try {
+        // A writer of this version commits the summary with every commit: when the per-track
+        // counts match the committed chunks, the run's summary is already that of its data.
+        {
+            Statement s(h, "SELECT (SELECT coalesce(sum(count), 0) FROM tracks WHERE run_id=?1) = "
+                           "(SELECT coalesce(sum(c.count), 0) FROM activity_chunks c JOIN tracks t ON c.track_id=t.id "
+                           "WHERE t.run_id=?1)");
+            s.bind(1, runId);
+            if (s.step() && s.int64(0) == 1) {
+                Statement r(h, "UPDATE runs SET status='incomplete', writer_pid=0 WHERE id=?");
+                r.bind(1, runId).run();
+                db.commit();
+                return;
+            }
+        }
         std::unordered_map<int64_t, int64_t> instScope;
         {
             Statement s(h, "SELECT data FROM scope_instance_chunks WHERE run_id=?");
@@ -651,7 +800,7 @@ void Writer::recoverRun(Database& db, int64_t runId)
             }
             trackUpdate.bind(1, count).bind(2, maxDuration).bind(3, trackId).run();
         }
-        summary.write(h, runId);
+        summary.write(h, runId, true);
         Statement r(h, "UPDATE runs SET status='incomplete', writer_pid=0 WHERE id=?");
         r.bind(1, runId).run();
         db.commit();

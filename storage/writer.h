@@ -1,10 +1,12 @@
 // Appends runs to a Database. One Writer writes one run at a time:
 //   beginRun -> (addDevice | addTrack | addScope | beginScopeInstance/endScopeInstance |
 //                addScopeInstance | addActivity | addApiCall | setMetadata)* -> finishRun or discardRun.
-// Rows go through prepared statements in batched transactions (committed every kBatchRows rows,
-// so a reader in another process sees the run grow). A scope instance must be known (begun or
-// added) before an activity names it. finishRun writes the run's summary (kernel totals per
-// scope, busy time, span, per-track counts, GPU spans of scope instances).
+// Rows go through prepared statements in batched transactions. Every commit (commit(), every
+// kBatchRows rows, and at least once a second while rows come) makes the rows so far durable
+// together with the run's summary of them (kernel totals per scope, busy time, span, per-track
+// counts): a reader in another process sees the run grow, and a run whose writer is killed reads
+// with everything it committed. A scope instance must be known (begun or added) before an
+// activity names it; it is stored when it ends. Times must lie within +-kMaxTimeNs (types.h).
 #pragma once
 
 #include "database.h"
@@ -48,11 +50,16 @@ public:
     void setMetadata(std::string_view key, std::string_view value);
     void setDroppedRecords(int64_t dropped);
 
+    // A commit point (captures call it at every step boundary): what was added so far is durable.
+    // Inside a caller's transaction it does nothing (the caller commits).
+    void commit();
+
     void finishRun(RunStatus status, int64_t durationNs);
     // Removes everything of the current run (a failed import leaves nothing behind).
     void discardRun();
 
-    // Rebuilds the summary of a run whose writer died and marks it incomplete.
+    // Marks a run whose writer died incomplete; rebuilds its summary from its chunks when the
+    // committed summary does not cover them (files of earlier versions).
     static void recoverRun(Database& db, int64_t runId);
 
 private:

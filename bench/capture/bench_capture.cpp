@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -23,6 +24,53 @@ static double median(std::vector<double> v)
     std::sort(v.begin(), v.end());
     size_t n = v.size();
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The cost of one commit point (Writer::commit at a step boundary) on the sink's writer
+// thread: `launches` activities with their op scope instances, then the commit, for `steps`
+// steps; the median commit time. The file is on /tmp like the capture's.
+static double commitCostNs(int64_t launches, int steps)
+{
+    std::string file = "/tmp/wheretime-bench-commit.wt";
+    for (const char* s : {"", "-wal", "-shm"})
+        ::unlink((file + s).c_str());
+    wt::Database db(file, wt::OpenMode::ReadWrite);
+    wt::Writer w(db);
+    wt::RunInfo info;
+    info.backend = "cpu";
+    w.beginRun(info);
+    int64_t track = w.addTrack(0, 0, wt::TrackKind::Kernel);
+    int64_t step = w.addScope(0, "step", "step");
+    int64_t layer = w.addScope(w.addScope(step, "forward", "phase"), "conv1", "layer");
+    std::vector<int64_t> ops;
+    std::vector<uint32_t> names;
+    for (int i = 0; i < 40; ++i) {
+        ops.push_back(w.addScope(layer, "op" + std::to_string(i), "op"));
+        names.push_back(w.intern("kernel_" + std::to_string(i)));
+    }
+    std::vector<double> costs;
+    int64_t t = 0;
+    for (int s = 0; s < steps; ++s) {
+        int64_t si = w.beginScopeInstance(step, 0, t);
+        for (int64_t i = 0; i < launches; ++i) {
+            int64_t oi = w.beginScopeInstance(ops[size_t(i) % ops.size()], si, t);
+            wt::Activity a;
+            a.trackId = track;
+            a.startNs = t + 10;
+            a.endNs = t + 900;
+            a.nameId = names[size_t(i) % names.size()];
+            a.scopeInstanceId = oi;
+            w.addActivity(a);
+            t += 1000;
+            w.endScopeInstance(oi, t);
+        }
+        w.endScopeInstance(si, t);
+        auto c0 = Clock::now();
+        w.commit();
+        costs.push_back(std::chrono::duration<double, std::nano>(Clock::now() - c0).count());
+    }
+    w.finishRun(wt::RunStatus::Complete, t);
+    return median(costs);
 }
 
 int main(int argc, char** argv)
@@ -73,6 +121,7 @@ int main(int argc, char** argv)
         std::printf("CPU tracer cost per op (scope + launch, %d ops): %.0f ns\n\n", n, perOpNs);
     }
     std::vector<std::string> workloads = workload == "all" ? std::vector<std::string>{"gcn", "transformer"} : std::vector<std::string>{workload};
+    std::vector<std::tuple<std::string, int64_t, double>> commits;
     std::printf("%-12s %-8s %6s %14s %14s %9s %10s %16s\n", "workload", "preset", "steps", "untraced step", "traced step", "overhead",
                 "by cost", "file outside steps");
     for (const std::string& w : workloads) {
@@ -109,6 +158,14 @@ int main(int argc, char** argv)
         double byCost = perOpNs * double(launchesPerStep) / u * 100;
         std::printf("%-12s %-8s %6d %11.3f ms %11.3f ms %8.2f%% %9.3f%% %13.1f ms\n", w.c_str(), preset.c_str(), steps, u / 1e6,
                     t / 1e6, (t / u - 1) * 100, byCost, beyond / 1e6);
+        commits.emplace_back(w, launchesPerStep, u);
+    }
+    // Durability: every step ends with a commit point on the writer thread (a kill -9 loses
+    // at most the step in progress). Its cost against the untraced step time:
+    std::printf("\n%-12s %18s %14s %14s\n", "workload", "records per step", "commit", "of a step");
+    for (const auto& [w, launches, stepNs] : commits) {
+        double c = commitCostNs(launches, 200);
+        std::printf("%-12s %18lld %11.1f us %13.3f%%\n", w.c_str(), (long long)launches, c / 1e3, c / stepNs * 100);
     }
     return 0;
 }

@@ -6,11 +6,15 @@
 #include "capture/capture.h"
 #include "capture/cputracer.h"
 #include "kernels/backend.h"
+#include "capture/recordsink.h"
 #include "kernels/model.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/storageerror.h"
+#include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
+#include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -18,6 +22,8 @@
 #include <QProcess>
 #include <QTest>
 #include <QThread>
+
+#include <sqlite3.h>
 
 #include <csignal>
 #include <map>
@@ -72,7 +78,11 @@ private slots:
     void variantsDifferOnlyUnderSoftmax();
     void stepTimeCoversLayers();
     void noTrace();
-    void sigintKeepsRun();
+    void signalKeepsRun_data();
+    void signalKeepsRun();
+    void sigkillKeepsCommittedSteps();
+    void sinkCommitsWithinLongStep();
+    void damagedRunRefused();
     void badInput();
     void diskFull();
     void deviceErrorMidStep();
@@ -244,9 +254,18 @@ void TestCapture::noTrace()
     QVERIFY(cli.out.contains(QStringLiteral("median step")));
 }
 
-void TestCapture::sigintKeepsRun()
+void TestCapture::signalKeepsRun_data()
 {
-    QString file = QString::fromStdString(test::tempPath("sigint.wt"));
+    QTest::addColumn<int>("signal");
+    QTest::newRow("SIGINT") << int(SIGINT);
+    QTest::newRow("SIGTERM") << int(SIGTERM);
+    QTest::newRow("SIGHUP") << int(SIGHUP);   // a closed terminal: lost the run before
+}
+
+void TestCapture::signalKeepsRun()
+{
+    QFETCH(int, signal);
+    QString file = QString::fromStdString(test::tempPath("signal.wt"));
     QProcess p;
     p.start(qEnvironmentVariable("WHERETIME_CLI"),
             {QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
@@ -262,7 +281,7 @@ void TestCapture::sigintKeepsRun()
     }
     QVERIFY(writing);
     QThread::msleep(300);
-    ::kill(pid_t(p.processId()), SIGINT);
+    ::kill(pid_t(p.processId()), signal);
     QVERIFY(p.waitForFinished(60000));
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);
     QCOMPARE(p.exitCode(), 130);
@@ -271,6 +290,188 @@ void TestCapture::sigintKeepsRun()
     QJsonObject run = QJsonDocument::fromJson(runs.out.toUtf8()).array().at(0).toObject();
     QCOMPARE(run[QStringLiteral("status")].toString(), QStringLiteral("interrupted"));
     QVERIFY(run[QStringLiteral("kernels")].toInteger() > 0);
+}
+
+namespace {
+
+QString sha(const QString& text) { return QString::fromLatin1(QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha256).toHex()); }
+
+}  // namespace
+
+void TestCapture::sigkillKeepsCommittedSteps()
+{
+    // A capture killed with SIGKILL keeps every step it committed (each step is committed as it
+    // ends), readable at once through a read-only open; the file's earlier run is untouched.
+    std::string path = test::tempPath("sigkill.wt");
+    QString file = QString::fromStdString(path);
+    QStringList common = {QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"), QStringLiteral("tiny"),
+                          QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("-o"), file};
+    QCOMPARE(runCli(QStringList{QStringLiteral("capture"), QStringLiteral("--steps"), QStringLiteral("2")} + common).exitCode, 0);
+    auto statsOf = [&](const QString& sel) { return runCli({QStringLiteral("stats"), sel, QStringLiteral("--json")}); };
+    auto before = statsOf(file + QStringLiteral(":1"));
+    QCOMPARE(before.exitCode, 0);
+    auto exportBefore = runCli({QStringLiteral("export"), file + QStringLiteral(":1"), QStringLiteral("--format"), QStringLiteral("chrome"),
+                                QStringLiteral("-o"), QStringLiteral("-")});
+
+    QProcess p;
+    p.start(qEnvironmentVariable("WHERETIME_CLI"),
+            QStringList{QStringLiteral("capture"), QStringLiteral("--steps"), QStringLiteral("1000000"), QStringLiteral("--warmup"),
+                        QStringLiteral("0")} + common);
+    QVERIFY(p.waitForStarted());
+    // Wait until at least two steps are committed, as a reader in another process sees them.
+    int64_t seenKernels = 0;
+    size_t seenSteps = 0;
+    for (int i = 0; i < 600 && seenSteps < 2; ++i) {
+        QThread::msleep(20);
+        try {
+            Database db(path, OpenMode::ReadOnly);
+            Reader r(db);
+            auto runs = r.runs();
+            if (runs.size() < 2)
+                continue;
+            seenKernels = runs[1].kernels;
+            ScopeTree tree = ScopeTree::load(r, runs[1].id);
+            seenSteps = 0;
+            for (const ScopeInstance& si : r.scopeInstances(runs[1].id))
+                seenSteps += tree.level(si.scopeId) == "step" ? 1 : 0;
+        } catch (const StorageError&) {
+        }
+    }
+    QVERIFY2(seenSteps >= 2, "no committed step became visible while the capture ran");
+    QVERIFY(seenKernels > 0);
+    ::kill(pid_t(p.processId()), SIGKILL);
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitStatus(), QProcess::CrashExit);
+
+    auto check = [&](OpenMode mode, int64_t& kernels) {
+        Database db(path, mode);
+        Reader r(db);
+        auto runs = r.runs();
+        QCOMPARE(runs.size(), size_t(2));
+        const RunInfo& run = runs[1];
+        QCOMPARE(int(run.status), int(RunStatus::Incomplete));
+        QVERIFY2(run.kernels >= seenKernels, qPrintable(QStringLiteral("%1 < %2").arg(run.kernels).arg(seenKernels)));
+        // The committed summary is that of the committed activities.
+        int64_t activities = 0, timeNs = 0;
+        r.forEachActivity(run.id, [&](const Activity& a) {
+            ++activities;
+            timeNs += a.endNs - a.startNs;
+            return true;
+        });
+        QCOMPARE(activities, run.kernels);
+        QCOMPARE(timeNs, run.kernelTimeNs);
+        int64_t totalCount = 0, totalNs = 0;
+        for (const TotalRow& t : r.totals(run.id)) {
+            totalCount += t.count;
+            totalNs += t.timeNs;
+        }
+        QCOMPARE(totalCount, run.kernels);
+        QCOMPARE(totalNs, run.kernelTimeNs);
+        int64_t trackCount = 0;
+        for (const Track& t : r.tracks(run.id))
+            trackCount += t.count;
+        QCOMPARE(trackCount, run.kernels);
+        QVERIFY(run.busyNs > 0 && run.busyNs <= run.spanEndNs - run.spanStartNs);
+        kernels = run.kernels;
+    };
+    int64_t readOnly = 0, recovered = -1;
+    check(OpenMode::ReadOnly, readOnly);   // at once, without a writer rebuilding anything
+    if (QTest::currentTestFailed())
+        return;
+    check(OpenMode::ReadWrite, recovered);   // a writer's open marks it, and changes no figure
+    QCOMPARE(recovered, readOnly);
+    auto stats = statsOf(file + QStringLiteral(":2"));
+    QCOMPARE(stats.exitCode, 0);
+    QVERIFY(stats.out.contains(QStringLiteral("incomplete")));
+    auto after = statsOf(file + QStringLiteral(":1"));
+    QCOMPARE(sha(after.out), sha(before.out));
+    auto exportAfter = runCli({QStringLiteral("export"), file + QStringLiteral(":1"), QStringLiteral("--format"), QStringLiteral("chrome"),
+                               QStringLiteral("-o"), QStringLiteral("-")});
+    QCOMPARE(exportAfter.exitCode, 0);
+    QCOMPARE(exportAfter.exitCode, exportBefore.exitCode);
+    QCOMPARE(sha(exportAfter.out), sha(exportBefore.out));
+}
+
+void TestCapture::sinkCommitsWithinLongStep()
+{
+    // Within a step (no commit point yet), records that wait are committed within about a
+    // second: a kill during a long step loses at most that second.
+    std::string path = test::tempPath("longstep.wt");
+    Database db(path, OpenMode::ReadWrite);
+    Writer writer(db);
+    RunInfo info;
+    info.backend = "cpu";
+    int64_t run = writer.beginRun(info);
+    capture::RecordSink sink(writer);
+    uint32_t name = sink.name("long_kernel");
+    int64_t node = sink.scopeNode(0, "step", "step");
+    int64_t inst = sink.beginScope(node, 0, 0);
+    for (int i = 0; i < 100; ++i) {
+        capture::ActivityRecord a;
+        a.startNs = i * 100;
+        a.endNs = i * 100 + 50;
+        a.name = name;
+        a.scopeInstance = inst;
+        sink.activity(a);
+    }
+    auto committed = [&] {
+        Database ro(path, OpenMode::ReadOnly);
+        return Reader(ro).run(run).kernels;
+    };
+    // Fewer than a wake batch, no kick, no step end: only the timed commit makes them visible.
+    int64_t seen = 0;
+    for (int i = 0; i < 60 && seen < 100; ++i) {
+        QThread::msleep(50);
+        seen = committed();
+    }
+    QCOMPARE(seen, int64_t(100));
+    int64_t timed = sink.commits();
+    QVERIFY(timed >= 1);   // the timed commit (no step ended)
+    sink.endScope(inst, 10000);
+    sink.commit();
+    sink.close();
+    QCOMPARE(sink.commits(), timed + 1);
+    writer.finishRun(RunStatus::Complete, 10000);
+    QCOMPARE(committed(), int64_t(100));
+}
+
+void TestCapture::damagedRunRefused()
+{
+    // A parent cycle in one run's scope tree (as `UPDATE scopes SET parent_id = id` makes) made
+    // stats spin forever: the run is refused with one line, the other run still reads.
+    std::string path = test::tempPath("damaged.wt");
+    QString file = QString::fromStdString(path);
+    for (int i = 0; i < 2; ++i)
+        QCOMPARE(runCli({QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                         QStringLiteral("tiny"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--steps"),
+                         QStringLiteral("1"), QStringLiteral("-o"), file})
+                     .exitCode,
+                 0);
+    auto good = runCli({QStringLiteral("stats"), file + QStringLiteral(":1"), QStringLiteral("--json")});
+    QCOMPARE(good.exitCode, 0);
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db, "UPDATE scopes SET parent_id = id WHERE run_id = 2", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    const QStringList refused[] = {
+        {QStringLiteral("stats"), file + QStringLiteral(":2")},
+        {QStringLiteral("stats"), file + QStringLiteral(":2"), QStringLiteral("--group-by"), QStringLiteral("scope")},
+        {QStringLiteral("export"), file + QStringLiteral(":2"), QStringLiteral("--format"), QStringLiteral("chrome"), QStringLiteral("-o"),
+         QString::fromStdString(test::tempPath("damaged.json"))},
+        {QStringLiteral("export"), file + QStringLiteral(":2"), QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("-o"),
+         QString::fromStdString(test::tempPath("damaged.csv"))},
+    };
+    for (const QStringList& args : refused) {
+        auto r = runCli(args, 20000);
+        QVERIFY2(r.err != QStringLiteral("timed out"), qPrintable(args.join(QLatin1Char(' '))));
+        QVERIFY2(r.exitCode == 1, qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(" -> ") + QString::number(r.exitCode) + r.err));
+        QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
+        QVERIFY2(r.err.contains(QStringLiteral("run 2 is damaged")), qPrintable(r.err));
+    }
+    auto still = runCli({QStringLiteral("stats"), file + QStringLiteral(":1"), QStringLiteral("--json")});
+    QCOMPARE(still.exitCode, 0);
+    QCOMPARE(still.out, good.out);
+    QCOMPARE(runCli({QStringLiteral("runs"), file}).exitCode, 0);
 }
 
 void TestCapture::badInput()
@@ -339,6 +540,20 @@ void TestCapture::diskFull()
     auto after = runCli({QStringLiteral("stats"), file + QStringLiteral(":1"), QStringLiteral("--json")});
     QCOMPARE(after.exitCode, 0);
     QCOMPARE(after.out.toUtf8(), before);
+    // Reading commands still read with no byte left to write (ulimit -f 0: every write that
+    // extends a file fails, as on a full disk), and never say "write failed".
+    QFile::remove(file + QStringLiteral("-shm"));
+    for (const QStringList& args : {QStringList{QStringLiteral("runs"), file},
+                                    QStringList{QStringLiteral("stats"), file + QStringLiteral(":1"), QStringLiteral("--json")},
+                                    QStringList{QStringLiteral("export"), file + QStringLiteral(":1"), QStringLiteral("--format"),
+                                                QStringLiteral("chrome"), QStringLiteral("-o"), QStringLiteral("-")}}) {
+        auto rr = test::runProgram(QStringLiteral("/bin/bash"),
+                                   QStringList{QStringLiteral("-c"), QStringLiteral("ulimit -f 0; exec \"$0\" \"$@\""), cli} + args);
+        QVERIFY2(rr.exitCode == 0, qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + rr.err));
+        QVERIFY(!rr.err.contains(QStringLiteral("write failed")));
+        if (args[0] == QStringLiteral("stats"))
+            QCOMPARE(rr.out.toUtf8(), before);
+    }
 }
 
 namespace {

@@ -1,20 +1,31 @@
 // Storage: round trip, chunk encoding, window queries, migration from v0, bad input, WAL
 // reader during a writer, recovery of a killed writer, disk full.
+#include "analysis/breakdown.h"
+#include "analysis/scopetree.h"
 #include "storage/activitychunk.h"
+#include "storage/apicallchunk.h"
+#include "storage/instancechunk.h"
+#include "storage/varint.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/statement.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QTest>
 
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <climits>
 #include <csignal>
+#include <functional>
+#include <fcntl.h>
+#include <pwd.h>
 #include <random>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -156,6 +167,98 @@ std::string goodFile()
     return path;
 }
 
+struct ChildResult {
+    int code = -1;          // exit code; -1: killed by a signal
+    std::string message;    // the StorageError it threw, if any
+};
+
+// Runs fn in a forked child (after `setup`, e.g. a resource limit or another user): exit code
+// 0 when fn returns true, 1 when false, 3 with the message when it throws a StorageError.
+ChildResult inChild(const std::function<void()>& setup, const std::function<bool()>& fn)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return {};
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        setup();
+        int code = 1;
+        try {
+            code = fn() ? 0 : 1;
+        } catch (const StorageError& e) {
+            std::string msg = e.what();
+            if (write(fds[1], msg.data(), msg.size()) < 0)
+                _exit(5);
+            code = 3;
+        } catch (...) {
+            code = 4;
+        }
+        _exit(code);
+    }
+    close(fds[1]);
+    ChildResult r;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof buf)) > 0)
+        r.message.append(buf, size_t(n));
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+// As on a full disk: every write that would extend a file fails (EFBIG).
+void noBytesLeft()
+{
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit lim {0, 0};
+    setrlimit(RLIMIT_FSIZE, &lim);
+}
+
+// Reads everything of every run; true when the kernel counts agree with the summaries.
+bool readsAll(const std::string& path)
+{
+    Database db(path, OpenMode::ReadOnly);
+    Reader r(db);
+    auto runs = r.runs();
+    if (runs.empty())
+        return false;
+    for (const RunInfo& run : runs) {
+        int64_t kernels = 0;
+        r.forEachActivity(run.id, [&](const Activity& a) {
+            kernels += a.kind == ActivityKind::Kernel;
+            return true;
+        });
+        ScopeTree::load(r, run.id);
+        r.scopeInstances(run.id);
+        r.apiCalls(run.id);
+        if (kernels != run.kernels || r.totals(run.id).empty())
+            return false;
+    }
+    return true;
+}
+
+bool walModeHeader(const std::string& path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        return false;
+    QByteArray h = f.read(20);
+    return h.size() == 20 && h[18] == 2 && h[19] == 2;
+}
+
+void execSql(const std::string& path, const char* sql)
+{
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
+    QVERIFY2(rc == SQLITE_OK, err ? err : "?");
+    sqlite3_close(db);
+}
+
 }  // namespace
 
 class TestStorage : public QObject {
@@ -173,6 +276,17 @@ private slots:
     void killedWriterMarkedIncomplete();
     void discardAndExternalTransaction();
     void diskFull();
+    void commitPoints();
+    void killedAfterCommitReadsCommitted();
+    void finishedFileLeavesWal();
+    void readsWithoutWritableWalIndex();
+    void damagedScopeTree_data();
+    void damagedScopeTree();
+    void damagedInstances();
+    void deepScopesRefused();
+    void extremeTimesRefused();
+    void corruptChunkDeltasNoOverflow();
+    void breakdownSumsSaturate();
 };
 
 void TestStorage::chunkRoundTrip()
@@ -708,5 +822,423 @@ void TestStorage::diskFull()
         QVERIFY(runs[i].status != RunStatus::Complete);
 }
 
+void TestStorage::commitPoints()
+{
+    // Every commit() makes the run readable with a summary of what it holds; the chunk being
+    // filled is rewritten in place, so committing per step does not make small chunks.
+    std::string path = test::tempPath("commits.wt");
+    Database wdb(path, OpenMode::ReadWrite);
+    Writer w(wdb);
+    RunInfo info;
+    info.backend = "cpu";
+    int64_t run = w.beginRun(info);
+    int64_t track = w.addTrack(0, 1, TrackKind::Kernel);
+    int64_t scope = w.addScope(0, "step", "step");
+    uint32_t name = w.intern("k");
+    Database rdb(path, OpenMode::ReadOnly);
+    Reader r(rdb);
+    for (int step = 0; step < 30; ++step) {
+        int64_t inst = w.beginScopeInstance(scope, 0, step * 1000);
+        for (int i = 0; i < 10; ++i) {
+            Activity a;
+            a.trackId = track;
+            a.startNs = step * 1000 + i * 50;
+            a.endNs = a.startNs + 20;
+            a.nameId = name;
+            a.scopeInstanceId = inst;
+            w.addActivity(a);
+        }
+        w.endScopeInstance(inst, step * 1000 + 600);
+        w.addApiCall(ApiCall{step * 1000, step * 1000 + 5, 1, name, step});
+        w.commit();
+        RunInfo seen = r.run(run);
+        QCOMPARE(seen.kernels, int64_t(10 * (step + 1)));
+        QCOMPARE(seen.kernelTimeNs, int64_t(200 * (step + 1)));
+        QCOMPARE(seen.busyNs, int64_t(200 * (step + 1)));
+        QCOMPARE(seen.spanEndNs, int64_t(step * 1000 + 470));
+        QCOMPARE(r.tracks(run).at(0).count, int64_t(10 * (step + 1)));
+        QCOMPARE(r.scopeInstances(run).size(), size_t(step + 1));
+        QCOMPARE(r.apiCalls(run).size(), size_t(step + 1));
+        auto totals = r.totals(run);
+        QCOMPARE(totals.size(), size_t(1));
+        QCOMPARE(totals[0].count, int64_t(10 * (step + 1)));
+        QCOMPARE(totals[0].scopeId, scope);
+    }
+    for (const char* table : {"activity_chunks", "scope_instance_chunks", "api_call_chunks"}) {
+        Statement s(rdb.handle(), std::string("SELECT count(*) FROM ") + table);
+        QVERIFY(s.step());
+        QCOMPARE(s.int64(0), int64_t(1));   // one chunk, rewritten at each commit
+    }
+    w.finishRun(RunStatus::Complete, 30000);
+    QCOMPARE(r.run(run).kernels, int64_t(300));
+    int64_t n = 0;
+    r.forEachActivity(run, [&](const Activity&) { ++n; return true; });
+    QCOMPARE(n, int64_t(300));
+}
+
+void TestStorage::killedAfterCommitReadsCommitted()
+{
+    std::string path = test::tempPath("killedcommit.wt");
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Expected e;
+        writeRandomRun(db, 5, 50, e);
+    }
+    QByteArray firstBefore;
+    {
+        Database db(path, OpenMode::ReadOnly);
+        Reader r(db);
+        RunInfo first = r.run(1);
+        firstBefore = QByteArray::number(qlonglong(first.kernelTimeNs)) + " " + QByteArray::number(qlonglong(first.busyNs));
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        try {
+            Database db(path, OpenMode::ReadWrite);
+            Writer w(db);
+            RunInfo info;
+            info.name = "killed";
+            info.backend = "cpu";
+            w.beginRun(info);
+            int64_t t = w.addTrack(0, 1, TrackKind::Kernel);
+            int64_t scope = w.addScope(0, "step", "step");
+            uint32_t n = w.intern("k");
+            for (int step = 0; step < 3; ++step) {
+                int64_t inst = w.beginScopeInstance(scope, 0, step * 100);
+                for (int i = 0; i < 7; ++i) {
+                    Activity a;
+                    a.trackId = t;
+                    a.startNs = step * 100 + i * 10;
+                    a.endNs = a.startNs + 4;
+                    a.nameId = n;
+                    a.scopeInstanceId = inst;
+                    w.addActivity(a);
+                }
+                if (step < 2) {   // the third step is in progress when the writer dies
+                    w.endScopeInstance(inst, step * 100 + 90);
+                    w.commit();
+                }
+            }
+            _exit(0);   // as a kill -9 would: no destructors, no finish
+        } catch (...) {
+            _exit(3);
+        }
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    QCOMPARE(WEXITSTATUS(status), 0);
+    for (OpenMode mode : {OpenMode::ReadOnly, OpenMode::ReadWrite}) {
+        Database db(path, mode);
+        Reader r(db);
+        auto runs = r.runs();
+        QCOMPARE(runs.size(), size_t(2));
+        QCOMPARE(int(runs[1].status), int(RunStatus::Incomplete));
+        QCOMPARE(runs[1].kernels, int64_t(14));   // exactly the two committed steps
+        QCOMPARE(runs[1].kernelTimeNs, int64_t(56));
+        QCOMPARE(runs[1].busyNs, int64_t(56));
+        QCOMPARE(r.scopeInstances(runs[1].id).size(), size_t(2));
+        auto totals = r.totals(runs[1].id);
+        QCOMPARE(totals.size(), size_t(1));
+        QCOMPARE(totals[0].count, int64_t(14));
+        RunInfo first = runs[0];
+        QCOMPARE(QByteArray::number(qlonglong(first.kernelTimeNs)) + " " + QByteArray::number(qlonglong(first.busyNs)), firstBefore);
+    }
+}
+
+void TestStorage::finishedFileLeavesWal()
+{
+    std::string path = test::tempPath("nowal.wt");
+    {
+        Database db(path, OpenMode::ReadWrite);
+        QVERIFY(walModeHeader(path));   // WAL while a writer has it open
+        Expected e;
+        writeRandomRun(db, 3, 200, e);
+    }
+    // Closed by its last writer: out of WAL mode, nothing beside it.
+    QVERIFY(!walModeHeader(path));
+    QVERIFY(!QFile::exists(QString::fromStdString(path + "-wal")));
+    QVERIFY(!QFile::exists(QString::fromStdString(path + "-shm")));
+    // With a reader open, the writer leaves the mode alone (and does not wait for it).
+    {
+        Database w(path, OpenMode::ReadWrite);
+        Database r(path, OpenMode::ReadOnly);
+        QVERIFY(Reader(r).runs().size() == 1);
+        QVERIFY(walModeHeader(path));
+    }
+    // A full disk: reading needs no byte written.
+    ChildResult c = inChild(noBytesLeft, [&] { return readsAll(path); });
+    QVERIFY2(c.code == 0, c.message.c_str());
+}
+
+void TestStorage::readsWithoutWritableWalIndex()
+{
+    // A file still in WAL mode (a writer of an earlier version closed it, or a reader was open
+    // when the writer left) needs its WAL index (-shm) created to be read. Where it cannot be
+    // (full disk, read-only directory), it is read as immutable: it has no log to replay.
+    char tmpl[] = "/tmp/wt-ro-XXXXXX";
+    QVERIFY(mkdtemp(tmpl));
+    std::string dir = tmpl;
+    chmod(dir.c_str(), 0755);
+    std::string path = dir + "/wal.wt";
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Expected e;
+        writeRandomRun(db, 4, 300, e);
+    }
+    execSql(path, "PRAGMA journal_mode=WAL");
+    chmod(path.c_str(), 0444);
+    QVERIFY(walModeHeader(path));
+    QVERIFY(!QFile::exists(QString::fromStdString(path + "-shm")));
+
+    ChildResult full = inChild(noBytesLeft, [&] { return readsAll(path); });
+    QVERIFY2(full.code == 0, full.message.c_str());
+
+    // A read-only directory, as an unprivileged user (root ignores permissions).
+    chmod(dir.c_str(), 0555);
+    ChildResult ro = inChild(
+        [] {
+            if (geteuid() == 0) {
+                struct passwd* nobody = getpwnam("nobody");
+                if (!nobody || setgid(nobody->pw_gid) != 0 || setuid(nobody->pw_uid) != 0)
+                    _exit(6);
+            }
+        },
+        [&] {
+            if (::access((std::string(tmpl) + "/probe").c_str(), F_OK) == 0 || ::creat((std::string(tmpl) + "/probe").c_str(), 0644) >= 0)
+                return false;   // the directory must really be unwritable here
+            return readsAll(path);
+        });
+    QVERIFY2(ro.code == 0, (std::to_string(ro.code) + " " + ro.message).c_str());
+    chmod(dir.c_str(), 0755);
+
+    // A live writer (this process) on a file whose WAL index cannot be created: an immutable
+    // read could see pages change under it, so it is refused with one line.
+    chmod(path.c_str(), 0644);
+    {
+        char host[256] = {};
+        gethostname(host, sizeof host - 1);
+        std::string sql = "UPDATE runs SET status='writing', writer_pid=" + std::to_string(getpid()) + ", writer_host='" + host + "'";
+        execSql(path, sql.c_str());
+        execSql(path, "PRAGMA journal_mode=WAL");
+    }
+    ChildResult live = inChild(noBytesLeft, [&] { return readsAll(path); });
+    QCOMPARE(live.code, 3);
+    QVERIFY2(live.message.find("is writing") != std::string::npos, live.message.c_str());
+    QVERIFY(live.message.find('\n') == std::string::npos);
+
+    // A write-ahead log with content and no way to build its index: one line that says what to do.
+    execSql(path, "UPDATE runs SET status='complete', writer_pid=0");
+    execSql(path, "PRAGMA journal_mode=WAL");
+    {
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "PRAGMA wal_autocheckpoint=0; UPDATE runs SET name='in the log'", nullptr, nullptr, nullptr), SQLITE_OK);
+        std::string copy = dir + "/copy.wt";
+        QVERIFY(QFile::copy(QString::fromStdString(path), QString::fromStdString(copy)));
+        QVERIFY(QFile::copy(QString::fromStdString(path + "-wal"), QString::fromStdString(copy + "-wal")));
+        sqlite3_close(db);
+        ChildResult wal = inChild(noBytesLeft, [&] { return readsAll(copy); });
+        QCOMPARE(wal.code, 3);
+        QVERIFY2(wal.message.find("-wal") != std::string::npos, wal.message.c_str());
+        QVERIFY(wal.message.find("write failed") == std::string::npos);
+        // Where the index can be built, the log is read.
+        Database ok(copy, OpenMode::ReadOnly);
+        QCOMPARE(Reader(ok).runs().at(0).name, std::string("in the log"));
+    }
+    QDir(QString::fromStdString(dir)).removeRecursively();
+}
+
+void TestStorage::damagedScopeTree_data()
+{
+    QTest::addColumn<QString>("sql");
+    QTest::addColumn<QString>("needle");
+    QTest::newRow("self parent") << "UPDATE scopes SET parent_id = id WHERE run_id = 2" << "own ancestor";
+    QTest::newRow("two-node cycle")
+        << "UPDATE scopes SET parent_id = (SELECT max(id) FROM scopes WHERE run_id = 2) WHERE id = (SELECT min(id) FROM scopes WHERE run_id = 2)"
+        << "own ancestor";
+    QTest::newRow("missing parent") << "UPDATE scopes SET parent_id = 999999 WHERE id = (SELECT max(id) FROM scopes WHERE run_id = 2)"
+                                    << "missing parent";
+    QTest::newRow("parent in another run")
+        << "UPDATE scopes SET parent_id = (SELECT min(id) FROM scopes WHERE run_id = 1) WHERE id = (SELECT max(id) FROM scopes WHERE run_id = 2)"
+        << "missing parent";
+    QTest::newRow("wrong depth") << "UPDATE scopes SET depth = 1000000 WHERE id = (SELECT max(id) FROM scopes WHERE run_id = 2)"
+                                 << "has depth";
+    QTest::newRow("absurd depth")
+        << "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1100) "
+           "INSERT INTO scopes(id, run_id, parent_id, name_id, level_id, depth) "
+           "SELECT 100000 + i, 2, CASE WHEN i = 1 THEN 0 ELSE 100000 + i - 1 END, 1, 1, i FROM n"
+        << "deeper than";
+}
+
+void TestStorage::damagedScopeTree()
+{
+    QFETCH(QString, sql);
+    QFETCH(QString, needle);
+    std::string path = test::tempPath("damaged.wt");
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Expected e1, e2;
+        writeRandomRun(db, 1, 100, e1);
+        writeRandomRun(db, 2, 100, e2);
+    }
+    execSql(path, sql.toUtf8().constData());
+    Database db(path, OpenMode::ReadOnly);
+    Reader r(db);
+    expectError([&] { r.scopes(2); }, needle.toUtf8().constData());
+    expectError([&] { ScopeTree::load(r, 2); }, "run 2 is damaged");
+    expectError([&] { computeRunStats(r, 2, BreakdownOptions{}); }, "run 2 is damaged");
+    // The other run reads as before.
+    RunStats good = computeRunStats(r, 1, BreakdownOptions{});
+    QVERIFY(good.breakdown.totalNs > 0);
+    QCOMPARE(r.runs().size(), size_t(2));
+}
+
+void TestStorage::damagedInstances()
+{
+    std::string path = test::tempPath("damagedinst.wt");
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Expected e;
+        writeRandomRun(db, 1, 100, e);
+    }
+    auto damage = [&](std::vector<ScopeInstance> rows, const char* needle) {
+        std::string blob = InstanceChunk::encode(rows);
+        sqlite3* h = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &h), SQLITE_OK);
+        sqlite3_stmt* st = nullptr;
+        QCOMPARE(sqlite3_prepare_v2(h, "UPDATE scope_instance_chunks SET data=? WHERE run_id=1", -1, &st, nullptr), SQLITE_OK);
+        sqlite3_bind_blob(st, 1, blob.data(), int(blob.size()), SQLITE_TRANSIENT);
+        QCOMPARE(sqlite3_step(st), SQLITE_DONE);
+        sqlite3_finalize(st);
+        sqlite3_close(h);
+        Database db(path, OpenMode::ReadOnly);
+        Reader r(db);
+        expectError([&] { r.scopeInstances(1); }, needle);
+    };
+    Database db0(path, OpenMode::ReadOnly);
+    std::vector<ScopeInstance> good = Reader(db0).scopeInstances(1);
+    QCOMPARE(good.size(), size_t(6));
+    auto cyc = good;
+    cyc[1].parentId = cyc[1].id;   // its own parent
+    damage(cyc, "names parent");
+    auto later = good;
+    later[0].parentId = later[3].id;   // a parent that began later: a loop is possible
+    damage(later, "names parent");
+    auto scope = good;
+    scope[2].scopeId = 424242;
+    damage(scope, "missing scope");
+    auto twice = good;
+    twice[4].id = twice[3].id;
+    damage(twice, "not unique");
+}
+
+void TestStorage::deepScopesRefused()
+{
+    std::string path = test::tempPath("deep.wt");
+    Database db(path, OpenMode::ReadWrite);
+    Writer w(db);
+    RunInfo info;
+    info.backend = "import";
+    w.beginRun(info);
+    int64_t parent = 0;
+    for (int i = 1; i <= kMaxScopeDepth; ++i)
+        parent = w.addScope(parent, "s", "nvtx");
+    expectError([&] { w.addScope(parent, "s", "nvtx"); }, "deeper than 1024");
+    w.discardRun();
+}
+
+void TestStorage::extremeTimesRefused()
+{
+    // Kernel starts near 9e18 overflowed the summary (the Release build stored a wrapped
+    // kernel_time_ns, the sanitizer build aborted): they are refused with one line, and a run
+    // whose durations add past int64 too.
+    std::string path = goodFile();
+    QByteArray before = fileHash(path);
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Writer w(db);
+        RunInfo info;
+        info.backend = "import";
+        w.beginRun(info);
+        int64_t t = w.addTrack(0, 1, TrackKind::Kernel);
+        int64_t scope = w.addScope(0, "s", "nvtx");
+        auto act = [&](int64_t s, int64_t e) {
+            Activity a;
+            a.trackId = t;
+            a.startNs = s;
+            a.endNs = e;
+            w.addActivity(a);
+        };
+        expectError([&] { act(9'000'000'000'000'000'000, 9'000'000'000'000'000'100); }, "out of the range");
+        expectError([&] { act(INT64_MIN, 5); }, "out of the range");
+        expectError([&] { act(0, INT64_MAX); }, "out of the range");
+        expectError([&] { w.addApiCall(ApiCall{INT64_MAX - 1, INT64_MAX, 1, 0, 0}); }, "out of the range");
+        expectError([&] { w.beginScopeInstance(scope, 0, -(int64_t(1) << 62)); }, "out of the range");
+        int64_t inst = w.beginScopeInstance(scope, 0, 0);
+        expectError([&] { w.endScopeInstance(inst, int64_t(1) << 62); }, "out of the range");
+        // In range, each; their sum is not.
+        const int64_t lo = -kMaxTimeNs + 1, hi = kMaxTimeNs - 1;
+        act(lo, hi);
+        act(lo, hi);
+        expectError([&] { act(lo, hi); }, "overflows");
+        w.discardRun();
+    }
+    Database db(path, OpenMode::ReadOnly);
+    Reader r(db);
+    QCOMPARE(r.runs().size(), size_t(1));
+    QVERIFY(readsAll(path));
+    Q_UNUSED(before);
+}
+
+void TestStorage::corruptChunkDeltasNoOverflow()
+{
+    // Deltas that add past int64 in a damaged blob: an error, not signed overflow (UBSan).
+    auto blobOf = [](std::initializer_list<uint64_t> values) {
+        std::string out(1, char(1));
+        for (uint64_t v : values)
+            varint::put(out, v);
+        return out;
+    };
+    const uint64_t big = varint::zigzag(INT64_MAX);
+    std::vector<StoredActivity> rows;
+    ChunkHeader h{INT64_MAX - 5, INT64_MAX, 0, 2};
+    // count 2, starts, durations, kinds, names, scopes, correlations, configs, bytes, seqs
+    expectError([&] { ActivityChunk::decode(blobOf({2, 0, big, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}), h, rows); },
+                "corrupt activity chunk");
+    ChunkHeader h0{0, 10, INT64_MAX, 2};
+    expectError([&] { ActivityChunk::decode(blobOf({2, 0, 2, uint64_t(INT64_MAX), 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}), h0, rows); },
+                "duration out of range");
+    // Seq deltas past int64 wrap (defined) instead of overflowing.
+    rows.clear();
+    ActivityChunk::decode(blobOf({2, 0, 2, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, big, big}), h0, rows);
+    QCOMPARE(rows.size(), size_t(2));
+    std::vector<ScopeInstance> inst;
+    expectError([&] { InstanceChunk::decode(blobOf({2, 2, 2, 2, 2, 2, 2, 0, big, 0, 0}), inst); }, "corrupt scope instance chunk");
+    expectError([&] { InstanceChunk::decode(blobOf({1, 2, 2, 2, 0, big}), inst); }, "corrupt scope instance chunk");
+    std::vector<ApiCall> calls;
+    expectError([&] { ApiCallChunk::decode(blobOf({2, big, big, 0, 0, 0, 0, 0, 0, 0, 0}), calls); }, "corrupt API call chunk");
+    expectError([&] { ApiCallChunk::decode(blobOf({1, 0, big, 0, 0, 0}), calls); }, "corrupt API call chunk");
+}
+
+void TestStorage::breakdownSumsSaturate()
+{
+    // Totals of a damaged (or hand-made) file can add past int64: the breakdown saturates.
+    std::vector<TotalRow> totals = {{0, 1, ActivityKind::Kernel, 1, INT64_MAX - 10},
+                                    {0, 2, ActivityKind::Kernel, 1, INT64_MAX - 10},
+                                    {0, 3, ActivityKind::Kernel, 1, 100}};
+    ScopeTree tree({}, {{1, "a"}, {2, "b"}, {3, "c"}});
+    BreakdownOptions o;
+    o.groupBy = GroupBy::Kernel;
+    Breakdown b = computeBreakdown(totals, tree, {{1, "a"}, {2, "b"}, {3, "c"}}, o);
+    QCOMPARE(b.totalNs, int64_t(INT64_MAX));
+    QCOMPARE(b.groups.size(), size_t(3));
+    for (const Group& g : b.groups)
+        QVERIFY(g.share >= 0 && g.share <= 1);
+    o.groupBy = GroupBy::Kind;
+    Breakdown k = computeBreakdown(totals, tree, {}, o);
+    QCOMPARE(k.groups.at(0).timeNs, int64_t(INT64_MAX));
+}
+
 QTEST_GUILESS_MAIN(TestStorage)
 #include "tst_storage.moc"
+

@@ -1,0 +1,56 @@
+// libFuzzer target: the chunk decoders (activities, scope instances, API calls) on arbitrary
+// blobs with arbitrary chunk headers. A decoder either throws a one-line StorageError or
+// returns rows whose times lie within +-kMaxTimeNs; never overflows (UBSan) or over-reads (ASan).
+#include "storage/activitychunk.h"
+#include "storage/apicallchunk.h"
+#include "storage/instancechunk.h"
+#include "storage/storageerror.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    using namespace wt;
+    if (size < 17)
+        return 0;
+    int64_t startNs = 0, firstSeq = 0;
+    std::memcpy(&startNs, data + 1, 8);
+    std::memcpy(&firstSeq, data + 9, 8);
+    std::string_view blob(reinterpret_cast<const char*>(data + 17), size - 17);
+    try {
+        switch (data[0] % 3) {
+        case 0: {
+            std::vector<StoredActivity> rows;
+            // Headers come from the file too; the writer's are within range, a damaged file's need not be.
+            ActivityChunk::decode(blob, ChunkHeader{startNs, startNs, firstSeq, 0}, rows);
+            for (const StoredActivity& r : rows)
+                if (!timeInRange(r.startNs) || r.durationNs < 0 || r.durationNs >= kMaxTimeNs || r.kind > 2)
+                    std::abort();
+            break;
+        }
+        case 1: {
+            std::vector<ScopeInstance> rows;
+            InstanceChunk::decode(blob, rows);
+            for (const ScopeInstance& r : rows)
+                if (!timeInRange(r.startNs) || !timeInRange(r.endNs))
+                    std::abort();
+            break;
+        }
+        default: {
+            std::vector<ApiCall> rows;
+            ApiCallChunk::decode(blob, rows);
+            for (const ApiCall& r : rows)
+                if (!timeInRange(r.startNs) || !timeInRange(r.endNs))
+                    std::abort();
+        }
+        }
+    } catch (const StorageError& e) {
+        if (std::strchr(e.what(), '\n'))
+            std::abort();
+    }
+    return 0;
+}
