@@ -130,7 +130,7 @@ int runStats(Args& args)
     return 0;
 }
 
-const RegisterCommand reg{{"stats", "time share of a run by layer, scope, phase, op, kernel or kind", kUsage, runStats}};
+const RegisterCommand reg{{"stats", "time share and distributions by layer, scope, phase, op, kernel or kind (--range T0:T1)", kUsage, runStats}};
 
 }  // namespace
 }  // namespace wt::cli

@@ -72,6 +72,8 @@ void TestCli::helpAndVersion()
     auto sub = runCli({QStringLiteral("stats"), QStringLiteral("--help")});
     QCOMPARE(sub.exitCode, 0);
     QVERIFY(sub.out.contains(QStringLiteral("--group-by")));
+    QVERIFY(sub.out.contains(QStringLiteral("--range T0:T1")));
+    QVERIFY(help.out.contains(QStringLiteral("--range")));
 }
 
 void TestCli::usageErrors()
@@ -85,6 +87,16 @@ void TestCli::usageErrors()
     QVERIFY(r.err.contains(QStringLiteral("colour")));
     QCOMPARE(runCli({QStringLiteral("stats"), m_file, QStringLiteral("--depth"), QStringLiteral("x")}).exitCode, 2);
     QCOMPARE(runCli({QStringLiteral("stats"), m_file, QStringLiteral("--json"), QStringLiteral("--csv")}).exitCode, 2);
+    for (const char* bad : {"5ms:2ms", "2ms", "2min:3min", "a:b"}) {
+        auto range = runCli({QStringLiteral("stats"), m_file, QStringLiteral("--range"), QString::fromLatin1(bad)});
+        QCOMPARE(range.exitCode, 2);
+        QVERIFY(range.err.contains(QStringLiteral("--range")));
+    }
+    // A range past the end holds nothing: no groups, exit 0.
+    auto empty = runCli({QStringLiteral("stats"), m_file, QStringLiteral("--range"), QStringLiteral("1000s:2000s"),
+                         QStringLiteral("--json")});
+    QCOMPARE(empty.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(empty.out.toUtf8()).object()[QStringLiteral("total_ns")].toInteger(), qint64(0));
 }
 
 void TestCli::runsJson()

@@ -460,6 +460,40 @@ private slots:
         QCOMPARE(dl.markedColumns(), marked);
     }
 
+    // Large runs: the view computes on a worker thread and shows the same figures.
+    void largeRunComputesOffTheGuiThread()
+    {
+        ViewState state;
+        BreakdownView view(&state);
+        view.setAsyncThreshold(0);   // every run counts as large
+        QSignalSpy ready(&view, &BreakdownView::sourceReady);
+        state.setRun(m_source->runData());
+        QVERIFY(ready.wait(20000));
+        view.waitForResult();
+        QVERIFY(!view.isComputing());
+        QCOMPARE(view.result().rows.size(), m_source->compute({GroupBy::Layer, {}}).rows.size());
+        QSignalSpy updated(&view, &BreakdownView::updated);
+        view.setGroupBy(GroupBy::Kernel);
+        QVERIFY(view.isComputing());                       // not computed on the caller's thread
+        QVERIFY(view.result().level.groupBy == GroupBy::Layer);   // old figures until it lands
+        QVERIFY(updated.wait(20000));
+        const BreakdownResult want = m_source->compute({GroupBy::Kernel, {}});
+        QVERIFY(view.result().level.groupBy == GroupBy::Kernel);
+        QCOMPARE(view.result().rows.size(), want.rows.size());
+        for (size_t i = 0; i < want.rows.size(); ++i) {
+            QCOMPARE(view.result().rows[i].path, want.rows[i].path);
+            QCOMPARE(view.result().rows[i].timeNs, want.rows[i].timeNs);
+            QCOMPARE(view.result().rows[i].medianNs, want.rows[i].medianNs);
+        }
+        // A newer request supersedes one in flight: only its figures are shown.
+        view.setGroupBy(GroupBy::Op);
+        view.setGroupBy(GroupBy::Phase);
+        view.waitForResult();
+        QVERIFY(view.result().level.groupBy == GroupBy::Phase);
+        QTest::qWait(50);   // the superseded result's late delivery changes nothing
+        QVERIFY(view.result().level.groupBy == GroupBy::Phase);
+    }
+
     void viewDrillsAndSharesSelection()
     {
         ViewState state;

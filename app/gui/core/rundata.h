@@ -52,6 +52,16 @@ struct TrackData {
 };
 
 // Node i is position i of the profile's ScopeTree (nodes sorted by id).
+// The compact activity record of the timeline, by column: 24 bytes per kernel (start, duration,
+// name, scope instance, launch config); docs/performance.md's memory figures depend on it.
+template <class V>
+constexpr size_t kElem = sizeof(typename V::value_type);
+static_assert(kElem<decltype(TrackData::startNs)> + kElem<decltype(TrackData::durationNs)> +
+                      kElem<decltype(TrackData::nameId)> + kElem<decltype(TrackData::instance)> +
+                      kElem<decltype(TrackData::config)> ==
+                  24,
+              "a kernel activity takes 24 bytes in RunData");
+
 struct ScopeNodeData {
     int64_t id = 0;
     uint32_t parent = kNone;              // index into RunData::nodes
