@@ -248,6 +248,8 @@ int64_t Reader::countScopeInstances(int64_t runId, const std::vector<int64_t>& s
     while (s.step())
         count += InstanceChunk::countScopes(s.blob(0), scopeIds);
     return count;
+}
+
 void Reader::validateInstances(int64_t runId, const std::vector<ScopeInstance>& instances) const
 {
     // `instances` is sorted by id. Writers store an instance after its parent began: a parent id

@@ -28,12 +28,9 @@ const char* kUsage =
     "  --steps N    traced steps (default 3); --warmup N untraced steps first (default 1)\n"
     "  --backend    auto (CUDA when a GPU is usable), cuda (fail without one), cpu\n"
     "  --json       print the summary as one JSON object (run, device, steps, kernels, step_ns,\n"
-    "               softmax_ns_per_step, softmax_share, dropped_records, loss of the last step, status)
-"
-    "SIGINT/SIGTERM/SIGHUP stop after the current op: the run is kept, marked interrupted, exit 130.
-"
-    "Every step is committed as it ends: a kill -9 keeps the steps already done (the run reads as incomplete).
-";
+    "               softmax_ns_per_step, softmax_share, dropped_records, loss of the last step, status)\n"
+    "SIGINT/SIGTERM/SIGHUP stop after the current op: the run is kept, marked interrupted, exit 130.\n"
+    "Every step is committed as it ends: a kill -9 keeps the steps already done (the run reads as incomplete).\n";
 
 int runCaptureCommand(Args& args)
 {

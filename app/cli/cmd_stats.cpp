@@ -1,9 +1,11 @@
 // wheretime stats FILE[:RUN]: where a run's kernel time goes, grouped by layer, scope path,
 // phase, op, kernel name or activity kind; of the whole run or of a time range (--range, by
 // the clip rule the GUI's range selection uses), with per-group distributions in --json and
-// --csv. Every figure is analysis/'s (computeRunStats, computeBreakdown).
+// --csv. Every figure is analysis/'s (computeRunStats, computeBreakdown, countSteps). A run still
+// being captured prints what it has committed, marked partial.
 #include "analysis/activityview.h"
 #include "analysis/breakdown.h"
+#include "analysis/compare.h"
 #include "analysis/duration.h"
 #include "analysis/runprofile.h"
 #include "app/cli/command.h"
@@ -31,7 +33,9 @@ const char* kUsage =
     "               activity, the 0 of the GUI's ruler): ns, or with a unit, e.g. 2ms:5ms,\n"
     "               1.5us:20us. Each activity counts with its overlap with the range (the GUI's\n"
     "               range selection rule)\n"
-    "  --json       {run, kernels, kernel_time_ns, busy_ns, span_ns, range, groups: [{name, path,\n"
+    "A run still being captured (status writing) shows what it has committed so far, marked\n"
+    "partial (a line; \"partial\": true in --json; a note on stderr with --csv).\n"
+    "  --json       {run, partial, kernels, kernel_time_ns, busy_ns, span_ns, range, groups: [{name, path,\n"
     "               time_ns, share, count, mean_ns, median_ns, min_ns, max_ns}]}; with --range,\n"
     "               the distributions are of the clipped durations\n"
     "  --csv        one row per group, the same fields\n";
@@ -68,10 +72,16 @@ int runStats(Args& args)
 
     auto [file, selector] = splitRunSelector(args.positionals()[0]);
     Database db(file, OpenMode::ReadOnly);
+    // One read snapshot: a capture still writing the run commits while this reads, and the
+    // summary, totals and activities must be those of one commit.
+    db.exec("BEGIN");
     Reader reader(db);
     int64_t runId = reader.resolveRun(selector);
     auto profile = RunProfile::load(reader, runId);
     RunStats s = computeRunStats(*profile, options);
+    // Status `writing` as read means its writer is alive: the figures are of the committed steps.
+    const bool partial = s.run.status == RunStatus::Writing;
+    const int64_t steps = partial ? countSteps(reader, runId, profile->tree) : 0;
     if (distributions) {
         // Distributions and ranges need every activity, not only the stored totals.
         ActivityColumns columns = ActivityColumns::load(reader, runId, profile->tree);
@@ -82,12 +92,14 @@ int runStats(Args& args)
             onClock = TimeRange{range->startNs + view.firstStartNs(), range->endNs + view.firstStartNs()};
         s.breakdown = computeBreakdown(*profile, options.level(), &view, onClock);
     }
+    db.rollback();   // ends the read snapshot
     const Breakdown& b = s.breakdown;
 
     if (args.flag("--json")) {
         std::cout << "{\"run\":" << s.run.id << ",\"name\":" << json::quote(s.run.name)
                   << ",\"workload\":" << json::quote(s.run.workload) << ",\"variant\":" << json::quote(s.run.variant)
                   << ",\"device\":" << json::quote(s.run.device) << ",\"status\":" << json::quote(toString(s.run.status))
+                  << ",\"partial\":" << (partial ? "true" : "false")
                   << ",\"kernels\":" << s.kernels << ",\"kernel_time_ns\":" << s.kernelTimeNs
                   << ",\"busy_ns\":" << s.busyNs << ",\"span_ns\":" << s.spanNs
                   << ",\"group_by\":" << json::quote(toString(b.groupBy)) << ",\"depth\":" << b.depth;
@@ -107,6 +119,9 @@ int runStats(Args& args)
         return 0;
     }
     if (args.flag("--csv")) {
+        if (partial)
+            std::fprintf(stderr, "wheretime stats: partial: run %lld is still being captured (%lld steps committed so far)\n",
+                         static_cast<long long>(s.run.id), static_cast<long long>(steps));
         std::cout << "name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns\n";
         for (const Group& gr : b.groups)
             std::cout << csv::field(gr.name) << ',' << csv::field(gr.path) << ',' << gr.timeNs << ','
@@ -116,6 +131,9 @@ int runStats(Args& args)
     }
     std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), s.run.name.c_str(),
                 s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(), std::string(toString(s.run.status)).c_str());
+    if (partial)
+        std::printf("partial: the capture is still running; these figures cover what it has committed (%lld steps done)\n",
+                    static_cast<long long>(steps));
     std::printf("kernels %lld   kernel time %s   busy %s   span %s\n", static_cast<long long>(s.kernels),
                 formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.busyNs).c_str(), formatDuration(s.spanNs).c_str());
     if (range)

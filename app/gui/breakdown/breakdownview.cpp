@@ -192,6 +192,7 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
         refresh();
     });
     connect(m_state, &ViewState::runChanged, this, &BreakdownView::onRunChanged);
+    connect(m_state, &ViewState::runUpdated, this, &BreakdownView::onRunUpdated);
     connect(m_state, &ViewState::rangeSelectionChanged, m_rangeTimer, qOverload<>(&QTimer::start));
     connect(m_state, &ViewState::selectionChanged, this, &BreakdownView::syncFromTimeline);
     updateCrumbs();
@@ -246,6 +247,25 @@ void BreakdownView::onRunChanged()
             return nullptr;
         }
     }));
+}
+
+void BreakdownView::onRunUpdated()
+{
+    std::shared_ptr<const RunData> run = m_state->run();
+    if (m_loading || !m_source || !run) {
+        onRunChanged();
+        return;
+    }
+    // The profile came with the run (no file access) and the stats are over its stored totals:
+    // short. The figures themselves go through refresh(), off the GUI thread for large runs.
+    try {
+        m_source = BreakdownSource::load(run);
+    } catch (const std::exception& e) {
+        m_source.reset();
+        m_loadError = QString::fromUtf8(e.what());
+        emit sourceFailed(m_loadError);
+    }
+    refresh();
 }
 
 void BreakdownView::setSource(std::shared_ptr<const BreakdownSource> source)

@@ -90,6 +90,7 @@ signals:
 
 private:
     void onRunChanged();
+    void onRunUpdated();   // a live run grew: same drill-down, new figures (no blank in between)
     void refresh();
     void show(BreakdownResult result);
     void finishCompute(QFutureWatcher<BreakdownResult>* watcher, int generation);

@@ -1,6 +1,7 @@
 #include "rundata.h"
 
 #include "layerpalette.h"
+#include "analysis/compare.h"
 #include "analysis/grouping.h"
 #include "timelinelayout.h"
 #include "storage/activitychunk.h"
@@ -124,6 +125,13 @@ size_t RunData::memoryBytes() const
 std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const LoadCallbacks& cb)
 {
     Database db(path, OpenMode::ReadOnly);
+    // One read snapshot for the whole load: a live capture commits while this reads, and the
+    // summary, tree, totals and activities must all be those of one commit.
+    struct Snapshot {
+        Database& db;
+        explicit Snapshot(Database& d) : db(d) { db.exec("BEGIN"); }
+        ~Snapshot() { db.rollback(); }
+    } snapshot(db);
     Reader reader(db);
     auto data = std::make_shared<RunData>();
     RunData& d = *data;
@@ -132,6 +140,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     d.profile = RunProfile::load(reader, runId);
     d.run = d.profile->run;
     const ScopeTree& tree = d.profile->tree;
+    d.stepCount = countSteps(reader, runId, tree);
 
     // Devices and tracks: by device, kernel tracks by stream, memory tracks last.
     std::vector<Track> tracks = reader.tracks(runId);

@@ -115,6 +115,7 @@ public:
     int64_t spanEndNs = 0;                // last activity end
     int64_t kernelCount = 0;
     int64_t activityCount = 0;
+    int64_t stepCount = 0;                // wt::countSteps: steps finished (so far, while being captured)
 
     const Strings& strings() const { return profile->strings; }
     QString name(uint32_t stringId) const;
@@ -137,7 +138,8 @@ struct LoadCallbacks {
 };
 
 // Loads run `runId` of the file. Returns nullptr when cancelled; throws wt::StorageError with a
-// one-line reason on bad files. Opens its own read-only connection, so it may run on any thread.
+// one-line reason on bad files. Opens its own read-only connection, so it may run on any thread,
+// and reads in one snapshot, so a run being written loads as of one of its commits.
 std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const LoadCallbacks& callbacks = {});
 
 }  // namespace wt::gui

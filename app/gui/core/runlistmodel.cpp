@@ -25,6 +25,16 @@ int RunListModel::rowOfRun(int64_t runId) const
     return -1;
 }
 
+bool RunListModel::updateRun(const RunInfo& info)
+{
+    const int row = rowOfRun(info.id);
+    if (row < 0)
+        return false;
+    m_runs[size_t(row)] = info;
+    emit dataChanged(index(row, 0), index(row, NUM_COLUMNS - 1));
+    return true;
+}
+
 int RunListModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_runs.size());
@@ -45,6 +55,14 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
         return qint64(r.id);
     if (role == StatusRole)
         return int(r.status);
+    // Status `writing` as read is a run whose writer process is alive: a capture in progress.
+    const bool live = r.status == RunStatus::Writing;
+    if (role == LiveRole)
+        return live;
+    if (role == Qt::ToolTipRole && index.column() == Status && live)
+        return QStringLiteral("Being captured now: the figures grow as steps are committed");
+    if (role == Qt::ForegroundRole && index.column() == Status && live)
+        return QBrush(QColor(0x2c, 0xa0, 0x2c));
     if (role == Qt::ForegroundRole && index.column() == Status) {
         // Interrupted, failed and incomplete runs stand out.
         if (r.status == RunStatus::Failed)
@@ -77,7 +95,10 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
     }
     case Duration: return sort ? QVariant(qint64(r.durationNs)) : QVariant(formatDuration(double(r.durationNs)));
     case Kernels: return sort ? QVariant(qint64(r.kernels)) : QVariant(QLocale().toString(qint64(r.kernels)));
-    case Status: return QString::fromUtf8(toString(r.status).data(), qsizetype(toString(r.status).size()));
+    case Status: {
+        QString status = QString::fromUtf8(toString(r.status).data(), qsizetype(toString(r.status).size()));
+        return live && !sort ? status + QStringLiteral(" (live)") : status;
+    }
     case Dropped: return sort ? QVariant(qint64(r.droppedRecords)) : QVariant(QLocale().toString(qint64(r.droppedRecords)));
     case NUM_COLUMNS: break;
     }

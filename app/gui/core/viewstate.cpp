@@ -1,8 +1,51 @@
 #include "viewstate.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace wt::gui {
+
+namespace {
+
+// The selection of `from` in `to` (two loads of one run): an activity by track id, start and
+// name; a scope instance as the k-th instance of its scope node (executions of one scope path
+// do not overlap, so the k-th stays the k-th as instances land). None when it is gone.
+Selection remapSelection(const Selection& sel, const RunData& from, const RunData& to)
+{
+    if (sel.kind == Selection::Activity && sel.track < from.tracks.size() && sel.index < from.tracks[sel.track].size()) {
+        const TrackData& old = from.tracks[sel.track];
+        const int64_t start = old.startNs[sel.index];
+        const uint32_t name = old.nameId[sel.index];
+        for (size_t t = 0; t < to.tracks.size(); ++t) {
+            const TrackData& track = to.tracks[t];
+            if (track.id != old.id)
+                continue;
+            auto it = std::lower_bound(track.startNs.begin(), track.startNs.end(), start);
+            for (; it != track.startNs.end() && *it == start; ++it) {
+                const size_t i = size_t(it - track.startNs.begin());
+                if (track.nameId[i] == name)
+                    return Selection{Selection::Activity, uint32_t(t), uint32_t(i)};
+            }
+            break;
+        }
+        return {};
+    }
+    if (sel.kind == Selection::Scope && sel.index < from.instances.size()) {
+        const uint32_t node = from.instances.node[sel.index];
+        if (node >= from.nodes.size() || node >= to.nodes.size() || to.nodes[node].id != from.nodes[node].id)
+            return {};
+        size_t k = 0;
+        for (size_t i = 0; i < sel.index; ++i)
+            k += from.instances.node[i] == node ? 1 : 0;
+        for (size_t i = 0; i < to.instances.size(); ++i)
+            if (to.instances.node[i] == node && k-- == 0)
+                return Selection{Selection::Scope, 0, uint32_t(i)};
+        return {};
+    }
+    return {};
+}
+
+}  // namespace
 
 void ViewState::setRun(std::shared_ptr<const RunData> run)
 {
@@ -18,6 +61,39 @@ void ViewState::setRun(std::shared_ptr<const RunData> run)
     emit groupSelectionChanged();
     emit rangeSelectionChanged();
     emit viewRangeChanged(m_viewStart, m_viewEnd);
+}
+
+void ViewState::updateRun(std::shared_ptr<const RunData> run)
+{
+    if (!m_run || !run || run->run.id != m_run->run.id || run->filePath != m_run->filePath) {
+        setRun(std::move(run));
+        return;
+    }
+    std::shared_ptr<const RunData> old = std::move(m_run);
+    m_run = std::move(run);
+    const Selection selection = remapSelection(m_selection, *old, *m_run);
+    const bool selectionMoved = !(selection == m_selection);
+    m_selection = selection;
+    // Node i is the tree's node i in both loads (nodes by id; a run only adds nodes), so the
+    // group's node flags carry over; nodes new in this load are not members.
+    if (m_group.nodes.size() > m_run->nodes.size())
+        m_group.nodes.resize(m_run->nodes.size());
+    if (m_groupMarks)
+        m_groupMarks = GroupMarks::compute(*m_run, m_group);
+    // A view that showed the whole run follows it as it grows; a zoomed one stays put.
+    // (With a nanosecond of slack: the timeline's mapping rounds the range it was given.)
+    const double slackNs = std::max(1.0, 1e-6 * double(old->spanEndNs - old->spanStartNs));
+    const bool wasAll = m_viewStart <= double(old->spanStartNs) + slackNs && m_viewEnd >= double(old->spanEndNs) - slackNs;
+    emit runUpdated();
+    if (selectionMoved)
+        emit selectionChanged();
+    if (m_groupMarks)
+        emit groupSelectionChanged();
+    if (old->activityCount == 0)
+        setViewRange(double(m_run->spanStartNs), double(m_run->spanEndNs));
+    else if (wasAll)
+        setViewRange(m_viewStart + double(m_run->spanStartNs - old->spanStartNs),
+                     m_viewEnd + double(m_run->spanEndNs - old->spanEndNs));
 }
 
 void ViewState::setViewRange(double t0, double t1)

@@ -21,6 +21,11 @@ public:
 
     const std::shared_ptr<const RunData>& run() const { return m_run; }
     void setRun(std::shared_ptr<const RunData> run);
+    // A newer load of the same run (a live capture that grew): unlike setRun, the view keeps
+    // its visible range (or keeps showing the whole run when it showed all of it), its
+    // selection (found again in the new arrays, cleared when gone), its group selection (marks
+    // recomputed) and its range selection. Emits runUpdated, then what changed.
+    void updateRun(std::shared_ptr<const RunData> run);
 
     double viewStartNs() const { return m_viewStart; }
     double viewEndNs() const { return m_viewEnd; }
@@ -45,6 +50,7 @@ public:
 
 signals:
     void runChanged();
+    void runUpdated();   // updateRun: same run, more data
     void viewRangeChanged(double t0, double t1);
     void selectionChanged();
     void groupSelectionChanged();

@@ -35,6 +35,7 @@ DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent) : QWidget(parent),
     connect(m_state, &ViewState::selectionChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::rangeSelectionChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refresh);
+    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refresh);
     refresh();
 }
 
@@ -107,9 +108,12 @@ void DetailsPanel::refresh()
         add(top, QStringLiteral("workload"), QString::fromStdString(r.workload));
         add(top, QStringLiteral("variant"), QString::fromStdString(r.variant));
         add(top, QStringLiteral("device"), QString::fromStdString(r.device));
+        if (run->stepCount > 0)
+            add(top, QStringLiteral("steps"), QString::number(run->stepCount));
         add(top, QStringLiteral("kernels"), QString::number(run->kernelCount));
         add(top, QStringLiteral("span"), formatDuration(double(run->spanEndNs - run->spanStartNs)));
-        add(top, QStringLiteral("status"), QString::fromUtf8(toString(r.status).data()));
+        add(top, QStringLiteral("status"), r.status == RunStatus::Writing ? QStringLiteral("writing (live: being captured)")
+                                                                          : QString::fromUtf8(toString(r.status).data()));
         add(top, QStringLiteral("dropped records"), QString::number(r.droppedRecords));
     }
     m_tree->expandAll();

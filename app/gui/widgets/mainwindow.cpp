@@ -16,6 +16,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -37,7 +38,8 @@ constexpr int kMaxRecent = 10;
 }  // namespace
 
 MainWindow::MainWindow(bool persistSettings, QWidget* parent)
-    : QMainWindow(parent), m_persist(persistSettings), m_state(new ViewState(this)), m_loader(new RunLoader(this))
+    : QMainWindow(parent), m_persist(persistSettings), m_state(new ViewState(this)), m_loader(new RunLoader(this)),
+      m_live(new LiveFollower(this))
 {
     setWindowTitle(QStringLiteral("wheretime"));
     setAcceptDrops(true);
@@ -70,6 +72,29 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     statusBar()->addPermanentWidget(m_cancel);
     m_progress->hide();
     m_cancel->hide();
+    // Live: the run on screen is being captured; its views follow it (LiveFollower).
+    m_liveLabel = new QLabel(this);
+    m_liveLabel->setObjectName(QStringLiteral("liveLabel"));
+    m_liveLabel->setStyleSheet(QStringLiteral("QLabel { color: #2ca02c; font-weight: bold; }"));
+    m_liveLabel->setToolTip(QStringLiteral("This run is being captured: the timeline, breakdown and details refresh as steps are committed"));
+    statusBar()->insertPermanentWidget(0, m_liveLabel);
+    m_liveLabel->hide();
+    connect(m_live, &LiveFollower::runUpdated, this, [this](std::shared_ptr<const RunData> run) {
+        m_state->updateRun(std::move(run));
+        updateLiveMarker();
+    });
+    connect(m_live, &LiveFollower::runsChanged, this, [this](const std::vector<RunInfo>& runs) {
+        for (const RunInfo& r : runs)
+            m_browser->model()->updateRun(r);
+    });
+    connect(m_live, &LiveFollower::liveChanged, this, [this](bool live) {
+        updateLiveMarker();
+        if (!live && m_state->run() && m_live->runId() == m_runId && m_live->runInfo().status != RunStatus::Writing)
+            statusBar()->showMessage(QStringLiteral("Run %1 is %2").arg(m_runId).arg(QString::fromUtf8(toString(m_live->runInfo().status).data())), 10000);
+    });
+    connect(m_live, &LiveFollower::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(QStringLiteral("Stopped following the run: ") + message, 10000);
+    });
     connect(m_cancel, &QPushButton::clicked, m_loader, &RunLoader::cancel);
     connect(m_loader, &RunLoader::progress, this, [this](qint64 done, qint64 total) {
         m_progress->setValue(total > 0 ? int(1000 * done / total) : 0);
@@ -164,9 +189,10 @@ bool MainWindow::openFile(const QString& path, const QString& runSelector)
         return false;
     }
     saveZoom();
+    m_live->stop();
     m_file = QFileInfo(path).absoluteFilePath();
     m_browser->model()->setRuns(std::move(runs));
-    setWindowTitle(QFileInfo(path).fileName() + QStringLiteral(" - wheretime"));
+    updateLiveMarker();
     addRecent(m_file);
     loadRun(runId);
     return true;
@@ -177,6 +203,7 @@ void MainWindow::loadRun(int64_t runId)
     if (m_file.isEmpty())
         return;
     saveZoom();
+    m_live->stop();   // a late update of the previous run must not land on this one
     m_runId = runId;
     m_browser->setCurrentRun(runId);
     m_progress->setValue(0);
@@ -191,7 +218,9 @@ void MainWindow::onLoaded(std::shared_ptr<const RunData> run)
     m_progress->hide();
     m_cancel->hide();
     statusBar()->clearMessage();
+    m_live->follow(m_file, run->run);
     m_state->setRun(std::move(run));
+    updateLiveMarker();
     if (m_persist) {
         QSettings s;
         QVariant z = s.value(zoomKey());
@@ -202,6 +231,21 @@ void MainWindow::onLoaded(std::shared_ptr<const RunData> run)
         }
     }
     emit runLoaded();
+}
+
+void MainWindow::updateLiveMarker()
+{
+    const bool live = m_live->isLive() && m_live->runId() == m_runId;
+    QString title = m_file.isEmpty() ? QStringLiteral("wheretime") : QFileInfo(m_file).fileName() + QStringLiteral(" - wheretime");
+    if (live)
+        title += QStringLiteral(" [live]");
+    setWindowTitle(title);
+    m_liveLabel->setVisible(live);
+    if (live && m_state->run()) {
+        const RunData& run = *m_state->run();
+        m_liveLabel->setText(QStringLiteral("\u25CF LIVE  %1 steps, %2 kernels")
+                                 .arg(QLocale().toString(qint64(run.stepCount)), QLocale().toString(qint64(run.kernelCount))));
+    }
 }
 
 QString MainWindow::zoomKey() const

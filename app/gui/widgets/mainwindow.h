@@ -1,9 +1,11 @@
 // The main window: run browser (left dock), timeline (center), details (right dock), loading
 // progress with cancel in the status bar, File menu with recent files, drag and drop.
 // Settings (geometry, recent files, last zoom per file and run) persist through QSettings
-// unless persistence is off (screenshots, tests).
+// unless persistence is off (screenshots, tests). A run still being captured is followed live
+// (LiveFollower): its views refresh as steps land, marked "live" in the title and status bar.
 #pragma once
 
+#include "app/gui/core/livefollower.h"
 #include "app/gui/core/runloader.h"
 #include "app/gui/core/viewstate.h"
 
@@ -39,6 +41,8 @@ public:
     RunBrowser* runBrowser() const { return m_browser; }
     DetailsPanel* details() const { return m_details; }
     RunLoader* loader() const { return m_loader; }
+    LiveFollower* liveFollower() const { return m_live; }
+    QLabel* liveLabel() const { return m_liveLabel; }
     QString currentFile() const { return m_file; }
     QString lastError() const { return m_lastError; }
     // Issue 7's breakdown view goes beside the timeline and shares m_state.
@@ -60,10 +64,12 @@ private:
     void addRecent(const QString& path);
     void rebuildRecentMenu();
     QString zoomKey() const;
+    void updateLiveMarker();
 
     bool m_persist;
     ViewState* m_state;
     RunLoader* m_loader;
+    LiveFollower* m_live;
     TimelineWidget* m_timeline;
     RunBrowser* m_browser;
     DetailsPanel* m_details;
@@ -71,6 +77,7 @@ private:
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QLabel* m_rangeLabel;
+    QLabel* m_liveLabel;
     QMenu* m_recentMenu;
     QMessageBox* m_errorBox = nullptr;
     QString m_file;

@@ -55,6 +55,7 @@ TimelineWidget::TimelineWidget(ViewState* state, QWidget* parent)
         update();
     });
     connect(m_state, &ViewState::runChanged, this, &TimelineWidget::onRunChanged);
+    connect(m_state, &ViewState::runUpdated, this, &TimelineWidget::onRunUpdated);
     connect(m_state, &ViewState::viewRangeChanged, this, [this](double t0, double t1) {
         if (t0 != m_mapping.startNs() || t1 != m_mapping.endNs())
             setViewRange(t0, t1);
@@ -89,6 +90,22 @@ void TimelineWidget::onRunChanged()
         m_mapping.setRange(double(m_run->spanStartNs), double(m_run->spanEndNs));
     }
     relayout();
+    mappingChanged();
+}
+
+void TimelineWidget::onRunUpdated()
+{
+    m_run = m_state->run();
+    if (!m_run) {
+        onRunChanged();
+        return;
+    }
+    const int scroll = m_vbar->value();
+    double span = double(std::max<int64_t>(m_run->spanEndNs - m_run->spanStartNs, 1000));
+    m_mapping.setLimits(double(m_run->spanStartNs) - 0.02 * span, double(m_run->spanEndNs) + 0.02 * span);
+    m_mapping.setRange(m_state->viewStartNs(), m_state->viewEndNs());
+    relayout();
+    m_vbar->setValue(scroll);
     mappingChanged();
 }
 

@@ -66,6 +66,7 @@ private:
     };
     Hit hitAt(const QPoint& pos) const;
     void onRunChanged();
+    void onRunUpdated();   // a live run grew: new limits and rows, same zoom, scroll and collapsed lanes
     void relayout();
     void prepare();                 // rebuilds the draw list; never called from paintEvent
     void mappingChanged();          // after any change of m_mapping
