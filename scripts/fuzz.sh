@@ -58,16 +58,13 @@ if [ -n "$CLI" ] && [ ! -f "$BUILD/corpus/wtfile/capture.wt" ] && command -v sql
     sqlite3 "$BUILD/corpus/wtfile/capture.wt" "PRAGMA journal_mode=DELETE; PRAGMA page_size=512; VACUUM;" >/dev/null
   fi
 fi
-# Chunk blobs: one byte picks the decoder, 16 bytes of header, then the blob.
+# Chunk blobs: one byte picks the decoder, 16 bytes of header, then the blob (the sqlite3
+# shell's writefile() writes them).
 if [ -f "$BUILD/corpus/wtfile/small.wt" ] && command -v sqlite3 >/dev/null; then
-  i=0
-  for q in "SELECT '00' || hex(zeroblob(16)) || hex(data) FROM activity_chunks LIMIT 4" \
-           "SELECT '01' || hex(zeroblob(16)) || hex(data) FROM scope_instance_chunks LIMIT 4" \
-           "SELECT '02' || hex(zeroblob(16)) || hex(data) FROM api_call_chunks LIMIT 4"; do
-    sqlite3 "$BUILD/corpus/wtfile/small.wt" "$q" | while read -r hexblob; do
-      i=$((i + 1)); echo "$hexblob" | xxd -r -p > "$BUILD/corpus/chunks/seed-$RANDOM-$i"
-    done
-  done
+  (cd "$BUILD/corpus/chunks" && sqlite3 ../wtfile/small.wt \
+    "SELECT writefile('seed-a' || id, x'00' || zeroblob(16) || data) FROM activity_chunks LIMIT 4;
+     SELECT writefile('seed-i' || id, x'01' || zeroblob(16) || data) FROM scope_instance_chunks LIMIT 4;
+     SELECT writefile('seed-c' || id, x'02' || zeroblob(16) || data) FROM api_call_chunks LIMIT 4;" >/dev/null)
 fi
 
 # Less ASan bookkeeping per input (no malloc fill, a small quarantine): 2-3x more executions.

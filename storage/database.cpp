@@ -122,7 +122,11 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
             // A reader of a WAL-mode file needs its WAL index (FILE-shm): where that cannot be
             // created (read-only directory or media, full disk, FILE-shm unusable), a file with
             // no write-ahead log to replay is read as immutable, which needs nothing written.
-            if (mode != OpenMode::ReadOnly)
+            // Only failures to create or map the index qualify: a locked or corrupt file is
+            // reported as it is.
+            int code = sqlite3_errcode(m_db) & 0xff;
+            bool indexFailure = code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_IOERR || code == SQLITE_FULL;
+            if (mode != OpenMode::ReadOnly || !indexFailure)
                 throw;
             if (fileSize(path + "-wal") > 0 && fileSize(path + "-shm") <= 0)
                 fail("its write-ahead log (" + path + "-wal) cannot be read here: its index (-shm) cannot be created "

@@ -196,6 +196,33 @@ private slots:
         std::ofstream(bad) << "this is not a database";
         QVERIFY_THROWS_EXCEPTION(wt::StorageError, loadRun(bad, 1));
     }
+
+    void damagedRunRefused()
+    {
+        // A scope parent cycle (UPDATE scopes SET parent_id = id) made the GUI's layer grouping
+        // loop forever: the reader refuses that run with one line; the file's other run loads.
+        std::string path = wt::test::tempPath("damaged.wt");
+        int64_t good = 0, damaged = 0;
+        {
+            wt::Database db(path, wt::OpenMode::ReadWrite);
+            wt::synth::Options o;
+            o.kernels = 2000;
+            o.layers = 3;
+            { wt::Writer w(db); good = wt::synth::generate(w, o).runId; }
+            { wt::Writer w(db); damaged = wt::synth::generate(w, o).runId; }
+            db.exec(("UPDATE scopes SET parent_id = id WHERE run_id = " + std::to_string(damaged)).c_str());
+        }
+        try {
+            loadRun(path, damaged);
+            QFAIL("the damaged run loaded");
+        } catch (const wt::StorageError& e) {
+            std::string msg = e.what();
+            QVERIFY2(msg.find("is damaged") != std::string::npos && msg.find('\n') == std::string::npos, msg.c_str());
+        }
+        auto run = loadRun(path, good);
+        QVERIFY(run);
+        QCOMPARE(run->kernelCount, int64_t(2000));
+    }
 };
 
 QTEST_GUILESS_MAIN(TstRunData)
