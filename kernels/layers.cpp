@@ -232,14 +232,41 @@ void layerNorm(Runtime& rt, const float* x, const Param& g, const Param& b, floa
           fn::LayerNormForward{x, g.w.f(), b.w.f(), y, mean, rstd, d});
 }
 void layerNormBackward(Runtime& rt, const float* x, const float* dy, Param& g, Param& b, const float* mean,
-                       const float* rstd, float* dx, int64_t T, int64_t d)
+                       const float* rstd, float* dx, int64_t T, int64_t d, bool accumulate = true)
 {
-    rowOp(rt, ew("layernorm_backward", double(T * d), 12, 3, 1), {{"T", T}, {"C", d}}, T,
-          fn::LayerNormBackward{x, g.w.f(), dy, mean, rstd, dx, d, true});
+    rowOp(rt, ew("layernorm_backward", double(T * d), 12, accumulate ? 3 : 2, 1), {{"T", T}, {"C", d}}, T,
+          fn::LayerNormBackward{x, g.w.f(), dy, mean, rstd, dx, d, accumulate});
     colReduce(rt, ew("layernorm_param_grad", double(T * d), 5, 2, 0), {{"T", T}, {"C", d}}, d, T,
               fn::LayerNormParamGrad{x, dy, mean, rstd, g.g.f(), b.g.f(), T, d});
 }
 }  // namespace
+
+LayerNormBlock::LayerNormBlock(std::string name, int64_t d) : Block(std::move(name)), m_d(d)
+{
+    addParam("weight", {d}, Param::Init::One, 0);
+    addParam("bias", {d}, Param::Init::Zero, 0);
+}
+
+const float* LayerNormBlock::forward(Runtime& rt, const float* x, const StepShape& s)
+{
+    const int64_t T = s.tokens();
+    m_x = x;
+    rt.ensure(m_y, size_t(T * m_d) * 4);
+    rt.ensure(m_mean, size_t(T) * 4);
+    rt.ensure(m_rstd, size_t(T) * 4);
+    Scope sc(rt, "norm", ScopeLevel::Op);
+    layerNorm(rt, x, *m_params[0], *m_params[1], m_y.f(), m_mean.f(), m_rstd.f(), T, m_d);
+    return m_y.f();
+}
+
+const float* LayerNormBlock::backward(Runtime& rt, const float* dy, const StepShape& s)
+{
+    const int64_t T = s.tokens();
+    rt.ensure(m_dx, size_t(T * m_d) * 4);
+    Scope sc(rt, "norm", ScopeLevel::Op);
+    layerNormBackward(rt, m_x, dy, *m_params[0], *m_params[1], m_mean.f(), m_rstd.f(), m_dx.f(), T, m_d, false);
+    return m_dx.f();
+}
 
 const float* DecoderLayer::forward(Runtime& rt, const float* x, const StepShape& s)
 {

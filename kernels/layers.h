@@ -100,6 +100,19 @@ private:
     Buffer m_col, m_h, m_glu, m_out, m_dh, m_dcol, m_dx, m_dglu;
 };
 
+// Layer norm over the width (the pre-norm Transformer's final norm before the softmax layer).
+class LayerNormBlock : public Block {
+public:
+    LayerNormBlock(std::string name, int64_t d);
+    const float* forward(Runtime& rt, const float* x, const StepShape& s) override;
+    const float* backward(Runtime& rt, const float* dy, const StepShape& s) override;
+
+private:
+    int64_t m_d;
+    const float* m_x = nullptr;
+    Buffer m_y, m_mean, m_rstd, m_dx;
+};
+
 // Pre-norm Transformer decoder layer: x + Attn(LN(x)), then h + FFN(LN(h)), GELU in the FFN.
 class DecoderLayer : public Block {
 public:

@@ -52,13 +52,13 @@ ModelConfig presetConfig(const std::string& workload, const std::string& preset)
         // FFN 4096, cutoffs 60000,100000,640000 (the paper's); batch x seq is our choice.
         if (preset == "paper") {
             c.vocab = 793471; c.hidden = 1024; c.layers = 24; c.heads = 16; c.ffn = 4096; c.batch = 4; c.seq = 512;
-            c.cutoffs = {60000, 100000, 640000}; c.lr = 0.5;
+            c.cutoffs = {60000, 100000, 640000}; c.lr = 0.1;
         } else if (preset == "small") {
             c.vocab = 100000; c.hidden = 256; c.layers = 4; c.heads = 4; c.ffn = 1024; c.batch = 4; c.seq = 128;
-            c.cutoffs = {10000, 20000, 60000}; c.lr = 0.5;
+            c.cutoffs = {10000, 20000, 60000}; c.lr = 0.1;
         } else {
             c.vocab = 64; c.hidden = 16; c.layers = 2; c.heads = 2; c.ffn = 32; c.batch = 2; c.seq = 8;
-            c.cutoffs = {16, 32, 48}; c.lr = 0.5;
+            c.cutoffs = {16, 32, 48}; c.lr = 0.1;
         }
     }
     return c;
@@ -123,7 +123,7 @@ const std::vector<WorkloadInfo>& workloads()
           {"clip", "clip the global gradient norm to this value (0: no clipping)"},
           {"zipf", "exponent of the synthetic Zipf token distribution"},
           {"corpus", "text file to train on instead of synthetic tokens"}}},
-        {"transformer", "pre-norm causal Transformer decoder: embedding, attention + GELU FFN layers, softmax",
+        {"transformer", "pre-norm causal Transformer decoder: embedding, attention + GELU FFN layers, final layer norm, softmax",
          {{"vocab", "vocabulary size"},
           {"hidden", "model width d"},
           {"layers", "decoder layers"},
@@ -308,6 +308,8 @@ std::unique_ptr<Model> Model::create(const ModelConfig& config)
             m->m_blocks.push_back(
                 std::make_unique<DecoderLayer>("decoder." + std::to_string(i), c.hidden, c.heads, c.ffn));
     }
+    if (c.workload == "transformer")   // pre-norm: the residual stream is normalized once more before the softmax
+        m->m_blocks.push_back(std::make_unique<LayerNormBlock>("final_ln", c.hidden));
     m->m_softmax = makeSoftmaxLayer(c.variant, c.vocab, c.hidden, c.cutoffs);
     return m;
 }

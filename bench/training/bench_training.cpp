@@ -5,6 +5,7 @@
 // start. Exit status 1 when any run failed those checks.
 // usage: bench_training [--workload gcn|transformer|all] [--preset small] [--variant V|all]
 //                       [--steps 100] [--every 10] [--within 0.05] [--set KEY=VALUE]... [--seed N]
+//                       [--verbose]
 #include "kernels/model.h"
 
 #include <chrono>
@@ -22,6 +23,7 @@ int main(int argc, char** argv)
     std::string workload = "all", preset = "small", variant = "all";
     int steps = 100, every = 10;
     double within = 0.05;
+    bool verbose = false;   // every step's loss on stderr
     uint64_t seed = 1;
     std::vector<std::pair<std::string, std::string>> overrides;
     for (int i = 1; i < argc; ++i) {
@@ -40,6 +42,7 @@ int main(int argc, char** argv)
         else if (!std::strcmp(argv[i], "--within")) within = std::atof(next());
         else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(next(), nullptr, 10);
         else if (!std::strcmp(argv[i], "--set")) overrides.push_back(parseOverride(next()));
+        else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
         else {
             std::fprintf(stderr, "usage: bench_training [--workload gcn|transformer|all] [--preset P] [--variant V|all]\n"
                                  "                      [--steps N] [--every K] [--within F] [--set KEY=VALUE]... [--seed N]\n");
@@ -81,6 +84,10 @@ int main(int argc, char** argv)
             for (int s = 0; s < steps; ++s) {
                 loss.push_back(m->step());
                 finite = finite && std::isfinite(loss.back());
+                if (verbose) {
+                    std::fprintf(stderr, "step %d loss %.4f\n", s + 1, double(loss.back()));
+                    std::fflush(stderr);
+                }
                 if (!finite)
                     break;
             }

@@ -112,6 +112,12 @@ private slots:
         DecoderLayer l("decoder.0", 8, 2, 12);
         checkBlock(rt, l, {2, 4}, 8);
     }
+    void layerNormBlock()
+    {
+        Runtime rt(makeCpuBackend());
+        LayerNormBlock l("final_ln", 8);
+        checkBlock(rt, l, {2, 3}, 8);
+    }
     void embedding()
     {
         Runtime rt(makeCpuBackend());
