@@ -435,12 +435,16 @@ float Model::runStep(Runtime& rt)
     {
         Scope ph(rt, "update", ScopeLevel::Phase);
         UpdateRule rule{lr, float(m_config.momentum), float(m_config.clip), nullptr};
-        if (rule.clip > 0) {   // the global gradient norm, summed on the device
-            Scope l(rt, "grad_clip", ScopeLevel::Layer);
-            Scope o(rt, "grad_norm", ScopeLevel::Op);
-            rt.zero("memset_grad_norm", m_normSqDev.f(), 4);
-            for (Layer* layer : layers())
+        if (rule.clip > 0) {   // the global gradient norm, summed on the device, each layer's part in its scope
+            bool first = true;
+            for (Layer* layer : layers()) {
+                Scope l(rt, layer->name(), ScopeLevel::Layer);
+                Scope o(rt, "grad_norm", ScopeLevel::Op);
+                if (first)
+                    rt.zero("memset_grad_norm", m_normSqDev.f(), 4);
+                first = false;
                 layer->gradNorm(rt, m_normSqDev.f());
+            }
             rule.normSq = m_normSqDev.f();
         }
         for (Layer* layer : layers()) {
