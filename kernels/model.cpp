@@ -39,13 +39,13 @@ ModelConfig presetConfig(const std::string& workload, const std::string& preset)
         // cutoffs and tokens per batch are our choice (docs in kernels/README.md).
         if (preset == "paper") {
             c.vocab = 33278; c.hidden = 512; c.layers = 5; c.kernel = 4; c.batch = 16; c.seq = 256;
-            c.cutoffs = {10000, 20000}; c.lr = 0.5;
+            c.cutoffs = {10000, 20000}; c.lr = 0.5; c.warmup = 20;
         } else if (preset == "small") {
             c.vocab = 33278; c.hidden = 256; c.layers = 5; c.kernel = 4; c.batch = 8; c.seq = 128;
-            c.cutoffs = {10000, 20000}; c.lr = 0.5;
+            c.cutoffs = {10000, 20000}; c.lr = 0.5; c.warmup = 20;
         } else {
             c.vocab = 64; c.hidden = 16; c.layers = 2; c.kernel = 3; c.batch = 2; c.seq = 8;
-            c.cutoffs = {16, 32}; c.lr = 0.5;
+            c.cutoffs = {16, 32}; c.lr = 0.5; c.warmup = 20;
         }
     } else {
         // Transformer on Google Billion Word (vocabulary 793,471), 24 layers, d 1024, 16 heads,
@@ -121,6 +121,7 @@ const std::vector<WorkloadInfo>& workloads()
           {"lr", "SGD learning rate"},
           {"momentum", "Nesterov momentum of the dense parameters (0: plain SGD)"},
           {"clip", "clip the global gradient norm to this value (0: no clipping)"},
+          {"warmup", "steps of linear learning-rate warm-up (0: none)"},
           {"zipf", "exponent of the synthetic Zipf token distribution"},
           {"corpus", "text file to train on instead of synthetic tokens"}}},
         {"transformer", "pre-norm causal Transformer decoder: embedding, attention + GELU FFN layers, final layer norm, softmax",
@@ -135,6 +136,7 @@ const std::vector<WorkloadInfo>& workloads()
           {"lr", "SGD learning rate"},
           {"momentum", "Nesterov momentum of the dense parameters (0: plain SGD)"},
           {"clip", "clip the global gradient norm to this value (0: no clipping)"},
+          {"warmup", "steps of linear learning-rate warm-up (0: none)"},
           {"zipf", "exponent of the synthetic Zipf token distribution"},
           {"corpus", "text file to train on instead of synthetic tokens"}}},
     };
@@ -219,6 +221,9 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
             if (c.momentum >= 1)
                 throw std::invalid_argument("'momentum' must be below 1, got " + value);
         } else if (key == "clip") c.clip = parseReal(key, value, true);
+        else if (key == "warmup") {
+            c.warmup = value == "0" ? 0 : parseInt(key, value);
+        }
         else if (key == "corpus") {
             if (value.empty())
                 throw std::invalid_argument("'corpus' needs a file name");
@@ -271,7 +276,7 @@ std::string ModelConfig::toJson() const
     if (variant != "full")
         for (size_t i = 0; i < cutoffs.size(); ++i)
             o << (i ? "," : "") << cutoffs[i];
-    o << "],\"lr\":" << lr << ",\"momentum\":" << momentum << ",\"clip\":" << clip << ",\"zipf\":" << zipf << ",\"corpus\":" << jsonQuote(corpus) << "}";
+    o << "],\"lr\":" << lr << ",\"momentum\":" << momentum << ",\"clip\":" << clip << ",\"warmup\":" << warmup << ",\"zipf\":" << zipf << ",\"corpus\":" << jsonQuote(corpus) << "}";
     return o.str();
 }
 
@@ -395,7 +400,9 @@ std::vector<OpInfo> Model::listOps()
 float Model::runStep(Runtime& rt)
 {
     StepShape s{m_config.batch, m_config.seq};
-    const float lr = float(m_config.lr);
+    // Linear warm-up: step k (0-based) uses lr * min(1, (k + 1) / warmup).
+    const double ramp = m_config.warmup > 0 ? std::min(1.0, double(m_steps + 1) / double(m_config.warmup)) : 1.0;
+    const float lr = float(m_config.lr * ramp);
     const size_t T = size_t(s.tokens());
     float loss = std::numeric_limits<float>::quiet_NaN();
     Scope step(rt, "step", ScopeLevel::Step);

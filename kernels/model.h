@@ -51,6 +51,7 @@ struct ModelConfig {
     double lr = 0;                   // SGD learning rate
     double momentum = 0;             // Nesterov momentum of the dense parameters (0: plain SGD)
     double clip = 0;                 // global gradient-norm clipping threshold (0: none)
+    int64_t warmup = 0;              // steps of linear learning-rate warm-up (0: none)
     double zipf = 1.0;               // exponent of the synthetic token distribution
     std::string corpus;              // text file to train on instead of synthetic tokens
     uint64_t seed = 1;
