@@ -1,5 +1,6 @@
-// CUDA backend: device memory, one stream, cuBLAS for matrix products (fp32, no TF32 so the
-// results match the CPU backend). Every CUDA and cuBLAS call is checked; failures become
+// CUDA backend: device memory, one stream, cuBLAS for matrix products (fp32 SGEMM in cuBLAS's
+// default math mode: no TF32, so the results match the CPU backend, and the same kernel choice
+// as PyTorch's fp32 matmuls; pedantic mode may pick slower kernels). Every CUDA and cuBLAS call is checked; failures become
 // DeviceError with the call and the runtime's message. A machine without a GPU or driver gets
 // an error from makeCudaBackend() and false from cudaAvailable(), never a crash.
 #include "kernels/backend.h"
@@ -45,7 +46,7 @@ public:
             checkCublas(s, "cublasCreate");
         }
         checkCublas(cublasSetStream(m_cublas, m_stream), "cublasSetStream");
-        checkCublas(cublasSetMathMode(m_cublas, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+        checkCublas(cublasSetMathMode(m_cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     }
     ~CudaBackend() override
     {

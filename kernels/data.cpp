@@ -19,7 +19,7 @@ uint64_t mix(uint64_t& state)
 
 class ZipfSource final : public TokenSource {
 public:
-    ZipfSource(int64_t vocab, double s, uint64_t seed) : m_state(seed)
+    ZipfSource(int64_t vocab, double s, uint64_t seed) : m_state(seed), m_entropy(zipfEntropy(vocab, s))
     {
         m_cdf.resize(size_t(vocab));
         double sum = 0;
@@ -42,6 +42,7 @@ public:
             }
         }
     }
+    double unigramEntropy() const override { return m_entropy; }
 
 private:
     int32_t draw()
@@ -52,11 +53,21 @@ private:
     }
     std::vector<double> m_cdf;
     uint64_t m_state;
+    double m_entropy;
 };
 
 class CorpusSource final : public TokenSource {
 public:
-    explicit CorpusSource(Corpus c) : m_corpus(std::move(c)) {}
+    explicit CorpusSource(Corpus c) : m_corpus(std::move(c))
+    {
+        std::unordered_map<int32_t, double> count;
+        for (int32_t id : m_corpus.ids())
+            count[id] += 1;
+        const double n = double(m_corpus.ids().size());
+        for (const auto& [id, c] : count)
+            m_entropy -= c / n * std::log(c / n);
+    }
+    double unigramEntropy() const override { return m_entropy; }
     void next(int64_t batch, int64_t seq, std::vector<int32_t>& in, std::vector<int32_t>& tg) override
     {
         const auto& ids = m_corpus.ids();
@@ -75,9 +86,22 @@ public:
 private:
     Corpus m_corpus;
     size_t m_cursor = 0;
+    double m_entropy = 0;
 };
 
 }  // namespace
+
+double zipfEntropy(int64_t vocab, double exponent)
+{
+    // H = log Z + (s / Z) sum_k log(k) k^-s, Z = sum_k k^-s (k = 1..vocab)
+    double z = 0, t = 0;
+    for (int64_t k = 1; k <= vocab; ++k) {
+        double w = std::pow(double(k), -exponent);
+        z += w;
+        t += w * std::log(double(k));
+    }
+    return std::log(z) + exponent * t / z;
+}
 
 std::unique_ptr<TokenSource> makeZipfSource(int64_t vocab, double exponent, uint64_t seed)
 {

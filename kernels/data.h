@@ -16,10 +16,15 @@ public:
     // Fills `inputs` and `targets` (each batch * seq ids): row b holds seq consecutive tokens
     // and the tokens that follow them.
     virtual void next(int64_t batch, int64_t seq, std::vector<int32_t>& inputs, std::vector<int32_t>& targets) = 0;
+    // Entropy (nats) of the unigram distribution of the targets: the loss floor of a model
+    // that only learns word frequencies (the best possible for independent Zipf tokens).
+    virtual double unigramEntropy() const = 0;
 };
 
 // Independent Zipf(exponent) draws over ids 0..vocab-1 (id = frequency rank).
 std::unique_ptr<TokenSource> makeZipfSource(int64_t vocab, double exponent, uint64_t seed);
+// Exact entropy (nats) of Zipf(exponent) over ids 0..vocab-1.
+double zipfEntropy(int64_t vocab, double exponent);
 
 // A text corpus; throws std::runtime_error when the file cannot be read or holds no token.
 class Corpus {

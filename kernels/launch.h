@@ -5,6 +5,14 @@
 //   forEach(rt, launch, dims, n, f)   f(i) for i in [0, n)
 //   rowOp(rt, launch, dims, rows, op) per row: reduce op.accumulate over op.cols(row) columns,
 //                                     op.finish(row, acc) once, then op.map(row, col, acc) per column
+//                                     (finish must not read what map writes: see rowMapKernel)
+//   colReduce(rt, launch, dims, columns, rows, op)  per column j of a [rows, columns] matrix:
+//                                     reduce op.accumulate(acc, j, i) over rows i, op.finish(j, acc)
+//
+// Every launcher is one OpLaunch (observer.h) issuing our own kernels: one kernel, or two for a
+// split row op or a column reduction in parts (partials in Runtime::scratch(), then a pass
+// that combines them). All kernels of a launch carry its op name in the traces.
+//   reduceAdd(rt, launch, dims, n, f, out)  out[0] += sum of f(i) for i in [0, n) (device scalar)
 //   bucketize(rt, launch, dims, n, nb, bucketOf, perm, offsets)  stable counting sort of
 //                                     [0,n) by bucketOf(i) in [0,nb): perm (n) and offsets (nb+1)
 #pragma once
@@ -16,6 +24,7 @@
 #include <cuda_runtime.h>
 #endif
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -32,6 +41,32 @@ __global__ void forEachKernel(F f, int64_t n)
 }
 
 constexpr int kRowThreads = 256;
+// A row op over few long rows (the tail logits: tens to hundreds of rows of 10^4-10^5
+// columns) splits each row over several blocks: one block per row would leave most SMs idle.
+constexpr int64_t kSplitMinCols = 8192;     // rows at least this long may be split
+constexpr int64_t kSplitMaxRows = 512;      // more rows than this fill the GPU on their own
+constexpr int64_t kSplitColsPerBlock = 4096;
+constexpr int64_t kMaxPartials = 8192;      // partial results of one split launch (scratch)
+// Column reductions: tiles of 32 columns x 8 lanes of rows, coalesced along the columns.
+constexpr int kColTile = 32;
+constexpr int kColLanes = kRowThreads / kColTile;
+constexpr int64_t kColTargetBlocks = 512;
+
+// Reduces acc over the block (shared memory sh of blockDim.x entries); every thread gets it.
+template <class R>
+__device__ typename R::Acc blockReduce(typename R::Acc acc, typename R::Acc* sh)
+{
+    sh[threadIdx.x] = acc;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (int(threadIdx.x) < s)
+            sh[threadIdx.x] = R::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    acc = sh[0];
+    __syncthreads();
+    return acc;
+}
 
 template <class R>
 __global__ void rowKernel(R op, int64_t rows)
@@ -44,21 +79,118 @@ __global__ void rowKernel(R op, int64_t rows)
         Acc acc = op.init();
         for (int64_t c = threadIdx.x; c < n; c += blockDim.x)
             op.accumulate(acc, row, c);
-        sh[threadIdx.x] = acc;
-        __syncthreads();
-        for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-            if (int(threadIdx.x) < s)
-                sh[threadIdx.x] = R::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
-            __syncthreads();
-        }
-        acc = sh[0];
+        acc = blockReduce<R>(acc, sh);
         if (threadIdx.x == 0)
             op.finish(row, acc);
         __syncthreads();
         for (int64_t c = threadIdx.x; c < n; c += blockDim.x)
             op.map(row, c, acc);
+    }
+}
+
+// Split rows, pass 1: block (row, s) reduces its chunk of the row into partial[block].
+template <class R>
+__global__ void rowPartialKernel(R op, int splits, typename R::Acc* partial)
+{
+    using Acc = typename R::Acc;
+    __shared__ alignas(16) unsigned char raw[kRowThreads * sizeof(Acc)];
+    Acc* sh = reinterpret_cast<Acc*>(raw);
+    const int64_t row = blockIdx.x / splits, s = blockIdx.x % splits;
+    const int64_t n = op.cols(row), chunk = (n + splits - 1) / splits;
+    const int64_t lo = s * chunk, hi = lo + chunk < n ? lo + chunk : n;
+    Acc acc = op.init();
+    for (int64_t c = lo + threadIdx.x; c < hi; c += blockDim.x)
+        op.accumulate(acc, row, c);
+    acc = blockReduce<R>(acc, sh);
+    if (threadIdx.x == 0)
+        partial[blockIdx.x] = acc;
+}
+
+// Split rows, pass 2: every block combines its row's partials (in order: the same result in
+// every block), block s = 0 finishes the row, and each block maps its chunk. finish() must
+// not read what map() writes: other blocks of the row may already be mapping.
+template <class R>
+__global__ void rowMapKernel(R op, int splits, const typename R::Acc* partial)
+{
+    using Acc = typename R::Acc;
+    __shared__ alignas(16) unsigned char raw[sizeof(Acc)];
+    Acc* total = reinterpret_cast<Acc*>(raw);
+    const int64_t row = blockIdx.x / splits, s = blockIdx.x % splits;
+    if (threadIdx.x == 0) {
+        Acc a = partial[row * splits];
+        for (int k = 1; k < splits; ++k)
+            a = R::combine(a, partial[row * splits + k]);
+        *total = a;
+        if (s == 0)
+            op.finish(row, a);
+    }
+    __syncthreads();
+    const Acc acc = *total;
+    const int64_t n = op.cols(row), chunk = (n + splits - 1) / splits;
+    const int64_t lo = s * chunk, hi = lo + chunk < n ? lo + chunk : n;
+    for (int64_t c = lo + threadIdx.x; c < hi; c += blockDim.x)
+        op.map(row, c, acc);
+}
+
+// Column reduction, pass 1: block (tile, part) sums rows [part's range] of 32 columns; thread
+// (x, y) reads column tile*32 + x of rows y, y + 8, ...: a warp reads 32 consecutive floats.
+// With one part the result is final (finish); otherwise partial[part * columns + j].
+template <class R>
+__global__ void colPartialKernel(R op, int64_t columns, int64_t rows, int parts, typename R::Acc* partial)
+{
+    using Acc = typename R::Acc;
+    __shared__ alignas(16) unsigned char raw[kRowThreads * sizeof(Acc)];
+    Acc* sh = reinterpret_cast<Acc*>(raw);
+    const int x = threadIdx.x % kColTile, y = threadIdx.x / kColTile;
+    const int64_t j = int64_t(blockIdx.x) * kColTile + x;
+    const int64_t chunk = (rows + parts - 1) / parts, lo = int64_t(blockIdx.y) * chunk;
+    const int64_t hi = lo + chunk < rows ? lo + chunk : rows;
+    Acc acc = op.init();
+    if (j < columns)
+        for (int64_t i = lo + y; i < hi; i += kColLanes)
+            op.accumulate(acc, j, i);
+    sh[threadIdx.x] = acc;
+    __syncthreads();
+    if (y == 0 && j < columns) {
+        for (int k = 1; k < kColLanes; ++k)
+            acc = R::combine(acc, sh[k * kColTile + x]);
+        if (parts == 1)
+            op.finish(j, acc);
+        else
+            partial[int64_t(blockIdx.y) * columns + j] = acc;
+    }
+}
+
+// Column reduction, pass 2: combines the parts of each column (in order) and finishes it.
+template <class R>
+__global__ void colFinishKernel(R op, int64_t columns, int parts, const typename R::Acc* partial)
+{
+    const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j >= columns)
+        return;
+    typename R::Acc a = partial[j];
+    for (int p = 1; p < parts; ++p)
+        a = R::combine(a, partial[int64_t(p) * columns + j]);
+    op.finish(j, a);
+}
+
+// Grid-stride partial sums, one tree per block, one atomic add per block.
+template <class F>
+__global__ void reduceAddKernel(F f, int64_t n, float* out)
+{
+    __shared__ float sh[kRowThreads];
+    float acc = 0.f;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+        acc += f(i);
+    sh[threadIdx.x] = acc;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (int(threadIdx.x) < s)
+            sh[threadIdx.x] += sh[threadIdx.x + s];
         __syncthreads();
     }
+    if (threadIdx.x == 0)
+        atomicAdd(out, sh[0]);
 }
 
 template <class B>
@@ -123,8 +255,24 @@ void rowOp(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t rows, 
     if (rt.begin(launch, dims)) {
 #if defined(__CUDACC__)
         if (rt.onDevice()) {
-            int64_t blocks = rows < 65535 * 4 ? rows : 65535 * 4;
-            rowKernel<<<unsigned(blocks), kRowThreads, 0, static_cast<cudaStream_t>(rt.backend().stream())>>>(op, rows);
+            auto stream = static_cast<cudaStream_t>(rt.backend().stream());
+            const int64_t cols = op.cols(0);   // every row op has rows of one length
+            int64_t splits = 1;
+            if (rows <= kSplitMaxRows && cols >= kSplitMinCols) {
+                splits = (cols + kSplitColsPerBlock - 1) / kSplitColsPerBlock;
+                splits = std::min<int64_t>(splits, kMaxPartials / rows);
+            }
+            if (splits > 1) {
+                auto* partial = static_cast<typename R::Acc*>(rt.scratch());
+                static_assert(sizeof(typename R::Acc) * kMaxPartials <= Runtime::kScratchBytes);
+                const unsigned blocks = unsigned(rows * splits);
+                rowPartialKernel<<<blocks, kRowThreads, 0, stream>>>(op, int(splits), partial);
+                throwIfCudaError(cudaGetLastError(), std::string(launch.name).c_str());
+                rowMapKernel<<<blocks, kRowThreads, 0, stream>>>(op, int(splits), partial);
+            } else {
+                int64_t blocks = rows < 65535 * 4 ? rows : 65535 * 4;
+                rowKernel<<<unsigned(blocks), kRowThreads, 0, stream>>>(op, rows);
+            }
             throwIfCudaError(cudaGetLastError(), std::string(launch.name).c_str());
         } else
 #endif
@@ -138,6 +286,73 @@ void rowOp(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t rows, 
                 for (int64_t c = 0; c < n; ++c)
                     op.map(row, c, acc);
             }
+        }
+    }
+    rt.end();
+}
+
+// Column reduction of a row-major [rows, columns] matrix: op.accumulate(acc, j, i) adds
+// element (i, j), op.finish(j, acc) once per column (op.map is not called). The CPU loop is
+// rowOp's over the transposed view; on the GPU the reads are coalesced along the columns.
+template <class R>
+void colReduce(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t columns, int64_t rows, R op)
+{
+    if (columns <= 0)
+        return;
+    if (rt.begin(launch, dims)) {
+#if defined(__CUDACC__)
+        if (rt.onDevice()) {
+            auto stream = static_cast<cudaStream_t>(rt.backend().stream());
+            const int64_t tiles = (columns + kColTile - 1) / kColTile;
+            int64_t parts = (kColTargetBlocks + tiles - 1) / tiles;
+            parts = std::min<int64_t>(parts, (rows + 63) / 64);   // at least 8 rows per thread
+            parts = std::min<int64_t>(parts, int64_t(Runtime::kScratchBytes / sizeof(typename R::Acc)) / columns);
+            parts = std::max<int64_t>(parts, 1);
+            auto* partial = static_cast<typename R::Acc*>(parts > 1 ? rt.scratch() : nullptr);
+            colPartialKernel<<<dim3(unsigned(tiles), unsigned(parts)), kRowThreads, 0, stream>>>(op, columns, rows,
+                                                                                              int(parts), partial);
+            throwIfCudaError(cudaGetLastError(), std::string(launch.name).c_str());
+            if (parts > 1) {
+                colFinishKernel<<<unsigned((columns + kRowThreads - 1) / kRowThreads), kRowThreads, 0, stream>>>(
+                    op, columns, int(parts), partial);
+                throwIfCudaError(cudaGetLastError(), std::string(launch.name).c_str());
+            }
+        } else
+#endif
+        {
+            for (int64_t j = 0; j < columns; ++j) {
+                typename R::Acc acc = op.init();
+                for (int64_t i = 0; i < rows; ++i)
+                    op.accumulate(acc, j, i);
+                op.finish(j, acc);
+            }
+        }
+    }
+    rt.end();
+}
+
+// out: a device scalar that the sum is added to.
+template <class F>
+void reduceAdd(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t n, F f, float* out)
+{
+    if (n <= 0)
+        return;
+    if (rt.begin(launch, dims)) {
+#if defined(__CUDACC__)
+        if (rt.onDevice()) {
+            int64_t blocks = (n + kRowThreads - 1) / kRowThreads;
+            if (blocks > 1024)
+                blocks = 1024;
+            reduceAddKernel<<<unsigned(blocks), kRowThreads, 0, static_cast<cudaStream_t>(rt.backend().stream())>>>(
+                f, n, out);
+            throwIfCudaError(cudaGetLastError(), std::string(launch.name).c_str());
+        } else
+#endif
+        {
+            double acc = 0;
+            for (int64_t i = 0; i < n; ++i)
+                acc += double(f(i));
+            out[0] += float(acc);
         }
     }
     rt.end();

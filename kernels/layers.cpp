@@ -50,8 +50,10 @@ void Layer::allocate(Runtime& rt, uint64_t seed)
     for (auto& p : m_params) {
         size_t bytes = size_t(p->numel()) * sizeof(float);
         rt.ensure(p->w, bytes);
-        if (!p->sparseRows)
+        if (!p->sparseRows) {
             rt.ensure(p->g, bytes);
+            rt.ensure(p->v, bytes);   // zero-filled: momentum starts at rest
+        }
         // Seeds differ per parameter: the layer name's hash mixed with the model seed.
         uint64_t s = fn::splitmix(seed ^ std::hash<std::string>{}(p->name)) + k++;
         if (p->init == Param::Init::Uniform)
@@ -63,11 +65,19 @@ void Layer::allocate(Runtime& rt, uint64_t seed)
     }
 }
 
-void Layer::update(Runtime& rt, float lr)
+void Layer::gradNorm(Runtime& rt, float* normSq)
 {
     for (auto& p : m_params)
-        forEach(rt, ew("sgd_update", double(p->numel()), 2, 2, 1), {{"n", p->numel()}}, p->numel(),
-                fn::Sgd{p->w.f(), p->g.f(), lr});
+        reduceAdd(rt, ew("grad_norm_sq", double(p->numel()), 2, 1, 0), {{"n", p->numel()}}, p->numel(),
+                  fn::Square{p->g.f()}, normSq);
+}
+
+void Layer::update(Runtime& rt, const UpdateRule& r)
+{
+    const bool mom = r.momentum > 0;
+    for (auto& p : m_params)
+        forEach(rt, ew("sgd_update", double(p->numel()), mom ? 6 : 2, mom ? 3 : 2, mom ? 2 : 1), {{"n", p->numel()}},
+                p->numel(), fn::Sgd{p->w.f(), p->g.f(), mom ? p->v.f() : nullptr, r.lr, r.momentum, r.normSq, r.clip});
 }
 
 // --- helpers ----------------------------------------------------------------------------
@@ -87,14 +97,13 @@ void linearBackward(Runtime& rt, const float* x, const float* dy, int64_t rows, 
                     float* dx, bool accumulateDx)
 {
     int64_t out = w.shape[0];
-    if (dx)
-        rt.gemm("sgemm_nn", false, false, int(rows), int(in), int(out), 1.f, dy, int(out), w.w.f(), int(in),
-                accumulateDx ? 1.f : 0.f, dx, int(in));
+    rt.gemm("sgemm_nn", false, false, int(rows), int(in), int(out), 1.f, dy, int(out), w.w.f(), int(in),
+            accumulateDx ? 1.f : 0.f, dx, int(in));
     rt.gemm("sgemm_tn", true, false, int(out), int(in), int(rows), 1.f, dy, int(out), x, int(in), 0.f, w.g.f(),
             int(in));
     if (b)
-        rowOp(rt, ew("bias_grad", double(rows * out), 1, 1, 0), {{"rows", rows}, {"cols", out}}, out,
-              fn::ColumnSum{dy, b->g.f(), rows, out});
+        colReduce(rt, ew("bias_grad", double(rows * out), 1, 1, 0), {{"rows", rows}, {"cols", out}}, out, rows,
+                  fn::ColumnSum{dy, b->g.f(), rows, out});
 }
 
 }  // namespace op
@@ -124,10 +133,18 @@ void Embedding::backward(Runtime&, const float* dOut, const StepShape&)
     m_dOut = dOut;
 }
 
-void Embedding::update(Runtime& rt, float lr)
+void Embedding::gradNorm(Runtime& rt, float* normSq)
 {
+    // The sparse gradient counts as its rows (one per token; repeated tokens are not merged).
+    reduceAdd(rt, ew("grad_norm_sq", double(m_T * m_d), 2, 1, 0), {{"n", m_T * m_d}}, m_T * m_d, fn::Square{m_dOut},
+              normSq);
+}
+
+void Embedding::update(Runtime& rt, const UpdateRule& r)
+{
+    // Sparse rows: plain SGD (a momentum buffer would make every step touch the whole table).
     forEach(rt, ew("embedding_sgd_scatter", double(m_T * m_d), 2, 2, 1), {{"T", m_T}, {"d", m_d}}, m_T * m_d,
-            fn::EmbedSgd{m_tokens, m_dOut, table().w.f(), m_d, lr});
+            fn::EmbedSgd{m_tokens, m_dOut, table().w.f(), m_d, r.lr, r.normSq, r.clip});
 }
 
 // --- gated conv block -------------------------------------------------------------------
@@ -215,14 +232,41 @@ void layerNorm(Runtime& rt, const float* x, const Param& g, const Param& b, floa
           fn::LayerNormForward{x, g.w.f(), b.w.f(), y, mean, rstd, d});
 }
 void layerNormBackward(Runtime& rt, const float* x, const float* dy, Param& g, Param& b, const float* mean,
-                       const float* rstd, float* dx, int64_t T, int64_t d)
+                       const float* rstd, float* dx, int64_t T, int64_t d, bool accumulate = true)
 {
-    rowOp(rt, ew("layernorm_backward", double(T * d), 12, 3, 1), {{"T", T}, {"C", d}}, T,
-          fn::LayerNormBackward{x, g.w.f(), dy, mean, rstd, dx, d, true});
-    rowOp(rt, ew("layernorm_param_grad", double(T * d), 5, 2, 0), {{"T", T}, {"C", d}}, d,
-          fn::LayerNormParamGrad{x, dy, mean, rstd, g.g.f(), b.g.f(), T, d});
+    rowOp(rt, ew("layernorm_backward", double(T * d), 12, accumulate ? 3 : 2, 1), {{"T", T}, {"C", d}}, T,
+          fn::LayerNormBackward{x, g.w.f(), dy, mean, rstd, dx, d, accumulate});
+    colReduce(rt, ew("layernorm_param_grad", double(T * d), 5, 2, 0), {{"T", T}, {"C", d}}, d, T,
+              fn::LayerNormParamGrad{x, dy, mean, rstd, g.g.f(), b.g.f(), T, d});
 }
 }  // namespace
+
+LayerNormBlock::LayerNormBlock(std::string name, int64_t d) : Block(std::move(name)), m_d(d)
+{
+    addParam("weight", {d}, Param::Init::One, 0);
+    addParam("bias", {d}, Param::Init::Zero, 0);
+}
+
+const float* LayerNormBlock::forward(Runtime& rt, const float* x, const StepShape& s)
+{
+    const int64_t T = s.tokens();
+    m_x = x;
+    rt.ensure(m_y, size_t(T * m_d) * 4);
+    rt.ensure(m_mean, size_t(T) * 4);
+    rt.ensure(m_rstd, size_t(T) * 4);
+    Scope sc(rt, "norm", ScopeLevel::Op);
+    layerNorm(rt, x, *m_params[0], *m_params[1], m_y.f(), m_mean.f(), m_rstd.f(), T, m_d);
+    return m_y.f();
+}
+
+const float* LayerNormBlock::backward(Runtime& rt, const float* dy, const StepShape& s)
+{
+    const int64_t T = s.tokens();
+    rt.ensure(m_dx, size_t(T * m_d) * 4);
+    Scope sc(rt, "norm", ScopeLevel::Op);
+    layerNormBackward(rt, m_x, dy, *m_params[0], *m_params[1], m_mean.f(), m_rstd.f(), m_dx.f(), T, m_d, false);
+    return m_dx.f();
+}
 
 const float* DecoderLayer::forward(Runtime& rt, const float* x, const StepShape& s)
 {

@@ -18,6 +18,7 @@ struct Param {
     float initScale = 0;            // half-width of the uniform init
     Buffer w;                       // values
     Buffer g;                       // gradient (dense; unused for the sparse embedding)
+    Buffer v;                       // momentum (dense parameters only)
     bool sparseRows = false;        // embedding: updated by a scatter from the output gradient
     int64_t numel() const;
 };
@@ -28,15 +29,29 @@ struct StepShape {
     int64_t tokens() const { return batch * seq; }
 };
 
+// How update() changes the parameters: SGD with Nesterov momentum on the gradient scaled by
+// global-norm clipping, min(1, clip / ||g||), where ||g||^2 is a device scalar summed by
+// gradNorm() over every layer (read by the update kernels: no host sync).
+struct UpdateRule {
+    float lr = 0;
+    float momentum = 0;              // 0: plain SGD
+    float clip = 0;                  // largest global gradient norm; 0: no clipping
+    const float* normSq = nullptr;   // device scalar ||g||^2 (needed when clip > 0)
+};
+
 class Layer {
 public:
     explicit Layer(std::string name) : m_name(std::move(name)) {}
     virtual ~Layer() = default;
     const std::string& name() const { return m_name; }
     std::vector<Param*> params();
-    void allocate(Runtime& rt, uint64_t seed);   // parameters and their gradients, initialized
-    // SGD on this layer's parameters (one launch per parameter).
-    virtual void update(Runtime& rt, float lr);
+    virtual void allocate(Runtime& rt, uint64_t seed);   // parameters, gradients, momentum, initialized
+    // Adds the squared norm of this layer's gradients to the device scalar normSq (one
+    // launch per parameter).
+    virtual void gradNorm(Runtime& rt, float* normSq);
+    // Updates this layer's parameters by `rule` (one launch per parameter).
+    virtual void update(Runtime& rt, const UpdateRule& rule);
+    void update(Runtime& rt, float lr) { update(rt, UpdateRule{lr}); }   // plain SGD
 
 protected:
     Param& addParam(std::string name, std::vector<int64_t> shape, Param::Init init, float scale);
@@ -50,7 +65,9 @@ public:
     // tokens: device int32 [T]
     const float* forward(Runtime& rt, const int32_t* tokens, const StepShape& s);
     void backward(Runtime& rt, const float* dOut, const StepShape& s);   // keeps dOut for update
-    void update(Runtime& rt, float lr) override;
+    using Layer::update;
+    void gradNorm(Runtime& rt, float* normSq) override;
+    void update(Runtime& rt, const UpdateRule& rule) override;
     Param& table() { return *m_params[0]; }
     const float* outputGrad() const { return m_dOut; }
 
@@ -83,6 +100,19 @@ private:
     Buffer m_col, m_h, m_glu, m_out, m_dh, m_dcol, m_dx, m_dglu;
 };
 
+// Layer norm over the width (the pre-norm Transformer's final norm before the softmax layer).
+class LayerNormBlock : public Block {
+public:
+    LayerNormBlock(std::string name, int64_t d);
+    const float* forward(Runtime& rt, const float* x, const StepShape& s) override;
+    const float* backward(Runtime& rt, const float* dy, const StepShape& s) override;
+
+private:
+    int64_t m_d;
+    const float* m_x = nullptr;
+    Buffer m_y, m_mean, m_rstd, m_dx;
+};
+
 // Pre-norm Transformer decoder layer: x + Attn(LN(x)), then h + FFN(LN(h)), GELU in the FFN.
 class DecoderLayer : public Block {
 public:
@@ -101,7 +131,7 @@ private:
 // Shared helpers of the layers (also used by the softmax layers and the tests).
 namespace op {
 void linearForward(Runtime& rt, const float* x, int64_t rows, int64_t in, const Param& w, const Param* b, float* y);
-// dx = dy W (beta 0 or 1), dW = dy^T x, db = colsum(dy)
+// dx = dy W (beta 0 or 1), dW = dy^T x, db = colsum(dy); dx is always computed (null only in dry runs)
 void linearBackward(Runtime& rt, const float* x, const float* dy, int64_t rows, int64_t in, Param& w, Param* b,
                     float* dx, bool accumulateDx);
 }  // namespace op

@@ -49,6 +49,9 @@ struct ModelConfig {
     int64_t heads = 0, ffn = 0;      // transformer
     std::vector<int64_t> cutoffs;    // adaptive softmax cluster boundaries (ids), increasing
     double lr = 0;                   // SGD learning rate
+    double momentum = 0;             // Nesterov momentum of the dense parameters (0: plain SGD)
+    double clip = 0;                 // global gradient-norm clipping threshold (0: none)
+    int64_t warmup = 0;              // steps of linear learning-rate warm-up (0: none)
     double zipf = 1.0;               // exponent of the synthetic token distribution
     std::string corpus;              // text file to train on instead of synthetic tokens
     uint64_t seed = 1;
@@ -84,6 +87,9 @@ public:
     // batch before the update. Synchronizes the device at the end.
     float step();
     int64_t stepsDone() const { return m_steps; }
+    // Entropy (nats) of the training data's unigram distribution: the loss a model reaches by
+    // learning word frequencies alone (the floor for the independent synthetic Zipf tokens).
+    double unigramEntropy() const;
     void setObserver(Observer* observer);
     // The launches of the next step, without running them (no allocation, any preset).
     std::vector<OpInfo> listOps();
@@ -110,7 +116,7 @@ private:
     bool m_batchReady = false;
     bool m_prepared = false;
     int64_t m_steps = 0;
-    Buffer m_tokensDev, m_targetsDev, m_lossDev;
+    Buffer m_tokensDev, m_targetsDev, m_lossDev, m_normSqDev;
 };
 
 }  // namespace wt::kernels

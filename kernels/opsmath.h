@@ -28,9 +28,30 @@ struct Fill {
     float* p; float v;
     WT_HD void operator()(int64_t i) const { p[i] = v; }
 };
-struct Sgd {
-    float* w; const float* g; float lr;
-    WT_HD void operator()(int64_t i) const { w[i] -= lr * g[i]; }
+// Gradient scale of global-norm clipping: min(1, clip / ||g||); 1 without clipping.
+WT_HD float clipScale(const float* normSq, float clip)
+{
+    if (!normSq || !(clip > 0.f))
+        return 1.f;
+    float n = sqrtf(*normSq);
+    return n > clip ? clip / n : 1.f;
+}
+struct Sgd {   // Nesterov momentum (v != null) on the clipped gradient: v = mu v + g; w -= lr (g + mu v)
+    float* w; const float* g; float* v; float lr, mu; const float* normSq; float clip;
+    WT_HD void operator()(int64_t i) const
+    {
+        float gi = g[i] * clipScale(normSq, clip);
+        if (v) {
+            float vi = mu * v[i] + gi;
+            v[i] = vi;
+            gi += mu * vi;
+        }
+        w[i] -= lr * gi;
+    }
+};
+struct Square {   // summand of a squared norm
+    const float* x;
+    WT_HD float operator()(int64_t i) const { return x[i] * x[i]; }
 };
 
 // --- embedding --------------------------------------------------------------------------
@@ -38,9 +59,12 @@ struct EmbedForward {
     const int32_t* tok; const float* table; float* out; int64_t d;
     WT_HD void operator()(int64_t i) const { out[i] = table[int64_t(tok[i / d]) * d + i % d]; }
 };
-struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * dOut[t]; duplicates add up
-    const int32_t* tok; const float* g; float* table; int64_t d; float lr;
-    WT_HD void operator()(int64_t i) const { hd::atomicAddF(&table[int64_t(tok[i / d]) * d + i % d], -lr * g[i]); }
+struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * scale * dOut[t]; duplicates add up
+    const int32_t* tok; const float* g; float* table; int64_t d; float lr; const float* normSq; float clip;
+    WT_HD void operator()(int64_t i) const
+    {
+        hd::atomicAddF(&table[int64_t(tok[i / d]) * d + i % d], -lr * clipScale(normSq, clip) * g[i]);
+    }
 };
 
 // --- elementwise ------------------------------------------------------------------------
@@ -154,24 +178,35 @@ struct LogSoftmaxBackward {   // dx = dy - exp(y) * sum(dy)
     }
 };
 // Fused log-softmax + target pick + loss + gradient, in place over the logits: one online
-// pass for the log-sum-exp, then one pass that overwrites logits with d(loss)/d(logits).
-// loss[r] += lse - x[target]; target < 0 means no target in this row (head rows of tail
-// tokens then pick their cluster logit via target = the cluster column).
+// pass for the log-sum-exp (which also picks the target's logit), then one pass that
+// overwrites logits with d(loss)/d(logits). loss[lossRow[r] or r] += lse - x[target].
+// finish() uses the picked logit, not x: with a row split over blocks (launch.h) other blocks
+// may already have overwritten it.
+struct LsePick {
+    hd::Lse lse;
+    float picked;   // the target column's logit (0 in partials that do not hold it)
+};
 struct FusedLogSoftmaxLoss {
-    using Acc = hd::Lse;
+    using Acc = LsePick;
     float* x; int64_t n, ld; const int32_t* target; float scale; float* loss; const int32_t* lossRow;
     WT_HD int64_t cols(int64_t) const { return n; }
-    WT_HD Acc init() const { return hd::lseInit(); }
-    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const { hd::lseAdd(a, x[r * ld + c]); }
-    WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
+    WT_HD Acc init() const { return {hd::lseInit(), 0.f}; }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const
+    {
+        float v = x[r * ld + c];
+        hd::lseAdd(a.lse, v);
+        if (c == target[r])
+            a.picked = v;
+    }
+    WT_HD static Acc combine(Acc a, Acc b) { return {hd::lseCombine(a.lse, b.lse), a.picked + b.picked}; }
     WT_HD void finish(int64_t r, const Acc& a) const
     {
         int64_t out = lossRow ? lossRow[r] : r;
-        loss[out] += hd::lseValue(a) - x[r * ld + target[r]];
+        loss[out] += hd::lseValue(a.lse) - a.picked;
     }
     WT_HD void map(int64_t r, int64_t c, const Acc& a) const
     {
-        float p = expf(x[r * ld + c] - hd::lseValue(a));
+        float p = expf(x[r * ld + c] - hd::lseValue(a.lse));
         x[r * ld + c] = (p - (c == target[r] ? 1.f : 0.f)) * scale;
     }
 };
@@ -260,7 +295,7 @@ struct LayerNormBackward {   // dx (+)= rstd * (g - mean(g) - xhat * mean(g * xh
         dx[r * C + c] = accumulate_ ? dx[r * C + c] + v : v;
     }
 };
-// Column reductions run as row ops over the transposed view ("row" = column j).
+// Column reductions (launch.h colReduce): accumulate(acc, j, i) adds element (i, j).
 struct ColumnSum {   // out[j] = sum_i y[i, j]
     using Acc = SumAcc;
     const float* y; float* out; int64_t rows, C;

@@ -42,6 +42,7 @@ void Runtime::record(const OpLaunch& op, const Dims& dims)
     info.flops = op.flops;
     info.bytesRead = op.bytesRead;
     info.bytesWritten = op.bytesWritten;
+    info.kind = op.kind;
     m_listing->push_back(std::move(info));
 }
 
@@ -50,7 +51,7 @@ OpLaunch gemmLaunch(std::string_view name, double M, double N, double K, double 
 {
     double rd = 4.0 * batch * (M * K + K * N + (accumulate ? M * N : 0));
     double wr = 4.0 * batch * M * N;
-    return {name, 2.0 * M * N * K * batch, rd + wr, rd, wr};
+    return {name, 2.0 * M * N * K * batch, rd + wr, rd, wr, LaunchKind::Gemm};
 }
 }  // namespace
 
@@ -75,21 +76,21 @@ void Runtime::gemmBatched(std::string_view name, bool ta, bool tb, int M, int N,
 
 void Runtime::zero(std::string_view name, void* p, size_t bytes)
 {
-    if (begin({name, 0, double(bytes), 0, double(bytes)}, {{"bytes", int64_t(bytes)}}))
+    if (begin({name, 0, double(bytes), 0, double(bytes), LaunchKind::Memset}, {{"bytes", int64_t(bytes)}}))
         m_backend->zero(p, bytes);
     end();
 }
 
 void Runtime::upload(std::string_view name, void* dst, const void* src, size_t bytes)
 {
-    if (begin({name, 0, double(bytes), double(bytes), double(bytes)}, {{"bytes", int64_t(bytes)}}))
+    if (begin({name, 0, double(bytes), double(bytes), double(bytes), LaunchKind::Memcpy}, {{"bytes", int64_t(bytes)}}))
         m_backend->upload(dst, src, bytes);
     end();
 }
 
 void Runtime::download(std::string_view name, void* dst, const void* src, size_t bytes)
 {
-    if (begin({name, 0, double(bytes), double(bytes), double(bytes)}, {{"bytes", int64_t(bytes)}}))
+    if (begin({name, 0, double(bytes), double(bytes), double(bytes), LaunchKind::Memcpy}, {{"bytes", int64_t(bytes)}}))
         m_backend->download(dst, src, bytes);
     end();
 }

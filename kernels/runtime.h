@@ -23,6 +23,7 @@ struct OpInfo {
     double flops = 0;
     double bytesRead = 0;
     double bytesWritten = 0;
+    LaunchKind kind = LaunchKind::Kernel;
 };
 
 // Sizes of a launch, kept as numbers so formatting happens only when listing.
@@ -77,6 +78,12 @@ public:
     Observer* observer() const { return m_observer; }
     // Collects every launch into `out` (also in normal runs; used by dry runs).
     void setListing(std::vector<OpInfo>* out) { m_listing = out; }
+    // Sizing pass: buffers are allocated (ensure) but no launch runs or is observed. The model
+    // runs one before the first step so that steps allocate nothing.
+    void setSizing(bool on) { m_sizing = on; }
+    bool sizing() const { return m_sizing; }
+    // Device allocations made so far (a traced step must make none).
+    int64_t allocations() const { return m_allocations; }
 
     void enter(std::string_view name, ScopeLevel level)
     {
@@ -95,6 +102,8 @@ public:
     // Returns whether the body should run (false in dry-run mode); end() must follow either way.
     bool begin(const OpLaunch& op, const Dims& dims)
     {
+        if (m_sizing)
+            return false;
         if (m_listing)
             record(op, dims);
         if (m_observer)
@@ -103,7 +112,7 @@ public:
     }
     void end()
     {
-        if (m_observer)
+        if (m_observer && !m_sizing)
             m_observer->launchEnd();
     }
 
@@ -121,7 +130,22 @@ public:
     void download(std::string_view name, void* dst, const void* src, size_t bytes);
     void synchronize() { if (m_backend) m_backend->synchronize(); }
 
-    void* rawAllocate(size_t bytes) { return m_backend ? m_backend->allocate(bytes) : nullptr; }
+    // Device scratch for the partial results of split reductions (launch.h); allocated by the
+    // first call, which Model::prepare() makes on the GPU (never inside a step).
+    static constexpr size_t kScratchBytes = size_t(1) << 20;
+    void* scratch()
+    {
+        ensure(m_scratch, kScratchBytes);
+        return m_scratch.f();
+    }
+
+    void* rawAllocate(size_t bytes)
+    {
+        if (!m_backend)
+            return nullptr;
+        ++m_allocations;
+        return m_backend->allocate(bytes);
+    }
     void rawRelease(void* p) noexcept { if (m_backend && p) m_backend->release(p); }
 
 private:
@@ -131,6 +155,9 @@ private:
     Observer* m_observer = nullptr;
     std::vector<OpInfo>* m_listing = nullptr;
     std::vector<std::string> m_path;
+    bool m_sizing = false;
+    int64_t m_allocations = 0;
+    Buffer m_scratch;   // declared last: released before the backend goes
 };
 
 // RAII scope.

@@ -4,6 +4,7 @@
 #include "kernels/launch.h"
 #include "kernels/opsmath.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -137,17 +138,12 @@ public:
         m_N = N;
         m_h = h;
         m_targets = targets;
-        if (!rt.dry() && !m_cutoffsDev.i()) {   // constants: cutoffs on the device, once
-            std::vector<int32_t> c(m_cutoffs.begin(), m_cutoffs.end());
-            rt.ensure(m_cutoffsDev, c.size() * 4);
-            Scope sc(rt, "cutoffs_upload", ScopeLevel::Op);
-            rt.upload("memcpy_htod_cutoffs", m_cutoffsDev.i(), c.data(), c.size() * 4);
-        }
         rt.ensure(m_headLogits, size_t(N * m_headSize) * 4);
         rt.ensure(m_headCol, size_t(N) * 4);
         rt.ensure(m_out, size_t(N) * 4);
         if (m_mode != Mode::Fused)
             rt.ensure(m_headLogp, size_t(N * m_headSize) * 4);
+        ensureTailArenas(rt, N);
 
         if (m_mode == Mode::Framework)
             forwardFrameworkTails(rt, targets, hostTargets);
@@ -194,6 +190,16 @@ public:
         meanLoss(rt, m_out.f(), lossOut, N, 1.f / float(N));
     }
 
+    // Parameters, plus the cutoffs as a device constant (uploaded once, outside any step).
+    void allocate(Runtime& rt, uint64_t seed) override
+    {
+        Layer::allocate(rt, seed);
+        std::vector<int32_t> c(m_cutoffs.begin(), m_cutoffs.end());
+        rt.ensure(m_cutoffsDev, c.size() * 4);
+        if (!rt.dry())
+            rt.backend().upload(m_cutoffsDev.i(), c.data(), c.size() * 4);
+    }
+
     const float* backward(Runtime& rt) override
     {
         const int64_t N = m_N;
@@ -226,22 +232,22 @@ public:
             if (m_mode != Mode::Fused) {
                 {
                     Scope sc(rt, t.name + "_loss", ScopeLevel::Op);
-                    pickBackward(rt, t.logits.f(), n, osz, t.rel.i(), g);
+                    pickBackward(rt, t.logits, n, osz, t.rel, g);
                 }
                 Scope sc(rt, t.name + "_logsoftmax", ScopeLevel::Op);
-                logSoftmaxBackward(rt, t.logp.f(), t.logits.f(), t.logits.f(), n, osz);
+                logSoftmaxBackward(rt, t.logp, t.logits, t.logits, n, osz);
             }
             {
                 Scope sc(rt, t.name + "_out", ScopeLevel::Op);
-                op::linearBackward(rt, t.proj.f(), t.logits.f(), n, t.width, out, nullptr, t.dproj.f(), false);
+                op::linearBackward(rt, t.proj, t.logits, n, t.width, out, nullptr, t.dproj, false);
             }
             {
                 Scope sc(rt, t.name + "_proj", ScopeLevel::Op);
-                op::linearBackward(rt, t.x.f(), t.dproj.f(), n, m_d, proj, nullptr, t.dx.f(), false);
+                op::linearBackward(rt, t.x, t.dproj, n, m_d, proj, nullptr, t.dx, false);
             }
             Scope sc(rt, t.name + "_select", ScopeLevel::Op);
             forEach(rt, ew("index_add_rows", double(n * m_d), 1, 2, 1), {{"rows", n}, {"d", m_d}}, n * m_d,
-                    fn::IndexAddRows{t.dx.f(), t.rows, m_dh.f(), m_d});
+                    fn::IndexAddRows{t.dx, t.rows, m_dh.f(), m_d});
         }
         return m_dh.f();
     }
@@ -252,22 +258,53 @@ private:
         int64_t lo = 0, hi = 0, width = 0;
         int64_t count = 0;                  // tokens of this step whose target is in the cluster
         const int32_t* rows = nullptr;      // device: their row indices (count)
-        Buffer flag, perm, offsets, rel, x, proj, logits, logp, pick, dproj, dx;
+        Buffer flag, perm, offsets;         // framework variant: the cluster's mask and compaction
+        // This step's slices of the shared tail arenas (null in dry runs).
+        int32_t* rel = nullptr;
+        float *x = nullptr, *proj = nullptr, *logits = nullptr, *logp = nullptr, *pick = nullptr;
+        float *dproj = nullptr, *dx = nullptr;
     };
 
-    // Tail buffers for `n` tokens.
-    void ensureTail(Runtime& rt, Tail& t, int64_t n)
+    // The tails of one step hold sum_i n_i <= N tokens, so arenas sized for N tokens of the
+    // widest projection and the largest cluster hold every split of the batch: sized once
+    // (before the first step), never grown inside a step, whatever the targets.
+    void ensureTailArenas(Runtime& rt, int64_t N)
     {
-        const int64_t osz = t.hi - t.lo;
-        rt.ensure(t.rel, size_t(n) * 4);
-        rt.ensure(t.x, size_t(n * m_d) * 4);
-        rt.ensure(t.dx, size_t(n * m_d) * 4);
-        rt.ensure(t.proj, size_t(n * t.width) * 4);
-        rt.ensure(t.dproj, size_t(n * t.width) * 4);
-        rt.ensure(t.logits, size_t(n * osz) * 4);
+        int64_t maxOsz = 0, maxWidth = 0;
+        for (const Tail& t : m_tails) {
+            maxOsz = std::max(maxOsz, t.hi - t.lo);
+            maxWidth = std::max(maxWidth, t.width);
+        }
+        rt.ensure(m_tailRel, size_t(N) * 4);
+        rt.ensure(m_tailX, size_t(N * m_d) * 4);
+        rt.ensure(m_tailDx, size_t(N * m_d) * 4);
+        rt.ensure(m_tailProj, size_t(N * maxWidth) * 4);
+        rt.ensure(m_tailDproj, size_t(N * maxWidth) * 4);
+        rt.ensure(m_tailLogits, size_t(N * maxOsz) * 4);
         if (m_mode != Mode::Fused) {
-            rt.ensure(t.logp, size_t(n * osz) * 4);
-            rt.ensure(t.pick, size_t(n) * 4);
+            rt.ensure(m_tailLogp, size_t(N * maxOsz) * 4);
+            rt.ensure(m_tailPick, size_t(N) * 4);
+        }
+    }
+
+    // Lays the tails out one after the other in the arenas, by this step's counts.
+    void placeTails()
+    {
+        auto at = [](const Buffer& b, int64_t off) { return b.f() ? b.f() + off : nullptr; };
+        int64_t rows = 0, proj = 0, logits = 0;
+        for (Tail& t : m_tails) {
+            const int64_t n = t.count;
+            t.rel = m_tailRel.i() ? m_tailRel.i() + rows : nullptr;
+            t.x = at(m_tailX, rows * m_d);
+            t.dx = at(m_tailDx, rows * m_d);
+            t.pick = at(m_tailPick, rows);
+            t.proj = at(m_tailProj, proj);
+            t.dproj = at(m_tailDproj, proj);
+            t.logits = at(m_tailLogits, logits);
+            t.logp = at(m_tailLogp, logits);
+            rows += n;
+            proj += n * t.width;
+            logits += n * (t.hi - t.lo);
         }
     }
 
@@ -286,17 +323,17 @@ private:
         {
             Scope sc(rt, t.name + "_select", ScopeLevel::Op);
             forEach(rt, ew("index_select_rows", double(n * m_d), 0, 1, 1), {{"rows", n}, {"d", m_d}}, n * m_d,
-                    fn::IndexSelectRows{m_h, t.rows, t.x.f(), m_d});
+                    fn::IndexSelectRows{m_h, t.rows, t.x, m_d});
             forEach(rt, ew("select_targets", double(n), 1, 2, 1), {{"rows", n}}, n,
-                    fn::SelectTargets{m_targets, t.rows, int32_t(t.lo), t.rel.i()});
+                    fn::SelectTargets{m_targets, t.rows, int32_t(t.lo), t.rel});
         }
         {
             Scope sc(rt, t.name + "_proj", ScopeLevel::Op);
-            op::linearForward(rt, t.x.f(), n, m_d, *m_params[1 + 2 * i], nullptr, t.proj.f());
+            op::linearForward(rt, t.x, n, m_d, *m_params[1 + 2 * i], nullptr, t.proj);
         }
         Scope sc(rt, t.name + "_out", ScopeLevel::Op);
         (void)osz;
-        op::linearForward(rt, t.proj.f(), n, t.width, *m_params[2 + 2 * i], nullptr, t.logits.f());
+        op::linearForward(rt, t.proj, n, t.width, *m_params[2 + 2 * i], nullptr, t.logits);
     }
 
     // Framework tails: per cluster mask, nonzero (sync), select, GEMMs, log-softmax, gather, index_copy.
@@ -307,12 +344,15 @@ private:
             Scope sc(rt, "output_init", ScopeLevel::Op);
             rt.zero("memset_output", m_out.f(), size_t(N) * 4);
         }
-        for (size_t i = 0; i < m_tails.size(); ++i) {
-            Tail& t = m_tails[i];
-            const int64_t osz = t.hi - t.lo;
+        for (Tail& t : m_tails) {
             rt.ensure(t.flag, size_t(N) * 4);
             rt.ensure(t.perm, size_t(N) * 4);
             rt.ensure(t.offsets, 3 * 4);
+            t.count = 0;
+        }
+        for (size_t i = 0; i < m_tails.size(); ++i) {
+            Tail& t = m_tails[i];
+            const int64_t osz = t.hi - t.lo;
             {
                 Scope sc(rt, t.name + "_mask", ScopeLevel::Op);
                 forEach(rt, ew("cluster_mask", double(N), 2, 1, 1), {{"rows", N}}, N,
@@ -325,19 +365,19 @@ private:
                 t.count = off[2] - off[1];
                 t.rows = t.perm.i() ? t.perm.i() + off[1] : nullptr;
             }
+            placeTails();   // tail i's slice follows the tails before it (later ones count 0 yet)
             if (t.count == 0)
                 continue;
-            ensureTail(rt, t, t.count);
             tailGemms(rt, t, i);
             {
                 Scope sc(rt, t.name + "_logsoftmax", ScopeLevel::Op);
-                logSoftmax(rt, t.logits.f(), t.logp.f(), t.count, osz);
+                logSoftmax(rt, t.logits, t.logp, t.count, osz);
             }
             Scope sc(rt, t.name + "_loss", ScopeLevel::Op);
             forEach(rt, ew("gather_forward", double(t.count), 0, 2, 1), {{"rows", t.count}}, t.count,
-                    fn::GatherPick{t.logp.f(), osz, t.rel.i(), t.pick.f(), false});
+                    fn::GatherPick{t.logp, osz, t.rel, t.pick, false});
             forEach(rt, ew("index_copy", double(t.count), 0, 2, 1), {{"rows", t.count}}, t.count,
-                    fn::IndexCopy{t.pick.f(), t.rows, m_out.f()});
+                    fn::IndexCopy{t.pick, t.rows, m_out.f()});
         }
     }
 
@@ -368,9 +408,8 @@ private:
             Tail& t = m_tails[i];
             t.count = off[i + 2] - off[i + 1];
             t.rows = m_perm.i() ? m_perm.i() + off[i + 1] : nullptr;
-            if (t.count > 0)
-                ensureTail(rt, t, t.count);
         }
+        placeTails();
     }
 
     void forwardBucketedTails(Runtime& rt)
@@ -383,13 +422,13 @@ private:
             tailGemms(rt, t, i);
             {
                 Scope sc(rt, t.name + "_logsoftmax", ScopeLevel::Op);
-                logSoftmax(rt, t.logits.f(), t.logp.f(), t.count, osz);
+                logSoftmax(rt, t.logits, t.logp, t.count, osz);
             }
             Scope sc(rt, t.name + "_loss", ScopeLevel::Op);
             forEach(rt, ew("gather_forward", double(t.count), 0, 2, 1), {{"rows", t.count}}, t.count,
-                    fn::GatherPick{t.logp.f(), osz, t.rel.i(), t.pick.f(), false});
+                    fn::GatherPick{t.logp, osz, t.rel, t.pick, false});
             forEach(rt, ew("index_copy", double(t.count), 0, 2, 1), {{"rows", t.count}}, t.count,
-                    fn::IndexCopy{t.pick.f(), t.rows, m_out.f()});
+                    fn::IndexCopy{t.pick, t.rows, m_out.f()});
         }
     }
 
@@ -401,7 +440,7 @@ private:
                 continue;
             tailGemms(rt, t, i);
             Scope sc(rt, t.name + "_loss", ScopeLevel::Op);
-            fusedLoss(rt, t.logits.f(), t.count, t.hi - t.lo, t.rel.i(), 1.f / float(m_N), m_out.f(), t.rows);
+            fusedLoss(rt, t.logits, t.count, t.hi - t.lo, t.rel, 1.f / float(m_N), m_out.f(), t.rows);
         }
     }
 
@@ -412,6 +451,7 @@ private:
     const float* m_h = nullptr;
     const int32_t* m_targets = nullptr;
     Buffer m_cutoffsDev, m_headLogits, m_headLogp, m_headCol, m_out, m_perm, m_offsets, m_dh;
+    Buffer m_tailRel, m_tailX, m_tailDx, m_tailProj, m_tailDproj, m_tailLogits, m_tailLogp, m_tailPick;   // arenas
 };
 
 }  // namespace

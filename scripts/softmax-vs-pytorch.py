@@ -1,10 +1,18 @@
 #!/usr/bin/env python3
-"""Time PyTorch's AdaptiveLogSoftmaxWithLoss (forward + backward) on the shapes of the bundled
-workloads, as the reference for wheretime's softmax variants (docs/softmax-variants.md).
+"""Time PyTorch's AdaptiveLogSoftmaxWithLoss on the shapes of the bundled workloads, as the
+reference for wheretime's softmax variants (docs/softmax-variants.md).
+
+Like for like with wheretime: `median_ms` is the layer's forward + backward (loss and the
+gradients of the input and the weights), which is what wheretime reports as the softmax
+layer's time (`wheretime workloads --run`: "softmax", forward + backward, the update phase
+apart; in a capture: the softmax layer's scopes in the forward and backward phases).
+`median_ms_with_update` adds what wheretime's update phase does for this layer: global-norm
+clipping (norm 1) and SGD with Nesterov momentum 0.9 on the layer's parameters, and the loss
+read-back (loss.item()).
 
 Runs on the GPU machine (needs torch with CUDA). Targets are Zipf(1.0)-distributed ids, like
 wheretime's synthetic streams, so the per-cluster token counts match. Prints one JSON object
-per shape: median milliseconds per forward+backward over --iters timed iterations.
+per shape: median milliseconds over --iters timed iterations.
 
 usage: scripts/softmax-vs-pytorch.py [--iters 20] [--warmup 5] [--shape transformer|gcn|all]
                                      [--tf32] [--json-out FILE]
@@ -34,21 +42,28 @@ def time_shape(torch, name, n, d, vocab, cutoffs, iters, warmup):
     module = torch.nn.AdaptiveLogSoftmaxWithLoss(d, vocab, cutoffs, div_value=4.0, head_bias=False).to(dev)
     hidden = torch.randn(n, d, device=dev, requires_grad=True)
     target = zipf_targets(torch, n, vocab, 1).to(dev)
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.01, momentum=0.9, nesterov=True)
     start = torch.cuda.Event(enable_timing=True)
     stop = torch.cuda.Event(enable_timing=True)
-    times = []
+    times, times_update = [], []
     for i in range(warmup + iters):
-        module.zero_grad(set_to_none=True)
-        hidden.grad = None
-        torch.cuda.synchronize()
-        start.record()
-        out = module(hidden, target)
-        out.loss.backward()
-        stop.record()
-        torch.cuda.synchronize()
-        if i >= warmup:
-            times.append(start.elapsed_time(stop))
+        for with_update in (False, True):
+            module.zero_grad(set_to_none=True)
+            hidden.grad = None
+            torch.cuda.synchronize()
+            start.record()
+            out = module(hidden, target)
+            out.loss.backward()
+            if with_update:
+                torch.nn.utils.clip_grad_norm_(module.parameters(), 1.0)
+                optimizer.step()
+                out.loss.item()
+            stop.record()
+            torch.cuda.synchronize()
+            if i >= warmup:
+                (times_update if with_update else times).append(start.elapsed_time(stop))
     times.sort()
+    times_update.sort()
     counts = []
     bounds = [0] + cutoffs + [vocab]
     for lo, hi in zip(bounds[:-1], bounds[1:]):
@@ -56,6 +71,7 @@ def time_shape(torch, name, n, d, vocab, cutoffs, iters, warmup):
     return {
         "shape": name, "tokens": n, "hidden": d, "vocab": vocab, "cutoffs": cutoffs,
         "tokens_per_cluster": counts, "median_ms": times[len(times) // 2], "min_ms": times[0],
+        "median_ms_with_update": times_update[len(times_update) // 2],
         "iters": iters, "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
         "tf32": torch.backends.cuda.matmul.allow_tf32, "loss": float(out.loss.item()),
     }

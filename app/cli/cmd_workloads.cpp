@@ -5,6 +5,7 @@
 #include "kernels/model.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -22,10 +23,13 @@ const char* kUsage =
     "  --variant V    softmax variant: full, adaptive (default), bucketed, fused\n"
     "  --set K=V      override a size, e.g. --set hidden=512 --set cutoffs=2000,10000\n"
     "  --config       print the effective config as JSON (default)\n"
-    "  --ops          list one step's launches (scope path, name, shapes, GFLOP, MB read/written)\n"
+    "  --ops          list one step's launches (scope path, name, shapes, GFLOP, MB read/written),\n"
+    "                 one line per launch of the next step, in order\n"
     "                 without running them; --csv for one row per launch\n"
-    "  --run N        run N training steps; prints loss and time per step and the time share\n"
-    "                 per layer of the last N-1 steps (CPU: wall time of each op)\n";
+    "  --run N        run N training steps; prints loss and time per step, the data's unigram\n"
+    "                 entropy (the loss floor for independent Zipf tokens) and the time share per\n"
+    "                 layer of the last N-1 steps: forward + backward per layer, the update phase\n"
+    "                 (SGD, clipping, loss read-back) apart (CPU: wall time of each op)\n";
 
 std::string quote(const std::string& s)
 {
@@ -114,10 +118,10 @@ int runWorkloads(Args& args)
     if (args.flag("--ops")) {
         auto ops = model->listOps();
         if (args.flag("--csv")) {
-            std::cout << "scope,name,shapes,flops,bytes_read,bytes_written\n";
+            std::cout << "scope,name,shapes,flops,bytes_read,bytes_written,kind\n";
             for (const auto& o : ops)
                 std::cout << o.scope << ',' << o.name << ",\"" << o.shapes << "\"," << o.flops << ',' << o.bytesRead
-                          << ',' << o.bytesWritten << '\n';
+                          << ',' << o.bytesWritten << ',' << launchKindName(o.kind) << '\n';
             return 0;
         }
         double f = 0, r = 0, w = 0;
@@ -134,6 +138,8 @@ int runWorkloads(Args& args)
         model->setObserver(&timer);
         model->prepare();
         std::printf("%s on %s\n", model->configJson().c_str(), model->deviceName().c_str());
+        std::printf("data unigram entropy %.4f nats (ln vocab %.4f)\n", model->unigramEntropy(),
+                    std::log(double(model->config().vocab)));
         double total = 0;
         for (long long i = 0; i < steps; ++i) {
             if (i == 1)
@@ -146,13 +152,14 @@ int runWorkloads(Args& args)
             std::printf("step %lld  loss %.4f  %.3f s\n", i + 1, double(loss), s);
         }
         long timed = steps > 1 ? steps - 1 : 1;
-        double sum = 0;
-        for (auto& [l, s] : timer.secondsPerLayer())
-            sum += s;
-        std::printf("\nmean step %.3f s over %ld step(s); time per layer (ops only):\n", total / double(timed), timed);
+        const double sum = timer.totalSeconds();
+        std::printf("\nmean step %.3f s over %ld step(s); op time per layer, forward + backward (share of all op "
+                    "time):\n",
+                    total / double(timed), timed);
         std::multimap<double, std::string, std::greater<>> byTime;
         for (auto& [l, s] : timer.secondsPerLayer())
             byTime.emplace(s, l);
+        byTime.emplace(timer.updateSeconds(), "(update phase)");
         for (auto& [s, l] : byTime)
             std::printf("  %-14s %9.3f s/step %6.1f%%\n", l.c_str(), s / double(timed), sum > 0 ? 100.0 * s / sum : 0.0);
         std::multimap<double, std::string, std::greater<>> ops;

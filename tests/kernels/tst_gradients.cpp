@@ -8,6 +8,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
 
 using namespace wt::kernels;
@@ -111,6 +112,12 @@ private slots:
         DecoderLayer l("decoder.0", 8, 2, 12);
         checkBlock(rt, l, {2, 4}, 8);
     }
+    void layerNormBlock()
+    {
+        Runtime rt(makeCpuBackend());
+        LayerNormBlock l("final_ln", 8);
+        checkBlock(rt, l, {2, 3}, 8);
+    }
     void embedding()
     {
         Runtime rt(makeCpuBackend());
@@ -134,6 +141,50 @@ private slots:
         for (size_t i = 0; i < 40; ++i)
             grad[i] = e.table().w.f()[i] - before[i];
         expectClose(grad, numericGrad(table, loss, 1), 1, "embedding.weight");
+    }
+    // The update: the squared global norm summed by gradNorm(), then Nesterov momentum on the
+    // gradient scaled by min(1, clip / norm), two steps against the formulas in double.
+    void clippedMomentumUpdate()
+    {
+        Runtime rt(makeCpuBackend());
+        GatedConvBlock b("conv1", 4, 2);
+        b.allocate(rt, 3);
+        std::vector<std::vector<float>> w0, g;
+        double sq = 0;
+        uint64_t k = 0;
+        for (Param* p : b.params()) {
+            auto gv = randomVector(size_t(p->numel()), 17 + k++, 2.f);
+            std::copy(gv.begin(), gv.end(), p->g.f());
+            for (float x : gv)
+                sq += double(x) * x;
+            g.push_back(gv);
+            w0.emplace_back(p->w.f(), p->w.f() + p->numel());
+        }
+        float normSq = 0;
+        b.gradNorm(rt, &normSq);
+        QVERIFY(std::fabs(normSq - sq) < 1e-5 * sq);
+        const double lr = 0.1, mu = 0.9, clip = 1.0, scale = std::min(1.0, clip / std::sqrt(sq));
+        QVERIFY(scale < 0.5);   // the test clips
+        const UpdateRule rule{float(lr), float(mu), float(clip), &normSq};
+        b.update(rt, rule);
+        b.update(rt, rule);
+        size_t i = 0;
+        for (Param* p : b.params()) {
+            std::vector<double> want(w0[i].size());
+            for (size_t e = 0; e < want.size(); ++e) {
+                double gs = g[i][e] * scale, v1 = gs, w1 = w0[i][e] - lr * (gs + mu * v1);
+                double v2 = mu * v1 + gs;
+                want[e] = w1 - lr * (gs + mu * v2);
+            }
+            std::vector<float> got(p->w.f(), p->w.f() + p->numel());
+            QVERIFY2(relError(got, want) < 1e-5, p->name.c_str());
+            ++i;
+        }
+        // Without clipping and momentum: plain SGD.
+        std::vector<float> before(b.params()[0]->w.f(), b.params()[0]->w.f() + b.params()[0]->numel());
+        b.update(rt, 0.5f);
+        for (size_t e = 0; e < before.size(); ++e)
+            QCOMPARE(b.params()[0]->w.f()[e], before[e] - 0.5f * g[0][e]);
     }
     void softmaxLayers_data()
     {

@@ -6,8 +6,15 @@
 
 #include <QTest>
 
+#include <QFile>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 
 using namespace wt::kernels;
@@ -61,6 +68,58 @@ public:
     long m_launches = 0;
 };
 
+// Records every launch (name, scope path) in order.
+class RecordingObserver final : public Observer {
+public:
+    void scopeEnter(std::string_view name, ScopeLevel) override { m_path.emplace_back(name); }
+    void scopeExit() override { m_path.pop_back(); }
+    void launchBegin(const OpLaunch& op) override
+    {
+        std::string scope;
+        for (size_t i = 0; i < m_path.size(); ++i)
+            scope += (i ? "/" : "") + m_path[i];
+        m_launches.emplace_back(scope, std::string(op.name));
+    }
+    void launchEnd() override {}
+    std::vector<std::string> m_path;
+    std::vector<std::pair<std::string, std::string>> m_launches;
+};
+
+// Targets cycling over 0..vocab-1 (every cluster gets tokens), inputs shifted by one.
+class CyclingSource final : public TokenSource {
+public:
+    explicit CyclingSource(int64_t vocab) : m_vocab(vocab) {}
+    void next(int64_t batch, int64_t seq, std::vector<int32_t>& in, std::vector<int32_t>& tg) override
+    {
+        in.resize(size_t(batch * seq));
+        tg.resize(size_t(batch * seq));
+        for (size_t i = 0; i < tg.size(); ++i) {
+            tg[i] = int32_t((i * 7 + 3) % uint64_t(m_vocab));
+            in[i] = int32_t((i * 7 + 2) % uint64_t(m_vocab));
+        }
+    }
+    double unigramEntropy() const override { return std::log(double(m_vocab)); }
+
+private:
+    int64_t m_vocab;
+};
+
+// "11 + 18 nc", "nc", "9" -> (a, b) of a + b nc.
+std::pair<int, int> parseCount(QString text)
+{
+    text.remove(QLatin1Char(' '));
+    int a = 0, b = 0;
+    for (const QString& term : text.split(QLatin1Char('+'))) {
+        if (term.endsWith(QLatin1String("nc"))) {
+            QString k = term.chopped(2);
+            b += k.isEmpty() ? 1 : k.toInt();
+        } else {
+            a += term.toInt();
+        }
+    }
+    return {a, b};
+}
+
 std::string learnableCorpus()
 {
     std::string path = wt::test::tempPath("corpus.txt");
@@ -69,6 +128,8 @@ std::string learnableCorpus()
         out << "the cat sat on the mat . a dog ran to the park and the bird sang a song .\n";
     return path;
 }
+
+constexpr int kZipfSteps = 150;
 
 double mean(const std::vector<float>& v, size_t from, size_t to)
 {
@@ -220,6 +281,166 @@ private slots:
                               QStringLiteral("tiny"), QStringLiteral("--run"), QStringLiteral("2")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QLatin1String("step 2  loss")));
+    }
+    // The op listing is the next step's launches one to one (names and scopes, dx GEMMs
+    // included), at tiny and small; after prepare() a step allocates nothing, whatever the
+    // batch's split over the tail clusters.
+    void listingMatchesLaunches_data()
+    {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<QString>("variant");
+        for (auto p : {"tiny", "small"})
+            for (auto w : {"gcn", "transformer"})
+                for (const auto& v : variants()) {
+                    // small (seconds per step in the ASan build): the two tail strategies, the
+                    // per-cluster one (adaptive) and the bucketed one (fused)
+                    if (std::string(p) == "small" && v != "adaptive" && v != "fused")
+                        continue;
+                    QTest::newRow(qPrintable(QString::fromLatin1(p) + "/" + QString::fromLatin1(w) + "/" +
+                                             QString::fromStdString(v)))
+                        << QString::fromLatin1(w) << QString::fromLatin1(p) << QString::fromStdString(v);
+                }
+    }
+    void listingMatchesLaunches()
+    {
+        QFETCH(QString, workload);
+        QFETCH(QString, preset);
+        QFETCH(QString, variant);
+        auto m = Model::create(workload.toStdString(), preset.toStdString(), variant.toStdString(), {});
+        RecordingObserver obs;
+        m->setObserver(&obs);
+        const int steps = preset == QLatin1String("tiny") ? 6 : 1;
+        int64_t allocations = -1;
+        for (int i = 0; i < steps; ++i) {
+            auto ops = m->listOps();   // the first listing comes before prepare(): it allocates nothing
+            QCOMPARE(m->runtime().allocations(), allocations < 0 ? 0 : allocations);
+            m->prepare();
+            allocations = m->runtime().allocations();
+            obs.m_launches.clear();
+            QVERIFY(std::isfinite(m->step()));
+            QCOMPARE(m->runtime().allocations(), allocations);
+            QCOMPARE(obs.m_launches.size(), ops.size());
+            for (size_t k = 0; k < ops.size(); ++k) {
+                QCOMPARE(obs.m_launches[k].second, ops[k].name);
+                QCOMPARE(obs.m_launches[k].first, ops[k].scope);
+            }
+            size_t dxGemms = size_t(std::count_if(ops.begin(), ops.end(), [](const OpInfo& o) {
+                return o.name == "sgemm_nn" && o.scope.rfind("step/backward/", 0) == 0;
+            }));
+            QVERIFY(dxGemms >= 2);   // the dh GEMMs of every linear layer are listed
+        }
+    }
+    // docs/softmax-variants.md states the launches and host syncs per step of each variant as
+    // formulas in nc; they must be what the code launches (gcn tiny: nc = 2, transformer: 3),
+    // and the passes over a logits matrix what the launches' byte counts say.
+    void docLaunchCounts()
+    {
+        QFile doc(wt::test::sourcePath(QStringLiteral("docs/softmax-variants.md")));
+        QVERIFY2(doc.open(QIODevice::ReadOnly), "docs/softmax-variants.md");
+        const QString text = QString::fromUtf8(doc.readAll());
+        QRegularExpression row(QStringLiteral("^\\| `(\\w+)` \\| ([0-9nc +]+) \\| ([0-9nc +]+) \\| ([0-9]+) \\|"),
+                               QRegularExpression::MultilineOption);
+        std::map<std::string, std::array<QString, 3>> stated;
+        for (auto it = row.globalMatch(text); it.hasNext();) {
+            auto mt = it.next();
+            stated[mt.captured(1).toStdString()] = {mt.captured(2), mt.captured(3), mt.captured(4)};
+        }
+        QCOMPARE(stated.size(), variants().size());
+        for (const auto& v : variants()) {
+            QVERIFY2(stated.count(v), v.c_str());
+            auto [la, lb] = parseCount(stated[v][0]);
+            auto [sa, sb] = parseCount(stated[v][1]);
+            const int passes = stated[v][2].toInt();
+            for (auto w : {"gcn", "transformer"}) {
+                // Non-GEMM bytes of the softmax layer's forward + backward, and its launches.
+                auto measure = [&](int64_t vocabExtra, int64_t& launches, int64_t& syncs) {
+                    auto m = Model::create(w, "tiny", v, {{"vocab", std::to_string(64 + vocabExtra)}});
+                    m->setTokenSource(std::make_unique<CyclingSource>(64));
+                    launches = syncs = 0;
+                    double bytes = 0;
+                    for (const auto& o : m->listOps()) {
+                        if (o.scope.rfind("step/forward/softmax", 0) != 0 && o.scope.rfind("step/backward/softmax", 0) != 0)
+                            continue;
+                        ++launches;
+                        syncs += o.name.rfind("memcpy_dtoh", 0) == 0;
+                        if (o.kind != LaunchKind::Gemm)
+                            bytes += o.bytesRead + o.bytesWritten;
+                    }
+                    return bytes;
+                };
+                const int64_t nc = std::string(w) == "gcn" ? 2 : 3;
+                int64_t launches = 0, syncs = 0, l2 = 0, s2 = 0;
+                const int64_t extra = 1000;
+                double b1 = measure(0, launches, syncs), b2 = measure(extra, l2, s2);
+                const QString where = QString::fromStdString(v) + QLatin1Char('/') + QLatin1String(w);
+                QVERIFY2(launches == la + lb * nc, qPrintable(where + QStringLiteral(": %1 launches").arg(launches)));
+                QVERIFY2(syncs == sa + sb * nc, qPrintable(where + QStringLiteral(": %1 syncs").arg(syncs)));
+                // The extra vocabulary widens the last logits matrix (full: all N rows; adaptive:
+                // the rows of the last cluster, targets 48..63 of 64 or 32..63 for gcn).
+                auto plain = Model::create(w, "tiny", v, {});
+                const ModelConfig& c = plain->config();
+                const int64_t N = c.batch * c.seq;
+                const int64_t lastLo = v == "full" ? 0 : c.cutoffs.back();
+                int64_t rows = 0;
+                std::vector<int32_t> in, tg;
+                CyclingSource(64).next(c.batch, c.seq, in, tg);
+                for (int32_t t : tg)
+                    rows += t >= lastLo;
+                QVERIFY(rows > 0 && rows <= N);
+                const double measured = (b2 - b1) / (4.0 * double(rows) * double(extra));
+                QVERIFY2(std::fabs(measured - passes) < 1e-9, qPrintable(where + QStringLiteral(": %1 passes").arg(measured)));
+            }
+        }
+    }
+    // adaptive, bucketed and fused are one function of the same parameters: their loss curves
+    // agree step after step (full is a different model: one weight matrix over the vocabulary).
+    void adaptiveVariantsTrainAlike()
+    {
+        for (auto w : {"gcn", "transformer"}) {
+            std::vector<std::vector<float>> curves;
+            for (auto v : {"adaptive", "bucketed", "fused"}) {
+                auto m = Model::create(w, "tiny", v, {{"batch", "8"}});
+                curves.emplace_back();
+                for (int i = 0; i < 8; ++i)
+                    curves.back().push_back(m->step());
+            }
+            for (size_t k = 1; k < curves.size(); ++k)
+                for (size_t i = 0; i < curves[0].size(); ++i)
+                    QVERIFY2(std::fabs(curves[k][i] - curves[0][i]) <= 1e-4f * curves[0][i],
+                             qPrintable(QStringLiteral("%1 step %2: %3 vs %4").arg(QLatin1String(w)).arg(i + 1)
+                                            .arg(curves[k][i]).arg(curves[0][i])));
+        }
+    }
+    // On independent Zipf tokens the best a model can do is the unigram entropy: every
+    // workload and variant gets close to it with the default settings and stays finite.
+    void trainsToUnigramEntropy_data()
+    {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<QString>("variant");
+        for (auto w : {"gcn", "transformer"})
+            for (const auto& v : variants())
+                QTest::newRow(qPrintable(QString::fromLatin1(w) + "/" + QString::fromStdString(v)))
+                    << QString::fromLatin1(w) << QString::fromStdString(v);
+    }
+    void trainsToUnigramEntropy()
+    {
+        QFETCH(QString, workload);
+        QFETCH(QString, variant);
+        auto m = Model::create(workload.toStdString(), "tiny", variant.toStdString(), {{"batch", "16"}});
+        const double floor = m->unigramEntropy();
+        QVERIFY(floor > 2.5 && floor < std::log(64.0));
+        std::vector<float> losses;
+        for (int i = 0; i < kZipfSteps; ++i) {
+            losses.push_back(m->step());
+            QVERIFY2(std::isfinite(losses.back()), qPrintable(QStringLiteral("step %1").arg(i + 1)));
+        }
+        const double first = mean(losses, 0, 10), last = mean(losses, losses.size() - 20, losses.size());
+        qInfo("loss %.3f (step 1), %.3f (steps 1-10) -> %.3f, unigram entropy %.3f", double(losses[0]), first, last, floor);
+        QVERIFY2(losses[0] > 1.08 * floor, "the loss starts clearly above the floor");
+        QVERIFY2(last < 1.05 * floor, qPrintable(QStringLiteral("loss %1 -> %2, floor %3").arg(first).arg(last).arg(floor)));
+        for (size_t i = 10; i + 10 <= losses.size(); i += 10)   // no window far above the start
+            QVERIFY(mean(losses, i, i + 10) < first * 1.05);
     }
     void trainingLowersLoss_data()
     {
