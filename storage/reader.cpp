@@ -64,8 +64,12 @@ RunInfo runFromRow(const Statement& s)
     r.kernels = s.int64(15);
     r.kernelTimeNs = s.int64(16);
     r.busyNs = s.int64(17);
-    r.spanStartNs = s.int64(18);
-    r.spanEndNs = s.int64(19);
+    // A damaged row's summary times are clamped into the range a run can hold, so that no
+    // consumer overflows on them (span = end - start); the fuzzer found one that did.
+    auto clampTime = [](int64_t t) { return std::clamp<int64_t>(t, -kMaxTimeNs + 1, kMaxTimeNs - 1); };
+    r.spanStartNs = clampTime(s.int64(18));
+    r.spanEndNs = clampTime(s.int64(19));
+    r.durationNs = std::clamp<int64_t>(r.durationNs, 0, kMaxTimeNs - 1);
     return r;
 }
 
