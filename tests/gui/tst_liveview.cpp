@@ -78,7 +78,7 @@ void TstLiveView::followsCapture()
                   {QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
                    QStringLiteral("small"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--steps"),
                    QStringLiteral("1000000"), QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("-o"), file});
-    QVERIFY(capture.waitForStarted());
+    QVERIFY2(capture.waitForStarted(), "cannot start the CLI: set WHERETIME_CLI (CTest does)");
     auto cleanup = qScopeGuard([&] {
         if (capture.state() != QProcess::NotRunning) {
             capture.kill();
@@ -151,6 +151,8 @@ void TstLiveView::followsCapture()
     QVERIFY2(int64_t(updates.size()) <= clock.elapsed() / LiveFollower::kIntervalMs,
              qPrintable(QStringLiteral("%1 reloads in %2 ms").arg(updates.size()).arg(clock.elapsed())));
     QVERIFY(updates.back().kernelTimeNs > first->run.kernelTimeNs);
+    qInfo("%zu reloads in %lld ms; kernels %lld -> %lld", updates.size(), static_cast<long long>(clock.elapsed()),
+          static_cast<long long>(first->kernelCount), static_cast<long long>(updates.back().kernels));
     // The zoom and the selection stayed; the selected kernel is the same one.
     QCOMPARE(state->viewStartNs(), t0);
     QCOMPARE(state->viewEndNs(), t1);
