@@ -1,7 +1,8 @@
 // The `wheretime` CLI as a user runs it: help, version, usage errors, runs and stats output
 // (JSON, CSV, table) on generated runs, and bad files; outputs that would overwrite an input
 // (also through links and SQLite's -wal/-shm) refused; failed imports that leave no file;
-// inputs that are FIFOs, standard input, directories and devices (issue 18).
+// inputs that are FIFOs, standard input, directories and devices (issue 18); stats of a run that
+// a capture is still writing, marked partial (issue 18's live view).
 #include "bench/synth/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
@@ -12,9 +13,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QScopeGuard>
 #include <QTest>
 
 #include <cmath>
+#include <csignal>
 #include <thread>
 
 #include <fcntl.h>
@@ -39,6 +43,7 @@ private slots:
     void failedImportLeavesNoFile();
     void fifoAndStandardInput();
     void inputsThatAreNotFiles();
+    void statsPartialWhileCapturing();
 
 private:
     QString m_file;
@@ -421,6 +426,53 @@ void TestCli::inputsThatAreNotFiles()
     QCOMPARE(p.exitCode, 1);
     QVERIFY2(p.err.contains(QStringLiteral("empty")), qPrintable(p.err));
     QVERIFY(!QFileInfo::exists(out));
+}
+
+void TestCli::statsPartialWhileCapturing()
+{
+    // A capture in a child process: while it writes the run, stats prints what is committed,
+    // marked partial; once it ends (SIGINT keeps the run as interrupted) the mark is gone.
+    const QString file = QString::fromStdString(test::tempPath("partial.wt"));
+    QProcess capture;
+    capture.start(qEnvironmentVariable("WHERETIME_CLI"),
+                  {QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                   QStringLiteral("small"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--steps"),
+                   QStringLiteral("1000000"), QStringLiteral("--warmup"), QStringLiteral("0"), QStringLiteral("-o"), file});
+    QVERIFY(capture.waitForStarted());
+    auto cleanup = qScopeGuard([&] {
+        if (capture.state() != QProcess::NotRunning) {
+            capture.kill();
+            capture.waitForFinished(10000);
+        }
+    });
+    // Wait until the run is writing with committed kernels (stats then reads it).
+    QJsonObject json;
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+        auto r = runCli({QStringLiteral("stats"), file, QStringLiteral("--json")});
+        json = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        return r.exitCode == 0 && json[QStringLiteral("kernels")].toInteger() > 0;
+    }()), 60000);
+    QCOMPARE(json[QStringLiteral("status")].toString(), QStringLiteral("writing"));
+    QCOMPARE(json[QStringLiteral("partial")].toBool(false), true);
+    auto text = runCli({QStringLiteral("stats"), file});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains(QStringLiteral("partial: the capture is still running")), qPrintable(text.out));
+    QVERIFY(text.out.contains(QStringLiteral("(writing)")));
+    auto csv = runCli({QStringLiteral("stats"), file, QStringLiteral("--csv")});
+    QCOMPARE(csv.exitCode, 0);
+    QVERIFY(csv.out.startsWith(QStringLiteral("name,path,time_ns")));   // the CSV stays clean
+    QVERIFY(csv.err.contains(QStringLiteral("partial")));
+
+    ::kill(pid_t(capture.processId()), SIGINT);
+    QVERIFY(capture.waitForFinished(60000));
+    QCOMPARE(capture.exitCode(), 130);
+    auto done = runCli({QStringLiteral("stats"), file, QStringLiteral("--json")});
+    QCOMPARE(done.exitCode, 0);
+    json = QJsonDocument::fromJson(done.out.toUtf8()).object();
+    QCOMPARE(json[QStringLiteral("status")].toString(), QStringLiteral("interrupted"));
+    QCOMPARE(json[QStringLiteral("partial")].toBool(true), false);
+    text = runCli({QStringLiteral("stats"), file});
+    QVERIFY(!text.out.contains(QStringLiteral("partial")));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -5,6 +5,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTest>
 
@@ -40,6 +41,38 @@ std::vector<wt::RunInfo> sampleRuns()
 class TstGuiModels : public QObject {
     Q_OBJECT
 private slots:
+    void liveRunRow()
+    {
+        // A run being captured reads "writing (live)"; updateRun changes its row in place (the
+        // live follower's new summary, then its final status) and leaves others alone.
+        RunListModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<wt::RunInfo> runs = sampleRuns();
+        runs[1].status = wt::RunStatus::Writing;
+        model.setRuns(runs);
+        const QModelIndex status = model.index(1, RunListModel::Status);
+        QCOMPARE(model.data(status).toString(), QStringLiteral("writing (live)"));
+        QCOMPARE(model.data(status, RunListModel::SortRole).toString(), QStringLiteral("writing"));
+        QVERIFY(model.data(status, RunListModel::LiveRole).toBool());
+        QVERIFY(!model.data(model.index(0, RunListModel::Status), RunListModel::LiveRole).toBool());
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        wt::RunInfo grown = runs[1];
+        grown.kernels = 5000;
+        QVERIFY(model.updateRun(grown));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toModelIndex().row(), 1);
+        QCOMPARE(model.data(model.index(1, RunListModel::Kernels), RunListModel::SortRole).toLongLong(), 5000);
+        grown.status = wt::RunStatus::Complete;
+        QVERIFY(model.updateRun(grown));
+        QCOMPARE(model.data(status).toString(), QStringLiteral("complete"));
+        QVERIFY(!model.data(status, RunListModel::LiveRole).toBool());
+        wt::RunInfo absent;
+        absent.id = 99;
+        QVERIFY(!model.updateRun(absent));
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.data(model.index(0, RunListModel::Kernels), RunListModel::SortRole).toLongLong(), 900);
+    }
+
     void runListModel()
     {
         RunListModel model;

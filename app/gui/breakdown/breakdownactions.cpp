@@ -21,7 +21,8 @@ BreakdownActions* BreakdownActions::install(MainWindow* window)
     return new BreakdownActions(window);
 }
 
-BreakdownActions::BreakdownActions(MainWindow* window) : QObject(window), m_window(window)
+BreakdownActions::BreakdownActions(MainWindow* window)
+    : QObject(window), m_window(window), m_timeline(window->timeline())
 {
     m_view = new BreakdownView(window->viewState(), window);
     window->addSideView(m_view);
@@ -43,7 +44,7 @@ BreakdownActions::BreakdownActions(MainWindow* window) : QObject(window), m_wind
     // Which chart Ctrl+E means: the one the user touched last.
     connect(qApp, &QApplication::focusChanged, this, [this](QWidget*, QWidget* now) {
         for (QWidget* w = now; w; w = w->parentWidget()) {
-            if (w == m_window->timeline()) {
+            if (w == m_timeline) {
                 m_timelineLast = true;
                 return;
             }
@@ -53,12 +54,12 @@ BreakdownActions::BreakdownActions(MainWindow* window) : QObject(window), m_wind
             }
         }
     });
-    m_window->timeline()->installEventFilter(this);
+    m_timeline->installEventFilter(this);
 }
 
 bool BreakdownActions::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_window->timeline() && event->type() == QEvent::ContextMenu) {
+    if (watched == m_timeline && event->type() == QEvent::ContextMenu) {
         m_timelineLast = true;
         QMenu menu(m_window);
         QAction* exp = menu.addAction(QStringLiteral("Export timeline..."), this, &BreakdownActions::exportTimeline);

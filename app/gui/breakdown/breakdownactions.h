@@ -28,6 +28,7 @@ private:
     explicit BreakdownActions(MainWindow* window);
 
     MainWindow* m_window;
+    QWidget* m_timeline;   // the window's timeline, kept: events and focus changes arrive while the window is destroyed
     BreakdownView* m_view;
     bool m_timelineLast = false;
 };

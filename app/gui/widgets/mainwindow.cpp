@@ -77,7 +77,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     m_liveLabel->setObjectName(QStringLiteral("liveLabel"));
     m_liveLabel->setStyleSheet(QStringLiteral("QLabel { color: #2ca02c; font-weight: bold; }"));
     m_liveLabel->setToolTip(QStringLiteral("This run is being captured: the timeline, breakdown and details refresh as steps are committed"));
-    statusBar()->insertPermanentWidget(0, m_liveLabel);
+    statusBar()->addPermanentWidget(m_liveLabel);
     m_liveLabel->hide();
     connect(m_live, &LiveFollower::runUpdated, this, [this](std::shared_ptr<const RunData> run) {
         m_state->updateRun(std::move(run));
