@@ -1,166 +1,96 @@
 #include "breakdown.h"
 
+#include "analysis/activitystats.h"
 #include "storage/reader.h"
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace wt {
 
-std::optional<GroupBy> groupByFromString(std::string_view text)
+std::string groupKey(const TotalRow& row, const ScopeTree& tree, const Strings& strings, GroupBy groupBy, int depth)
 {
-    if (text == "scope") return GroupBy::Scope;
-    if (text == "layer") return GroupBy::Layer;
-    if (text == "phase") return GroupBy::Phase;
-    if (text == "op") return GroupBy::Op;
-    if (text == "kernel") return GroupBy::Kernel;
-    if (text == "kind") return GroupBy::Kind;
-    return std::nullopt;
-}
-
-std::string_view toString(GroupBy g)
-{
-    switch (g) {
-    case GroupBy::Scope: return "scope";
-    case GroupBy::Layer: return "layer";
-    case GroupBy::Phase: return "phase";
-    case GroupBy::Op: return "op";
-    case GroupBy::Kernel: return "kernel";
-    case GroupBy::Kind: return "kind";
-    }
-    return "layer";
+    return groupKey(row.kind, row.scopeId, row.nameId, tree, strings, groupBy, depth);
 }
 
 namespace {
 
-// Per-grouping key of a scope node, cached: trees are small, totals rows many.
-struct KeyCache {
-    const ScopeTree& tree;
-    GroupBy groupBy;
-    int depth;
-    bool treeHasLevel;
-    std::unordered_map<int64_t, std::string> keys;
-
-    std::string compute(int64_t scopeId) const
-    {
-        if (scopeId == 0 || !tree.contains(scopeId))
-            return kNoScope;
-        switch (groupBy) {
-        case GroupBy::Scope:
-            return tree.path(scopeId, depth);
-        case GroupBy::Layer:
-        case GroupBy::Phase: {
-            const char* lvl = groupBy == GroupBy::Layer ? "layer" : "phase";
-            if (!treeHasLevel)   // imports: top-level ranges play the part of layers and phases
-                return tree.path(scopeId, 1);
-            int64_t a = tree.ancestorAtLevel(scopeId, lvl);
-            return a ? tree.name(a) : std::string(groupBy == GroupBy::Layer ? "(no layer)" : "(no phase)");
-        }
-        case GroupBy::Op: {
-            int64_t a = treeHasLevel ? tree.ancestorAtLevel(scopeId, "op") : scopeId;
-            return a ? tree.name(a) : tree.name(scopeId);
-        }
-        default:
-            return {};
-        }
-    }
-
-    const std::string& get(int64_t scopeId)
-    {
-        auto it = keys.find(scopeId);
-        if (it == keys.end())
-            it = keys.emplace(scopeId, compute(scopeId)).first;
-        return it->second;
-    }
-};
-
-bool hasLevelFor(const ScopeTree& tree, GroupBy g)
+// Sums totals rows into groups (by the grouper's index), then shares and order.
+Breakdown sumGroups(const std::vector<TotalRow>& totals, const ScopeTree& tree, Grouper& grouper)
 {
-    switch (g) {
-    case GroupBy::Layer: return tree.hasLevel("layer");
-    case GroupBy::Phase: return tree.hasLevel("phase");
-    case GroupBy::Op: return tree.hasLevel("op");
-    default: return true;
-    }
-}
-
-std::string nameOf(uint32_t id, const std::unordered_map<uint32_t, std::string>& strings)
-{
-    auto it = strings.find(id);
-    return it == strings.end() ? std::string("(unnamed)") : it->second;
-}
-
-}  // namespace
-
-std::string groupKey(const TotalRow& row, const ScopeTree& tree, const std::unordered_map<uint32_t, std::string>& strings,
-                     GroupBy groupBy, int depth)
-{
-    if (groupBy == GroupBy::Kernel)
-        return nameOf(row.nameId, strings);
-    if (groupBy == GroupBy::Kind)
-        return std::string(toString(row.kind));
-    KeyCache cache{tree, groupBy, depth, hasLevelFor(tree, groupBy), {}};
-    return cache.compute(row.scopeId);
-}
-
-Breakdown computeBreakdown(const std::vector<TotalRow>& totals, const ScopeTree& tree,
-                           const std::unordered_map<uint32_t, std::string>& strings, const BreakdownOptions& options)
-{
+    const GroupLevel& level = grouper.level();
     Breakdown out;
-    out.groupBy = options.groupBy;
-    out.depth = options.depth;
-    bool allKinds = options.groupBy == GroupBy::Kind;
-
-    std::vector<KeyCache> filterCaches;
-    for (auto& [g, key] : options.filters) {
-        // A scope-path filter names its own depth: "step/backward" is the path at depth 2.
-        int depth = g == GroupBy::Scope ? int(std::count(key.begin(), key.end(), '/')) + 1 : options.depth;
-        filterCaches.push_back(KeyCache{tree, g, depth, hasLevelFor(tree, g), {}});
-    }
-    KeyCache cache{tree, options.groupBy, options.depth, hasLevelFor(tree, options.groupBy), {}};
-
-    std::unordered_map<std::string, Group> groups;
+    out.groupBy = level.groupBy;
+    out.depth = level.depth;
+    out.filters = level.filters;
+    std::vector<Group> groups;
     for (const TotalRow& row : totals) {
-        if (!allKinds && row.kind != ActivityKind::Kernel)
+        const int32_t g = grouper.indexOfScope(row.kind, row.scopeId, row.nameId);
+        if (g < 0)
             continue;
-        bool pass = true;
-        for (size_t i = 0; i < options.filters.size() && pass; ++i) {
-            GroupBy g = options.filters[i].first;
-            const std::string& want = options.filters[i].second;
-            if (g == GroupBy::Kernel)
-                pass = nameOf(row.nameId, strings) == want;
-            else if (g == GroupBy::Kind)
-                pass = toString(row.kind) == want;
-            else
-                pass = filterCaches[i].get(row.scopeId) == want;
-        }
-        if (!pass)
-            continue;
-        std::string key;
-        if (options.groupBy == GroupBy::Kernel)
-            key = nameOf(row.nameId, strings);
-        else if (options.groupBy == GroupBy::Kind)
-            key = std::string(toString(row.kind));
-        else
-            key = cache.get(row.scopeId);
-        Group& g = groups[key];
-        if (g.path.empty()) {
-            g.path = key;
-            size_t slash = options.groupBy == GroupBy::Scope ? key.rfind('/') : std::string::npos;
-            g.name = slash == std::string::npos ? key : key.substr(slash + 1);
-        }
-        g.timeNs += row.timeNs;
-        g.count += row.count;
+        if (size_t(g) >= groups.size())
+            groups.resize(size_t(g) + 1);
+        groups[size_t(g)].timeNs += row.timeNs;
+        groups[size_t(g)].count += row.count;
         out.totalNs += row.timeNs;
     }
-    out.groups.reserve(groups.size());
-    for (auto& [k, g] : groups) {
-        g.share = out.totalNs > 0 ? double(g.timeNs) / double(out.totalNs) : 0.0;
-        out.groups.push_back(std::move(g));
+    (void)tree;
+    for (size_t g = 0; g < groups.size(); ++g) {
+        Group& gr = groups[g];
+        if (gr.count == 0 && gr.timeNs == 0)
+            continue;
+        gr.path = grouper.keys()[g];
+        gr.name = groupName(level.groupBy, gr.path);
+        gr.share = out.totalNs > 0 ? double(gr.timeNs) / double(out.totalNs) : 0.0;
+        gr.meanNs = gr.count > 0 ? double(gr.timeNs) / double(gr.count) : 0.0;
+        out.groups.push_back(std::move(gr));
     }
     std::sort(out.groups.begin(), out.groups.end(), [](const Group& a, const Group& b) {
         return a.timeNs != b.timeNs ? a.timeNs > b.timeNs : a.path < b.path;
     });
+    return out;
+}
+
+}  // namespace
+
+Breakdown computeBreakdown(const std::vector<TotalRow>& totals, const ScopeTree& tree, const Strings& strings,
+                           const GroupLevel& level)
+{
+    Grouper grouper(tree, strings, level);
+    return sumGroups(totals, tree, grouper);
+}
+
+Breakdown computeBreakdown(const std::vector<TotalRow>& totals, const ScopeTree& tree, const Strings& strings,
+                           const BreakdownOptions& options)
+{
+    return computeBreakdown(totals, tree, strings, options.level());
+}
+
+Breakdown computeBreakdown(const RunProfile& profile, const GroupLevel& level, const ActivityView* activities,
+                           const std::optional<TimeRange>& range)
+{
+    std::optional<TimeRange> r;
+    if (range && activities)
+        r = range->normalized();
+    Grouper grouper(profile.tree, profile.strings, level);
+    Breakdown out = r ? sumGroups(rangeTotals(*activities, profile.tree, *r), profile.tree, grouper)
+                      : sumGroups(profile.totals, profile.tree, grouper);
+    out.range = r;
+    if (!activities)
+        return out;
+    const std::vector<Distribution> dist = distributions(*activities, grouper, r);
+    std::unordered_map<std::string, const Distribution*> byKey;
+    for (size_t g = 0; g < dist.size(); ++g)
+        if (dist[g].count > 0)
+            byKey.emplace(grouper.keys()[g], &dist[g]);
+    for (Group& g : out.groups)
+        if (auto it = byKey.find(g.path); it != byKey.end()) {
+            g.hasDistribution = true;
+            g.medianNs = it->second->medianNs;
+            g.minNs = it->second->minNs;
+            g.maxNs = it->second->maxNs;
+        }
     return out;
 }
 
@@ -191,17 +121,61 @@ std::vector<TotalRow> totalsOf(const std::vector<Activity>& activities, const st
     return out;
 }
 
-RunStats computeRunStats(const Reader& reader, int64_t runId, const BreakdownOptions& options)
+namespace {
+
+// Groups for which intoOther(index, group) holds merge into one 'other' slice (last); the
+// rest become one slice each, in order.
+template <typename IntoOther>
+std::vector<Slice> slicesWithOther(size_t count, const GroupAt& group, IntoOther intoOther)
+{
+    std::vector<Slice> out;
+    Slice other;
+    other.other = true;
+    for (size_t i = 0; i < count; ++i) {
+        const Group& g = group(i);
+        if (intoOther(i, g)) {
+            other.timeNs += g.timeNs;
+            other.share += g.share;
+            other.members.push_back(i);
+            continue;
+        }
+        out.push_back(Slice{g.name, g.path, g.timeNs, g.share, false, {i}});
+    }
+    if (!other.members.empty()) {
+        other.name = "other (" + std::to_string(other.members.size()) + ")";
+        out.push_back(std::move(other));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<Slice> thresholdSlices(size_t count, const GroupAt& group, double threshold)
+{
+    return slicesWithOther(count, group, [&](size_t, const Group& g) { return g.share < threshold; });
+}
+
+std::vector<Slice> topSlices(size_t count, const GroupAt& group, size_t maxCount)
+{
+    const bool all = count <= maxCount;
+    return slicesWithOther(count, group, [&](size_t i, const Group&) { return !all && i + 1 >= maxCount; });
+}
+
+RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& options)
 {
     RunStats s;
-    s.run = reader.run(runId);
+    s.run = profile.run;
     s.kernels = s.run.kernels;
     s.kernelTimeNs = s.run.kernelTimeNs;
     s.busyNs = s.run.busyNs;
     s.spanNs = s.run.spanEndNs - s.run.spanStartNs;
-    ScopeTree tree = ScopeTree::load(reader, runId);
-    s.breakdown = computeBreakdown(reader.totals(runId), tree, reader.strings(), options);
+    s.breakdown = computeBreakdown(profile.totals, profile.tree, profile.strings, options);
     return s;
+}
+
+RunStats computeRunStats(const Reader& reader, int64_t runId, const BreakdownOptions& options)
+{
+    return computeRunStats(*RunProfile::load(reader, runId), options);
 }
 
 }  // namespace wt

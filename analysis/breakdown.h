@@ -1,12 +1,19 @@
 // Time share of a run: kernel time grouped by scope path at a depth, by layer, by phase, by
-// op, by kernel name, or by activity kind. One code path for the CLI (`wheretime stats`),
-// the GUI's pies and tables, and reports. Input is the reduced form (TotalRow), either the
-// stored totals of a whole run or totals computed from the activities of a time range.
+// op, by kernel name, or by activity kind (grouping.h). One code path for the CLI
+// (`wheretime stats`), the GUI's pies, tables and details panel, and reports. Input is the
+// reduced form (TotalRow): the stored totals of a whole run, or rangeTotals of a time range;
+// with the activities at hand each group also gets its distribution (activitystats.h).
+// The 'other' rule of charts (threshold and top-N slices) is here too, once.
 #pragma once
 
+#include "analysis/activityview.h"
+#include "analysis/grouping.h"
+#include "analysis/runprofile.h"
 #include "analysis/scopetree.h"
+#include "analysis/timerange.h"
 #include "storage/types.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -16,48 +23,85 @@ namespace wt {
 
 class Reader;
 
-enum class GroupBy { Scope, Layer, Phase, Op, Kernel, Kind };
-std::optional<GroupBy> groupByFromString(std::string_view text);
-std::string_view toString(GroupBy groupBy);
-
+// One group of a breakdown: the one row type the CLI, the tables, the charts and the details
+// panel show (views add their colour).
 struct Group {
     std::string name;      // display name (last path component, kernel name, kind)
     std::string path;      // full key: scope path, or the name again
     int64_t timeNs = 0;
     double share = 0;      // of Breakdown::totalNs
     int64_t count = 0;     // activities
+    double meanNs = 0;     // timeNs / count
+    // Per-activity durations (clipped ones for a range); known when the activities were given.
+    bool hasDistribution = false;
+    int64_t medianNs = 0;  // lower median
+    int64_t minNs = 0;
+    int64_t maxNs = 0;
 };
 
 struct Breakdown {
     GroupBy groupBy = GroupBy::Layer;
     int depth = 0;
+    std::vector<GroupFilter> filters;
+    std::optional<TimeRange> range;  // set for the breakdown of a time range
     int64_t totalNs = 0;           // kernel time (or all activity time when grouping by kind)
     std::vector<Group> groups;     // largest first; ties by path
 };
 
+// The options `wheretime stats` and older callers pass (a GroupLevel with the depth second).
 struct BreakdownOptions {
     GroupBy groupBy = GroupBy::Layer;
-    int depth = 3;                         // for GroupBy::Scope
-    // Drill-down: only rows whose key under each (groupBy, key) filter matches, e.g.
-    // {{Layer, "softmax"}} then group by Op; {{Layer, "softmax"}, {Op, "head_gemm"}} by Kernel.
-    // A Scope filter's depth is that of its path ({Scope, "step/backward"} compares paths at
-    // depth 2), so drilling by scope path works level by level.
-    std::vector<std::pair<GroupBy, std::string>> filters;
+    int depth = kDefaultScopeDepth;        // for GroupBy::Scope
+    std::vector<GroupFilter> filters;      // see GroupLevel
+    GroupLevel level() const { return GroupLevel{groupBy, filters, depth}; }
 };
 
-inline constexpr const char* kNoScope = "(no scope)";
-
 // The group key (path) of one totals row under a grouping; what filters compare against.
-std::string groupKey(const TotalRow& row, const ScopeTree& tree, const std::unordered_map<uint32_t, std::string>& strings,
-                     GroupBy groupBy, int depth);
+std::string groupKey(const TotalRow& row, const ScopeTree& tree, const Strings& strings, GroupBy groupBy, int depth);
 
-Breakdown computeBreakdown(const std::vector<TotalRow>& totals, const ScopeTree& tree,
-                           const std::unordered_map<uint32_t, std::string>& strings, const BreakdownOptions& options);
+Breakdown computeBreakdown(const std::vector<TotalRow>& totals, const ScopeTree& tree, const Strings& strings,
+                           const BreakdownOptions& options);
+Breakdown computeBreakdown(const std::vector<TotalRow>& totals, const ScopeTree& tree, const Strings& strings,
+                           const GroupLevel& level);
 
-// Totals of the activities of a time range (or any subset): the brute-force twin of the
-// stored totals. instanceScope maps scope instance id -> scope id.
+// The breakdown the views show: the whole run from the stored totals, or a range from the
+// activities clipped to it (needs `activities`); with `activities`, every group also carries
+// its distribution.
+Breakdown computeBreakdown(const RunProfile& profile, const GroupLevel& level, const ActivityView* activities = nullptr,
+                           const std::optional<TimeRange>& range = std::nullopt);
+
+// Totals of a list of activities (any subset): the brute-force twin of the stored totals.
+// instanceScope maps scope instance id -> scope id.
 std::vector<TotalRow> totalsOf(const std::vector<Activity>& activities,
                                const std::unordered_map<int64_t, int64_t>& instanceScope);
+
+// A chart slice: one group, or 'other' holding the groups the rule merged (always last).
+struct Slice {
+    std::string name;              // the group's name, "other (N)" for other
+    std::string path;              // group key; empty for other
+    int64_t timeNs = 0;
+    double share = 0;
+    bool other = false;
+    std::vector<size_t> members;   // indices into Breakdown::groups
+};
+// Pies: groups with share < threshold (a fraction, e.g. 0.02) merge into 'other'.
+// Bars: the largest maxCount - 1 groups, then one 'other' with the rest (none when all fit).
+// Over any list of groups in breakdown order (Group, or a view's row type derived from it).
+using GroupAt = std::function<const Group&(size_t)>;
+std::vector<Slice> thresholdSlices(size_t count, const GroupAt& group, double threshold);
+std::vector<Slice> topSlices(size_t count, const GroupAt& group, size_t maxCount);
+template <class G>
+std::vector<Slice> thresholdSlices(const std::vector<G>& groups, double threshold)
+{
+    return thresholdSlices(groups.size(), [&](size_t i) -> const Group& { return groups[i]; }, threshold);
+}
+template <class G>
+std::vector<Slice> topSlices(const std::vector<G>& groups, size_t maxCount)
+{
+    return topSlices(groups.size(), [&](size_t i) -> const Group& { return groups[i]; }, maxCount);
+}
+inline std::vector<Slice> thresholdSlices(const Breakdown& b, double threshold) { return thresholdSlices(b.groups, threshold); }
+inline std::vector<Slice> topSlices(const Breakdown& b, size_t maxCount) { return topSlices(b.groups, maxCount); }
 
 // The numbers `wheretime stats` prints.
 struct RunStats {
@@ -68,6 +112,7 @@ struct RunStats {
     int64_t spanNs = 0;
     Breakdown breakdown;
 };
+RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& options);
 RunStats computeRunStats(const Reader& reader, int64_t runId, const BreakdownOptions& options);
 
 }  // namespace wt

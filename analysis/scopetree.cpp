@@ -9,18 +9,31 @@ namespace wt {
 ScopeTree::ScopeTree(const std::vector<ScopeNode>& nodes, const std::unordered_map<uint32_t, std::string>& strings)
     : m_nodes(nodes)
 {
+    std::stable_sort(m_nodes.begin(), m_nodes.end(), [](const ScopeNode& a, const ScopeNode& b) { return a.id < b.id; });
     for (size_t i = 0; i < m_nodes.size(); ++i) {
         m_index.emplace(m_nodes[i].id, i);
         m_maxDepth = std::max(m_maxDepth, m_nodes[i].depth);
         for (uint32_t id : {m_nodes[i].nameId, m_nodes[i].levelId})
             if (auto it = strings.find(id); it != strings.end())
                 m_names.emplace(id, it->second);
+        if (auto it = strings.find(m_nodes[i].levelId); it != strings.end())
+            m_levels.insert(it->second);
     }
+    m_paths = ScopePaths(m_nodes, [this](uint32_t id) {
+        auto it = m_names.find(id);
+        return it == m_names.end() ? std::string() : it->second;
+    });
 }
 
 ScopeTree ScopeTree::load(const Reader& reader, int64_t runId)
 {
     return ScopeTree(reader.scopes(runId), reader.strings());
+}
+
+uint32_t ScopeTree::indexOf(int64_t scopeId) const
+{
+    auto it = m_index.find(scopeId);
+    return it == m_index.end() ? kNoNode : uint32_t(it->second);
 }
 
 const std::string& ScopeTree::name(int64_t scopeId) const
@@ -39,19 +52,7 @@ const std::string& ScopeTree::level(int64_t scopeId) const
 
 std::string ScopeTree::path(int64_t scopeId, int depth) const
 {
-    int64_t id = depth > 0 ? ancestorAtDepth(scopeId, depth) : scopeId;
-    std::vector<int64_t> chain;
-    while (id != 0 && contains(id)) {
-        chain.push_back(id);
-        id = node(id).parentId;
-    }
-    std::string out;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        if (!out.empty())
-            out += '/';
-        out += name(*it);
-    }
-    return out;
+    return m_paths.path(depth > 0 ? ancestorAtDepth(scopeId, depth) : scopeId);
 }
 
 int64_t ScopeTree::ancestorAtDepth(int64_t scopeId, int depth) const
@@ -72,12 +73,7 @@ int64_t ScopeTree::ancestorAtLevel(int64_t scopeId, const std::string& lvl) cons
 
 bool ScopeTree::hasLevel(const std::string& lvl) const
 {
-    for (const ScopeNode& n : m_nodes) {
-        auto it = m_names.find(n.levelId);
-        if (it != m_names.end() && it->second == lvl)
-            return true;
-    }
-    return false;
+    return m_levels.count(lvl) != 0;
 }
 
 }  // namespace wt

@@ -1,11 +1,14 @@
-// A run's scope tree in memory, with names resolved: paths at a depth, the ancestor at a
-// level (layer, phase), and stable keys for grouping.
+// A run's scope tree in memory, with names resolved: paths at a depth (through the one
+// scope-path implementation in storage/scopepaths.h), the ancestor at a level (layer, phase),
+// and node positions (nodes sorted by id: position i is what the GUI's RunData calls node i).
 #pragma once
 
+#include "storage/scopepaths.h"
 #include "storage/types.h"
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace wt {
@@ -14,13 +17,17 @@ class Reader;
 
 class ScopeTree {
 public:
+    static constexpr uint32_t kNoNode = 0xffffffffu;
+
     ScopeTree() = default;
     ScopeTree(const std::vector<ScopeNode>& nodes, const std::unordered_map<uint32_t, std::string>& strings);
     static ScopeTree load(const Reader& reader, int64_t runId);
 
     bool contains(int64_t scopeId) const { return m_index.count(scopeId) != 0; }
     const ScopeNode& node(int64_t scopeId) const { return m_nodes[m_index.at(scopeId)]; }
-    const std::vector<ScopeNode>& nodes() const { return m_nodes; }
+    const std::vector<ScopeNode>& nodes() const { return m_nodes; }   // sorted by id
+    // Position of a node in nodes(), kNoNode for 0 or an unknown id.
+    uint32_t indexOf(int64_t scopeId) const;
     const std::string& name(int64_t scopeId) const;
     const std::string& level(int64_t scopeId) const;
     // '/'-joined names from the top level down to min(depth, node depth). depth <= 0: full path.
@@ -36,6 +43,8 @@ private:
     std::vector<ScopeNode> m_nodes;
     std::unordered_map<int64_t, size_t> m_index;
     std::unordered_map<uint32_t, std::string> m_names;   // only the ids the tree uses
+    std::unordered_set<std::string> m_levels;            // level names present
+    ScopePaths m_paths;
     int m_maxDepth = 0;
 };
 

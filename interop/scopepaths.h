@@ -1,17 +1,11 @@
-// Scope paths ("step/forward/layer3/ffn_up") of a run's scope instances, shared by the exporters.
+// Scope paths of a run's scope instances for the exporters: storage/scopepaths.h holds the
+// one implementation (shared with analysis/ and the GUI); this name keeps the exporters' call.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <unordered_map>
-
-namespace wt {
-class Reader;
-}
+#include "storage/scopepaths.h"
 
 namespace wt::interop {
 
-// Scope instance id -> path of its scope node, names joined by '/'.
-std::unordered_map<int64_t, std::string> scopeInstancePaths(const Reader& reader, int64_t runId);
+using wt::scopeInstancePaths;
 
 }  // namespace wt::interop

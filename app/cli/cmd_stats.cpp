@@ -1,6 +1,11 @@
 // wheretime stats FILE[:RUN]: where a run's kernel time goes, grouped by layer, scope path,
-// phase, op, kernel name or activity kind.
+// phase, op, kernel name or activity kind; of the whole run or of a time range (--range, by
+// the clip rule the GUI's range selection uses), with per-group distributions in --json and
+// --csv. Every figure is analysis/'s (computeRunStats, computeBreakdown).
+#include "analysis/activityview.h"
 #include "analysis/breakdown.h"
+#include "analysis/duration.h"
+#include "analysis/runprofile.h"
 #include "app/cli/command.h"
 #include "app/cli/format.h"
 #include "storage/csv.h"
@@ -16,18 +21,24 @@ namespace {
 
 const char* kUsage =
     "usage: wheretime stats FILE[:RUN] [--group-by layer|scope|phase|op|kernel|kind] [--depth N]\n"
-    "                       [--within GROUPBY=KEY]... [--json | --csv]\n\n"
+    "                       [--within GROUPBY=KEY]... [--range T0:T1] [--json | --csv]\n\n"
     "Kernel time of a run and its share per group (largest first).\n"
     "  --group-by   layer (default; the layer across phases), scope (path at --depth),\n"
     "               phase, op, kernel (name) or kind (kernel, memcpy, memset)\n"
     "  --depth N    scope path depth for --group-by scope (default 3)\n"
     "  --within G=K only kernels whose group under G is K, e.g. --within layer=softmax\n"
-    "  --json       {run, kernels, kernel_time_ns, busy_ns, span_ns, groups: [{name, path, time_ns, share, count}]}\n"
-    "  --csv        one row per group\n";
+    "  --range T0:T1  only the time range [T0, T1), counted from the run's time 0 (its first\n"
+    "               activity, the 0 of the GUI's ruler): ns, or with a unit, e.g. 2ms:5ms,\n"
+    "               1.5us:20us. Each activity counts with its overlap with the range (the GUI's\n"
+    "               range selection rule)\n"
+    "  --json       {run, kernels, kernel_time_ns, busy_ns, span_ns, range, groups: [{name, path,\n"
+    "               time_ns, share, count, mean_ns, median_ns, min_ns, max_ns}]}; with --range,\n"
+    "               the distributions are of the clipped durations\n"
+    "  --csv        one row per group, the same fields\n";
 
 int runStats(Args& args)
 {
-    args.parse({"--group-by", "--depth", "--within"}, {"--json", "--csv"});
+    args.parse({"--group-by", "--depth", "--within", "--range"}, {"--json", "--csv"});
     if (args.positionals().size() != 1)
         throw UsageError("expected one FILE[:RUN]");
     BreakdownOptions options;
@@ -47,12 +58,30 @@ int runStats(Args& args)
     }
     if (args.flag("--json") && args.flag("--csv"))
         throw UsageError("--json and --csv exclude each other");
+    std::optional<TimeRange> range;
+    if (auto text = args.value("--range")) {
+        range = parseTimeRange(*text);
+        if (!range)
+            throw UsageError("--range needs T0:T1 with T0 <= T1 (ns, or with a unit: 2ms:5ms), got '" + *text + "'");
+    }
+    const bool distributions = args.flag("--json") || args.flag("--csv") || range;
 
     auto [file, selector] = splitRunSelector(args.positionals()[0]);
     Database db(file, OpenMode::ReadOnly);
     Reader reader(db);
     int64_t runId = reader.resolveRun(selector);
-    RunStats s = computeRunStats(reader, runId, options);
+    auto profile = RunProfile::load(reader, runId);
+    RunStats s = computeRunStats(*profile, options);
+    if (distributions) {
+        // Distributions and ranges need every activity, not only the stored totals.
+        ActivityColumns columns = ActivityColumns::load(reader, runId, profile->tree);
+        const ActivityView view = columns.view();
+        // Range ends count from the run's time 0, its first activity (the GUI ruler's 0).
+        std::optional<TimeRange> onClock;
+        if (range)
+            onClock = TimeRange{range->startNs + view.firstStartNs(), range->endNs + view.firstStartNs()};
+        s.breakdown = computeBreakdown(*profile, options.level(), &view, onClock);
+    }
     const Breakdown& b = s.breakdown;
 
     if (args.flag("--json")) {
@@ -61,32 +90,43 @@ int runStats(Args& args)
                   << ",\"device\":" << json::quote(s.run.device) << ",\"status\":" << json::quote(toString(s.run.status))
                   << ",\"kernels\":" << s.kernels << ",\"kernel_time_ns\":" << s.kernelTimeNs
                   << ",\"busy_ns\":" << s.busyNs << ",\"span_ns\":" << s.spanNs
-                  << ",\"group_by\":" << json::quote(toString(b.groupBy)) << ",\"depth\":" << b.depth
-                  << ",\"total_ns\":" << b.totalNs << ",\"groups\":[";
+                  << ",\"group_by\":" << json::quote(toString(b.groupBy)) << ",\"depth\":" << b.depth;
+        if (range)
+            std::cout << ",\"range\":{\"start_ns\":" << range->startNs << ",\"end_ns\":" << range->endNs << "}";
+        else
+            std::cout << ",\"range\":null";
+        std::cout << ",\"total_ns\":" << b.totalNs << ",\"groups\":[";
         for (size_t i = 0; i < b.groups.size(); ++i) {
             const Group& gr = b.groups[i];
             std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(gr.name) << ",\"path\":" << json::quote(gr.path)
                       << ",\"time_ns\":" << gr.timeNs << ",\"share\":" << json::number(gr.share)
-                      << ",\"count\":" << gr.count << "}";
+                      << ",\"count\":" << gr.count << ",\"mean_ns\":" << json::number(gr.meanNs)
+                      << ",\"median_ns\":" << gr.medianNs << ",\"min_ns\":" << gr.minNs << ",\"max_ns\":" << gr.maxNs << "}";
         }
         std::cout << "]}\n";
         return 0;
     }
     if (args.flag("--csv")) {
-        std::cout << "name,path,time_ns,share,count\n";
+        std::cout << "name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns\n";
         for (const Group& gr : b.groups)
             std::cout << csv::field(gr.name) << ',' << csv::field(gr.path) << ',' << gr.timeNs << ','
-                      << json::number(gr.share) << ',' << gr.count << '\n';
+                      << json::number(gr.share) << ',' << gr.count << ',' << json::number(gr.meanNs) << ',' << gr.medianNs
+                      << ',' << gr.minNs << ',' << gr.maxNs << '\n';
         return 0;
     }
     std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), s.run.name.c_str(),
                 s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(), std::string(toString(s.run.status)).c_str());
-    std::printf("kernels %lld   kernel time %s   busy %s   span %s\n\n", static_cast<long long>(s.kernels),
+    std::printf("kernels %lld   kernel time %s   busy %s   span %s\n", static_cast<long long>(s.kernels),
                 formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.busyNs).c_str(), formatDuration(s.spanNs).c_str());
-    std::printf("%-48s %14s %7s %9s\n", std::string(toString(b.groupBy)).c_str(), "time", "share", "count");
+    if (range)
+        std::printf("range %s .. %s   time in range %s\n", formatDuration(range->startNs).c_str(),
+                    formatDuration(range->endNs).c_str(), formatDuration(b.totalNs).c_str());
+    std::printf("\n%-48s %14s %7s %9s %12s %12s\n", std::string(toString(b.groupBy)).c_str(), "time", "share", "count", "mean",
+                distributions ? "median" : "");
     for (const Group& gr : b.groups)
-        std::printf("%-48.48s %14s %7s %9lld\n", gr.path.c_str(), formatDuration(gr.timeNs).c_str(),
-                    formatShare(gr.share).c_str(), static_cast<long long>(gr.count));
+        std::printf("%-48.48s %14s %7s %9lld %12s %12s\n", gr.path.c_str(), formatDuration(gr.timeNs).c_str(),
+                    formatShare(gr.share).c_str(), static_cast<long long>(gr.count), formatDuration(gr.meanNs).c_str(),
+                    gr.hasDistribution ? formatDuration(gr.medianNs).c_str() : "");
     return 0;
 }
 

@@ -7,7 +7,8 @@
 
 namespace wt::cli {
 
-std::string formatDuration(int64_t ns);   // "1.234 ms"
+// wt::formatDuration (analysis/duration.h), the one the GUI uses too: "1.234 ms", "12.50 us".
+std::string formatDuration(double ns);
 std::string formatShare(double share);    // "12.3%"
 
 }  // namespace wt::cli

@@ -156,6 +156,7 @@ int main(int argc, char** argv)
         QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceReady, &app, [&] {
             wt::gui::BreakdownView* view = breakdown->view();
             view->setShowBars(parser.isSet(bars));
+            view->waitForResult();   // a large run's figures come from a worker
             if (parser.isSet(drill)) {
                 const auto& slices = view->currentPlot()->slices();
                 auto it = std::find_if(slices.begin(), slices.end(),
@@ -168,6 +169,7 @@ int main(int argc, char** argv)
                     QApplication::exit(2);
                     return;
                 }
+                view->waitForResult();
             }
             if (parser.isSet(range)) {
                 QStringList r = parser.value(range).split(QLatin1Char(':'));
@@ -176,6 +178,7 @@ int main(int argc, char** argv)
                 window.timeline()->setViewRange(origin + r.value(0).toDouble(), origin + r.value(1).toDouble());
             }
             QTimer::singleShot(50, &app, [&] {
+                breakdown->view()->waitForResult();
                 QImage image = window.grab().toImage();
                 if (!image.save(out)) {
                     std::fprintf(stderr, "wheretime-gui: cannot write %s\n", qPrintable(out));

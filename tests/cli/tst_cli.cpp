@@ -123,11 +123,14 @@ void TestCli::statsJsonAndCsv()
                        QStringLiteral("--group-by"), QStringLiteral("kernel")});
     QCOMPARE(csv.exitCode, 0);
     QStringList lines = csv.out.trimmed().split(QLatin1Char('\n'));
-    QCOMPARE(lines[0], QStringLiteral("name,path,time_ns,share,count"));
+    QCOMPARE(lines[0], QStringLiteral("name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns"));
     qint64 csvTotal = 0;
     for (int i = 1; i < lines.size(); ++i) {   // names may hold quoted commas: count from the end
         QStringList fields = lines[i].split(QLatin1Char(','));
-        csvTotal += fields.at(fields.size() - 3).toLongLong();
+        csvTotal += fields.at(fields.size() - 7).toLongLong();
+        const qint64 count = fields.at(fields.size() - 5).toLongLong(), minNs = fields.at(fields.size() - 2).toLongLong(),
+                     maxNs = fields.at(fields.size() - 1).toLongLong(), time = fields.at(fields.size() - 7).toLongLong();
+        QVERIFY(minNs * count <= time && time <= maxNs * count);
     }
     QCOMPARE(csvTotal, m_first.kernelTimeNs);
 

@@ -171,16 +171,16 @@ private slots:
         wt::synth::Result res;
         std::string path = makeRun(3000, 3, &res);
         auto run = loadRun(path, res.runId);
-        RangeSummary all = summarizeRange(*run, double(run->spanStartNs), double(run->spanEndNs));
+        wt::RangeSummary all = summarizeRange(*run, double(run->spanStartNs), double(run->spanEndNs));
         QCOMPARE(all.kernels, res.kernels);
         QCOMPARE(all.kernelTimeNs, res.kernelTimeNs);
         int64_t byLayer = 0;
-        for (const RangeEntry& e : all.layers)
+        for (const wt::Group& e : all.layers.groups)
             byLayer += e.timeNs;
         QCOMPARE(byLayer, all.kernelTimeNs);
         double mid = double(run->spanStartNs + run->spanEndNs) / 2;
-        RangeSummary half = summarizeRange(*run, double(run->spanStartNs), mid);
-        RangeSummary rest = summarizeRange(*run, mid, double(run->spanEndNs));
+        wt::RangeSummary half = summarizeRange(*run, double(run->spanStartNs), mid);
+        wt::RangeSummary rest = summarizeRange(*run, mid, double(run->spanEndNs));
         QVERIFY(qAbs(double(half.kernelTimeNs + rest.kernelTimeNs - all.kernelTimeNs)) <= 2);
     }
 

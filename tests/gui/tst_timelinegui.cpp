@@ -249,9 +249,7 @@ private slots:
 #ifndef WT_HAVE_IMPORTER
         QSKIP("the importer (wt_interop) was not part of this build when it was configured");
 #else
-        QString trace = wt::test::sharedTrace(QStringLiteral("nsys-2026.2_h100x2_fastvideo-1s.sqlite"));
-        if (trace.isEmpty())
-            QSKIP("../shared/traces is not present on this machine");
+        WT_REQUIRE_TRACE(trace, "nsys-2026.2_h100x2_fastvideo-1s.sqlite");
         QString out = QString::fromStdString(wt::test::tempPath("imported.wt"));
         auto r = wt::test::runCli({QStringLiteral("import"), trace, QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));

@@ -279,7 +279,7 @@ void TestInterop::referenceNumbers()
     QFETCH(QString, format);
     std::string path = trace(file.toLatin1().constData());
     if (path.empty())
-        QSKIP("../shared/traces is not there");
+        WT_MISSING_TRACE(file);
     std::string out = wt::test::tempPath("ref.wt");
     Database db(out, OpenMode::ReadWrite);
     ImportResult r = importTrace(db, path);
@@ -313,7 +313,7 @@ void TestInterop::nsysAttribution()
 {
     std::string path = trace("nsys-2026.2_h100x2_fastvideo-1s.sqlite");
     if (path.empty())
-        QSKIP("../shared/traces is not there");
+        WT_MISSING_TRACE("nsys-2026.2_h100x2_fastvideo-1s.sqlite");
     Database db(wt::test::tempPath("fv.wt"), OpenMode::ReadWrite);
     ImportResult r = importTrace(db, path);
     Numbers n = numbersOf(db, r.written.runId);
@@ -344,6 +344,8 @@ void TestInterop::nsysAttribution()
 
     // saxpy: all 5 kernels were launched inside the NVTX range "saxpy".
     std::string saxpy = trace("nsys-2022.2_a100_saxpy-mpi.sqlite");
+    if (saxpy.empty())
+        WT_MISSING_TRACE("nsys-2022.2_a100_saxpy-mpi.sqlite");
     ImportResult r2 = importTrace(db, saxpy);
     Reader reader2(db);   // a Reader loads the strings once: a fresh one sees the new run's
     RunStats s2 = computeRunStats(reader2, r2.written.runId, BreakdownOptions{GroupBy::Scope, 4, {}});
@@ -358,7 +360,7 @@ void TestInterop::kinetoScopesAndCounts()
 {
     std::string path = trace("kineto_v100_ns-resolution.pt.trace.json.gz");
     if (path.empty())
-        QSKIP("../shared/traces is not there");
+        WT_MISSING_TRACE("kineto_v100_ns-resolution.pt.trace.json.gz");
     Database db(wt::test::tempPath("k.wt"), OpenMode::ReadWrite);
     ImportResult r = importTrace(db, path);
     QCOMPARE(r.counts.gpuAnnotations, qint64(15));
@@ -480,7 +482,7 @@ void TestInterop::chromeRoundTripOfImport()
     // A real import (API calls with correlation ids, NVTX scopes) survives export + import.
     std::string path = trace("nsys-2022.2_a100_saxpy-mpi.sqlite");
     if (path.empty())
-        QSKIP("../shared/traces is not there");
+        WT_MISSING_TRACE("nsys-2022.2_a100_saxpy-mpi.sqlite");
     Database db(wt::test::tempPath("rt2.wt"), OpenMode::ReadWrite);
     ImportResult r = importTrace(db, path);
     Reader reader(db);
@@ -511,7 +513,7 @@ void TestInterop::csvExport()
 {
     std::string path = trace("nsys-2026.2_h100x2_fastvideo-1s.sqlite");
     if (path.empty())
-        QSKIP("../shared/traces is not there");
+        WT_MISSING_TRACE("nsys-2026.2_h100x2_fastvideo-1s.sqlite");
     Database db(wt::test::tempPath("csv.wt"), OpenMode::ReadWrite);
     ImportResult r = importTrace(db, path);
     Reader reader(db);
@@ -613,7 +615,7 @@ void TestInterop::slicedParseOfSharedTraces()
     for (const char* name : {"kineto_v100_ns-resolution.pt.trace.json.gz"}) {
         std::string path = trace(name);
         if (path.empty())
-            QSKIP("../shared/traces is not there");
+            WT_MISSING_TRACE(name);
         gzFile gz = gzopen(path.c_str(), "rb");
         QVERIFY(gz);
         std::string text;
@@ -783,7 +785,9 @@ void TestInterop::missingFile()
     expectImportError(empty, "empty trace");
     // A corrupt (truncated) copy of a real export.
     std::string real = trace("nsys-2022.2_a100_saxpy-mpi.sqlite");
-    if (!real.empty()) {
+    if (real.empty())
+        WT_MISSING_TRACE("nsys-2022.2_a100_saxpy-mpi.sqlite");
+    {
         std::string cut = wt::test::tempPath("cut.sqlite");
         writeBytes(cut, readAll(real).left(200000));
         try {
@@ -800,7 +804,7 @@ void TestInterop::cliImportExport()
     std::string a = trace("nsys-2022.2_a100_saxpy-mpi.sqlite");
     std::string b = trace("kineto-2021_v100_resnet50.pt.trace.json.gz");
     if (a.empty() || b.empty())
-        QSKIP("../shared/traces is not there");
+        WT_MISSING_TRACE(a.empty() ? "nsys-2022.2_a100_saxpy-mpi.sqlite" : "kineto-2021_v100_resnet50.pt.trace.json.gz");
     std::string out = wt::test::tempPath("cli.wt");
     auto p = wt::test::runCli({QStringLiteral("import"), QString::fromStdString(a), QString::fromStdString(b), QStringLiteral("-o"),
                                QString::fromStdString(out), QStringLiteral("--name"), QStringLiteral("mine")});

@@ -55,4 +55,15 @@ QString sharedTrace(const QString& fileName)
     return QFileInfo::exists(path) ? path : QString();
 }
 
+bool inCi()
+{
+    return qEnvironmentVariable("CI") == QStringLiteral("true");
+}
+
+QString missingTraceMessage(const QString& fileName)
+{
+    return QStringLiteral("../shared/traces/%1 is missing (%2)")
+        .arg(fileName, QDir(sourcePath(QStringLiteral("../shared/traces"))).absolutePath());
+}
+
 }  // namespace wt::test

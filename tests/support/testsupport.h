@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QTest>
 #include <QStringList>
 
 #include <string>
@@ -20,8 +21,36 @@ struct ProcessResult {
 ProcessResult runCli(const QStringList& arguments, int timeoutMs = 120000);
 ProcessResult runProgram(const QString& program, const QStringList& arguments, int timeoutMs = 120000);
 
-// Path of a file in ../shared/traces, or empty when the folder is not there.
+// Path of a file in ../shared/traces, or empty when it is not there.
 QString sharedTrace(const QString& fileName);
+inline QString sharedTrace(const char* fileName) { return sharedTrace(QString::fromUtf8(fileName)); }
 QString sourcePath(const QString& relative);
+
+// True when the environment says CI=true: tests that need a shared trace fail there.
+bool inCi();
+// "../shared/traces/NAME is missing (...)": the one line a test says when a trace is missing.
+QString missingTraceMessage(const QString& fileName);
+inline QString missingTraceMessage(const char* fileName) { return missingTraceMessage(QString::fromUtf8(fileName)); }
+
+}  // namespace wt::test
+
+// A test that needs a file of ../shared/traces and does not have it: under CI=true it fails
+// (a skip passes in CTest and would hide a regression), elsewhere it skips with one line
+// naming the file.
+#define WT_MISSING_TRACE(fileName)                                                  \
+    do {                                                                            \
+        const QString wtMissing_ = wt::test::missingTraceMessage(fileName);         \
+        if (wt::test::inCi())                                                       \
+            QFAIL(qPrintable(wtMissing_));                                          \
+        QSKIP(qPrintable(wtMissing_));                                              \
+    } while (0)
+
+// Declares `const QString var`, the path of a shared trace, or fails / skips as above.
+#define WT_REQUIRE_TRACE(var, fileName)                                             \
+    const QString var = wt::test::sharedTrace(fileName);                            \
+    if (var.isEmpty())                                                              \
+    WT_MISSING_TRACE(fileName)
+
+namespace wt::test {
 
 }  // namespace wt::test

@@ -53,7 +53,7 @@ QVariant BreakdownModel::data(const QModelIndex& index, int role) const
         return {};
     const bool sort = role == SortRole;
     auto stat = [&](int64_t v) -> QVariant {
-        if (!r.hasStats)
+        if (!r.hasDistribution)
             return sort ? QVariant(qlonglong(-1)) : QVariant(QStringLiteral("-"));
         return sort ? QVariant(qlonglong(v)) : QVariant(formatDuration(double(v)));
     };
@@ -63,9 +63,9 @@ QVariant BreakdownModel::data(const QModelIndex& index, int role) const
     case ShareColumn: return sort ? QVariant(r.share) : QVariant(QString::number(100.0 * r.share, 'f', 1) + QLatin1Char('%'));
     case CountColumn: return sort ? QVariant(qlonglong(r.count)) : QVariant(QString::number(r.count));
     case MeanColumn: return sort ? QVariant(r.meanNs) : QVariant(formatDuration(r.meanNs));
-    case MedianColumn: return stat(r.stats.medianNs);
-    case MinColumn: return stat(r.stats.minNs);
-    case MaxColumn: return stat(r.stats.maxNs);
+    case MedianColumn: return stat(r.medianNs);
+    case MinColumn: return stat(r.minNs);
+    case MaxColumn: return stat(r.maxNs);
     default: return {};
     }
 }
@@ -87,12 +87,12 @@ QString BreakdownModel::toCsv(const std::vector<size_t>& rows) const
         if (i >= m_result.rows.size())
             continue;
         const BreakdownRow& r = m_result.rows[i];
-        auto stat = [&](int64_t v) { return r.hasStats ? QString::number(v) : QString(); };
+        auto stat = [&](int64_t v) { return r.hasDistribution ? QString::number(v) : QString(); };
         out += csvField(QString::fromStdString(r.name)) + QLatin1Char(',') + csvField(QString::fromStdString(r.path)) +
                QLatin1Char(',') + QString::number(r.timeNs) + QLatin1Char(',') + QString::number(r.share, 'g', 12) +
                QLatin1Char(',') + QString::number(r.count) + QLatin1Char(',') + QString::number(r.meanNs, 'f', 1) +
-               QLatin1Char(',') + stat(r.stats.medianNs) + QLatin1Char(',') + stat(r.stats.minNs) + QLatin1Char(',') +
-               stat(r.stats.maxNs) + QLatin1Char('\n');
+               QLatin1Char(',') + stat(r.medianNs) + QLatin1Char(',') + stat(r.minNs) + QLatin1Char(',') +
+               stat(r.maxNs) + QLatin1Char('\n');
     }
     return out;
 }

@@ -12,16 +12,6 @@
 
 namespace wt::gui {
 
-std::optional<GroupBy> drillTarget(GroupBy groupBy)
-{
-    switch (groupBy) {
-    case GroupBy::Phase: return GroupBy::Layer;
-    case GroupBy::Layer: return GroupBy::Op;
-    case GroupBy::Op: return GroupBy::Kernel;
-    default: return std::nullopt;   // kernel names are leaves; kinds and scope paths do not drill
-    }
-}
-
 QString groupByLabel(GroupBy groupBy)
 {
     return QString::fromLatin1(toString(groupBy).data(), qsizetype(toString(groupBy).size()));
@@ -29,42 +19,21 @@ QString groupByLabel(GroupBy groupBy)
 
 QRgb groupColor(const std::string& name)
 {
-    if (name == kNoScope || name == "(no layer)" || name == "(no phase)" || name.empty())
-        return LayerPalette::neutral();
-    return LayerPalette::color(name);
+    return LayerPalette::groupColor(name);
 }
 
 namespace {
 
-// Rows for which intoOther(index, row) holds merge into one "other" slice (last); the rest
-// become one slice each, in order.
-template <typename IntoOther>
-std::vector<PieSlice> slicesWithOther(const BreakdownResult& result, IntoOther intoOther)
+std::vector<PieSlice> colored(const BreakdownResult& result, std::vector<Slice> slices)
 {
     std::vector<PieSlice> out;
-    PieSlice other;
-    other.other = true;
-    other.color = kOtherColor;
-    for (size_t i = 0; i < result.rows.size(); ++i) {
-        const BreakdownRow& r = result.rows[i];
-        if (intoOther(i, r)) {
-            other.timeNs += r.timeNs;
-            other.share += r.share;
-            other.members.push_back(i);
-            continue;
-        }
-        PieSlice s;
-        s.label = QString::fromStdString(r.name);
-        s.path = r.path;
-        s.timeNs = r.timeNs;
-        s.share = r.share;
-        s.color = r.color;
-        s.members = {i};
-        out.push_back(std::move(s));
-    }
-    if (!other.members.empty()) {
-        other.label = QStringLiteral("other (%1)").arg(other.members.size());
-        out.push_back(std::move(other));
+    out.reserve(slices.size());
+    for (Slice& s : slices) {
+        PieSlice p;
+        static_cast<Slice&>(p) = std::move(s);
+        p.label = QString::fromStdString(p.name);
+        p.color = p.other ? kOtherColor : result.rows[p.members.front()].color;
+        out.push_back(std::move(p));
     }
     return out;
 }
@@ -73,13 +42,12 @@ std::vector<PieSlice> slicesWithOther(const BreakdownResult& result, IntoOther i
 
 std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold)
 {
-    return slicesWithOther(result, [&](size_t, const BreakdownRow& r) { return r.share < threshold; });
+    return colored(result, thresholdSlices(result.rows, threshold));
 }
 
 std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount)
 {
-    const bool all = result.rows.size() <= maxCount;
-    return slicesWithOther(result, [&](size_t i, const BreakdownRow&) { return !all && i + 1 >= maxCount; });
+    return colored(result, wt::topSlices(result.rows, maxCount));
 }
 
 std::shared_ptr<BreakdownSource> BreakdownSource::load(const std::string& path, int64_t runId)
@@ -87,232 +55,34 @@ std::shared_ptr<BreakdownSource> BreakdownSource::load(const std::string& path, 
     auto s = std::make_shared<BreakdownSource>();
     Database db(path, OpenMode::ReadOnly);
     Reader reader(db);
-    // The same call `wheretime stats` makes: run summary and the default (layer) breakdown.
-    s->m_stats = computeRunStats(reader, runId, BreakdownOptions{});
-    s->m_tree = ScopeTree::load(reader, runId);
-    s->m_strings = reader.strings();
-    s->m_totals = reader.totals(runId);
+    s->m_profile = RunProfile::load(reader, runId);
+    s->m_stats = computeRunStats(*s->m_profile, BreakdownOptions{});
     return s;
 }
 
 std::shared_ptr<BreakdownSource> BreakdownSource::load(std::shared_ptr<const RunData> run)
 {
-    auto s = load(run->filePath.toStdString(), run->run.id);
-    s->m_nodeScope.reserve(run->nodes.size());
-    for (const ScopeNodeData& n : run->nodes)
-        s->m_nodeScope.push_back(n.id);
+    // The profile came with the run: nothing is read again.
+    auto s = std::make_shared<BreakdownSource>();
+    s->m_profile = run->profile;
+    s->m_stats = computeRunStats(*s->m_profile, BreakdownOptions{});
     s->m_data = std::move(run);
     return s;
 }
 
-namespace {
-
-// Calls fn(kind, node, nameId, durationNs) for every activity of the run, or every activity
-// overlapping [t0, t1) with its time clipped to the range (the rule of summarizeRange, so a
-// range's breakdown and the details panel agree). node = RunData node index, kNone = no scope.
-template <class Fn>
-void forEachActivity(const RunData& run, bool range, double t0, double t1, Fn&& fn)
+int64_t BreakdownSource::scopeOf(uint32_t node) const
 {
-    for (const TrackData& t : run.tracks) {
-        const bool memory = t.kind != TrackKind::Kernel;
-        auto visit = [&](size_t i, int64_t dur) {
-            ActivityKind kind = memory ? ActivityKind(t.activityKind[i]) : ActivityKind::Kernel;
-            uint32_t inst = t.instance[i];
-            uint32_t node = inst == kNone ? kNone : run.instances.node[inst];
-            fn(kind, node, t.nameId[i], dur);
-        };
-        if (!range) {
-            for (size_t i = 0; i < t.size(); ++i)
-                visit(i, int64_t(t.durationNs[i]));
-            continue;
-        }
-        // Starts are sorted; nothing starting before t0 - longest can reach into the range.
-        auto first = std::lower_bound(t.startNs.begin(), t.startNs.end(), t0 - double(t.maxDurationNs) - 1,
-                                      [](int64_t s, double v) { return double(s) < v; });
-        auto last = std::lower_bound(first, t.startNs.end(), t1, [](int64_t s, double v) { return double(s) < v; });
-        size_t i = size_t(first - t.startNs.begin()), end = size_t(last - t.startNs.begin());
-        for (; i < end; ++i) {
-            double a = std::max(double(t.startNs[i]), t0), b = std::min(double(t.endNs(i)), t1);
-            if (b <= a && !(t.durationNs[i] == 0 && double(t.startNs[i]) >= t0))
-                continue;
-            visit(i, int64_t(std::max(0.0, b - a)));
-        }
-    }
-}
-
-// Group index (or -1 = filtered out) of an activity, cached per scope node and per name so
-// that millions of activities cost a few array reads each. Keys come from wt::groupKey, the
-// function computeBreakdown groups and filters with.
-class GroupIndexer {
-public:
-    GroupIndexer(const ScopeTree& tree, const std::unordered_map<uint32_t, std::string>& strings,
-                 const std::vector<int64_t>& nodeScope, const BreakdownLevel& level)
-        : m_tree(tree), m_strings(strings), m_nodeScope(nodeScope), m_level(level),
-          m_node(nodeScope.size() + 1, kUnknown)
-    {
-        for (const auto& [g, want] : level.filters) {
-            if (g == GroupBy::Kernel)
-                m_nameFilter.push_back(want);
-            else if (g == GroupBy::Kind)
-                m_kindFilter.push_back(want);
-            else
-                m_scopeFilter.emplace_back(g, want);
-        }
-    }
-
-    int32_t indexOf(ActivityKind kind, uint32_t node, uint32_t nameId)
-    {
-        if (m_level.groupBy != GroupBy::Kind && kind != ActivityKind::Kernel)
-            return -1;
-        // Scope-dependent part: filters on layer/phase/op/scope, and the key when grouping by one.
-        int32_t& byNode = m_node[node == kNone ? 0 : size_t(node) + 1];
-        if (byNode == kUnknown)
-            byNode = computeNode(node);
-        if (byNode == -1)
-            return -1;
-        if (!m_nameFilter.empty() || m_level.groupBy == GroupBy::Kernel) {
-            if (nameId >= m_name.size())
-                m_name.resize(size_t(nameId) + 1, kUnknown);
-            int32_t& byName = m_name[nameId];
-            if (byName == kUnknown)
-                byName = computeName(nameId);
-            if (byName == -1)
-                return -1;
-            if (m_level.groupBy == GroupBy::Kernel)
-                return byName;
-        }
-        for (const std::string& k : m_kindFilter)
-            if (k != toString(kind))
-                return -1;
-        if (m_level.groupBy == GroupBy::Kind)
-            return groupIndex(std::string(toString(kind)));
-        return byNode;
-    }
-
-    std::vector<std::string> keys;   // group index -> key
-
-private:
-    static constexpr int32_t kUnknown = -2;
-
-    TotalRow row(uint32_t node, uint32_t nameId) const
-    {
-        TotalRow r;
-        r.scopeId = node == kNone ? 0 : m_nodeScope[node];
-        r.nameId = nameId;
-        return r;
-    }
-
-    static bool scopeFilter(GroupBy g) { return g != GroupBy::Kernel && g != GroupBy::Kind; }
-
-    int32_t computeNode(uint32_t node)
-    {
-        TotalRow r = row(node, 0);
-        for (const auto& [g, want] : m_scopeFilter)
-            if (groupKey(r, m_tree, m_strings, g, 3) != want)
-                return -1;
-        return scopeFilter(m_level.groupBy) ? groupIndex(groupKey(r, m_tree, m_strings, m_level.groupBy, 3)) : 0;
-    }
-
-    int32_t computeName(uint32_t nameId)
-    {
-        auto it = m_strings.find(nameId);
-        const std::string name = it == m_strings.end() ? std::string("(unnamed)") : it->second;
-        for (const std::string& want : m_nameFilter)
-            if (name != want)
-                return -1;
-        return m_level.groupBy == GroupBy::Kernel ? groupIndex(name) : 0;
-    }
-
-    int32_t groupIndex(const std::string& key)
-    {
-        auto [it, added] = m_index.emplace(key, int32_t(keys.size()));
-        if (added)
-            keys.push_back(key);
-        return it->second;
-    }
-
-    const ScopeTree& m_tree;
-    const std::unordered_map<uint32_t, std::string>& m_strings;
-    const std::vector<int64_t>& m_nodeScope;
-    const BreakdownLevel& m_level;
-    std::vector<int32_t> m_node;   // [0] = no scope, [n + 1] = node n
-    std::vector<int32_t> m_name;
-    std::vector<std::string> m_nameFilter;
-    std::vector<std::string> m_kindFilter;
-    std::vector<std::pair<GroupBy, std::string>> m_scopeFilter;
-    std::unordered_map<std::string, int32_t> m_index;
-};
-
-}  // namespace
-
-std::unordered_map<std::string, GroupStats> BreakdownSource::distributions(const BreakdownLevel& level, bool range,
-                                                                           double t0, double t1) const
-{
-    std::unordered_map<std::string, GroupStats> out;
-    if (!m_data)
-        return out;
-    GroupIndexer indexer(m_tree, m_strings, m_nodeScope, level);
-    std::vector<std::vector<int64_t>> durations;
-    forEachActivity(*m_data, range, t0, t1, [&](ActivityKind kind, uint32_t node, uint32_t nameId, int64_t dur) {
-        int32_t g = indexer.indexOf(kind, node, nameId);
-        if (g < 0)
-            return;
-        if (size_t(g) >= durations.size())
-            durations.resize(size_t(g) + 1);
-        durations[size_t(g)].push_back(dur);
-    });
-    for (size_t g = 0; g < durations.size(); ++g) {
-        std::vector<int64_t>& d = durations[g];
-        if (d.empty())
-            continue;
-        GroupStats s;
-        s.count = int64_t(d.size());
-        auto [mn, mx] = std::minmax_element(d.begin(), d.end());
-        s.minNs = *mn;
-        s.maxNs = *mx;
-        auto mid = d.begin() + std::ptrdiff_t((d.size() - 1) / 2);
-        std::nth_element(d.begin(), mid, d.end());
-        s.medianNs = *mid;
-        out.emplace(indexer.keys[g], s);
-    }
-    return out;
-}
-
-std::vector<TotalRow> BreakdownSource::rangeTotals(double t0, double t1) const
-{
-    std::vector<TotalRow> out;
-    if (!m_data)
-        return out;
-    std::unordered_map<uint64_t, size_t> index;
-    forEachActivity(*m_data, true, t0, t1, [&](ActivityKind kind, uint32_t node, uint32_t nameId, int64_t dur) {
-        uint64_t key = (uint64_t(node == kNone ? 0 : node + 1) << 34) | (uint64_t(nameId) << 2) | uint64_t(kind);
-        auto [it, added] = index.emplace(key, out.size());
-        if (added) {
-            TotalRow r;
-            r.scopeId = node == kNone ? 0 : m_nodeScope[node];
-            r.nameId = nameId;
-            r.kind = kind;
-            out.push_back(r);
-        }
-        TotalRow& r = out[it->second];
-        r.count += 1;
-        r.timeNs += dur;
-    });
-    return out;
+    return node < tree().nodes().size() ? tree().nodes()[node].id : 0;
 }
 
 std::string BreakdownSource::keyOf(const BreakdownLevel& level, ActivityKind kind, uint32_t node, uint32_t nameId) const
 {
-    if (level.groupBy != GroupBy::Kind && kind != ActivityKind::Kernel)
+    if (!countsKind(level.groupBy, kind))
         return {};
-    TotalRow r;
-    r.scopeId = node == kNone || node >= m_nodeScope.size() ? 0 : m_nodeScope[node];
-    r.nameId = nameId;
-    r.kind = kind;
-    for (const auto& [g, want] : level.filters)
-        if (groupKey(r, m_tree, m_strings, g, 3) != want)
-            return {};
-    return groupKey(r, m_tree, m_strings, level.groupBy, 3);
+    const int64_t scope = scopeOf(node);
+    if (!passesFilters(kind, scope, nameId, tree(), strings(), level.filters))
+        return {};
+    return groupKey(kind, scope, nameId, tree(), strings(), level.groupBy, level.depth);
 }
 
 std::string BreakdownSource::keyOfSelection(const BreakdownLevel& level, const Selection& sel) const
@@ -429,7 +199,7 @@ GroupSelection BreakdownSource::groupSelection(const BreakdownLevel& level, cons
         return g;
     g.label = groupLabel(level, keys);
     const std::unordered_set<std::string> keySet(keys.begin(), keys.end());
-    std::vector<std::pair<GroupBy, std::string>> scopeFilters;
+    std::vector<GroupFilter> scopeFilters;
     std::vector<std::string> nameFilters, kindFilters;
     for (const auto& [by, want] : level.filters) {
         if (by == GroupBy::Kernel)
@@ -440,30 +210,23 @@ GroupSelection BreakdownSource::groupSelection(const BreakdownLevel& level, cons
             scopeFilters.emplace_back(by, want);
     }
     const bool scopeGroup = level.groupBy != GroupBy::Kernel && level.groupBy != GroupBy::Kind;
-    const int depth = BreakdownOptions{}.depth;
-    // Scope condition: per node, the filters and the key exactly as computeBreakdown applies
-    // them (a scope-path filter names its own depth).
+    // Scope condition: per node, the filters and the key exactly as analysis applies them.
     if (scopeGroup || !scopeFilters.empty()) {
         g.anyScope = false;
         auto nodeOk = [&](int64_t scopeId) {
-            TotalRow r;
-            r.scopeId = scopeId;
-            for (const auto& [by, want] : scopeFilters) {
-                const int d = by == GroupBy::Scope ? int(std::count(want.begin(), want.end(), '/')) + 1 : depth;
-                if (groupKey(r, m_tree, m_strings, by, d) != want)
-                    return false;
-            }
-            return !scopeGroup || keySet.count(groupKey(r, m_tree, m_strings, level.groupBy, depth)) != 0;
+            if (!passesFilters(ActivityKind::Kernel, scopeId, 0, tree(), strings(), scopeFilters))
+                return false;
+            return !scopeGroup || keySet.count(scopeGroupKey(tree(), scopeId, level.groupBy, level.depth)) != 0;
         };
         g.nodes.resize(m_data->nodes.size());
         for (size_t n = 0; n < g.nodes.size(); ++n)
-            g.nodes[n] = nodeOk(n < m_nodeScope.size() ? m_nodeScope[n] : 0) ? 1 : 0;
+            g.nodes[n] = nodeOk(scopeOf(uint32_t(n))) ? 1 : 0;
         g.noScope = nodeOk(0);
     }
     // Name condition: the ids whose name passes the name filters (and is a key).
     if (level.groupBy == GroupBy::Kernel || !nameFilters.empty()) {
         g.anyName = false;
-        for (const auto& [id, name] : m_strings) {
+        for (const auto& [id, name] : strings()) {
             bool ok = level.groupBy != GroupBy::Kernel || keySet.count(name) != 0;
             for (const std::string& want : nameFilters)
                 ok = ok && name == want;
@@ -476,7 +239,7 @@ GroupSelection BreakdownSource::groupSelection(const BreakdownLevel& level, cons
     g.kinds = 0;
     for (ActivityKind kind : {ActivityKind::Kernel, ActivityKind::Memcpy, ActivityKind::Memset}) {
         const std::string name(toString(kind));
-        bool ok = level.groupBy == GroupBy::Kind ? keySet.count(name) != 0 : kind == ActivityKind::Kernel;
+        bool ok = level.groupBy == GroupBy::Kind ? keySet.count(name) != 0 : countsKind(level.groupBy, kind);
         for (const std::string& want : kindFilters)
             ok = ok && name == want;
         if (ok)
@@ -485,55 +248,43 @@ GroupSelection BreakdownSource::groupSelection(const BreakdownLevel& level, cons
     return g;
 }
 
-BreakdownResult BreakdownSource::finish(const BreakdownLevel& level, const Breakdown& b, bool range, double t0,
-                                        double t1) const
+BreakdownResult BreakdownSource::adapt(const BreakdownLevel& level, const Breakdown& b, double t0, double t1) const
 {
     BreakdownResult out;
     out.level = level;
-    out.range = range;
+    out.range = b.range.has_value();
     out.rangeStartNs = t0;
     out.rangeEndNs = t1;
     out.totalNs = b.totalNs;
-    auto dist = distributions(level, range, t0, t1);
     out.rows.reserve(b.groups.size());
     for (const Group& g : b.groups) {
         BreakdownRow r;
-        r.name = g.name;
-        r.path = g.path;
-        r.timeNs = g.timeNs;
-        r.share = g.share;
-        r.count = g.count;
-        r.meanNs = g.count > 0 ? double(g.timeNs) / double(g.count) : 0.0;
+        static_cast<Group&>(r) = g;
         r.color = groupColor(g.name);
-        if (auto it = dist.find(g.path); it != dist.end()) {
-            r.hasStats = true;
-            r.stats = it->second;
-        }
         out.rows.push_back(std::move(r));
     }
     return out;
 }
 
-static BreakdownOptions optionsOf(const BreakdownLevel& level)
-{
-    BreakdownOptions o;
-    o.groupBy = level.groupBy;
-    o.filters = level.filters;
-    return o;
-}
-
 BreakdownResult BreakdownSource::compute(const BreakdownLevel& level) const
 {
-    Breakdown b = computeBreakdown(m_totals, m_tree, m_strings, optionsOf(level));
-    return finish(level, b, false, 0, 0);
+    if (!m_data)
+        return adapt(level, computeBreakdown(*m_profile, level), 0, 0);
+    const ActivityView view = m_data->activities();
+    return adapt(level, computeBreakdown(*m_profile, level, &view), 0, 0);
 }
 
 BreakdownResult BreakdownSource::computeRange(const BreakdownLevel& level, double t0, double t1) const
 {
     if (t1 < t0)
         std::swap(t0, t1);
-    Breakdown b = computeBreakdown(rangeTotals(t0, t1), m_tree, m_strings, optionsOf(level));
-    return finish(level, b, true, t0, t1);
+    if (!m_data) {
+        BreakdownResult r = adapt(level, Breakdown{}, t0, t1);
+        r.range = true;
+        return r;
+    }
+    const ActivityView view = m_data->activities();
+    return adapt(level, computeBreakdown(*m_profile, level, &view, TimeRange::fromDouble(t0, t1)), t0, t1);
 }
 
 }  // namespace wt::gui

@@ -1,14 +1,16 @@
-// The numbers behind the breakdown view, the exports and the headless report, widget-free.
-// A BreakdownSource holds what analysis/ needs for one run (scope tree, interned strings, the
-// stored per-(scope, name, kind) totals, the run's summary) and computes breakdowns through
+// The breakdown view's, the exports' and the headless report's adapter onto analysis/,
+// widget-free. A BreakdownSource holds one run's RunProfile (loaded once with the run: the
+// RunData's, or read from the file for headless use) and, when attached, the loaded RunData
+// whose arrays analysis reads as an ActivityView. Every number comes from
 // wt::computeBreakdown: the whole run from the stored totals (the path `wheretime stats`
-// takes, so the numbers are identical), a time range from totals of the loaded activities
-// clipped to the range. Per-group distributions (median, min, max) need every activity's
-// duration, so they come from the loaded RunData when one is attached.
+// takes), a range from the activities clipped to it, distributions of each group's activities
+// when a RunData is attached. Here only: colours, Qt labels, and the mapping between groups
+// and the timeline's selection (through analysis's group keys and filters).
 #pragma once
 
 #include "analysis/breakdown.h"
-#include "analysis/scopetree.h"
+#include "analysis/grouping.h"
+#include "analysis/runprofile.h"
 #include "app/gui/core/groupselection.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/timelinelayout.h"
@@ -19,41 +21,18 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace wt::gui {
 
-// One drill-down level: what to group by, and the filters of the levels above it.
-struct BreakdownLevel {
-    GroupBy groupBy = GroupBy::Layer;
-    std::vector<std::pair<GroupBy, std::string>> filters;
-    bool operator==(const BreakdownLevel&) const = default;
-};
+// One drill-down level: analysis's GroupLevel (group-by, the filters of the levels above).
+using BreakdownLevel = wt::GroupLevel;
 
-// The grouping a slice of `groupBy` drills into (layer -> op -> kernel), nullopt at the bottom.
-std::optional<GroupBy> drillTarget(GroupBy groupBy);
 // "layer", "op", ...: the word used in titles and breadcrumbs.
 QString groupByLabel(GroupBy groupBy);
 
-// Durations of one group's activities (clipped to the range for range breakdowns).
-struct GroupStats {
-    int64_t count = 0;
-    int64_t minNs = 0;
-    int64_t medianNs = 0;    // lower median
-    int64_t maxNs = 0;
-};
-
-// One row of the table and bar chart; one slice of the pie before "other" merging.
-struct BreakdownRow {
-    std::string name;
-    std::string path;        // the group key (what a drill-down filter compares against)
-    int64_t timeNs = 0;
-    double share = 0;        // of BreakdownResult::totalNs
-    int64_t count = 0;
-    double meanNs = 0;
-    bool hasStats = false;   // median/min/max known (a RunData was attached)
-    GroupStats stats;
+// One row of the table and bar chart: analysis's Group and the colour the views draw it with.
+struct BreakdownRow : Group {
     QRgb color = 0;
 };
 
@@ -66,51 +45,46 @@ struct BreakdownResult {
     std::vector<BreakdownRow> rows;   // largest first (computeBreakdown's order)
 };
 
-// A pie slice: one group, or "other" holding every group whose share is below the threshold.
-struct PieSlice {
+// A chart slice: analysis's Slice (one group, or 'other') with its Qt label and colour.
+struct PieSlice : Slice {
     QString label;
-    std::string path;        // group key; empty for "other"
-    int64_t timeNs = 0;
-    double share = 0;
     QRgb color = 0;
-    bool other = false;
-    std::vector<size_t> members;   // indices into BreakdownResult::rows
 };
 
-// Merges rows with share < threshold (a fraction, e.g. 0.02) into one trailing "other" slice.
+// analysis's threshold rule (share < threshold merges into one trailing 'other') and top-N
+// rule (bars: the largest maxCount - 1 rows, then 'other'), coloured.
 std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold);
-
-// The largest maxCount - 1 rows, then one "other" with the rest (bar charts: rows are kept
-// even when small, only their number is bounded).
 std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount);
 
-// Color of a group: layers and every other grouping by name through LayerPalette (the
-// timeline's colors); groups without a scope are neutral grey.
+// Color of a group (LayerPalette::groupColor: the timeline's colors, neutral without scope).
 QRgb groupColor(const std::string& name);
 inline constexpr QRgb kOtherColor = 0xffc8c8c8;
 
 class BreakdownSource {
 public:
-    // Reads the run's summary, scope tree, strings and stored totals. Throws wt::StorageError
-    // (one-line reason) on bad files or runs.
+    // Reads the run's profile from the file (headless use, no distributions). Throws
+    // wt::StorageError (one-line reason) on bad files or runs.
     static std::shared_ptr<BreakdownSource> load(const std::string& path, int64_t runId);
-    // Same, for a loaded run (reads the file it came from) and keeps the run for distributions.
+    // For a loaded run: its profile (no file access) and its activities for distributions
+    // and ranges.
     static std::shared_ptr<BreakdownSource> load(std::shared_ptr<const RunData> run);
 
     const RunStats& stats() const { return m_stats; }   // computeRunStats of the whole run
-    const RunInfo& run() const { return m_stats.run; }
-    const ScopeTree& tree() const { return m_tree; }
-    const std::unordered_map<uint32_t, std::string>& strings() const { return m_strings; }
-    const std::vector<TotalRow>& totals() const { return m_totals; }
+    const RunInfo& run() const { return m_profile->run; }
+    const RunProfile& profile() const { return *m_profile; }
+    const ScopeTree& tree() const { return m_profile->tree; }
+    const Strings& strings() const { return m_profile->strings; }
+    const std::vector<TotalRow>& totals() const { return m_profile->totals; }
     const std::shared_ptr<const RunData>& runData() const { return m_data; }
+    // Activities behind the figures (the attached run's, 0 without one): what makes a
+    // computation long enough to move off the GUI thread.
+    int64_t activityCount() const { return m_data ? m_data->activityCount : 0; }
 
     // The whole run (stored totals), with distributions when a RunData is attached.
     BreakdownResult compute(const BreakdownLevel& level) const;
     // A time range [t0, t1) in ns relative to the run origin (needs a RunData): each
-    // activity's time is clipped to the range.
+    // activity's time is clipped to the range (analysis's clip rule).
     BreakdownResult computeRange(const BreakdownLevel& level, double t0, double t1) const;
-    // Totals of the attached run's activities clipped to [t0, t1): the reduced form of a range.
-    std::vector<TotalRow> rangeTotals(double t0, double t1) const;
 
     // Shared selection with the timeline (needs a RunData). The group key of an activity at a
     // level, empty when the level's filters exclude it; node = RunData node index or kNone.
@@ -124,24 +98,20 @@ public:
     Selection representative(const BreakdownLevel& level, const std::string& key, double view0, double view1) const;
 
     // The group of activities behind one or more groups of a level (a slice, a row, "other"),
-    // with the level's drill-down filters: what the timeline marks. Uses groupKey, the
-    // function computeBreakdown groups and filters with, so the marked kernels are exactly
-    // the ones the numbers count. Needs a RunData; empty otherwise.
+    // with the level's drill-down filters: what the timeline marks. Resolved through
+    // analysis's group keys and filters, so the marked kernels are exactly the ones the
+    // numbers count. Needs a RunData; empty otherwise.
     GroupSelection groupSelection(const BreakdownLevel& level, const std::vector<std::string>& keys) const;
     // "layer softmax › op head_gemm": the filters of a level, then the keys (with "+ N more").
     static QString groupLabel(const BreakdownLevel& level, const std::vector<std::string>& keys);
 
 private:
-    BreakdownResult finish(const BreakdownLevel& level, const Breakdown& b, bool range, double t0, double t1) const;
-    std::unordered_map<std::string, GroupStats> distributions(const BreakdownLevel& level, bool range, double t0,
-                                                              double t1) const;
+    BreakdownResult adapt(const BreakdownLevel& level, const Breakdown& b, double t0, double t1) const;
+    int64_t scopeOf(uint32_t node) const;
 
+    std::shared_ptr<const RunProfile> m_profile;
     RunStats m_stats;
-    ScopeTree m_tree;
-    std::unordered_map<uint32_t, std::string> m_strings;
-    std::vector<TotalRow> m_totals;
     std::shared_ptr<const RunData> m_data;
-    std::vector<int64_t> m_nodeScope;   // RunData node index -> scope id
 };
 
 }  // namespace wt::gui

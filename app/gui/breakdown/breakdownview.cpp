@@ -203,6 +203,8 @@ BreakdownView::~BreakdownView()
 {
     if (m_loading)
         m_loading->waitForFinished();
+    if (m_computing)
+        m_computing->waitForFinished();
 }
 
 void BreakdownView::onRunChanged()
@@ -215,6 +217,7 @@ void BreakdownView::onRunChanged()
         m_loading = nullptr;
     }
     m_source.reset();
+    ++m_generation;   // figures of the previous run still being computed are dropped
     m_model->setResult({});
     if (!run) {
         refresh();
@@ -339,6 +342,7 @@ QString BreakdownView::title() const
 
 void BreakdownView::refresh()
 {
+    ++m_generation;   // whatever a worker is computing is stale now
     if (!m_source) {
         m_model->setResult({});
         m_pie->setResult({}, threshold(), m_loadError.isEmpty() ? QStringLiteral("No run") : m_loadError);
@@ -347,9 +351,45 @@ void BreakdownView::refresh()
         emit updated();
         return;
     }
-    const BreakdownLevel& level = m_levels.back();
-    BreakdownResult r = usesRange() ? m_source->computeRange(level, m_state->rangeStartNs(), m_state->rangeEndNs())
-                                    : m_source->compute(level);
+    const BreakdownLevel level = m_levels.back();
+    const bool range = usesRange();
+    const double t0 = range ? m_state->rangeStartNs() : 0, t1 = range ? m_state->rangeEndNs() : 0;
+    auto job = [source = m_source, level, range, t0, t1] {
+        return range ? source->computeRange(level, t0, t1) : source->compute(level);
+    };
+    if (m_source->activityCount() <= m_asyncThreshold) {
+        show(job());
+        return;
+    }
+    // A large run: analysis runs on a worker; the result comes back through the event loop.
+    updateCrumbs();
+    auto* watcher = new QFutureWatcher<BreakdownResult>(this);
+    m_computing = watcher;
+    const int generation = m_computingGeneration = m_generation;
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] { finishCompute(watcher, generation); });
+    watcher->setFuture(QtConcurrent::run(job));
+}
+
+void BreakdownView::finishCompute(QFutureWatcher<BreakdownResult>* watcher, int generation)
+{
+    if (m_computing == watcher)
+        m_computing = nullptr;
+    watcher->disconnect(this);
+    watcher->deleteLater();
+    if (generation == m_generation)
+        show(watcher->result());
+}
+
+void BreakdownView::waitForResult()
+{
+    while (QFutureWatcher<BreakdownResult>* w = m_computing) {
+        w->waitForFinished();
+        finishCompute(w, m_computingGeneration);
+    }
+}
+
+void BreakdownView::show(BreakdownResult r)
+{
     const QString t = title();
     m_pie->setResult(r, threshold(), t);
     m_bars->setResult(r, threshold(), t);

@@ -3,7 +3,10 @@
 // drills down (phase -> layer -> op -> kernel) and the breadcrumb goes back up; clicking a
 // slice or a row marks every kernel of that group in the timeline (a group selection in the
 // ViewState, drill-down filters included) and selects one of them, and a timeline selection
-// highlights its group here. Listens to the ViewState like every other view.
+// highlights its group here. Listens to the ViewState like every other view. Every figure
+// comes from analysis/ through the BreakdownSource; for a large run (more than
+// asyncThreshold() activities) it is computed on a worker thread, the way runs load, and the
+// charts keep the previous figures until the new ones arrive.
 #pragma once
 
 #include "breakdownmodel.h"
@@ -56,6 +59,13 @@ public:
     void setUseRange(bool range);
     bool usesRange() const;
 
+    // Activities above which figures are computed off the GUI thread (tests lower it).
+    void setAsyncThreshold(int64_t activities) { m_asyncThreshold = activities; }
+    int64_t asyncThreshold() const { return m_asyncThreshold; }
+    bool isComputing() const { return m_computing != nullptr; }
+    // Blocks until figures being computed on the worker are shown (tests, export, report).
+    void waitForResult();
+
     // Drills into a slice of the current chart; false when it cannot (bottom level, "other").
     bool drillInto(int slice);
     // Back to level `index` of the breadcrumb (0 = the top).
@@ -81,6 +91,8 @@ signals:
 private:
     void onRunChanged();
     void refresh();
+    void show(BreakdownResult result);
+    void finishCompute(QFutureWatcher<BreakdownResult>* watcher, int generation);
     void updateCrumbs();
     void syncFromTimeline();
     void showInTimeline(const std::vector<size_t>& rowIndices);
@@ -106,6 +118,10 @@ private:
     QLineEdit* m_filter;
     QTimer* m_rangeTimer;
     QFutureWatcher<std::shared_ptr<const BreakdownSource>>* m_loading = nullptr;
+    QFutureWatcher<BreakdownResult>* m_computing = nullptr;
+    int m_generation = 0;                 // of refresh(): late results of older ones are dropped
+    int m_computingGeneration = 0;        // the refresh m_computing belongs to
+    int64_t m_asyncThreshold = 200000;
     QString m_loadError;
     bool m_syncing = false;   // true while this view writes the ViewState selection
 };

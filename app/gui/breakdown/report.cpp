@@ -58,13 +58,13 @@ QString htmlTable(const BreakdownResult& r, size_t maxRows)
                       .arg(groupByLabel(r.level.groupBy));
     for (size_t i = 0; i < r.rows.size() && i < maxRows; ++i) {
         const BreakdownRow& row = r.rows[i];
-        auto stat = [&](int64_t v) { return row.hasStats ? formatDuration(double(v)) : QStringLiteral("-"); };
+        auto stat = [&](int64_t v) { return row.hasDistribution ? formatDuration(double(v)) : QStringLiteral("-"); };
         out += QStringLiteral("<tr><td><span class=\"sw\" style=\"background:%1\"></span>%2</td><td>%3</td><td>%4%</td>"
                               "<td>%5</td><td>%6</td><td>%7</td><td>%8</td><td>%9</td></tr>\n")
                    .arg(QColor::fromRgb(row.color).name(), html(QString::fromStdString(row.name)),
                         formatDuration(double(row.timeNs)), QString::number(100.0 * row.share, 'f', 1),
-                        QString::number(row.count), formatDuration(row.meanNs), stat(row.stats.medianNs),
-                        stat(row.stats.minNs), stat(row.stats.maxNs));
+                        QString::number(row.count), formatDuration(row.meanNs), stat(row.medianNs),
+                        stat(row.minNs), stat(row.maxNs));
     }
     if (r.rows.size() > maxRows)
         out += QStringLiteral("<tr><td colspan=\"8\"><i>%1 more rows in the CSV</i></td></tr>\n").arg(r.rows.size() - maxRows);

@@ -31,26 +31,22 @@ QString markdownTable(const BreakdownResult& result, size_t maxRows)
 {
     QString out = QStringLiteral("| %1 | time | share | count | mean |\n|---|---:|---:|---:|---:|\n")
                       .arg(groupByLabel(result.level.groupBy));
-    int64_t restTime = 0, restCount = 0;
-    double restShare = 0;
-    size_t rest = 0;
-    for (size_t i = 0; i < result.rows.size(); ++i) {
-        const BreakdownRow& r = result.rows[i];
-        if (i >= maxRows) {
-            restTime += r.timeNs;
-            restCount += r.count;
-            restShare += r.share;
-            ++rest;
+    // analysis's top-N rule: maxRows groups, then one line for the rest.
+    for (const Slice& slice : wt::topSlices(result.rows, maxRows + 1)) {
+        if (slice.other) {
+            int64_t count = 0;
+            for (size_t m : slice.members)
+                count += result.rows[m].count;
+            out += QStringLiteral("| *%1 more* | %2 | %3 | %4 | |\n")
+                       .arg(slice.members.size())
+                       .arg(formatDuration(double(slice.timeNs)), pct(slice.share), QString::number(count));
             continue;
         }
+        const BreakdownRow& r = result.rows[slice.members.front()];
         out += QStringLiteral("| %1 | %2 | %3 | %4 | %5 |\n")
                    .arg(markdownCell(qs(r.name)), formatDuration(double(r.timeNs)), pct(r.share), QString::number(r.count),
                         formatDuration(r.meanNs));
     }
-    if (rest > 0)
-        out += QStringLiteral("| *%1 more* | %2 | %3 | %4 | |\n")
-                   .arg(rest)
-                   .arg(formatDuration(double(restTime)), pct(restShare), QString::number(restCount));
     return out;
 }
 

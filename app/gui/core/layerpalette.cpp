@@ -1,5 +1,7 @@
 #include "layerpalette.h"
 
+#include "analysis/grouping.h"
+
 namespace wt::gui {
 
 namespace {
@@ -32,6 +34,13 @@ int LayerPalette::indexOf(std::string_view name)
 QRgb LayerPalette::colorAt(int index)
 {
     return kColors[((index % kSize) + kSize) % kSize];
+}
+
+QRgb LayerPalette::groupColor(std::string_view name)
+{
+    if (name.empty() || name == kNoScope || name == kNoLayer || name == kNoPhase)
+        return neutral();
+    return color(name);
 }
 
 }  // namespace wt::gui

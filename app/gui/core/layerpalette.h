@@ -21,6 +21,9 @@ public:
     static QRgb color(std::string_view name) { return colorAt(indexOf(name)); }
     // Kernels and scopes without a name (no scope): a neutral grey.
     static QRgb neutral() { return qRgb(150, 150, 150); }
+    // A group of a breakdown or range summary: by name, neutral for the groups without a
+    // scope, layer or phase (analysis's "(no scope)", "(no layer)", "(no phase)").
+    static QRgb groupColor(std::string_view name);
     // FNV-1a 32 bit; exposed for tests.
     static uint32_t hash(std::string_view text);
 };

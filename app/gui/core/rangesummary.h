@@ -1,31 +1,15 @@
-// What a time range holds: kernel time by layer and the top kernels by time, each kernel's
-// time clipped to the range. Backs the details panel of a range selection.
+// The range figures of the details panel: analysis's summarizeRange (kernel count and time,
+// time by layer, top kernels, each kernel clipped to the range) over the loaded run. No
+// figure is computed here; the view adds colours (LayerPalette::groupColor).
 #pragma once
 
 #include "rundata.h"
 
-#include <QString>
-
-#include <vector>
+#include "analysis/rangesummary.h"
 
 namespace wt::gui {
 
-struct RangeEntry {
-    QString name;
-    int64_t timeNs = 0;    // kernel time inside the range
-    int64_t count = 0;     // kernels overlapping the range
-    QRgb color = 0;
-};
-
-struct RangeSummary {
-    double startNs = 0;
-    double endNs = 0;
-    int64_t kernels = 0;
-    int64_t kernelTimeNs = 0;
-    std::vector<RangeEntry> layers;    // largest first
-    std::vector<RangeEntry> kernelsByName;   // largest first, at most maxKernels
-};
-
-RangeSummary summarizeRange(const RunData& run, double t0, double t1, size_t maxKernels = 10);
+// [t0, t1) in ns relative to the run origin, either order; fractional ends widen to whole ns.
+wt::RangeSummary summarizeRange(const RunData& run, double t0, double t1, size_t maxKernels = 10);
 
 }  // namespace wt::gui

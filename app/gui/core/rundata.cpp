@@ -1,6 +1,7 @@
 #include "rundata.h"
 
 #include "layerpalette.h"
+#include "analysis/grouping.h"
 #include "timelinelayout.h"
 #include "storage/activitychunk.h"
 #include "storage/database.h"
@@ -50,8 +51,21 @@ QString qs(const std::string& s)
 
 QString RunData::name(uint32_t stringId) const
 {
-    auto it = strings.find(stringId);
-    return it == strings.end() ? QString() : qs(it->second);
+    auto it = strings().find(stringId);
+    return it == strings().end() ? QString() : qs(it->second);
+}
+
+ActivityView RunData::activities() const
+{
+    ActivityView v;
+    v.instanceNode = instances.node.data();
+    v.instanceCount = instances.size();
+    v.tracks.reserve(tracks.size());
+    for (const TrackData& t : tracks)
+        v.tracks.push_back(TrackActivities{t.startNs.data(), t.durationNs.data(), t.nameId.data(), t.instance.data(),
+                                           t.kind == TrackKind::Kernel ? nullptr : t.activityKind.data(), t.size(),
+                                           t.maxDurationNs});
+    return v;
 }
 
 QRgb RunData::activityColor(const TrackData& track, size_t i) const
@@ -71,10 +85,9 @@ uint32_t RunData::layerOf(const TrackData& track, size_t i) const
 
 QString RunData::scopePath(uint32_t instance) const
 {
-    QStringList parts;
-    for (uint32_t i = instance; i != kNone && i < instances.size(); i = instances.parent[i])
-        parts.prepend(nodes[instances.node[i]].name);
-    return parts.join(QLatin1Char('/'));
+    if (instance >= instances.size())
+        return {};
+    return qs(profile->tree.path(nodes[instances.node[instance]].id));
 }
 
 bool RunData::isWithin(uint32_t instance, uint32_t ancestor) const
@@ -103,7 +116,7 @@ size_t RunData::memoryBytes() const
     for (const LaneData& l : lanes)
         b += sizeof(l) + l.items.capacity() * 4 + l.index.bytes();
     b += launchConfigs.capacity() * sizeof(LaunchConfig) + nameColors.capacity() * 4;
-    for (const auto& [id, s] : strings)
+    for (const auto& [id, s] : strings())
         b += 48 + s.capacity();
     return b;
 }
@@ -115,8 +128,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     auto data = std::make_shared<RunData>();
     RunData& d = *data;
     d.filePath = QString::fromStdString(path);
-    d.run = reader.run(runId);
-    d.strings = reader.strings();
+    // Description, scope tree, strings and stored totals: the one read of them per run.
+    d.profile = RunProfile::load(reader, runId);
+    d.run = d.profile->run;
+    const ScopeTree& tree = d.profile->tree;
 
     // Devices and tracks: by device, kernel tracks by stream, memory tracks last.
     std::vector<Track> tracks = reader.tracks(runId);
@@ -158,13 +173,11 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         d.tracks.push_back(std::move(td));
     }
 
-    // Scope tree: nodes by id, parents first.
-    std::vector<ScopeNode> nodes = reader.scopes(runId);
-    std::sort(nodes.begin(), nodes.end(), [](const ScopeNode& a, const ScopeNode& b) { return a.id < b.id; });
+    // Scope tree: the profile's nodes (by id, parents first), so node i is tree position i.
+    const std::vector<ScopeNode>& nodes = tree.nodes();
     std::unordered_map<int64_t, uint32_t> nodeIndex;
     for (const ScopeNode& n : nodes)
         nodeIndex[n.id] = uint32_t(nodeIndex.size());
-    bool hasLayerLevel = false;
     for (const ScopeNode& n : nodes) {
         ScopeNodeData nd;
         nd.id = n.id;
@@ -173,33 +186,30 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         nd.name = d.name(n.nameId);
         nd.level = d.name(n.levelId);
         nd.depth = std::max(1, n.depth);
-        hasLayerLevel |= nd.level == QLatin1String("layer");
         d.nodes.push_back(std::move(nd));
     }
-    // Layer grouping: the ancestor-or-self at level "layer"; without one, the node itself.
-    d.layerNames.push_back(QStringLiteral("(no scope)"));
-    std::unordered_map<QString, uint32_t> layerIndex;
+    // Layer grouping: analysis's layer rule (wt::layerKey), the one the breakdowns use, so the
+    // timeline's layers are the pie's. A node without a layer (a step or phase above the layers)
+    // keeps the color of its own name.
+    d.layerNames.push_back(QString::fromLatin1(kNoScope));
+    std::unordered_map<std::string, uint32_t> layerIndex;
     for (size_t i = 0; i < d.nodes.size(); ++i) {
         ScopeNodeData& nd = d.nodes[i];
-        nd.layerNode = uint32_t(i);
-        if (hasLayerLevel)
-            for (uint32_t a = uint32_t(i); a != kNone; a = d.nodes[a].parent)
-                if (d.nodes[a].level == QLatin1String("layer")) {
-                    nd.layerNode = a;
-                    break;
-                }
-        const QString& key = d.nodes[nd.layerNode].name;
+        const int64_t layer = layerScope(tree, nd.id);
+        const uint32_t layerNode = layer ? tree.indexOf(layer) : kNone;
+        nd.layerNode = layerNode != kNone ? layerNode : uint32_t(i);
+        const std::string key = layerKey(tree, nd.id);
         auto [it, inserted] = layerIndex.try_emplace(key, uint32_t(d.layerNames.size()));
         if (inserted)
-            d.layerNames.push_back(key);
+            d.layerNames.push_back(qs(key));
         nd.layerIndex = it->second;
-        nd.color = LayerPalette::color(key.toStdString());
+        nd.color = LayerPalette::color(layerNode != kNone ? key : tree.name(nd.id));
     }
     uint32_t maxString = 0;
-    for (const auto& [id, s] : d.strings)
+    for (const auto& [id, s] : d.strings())
         maxString = std::max(maxString, id);
     d.nameColors.assign(size_t(maxString) + 1, LayerPalette::neutral());
-    for (const auto& [id, s] : d.strings)
+    for (const auto& [id, s] : d.strings())
         d.nameColors[id] = LayerPalette::color(s);
 
     // Scope instances in id order; ids of one run are usually one contiguous range.

@@ -2,11 +2,16 @@
 // sorted by start (24 bytes per activity, plus ~2 for the FoldIndex of the draw list), the
 // scope tree with a stable color per layer, and the scope instances with their GPU spans (first
 // kernel start to last kernel end, children included), grouped into lanes per (device, depth)
-// sorted by GPU start. Immutable once loaded, so views on any thread can share one
-// std::shared_ptr<const RunData>.
+// sorted by GPU start. The run's analysis profile (description, scope tree, strings, stored
+// totals: read once, here) comes with it, and activities() hands the arrays to analysis/ as
+// an ActivityView, so every figure a view shows is computed there. A node's layer is
+// analysis's layer rule (wt::layerKey). Immutable once loaded, so views on any thread can
+// share one std::shared_ptr<const RunData>.
 #pragma once
 
 #include "drawlist.h"
+#include "analysis/activityview.h"
+#include "analysis/runprofile.h"
 #include "storage/types.h"
 
 #include <QRgb>
@@ -22,6 +27,7 @@
 namespace wt::gui {
 
 inline constexpr uint32_t kNone = 0xffffffffu;
+static_assert(kNone == wt::kNoInstance && kNone == wt::ScopeTree::kNoNode, "one 'none' index for the GUI and analysis/");
 
 struct TrackData {
     int64_t id = 0;
@@ -45,15 +51,16 @@ struct TrackData {
     int64_t endNs(size_t i) const { return startNs[i] + int64_t(durationNs[i]); }
 };
 
+// Node i is position i of the profile's ScopeTree (nodes sorted by id).
 struct ScopeNodeData {
     int64_t id = 0;
     uint32_t parent = kNone;              // index into RunData::nodes
     QString name;
     QString level;                        // step, phase, layer, op, nvtx, annotation
     int depth = 1;                        // 1 = top level
-    uint32_t layerNode = kNone;           // ancestor-or-self at level "layer", else itself
-    uint32_t layerIndex = 0;              // index into RunData::layerNames (grouping key)
-    QRgb color = 0;                       // the layer's color (from its name)
+    uint32_t layerNode = kNone;           // the node naming its layer (wt::layerScope), else itself
+    uint32_t layerIndex = 0;              // index into RunData::layerNames: wt::layerKey of the node
+    QRgb color = 0;                       // the layer's color (from its name; own name when none)
 };
 
 // Scope instances in id order (parents before children).
@@ -85,25 +92,28 @@ class RunData {
 public:
     QString filePath;
     RunInfo run;
+    std::shared_ptr<const RunProfile> profile;   // tree, strings, stored totals (analysis/)
     std::vector<DeviceData> devices;
     std::vector<TrackData> tracks;        // by device, kernel tracks by stream, then memory
     std::vector<ScopeNodeData> nodes;
     InstanceData instances;
     std::vector<LaneData> lanes;          // by device, then depth
     std::vector<LaunchConfig> launchConfigs;
-    std::vector<QString> layerNames;      // layerIndex -> name; 0 = "(no scope)"
-    std::unordered_map<uint32_t, std::string> strings;
+    std::vector<QString> layerNames;      // layerIndex -> layer key; 0 = "(no scope)"
     std::vector<QRgb> nameColors;         // by string id: colors of kernels without a scope
     int64_t spanStartNs = 0;              // first activity start
     int64_t spanEndNs = 0;                // last activity end
     int64_t kernelCount = 0;
     int64_t activityCount = 0;
 
+    const Strings& strings() const { return profile->strings; }
     QString name(uint32_t stringId) const;
+    // The activities as analysis/ reads them (a view over the arrays above).
+    ActivityView activities() const;
     QRgb activityColor(const TrackData& track, size_t i) const;
     QRgb instanceColor(uint32_t instance) const { return nodes[instances.node[instance]].color; }
     uint32_t layerOf(const TrackData& track, size_t i) const;   // layerIndex, 0 = no scope
-    QString scopePath(uint32_t instance) const;                 // "step/forward/decoder.3/ffn_up"
+    QString scopePath(uint32_t instance) const;                 // "step/forward/decoder.3/ffn_up" (storage's ScopePaths)
     bool isWithin(uint32_t instance, uint32_t ancestor) const;  // ancestor-or-self
     // Bytes held by the arrays above (capacity, not size): the resident cost of a run.
     size_t memoryBytes() const;

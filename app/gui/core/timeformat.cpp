@@ -1,5 +1,7 @@
 #include "timeformat.h"
 
+#include "analysis/duration.h"
+
 #include <cmath>
 
 namespace wt::gui {
@@ -31,11 +33,7 @@ QString withUnit(double value, int decimals, const char* unit)
 
 QString formatDuration(double ns)
 {
-    Unit u = unitFor(std::fabs(ns));
-    double v = ns / u.ns;
-    double a = std::fabs(v);
-    int decimals = u.ns == 1 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3;
-    return withUnit(v, decimals, u.name);
+    return QString::fromStdString(wt::formatDuration(ns));
 }
 
 double tickStepNs(double nsPerPx, double minMajorPx)

@@ -10,7 +10,8 @@
 
 namespace wt::gui {
 
-// "950 ns", "12.5 us", "3.20 ms", "1.234 s": three significant digits, unit chosen by size.
+// wt::formatDuration (analysis/duration.h, the CLI's formatter too) as a QString:
+// "950 ns", "12.50 us", "3.200 ms", "906.8 ms", "1.234 s".
 QString formatDuration(double ns);
 
 struct Tick {

@@ -1,5 +1,6 @@
 #include "detailspanel.h"
 
+#include "app/gui/core/layerpalette.h"
 #include "app/gui/core/rangesummary.h"
 #include "app/gui/core/timeformat.h"
 
@@ -86,19 +87,19 @@ void DetailsPanel::refresh()
         top->setIcon(0, swatch(n.color));
     }
     if (m_state->hasRangeSelection()) {
-        RangeSummary s = summarizeRange(*run, m_state->rangeStartNs(), m_state->rangeEndNs());
-        auto* top = add(nullptr, QStringLiteral("Range"), formatDuration(s.endNs - s.startNs));
+        const wt::RangeSummary s = summarizeRange(*run, m_state->rangeStartNs(), m_state->rangeEndNs());
+        auto* top = add(nullptr, QStringLiteral("Range"), formatDuration(double(s.range.durationNs())));
         add(top, QStringLiteral("kernels"), QString::number(s.kernels));
         add(top, QStringLiteral("kernel time"), formatDuration(double(s.kernelTimeNs)));
         auto* layers = add(top, QStringLiteral("time by layer"), QString());
-        for (const RangeEntry& e : s.layers) {
-            double share = s.kernelTimeNs > 0 ? 100.0 * double(e.timeNs) / double(s.kernelTimeNs) : 0;
-            add(layers, e.name, QStringLiteral("%1  (%2%)").arg(formatDuration(double(e.timeNs))).arg(share, 0, 'f', 1))
-                ->setIcon(0, swatch(e.color));
-        }
+        for (const Group& e : s.layers.groups)
+            add(layers, QString::fromStdString(e.name),
+                QStringLiteral("%1  (%2%)").arg(formatDuration(double(e.timeNs))).arg(100.0 * e.share, 0, 'f', 1))
+                ->setIcon(0, swatch(LayerPalette::groupColor(e.name)));
         auto* kernels = add(top, QStringLiteral("top kernels"), QString());
-        for (const RangeEntry& e : s.kernelsByName)
-            add(kernels, e.name, QStringLiteral("%1  x%2").arg(formatDuration(double(e.timeNs))).arg(e.count));
+        for (const Group& e : s.kernelsByName.groups)
+            add(kernels, QString::fromStdString(e.name),
+                QStringLiteral("%1  x%2").arg(formatDuration(double(e.timeNs))).arg(e.count));
     }
     if (m_tree->topLevelItemCount() == 0) {
         const RunInfo& r = run->run;

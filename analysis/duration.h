@@ -1,0 +1,24 @@
+// Durations as text, both ways: the one formatter the CLI tables and every GUI label use
+// ("950 ns", "12.50 us", "3.200 ms", "906.8 ms": four significant digits, the unit by size), and
+// the parser of durations and time ranges the CLI accepts ("2ms", "1.5us", "2ms:5ms", "1000:2000").
+#pragma once
+
+#include "analysis/timerange.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wt {
+
+std::string formatDuration(double ns);
+
+// "1500" (ns), "1500ns", "1.5us", "2ms", "0.25s" (also "1.5 us"): whole ns, rounded to nearest.
+// nullopt for anything else (negative values included).
+std::optional<int64_t> parseDuration(std::string_view text);
+
+// "T0:T1" with both ends parsed by parseDuration and T0 <= T1; nullopt otherwise.
+std::optional<TimeRange> parseTimeRange(std::string_view text);
+
+}  // namespace wt
