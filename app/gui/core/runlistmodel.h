@@ -1,10 +1,12 @@
-// The runs of one file as a table for the run browser: name, workload, variant, backend,
-// device, date, duration, kernels, status, dropped records. Sort through SortRole (raw values).
+// The runs of the open files as a table for the run browser: name, workload, variant, backend,
+// device, date, duration, kernels, status, dropped records, file. Sort through SortRole (raw
+// values). setRuns() lists one file's runs; addFile() adds (or refreshes) another file's.
 #pragma once
 
 #include "storage/types.h"
 
 #include <QAbstractTableModel>
+#include <QStringList>
 
 #include <vector>
 
@@ -13,14 +15,19 @@ namespace wt::gui {
 class RunListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { Name, Workload, Variant, Backend, Device, Date, Duration, Kernels, Status, Dropped, NUM_COLUMNS };
-    enum Roles { SortRole = Qt::UserRole, RunIdRole, StatusRole };
+    enum Columns { Name, Workload, Variant, Backend, Device, Date, Duration, Kernels, Status, Dropped, File, NUM_COLUMNS };
+    enum Roles { SortRole = Qt::UserRole, RunIdRole, StatusRole, FileRole };
 
     explicit RunListModel(QObject* parent = nullptr);
 
-    void setRuns(std::vector<RunInfo> runs);
+    void setRuns(std::vector<RunInfo> runs, const QString& file = {});
+    // Adds a file's runs below those listed; a file already listed has its rows replaced.
+    void addFile(const QString& file, std::vector<RunInfo> runs);
     const std::vector<RunInfo>& runs() const { return m_runs; }
-    int rowOfRun(int64_t runId) const;   // -1 when absent
+    const QString& fileOf(int row) const { return m_files[size_t(row)]; }
+    QStringList files() const;
+    // -1 when absent; an empty file matches any file.
+    int rowOfRun(int64_t runId, const QString& file = {}) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -29,6 +36,7 @@ public:
 
 private:
     std::vector<RunInfo> m_runs;
+    std::vector<QString> m_files;   // per row: the file the run is in
 };
 
 }  // namespace wt::gui
