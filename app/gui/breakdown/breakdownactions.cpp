@@ -58,7 +58,9 @@ BreakdownActions::BreakdownActions(MainWindow* window) : QObject(window), m_wind
 
 bool BreakdownActions::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_window->timeline() && event->type() == QEvent::ContextMenu) {
+    // The event type first: while the window is destroyed its timeline still gets events, and
+    // m_window is no MainWindow any more then.
+    if (event->type() == QEvent::ContextMenu && watched == m_window->timeline()) {
         m_timelineLast = true;
         QMenu menu(m_window);
         QAction* exp = menu.addAction(QStringLiteral("Export timeline..."), this, &BreakdownActions::exportTimeline);

@@ -105,8 +105,10 @@ CompareView::CompareView(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(charts);
     split->addWidget(m_table);
+    // Charts get most of the height; the table scrolls.
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({600, 280});
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_header);
     layout->addLayout(tools);
