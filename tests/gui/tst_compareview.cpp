@@ -148,6 +148,18 @@ void TestCompareView::tableEqualsCli()
     QVERIFY(it != view.comparison().groups.end());
     QVERIFY(it->inAll());
     QVERIFY(it->deltaNs[1] != 0);
+
+    // Three runs (two files): one time column per run, delta, delta % and ratio per OTHER.
+    CompareView three;
+    QAbstractItemModelTester tester3(three.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy ready3(&three, &CompareView::ready);
+    three.load({m_runs[0], m_runs[1], {m_fileB, runId(m_fileB, "full")}});
+    QVERIFY(ready3.wait(60000));
+    QCOMPARE(three.model()->columnCount(), 1 + 3 + 3 * 2 + 1);
+    QCOMPARE(three.model()->headerData(three.model()->column(CompareModel::Column::Ratio, 2), Qt::Horizontal).toString(),
+             QStringLiteral("#3/BASE"));
+    checkAgainstCli(*three.model(), cliJson({a, b, m_fileB + QStringLiteral(":full")}));
+    QCOMPARE(int(three.barsPlot()->chart().runLabels.size()), 3);
 }
 
 void TestCompareView::drillDownByClicks()
