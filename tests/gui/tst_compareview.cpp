@@ -303,6 +303,21 @@ void TestCompareView::synchronizedTimelines()
     QVERIFY(t.baseState()->groupMarks()->activityCount > 0);
     QVERIFY(t.otherState()->groupMarks()->activityCount > 0);
     QVERIFY(t.baseState()->groupMarks()->activityCount < int64_t(br.kernelCount));
+    // Picking a scope of layer conv1 in OTHER's timeline marks conv1 in both.
+    uint32_t conv1 = kNone;
+    for (uint32_t i = 0; i < orr.instances.size() && conv1 == kNone; ++i) {
+        const ScopeNodeData& node = orr.nodes[orr.instances.node[i]];
+        if (node.level == QLatin1String("layer") && node.name == QLatin1String("conv1"))
+            conv1 = i;
+    }
+    QVERIFY(conv1 != kNone);
+    Selection pick;
+    pick.kind = Selection::Scope;
+    pick.index = conv1;
+    t.otherState()->setSelection(pick);
+    QCOMPARE(t.highlightedLayer(), QStringLiteral("conv1"));
+    QCOMPARE(t.baseState()->groupSelection().label, QStringLiteral("layer conv1"));
+    QVERIFY(t.baseState()->groupMarks() && t.baseState()->groupMarks()->activityCount > 0);
     t.highlightLayer({});
     QVERIFY(!t.baseState()->groupMarks() && !t.otherState()->groupMarks());
 }
