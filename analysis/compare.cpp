@@ -34,6 +34,22 @@ std::string_view toString(KernelChange change)
     return "unchanged";
 }
 
+std::vector<KernelChangeTotal> changeTotals(const KernelDiff& diff)
+{
+    std::vector<KernelChangeTotal> out;
+    for (KernelChange c : {KernelChange::Unchanged, KernelChange::Changed, KernelChange::Removed, KernelChange::Added,
+                           KernelChange::Swapped, KernelChange::Moved})
+        out.push_back({c, 0, 0, 0, 0});
+    for (const KernelDiffRow& r : diff.rows) {
+        KernelChangeTotal& t = out[size_t(r.change)];
+        ++t.rows;
+        t.baseNs += r.base.present ? r.base.ns : 0;
+        t.otherNs += r.other.present ? r.other.ns : 0;
+        t.deltaNs += r.deltaNs;
+    }
+    return out;
+}
+
 int CompareGroup::presentIn() const
 {
     return int(std::count_if(cells.begin(), cells.end(), [](const CompareCell& c) { return c.present; }));

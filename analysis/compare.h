@@ -157,6 +157,15 @@ struct KernelDiff {
 // compareRuns.
 KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const KernelDiffOptions& options);
 
+// The rows of a kernel diff by change: how many, and their time in BASE and OTHER (per the
+// diff's unit) and the change. One entry per KernelChange, in enum order.
+struct KernelChangeTotal {
+    KernelChange change = KernelChange::Unchanged;
+    int rows = 0;
+    double baseNs = 0, otherNs = 0, deltaNs = 0;
+};
+std::vector<KernelChangeTotal> changeTotals(const KernelDiff& diff);
+
 // The name with template/argument lists removed and digit runs replaced by '#': what two
 // kernel names must share to be paired as "similar" ("sgemm_128x64_nn" ~ "sgemm_64x32_nn").
 std::string kernelStem(std::string_view name);

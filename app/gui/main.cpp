@@ -4,6 +4,11 @@
 #include "app/gui/breakdown/breakdownactions.h"
 #include "app/gui/breakdown/breakdownview.h"
 #include "app/gui/breakdown/report.h"
+#include "app/gui/compare/compareactions.h"
+#include "app/gui/compare/comparetimelines.h"
+#include "app/gui/compare/compareview.h"
+#include "storage/database.h"
+#include "storage/reader.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
 #include "storage/pathidentity.h"
@@ -87,10 +92,11 @@ int main(int argc, char** argv)
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x900)."), QStringLiteral("WxH"), QStringLiteral("1600x900"));
     QCommandLineOption range(QStringLiteral("range"), QStringLiteral("Visible range in ns from the first activity, T0:T1."), QStringLiteral("T0:T1"));
     QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write a report of FILE[:RUN] (charts, CSVs, index.md, index.html) into OUTDIR, then exit."), QStringLiteral("OUTDIR"));
-    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("With --report: the run to compare with (the compare section is not built yet)."), QStringLiteral("FILE[:RUN]"));
+    QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("The run to compare FILE[:RUN] with: the report's compare section (--report), or the compare view (--screenshot)."), QStringLiteral("FILE[:RUN]"));
+    QCommandLineOption timelines(QStringLiteral("timelines"), QStringLiteral("With --compare --screenshot: show the synchronized timelines."));
     QCommandLineOption drill(QStringLiteral("drill"), QStringLiteral("With --screenshot: click this layer's slice (marks its kernels in the timeline, drills into it)."), QStringLiteral("LAYER"));
     QCommandLineOption bars(QStringLiteral("bars"), QStringLiteral("With --screenshot: show the breakdown as bars."));
-    parser.addOptions({shot, size, range, report, compare, drill, bars});
+    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars});
     parser.process(app);
 
     if (parser.isSet(report)) {
@@ -113,14 +119,15 @@ int main(int argc, char** argv)
                     static_cast<long long>(rr.files.size()), rr.seconds);
         return 0;
     }
-    if (parser.isSet(compare)) {
-        std::fprintf(stderr, "wheretime-gui: --compare works with --report only\n");
+    if (parser.isSet(compare) && !parser.isSet(shot)) {
+        std::fprintf(stderr, "wheretime-gui: --compare works with --report or --screenshot only\n");
         return 2;
     }
 
     const bool screenshot = parser.isSet(shot);
     wt::gui::MainWindow window(!screenshot);
     wt::gui::BreakdownActions* breakdown = wt::gui::BreakdownActions::install(&window);
+    wt::gui::CompareActions* compareActions = wt::gui::CompareActions::install(&window);
     if (screenshot) {
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
         int w = wh.value(0).toInt(), h = wh.value(1).toInt();
@@ -149,6 +156,64 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(window.lastError()));
             return 1;
         }
+        // More files: listed in the run browser beside the first (to compare across files).
+        for (qsizetype i = 1; i < args.size(); ++i)
+            window.addFile(splitSelector(args[i]).first);
+    }
+    if (screenshot && parser.isSet(compare)) {
+        // The compare window of FILE[:RUN] and --compare FILE[:RUN], grabbed once its charts
+        // (or, with --timelines, both timelines) are there.
+        std::vector<wt::gui::CompareSelector> runs;
+        try {
+            for (const QString& sel : {args.first(), parser.value(compare)}) {
+                auto [file, run] = splitSelector(sel);
+                wt::Database db(file.toStdString(), wt::OpenMode::ReadOnly);
+                wt::Reader reader(db);
+                runs.push_back({QFileInfo(file).absoluteFilePath(), reader.resolveRun(run.toStdString())});
+            }
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "wheretime-gui: %s\n", e.what());
+            return 1;
+        }
+        window.addFile(runs[1].file);
+        compareActions->compare(runs);
+        wt::gui::CompareWindow* cw = compareActions->window();
+        QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        cw->resize(wh.value(0).toInt(), wh.value(1).toInt());
+        const QString out = parser.value(shot);
+        auto grab = [cw, out] {
+            QTimer::singleShot(100, cw, [cw, out] {
+                QImage image = cw->grab().toImage();
+                if (!image.save(out)) {
+                    std::fprintf(stderr, "wheretime-gui: cannot write %s\n", qPrintable(out));
+                    QApplication::exit(1);
+                    return;
+                }
+                std::printf("%s: %dx%d\n", qPrintable(out), image.width(), image.height());
+                QApplication::exit(0);
+            });
+        };
+        auto fail = [](const QString& message) {
+            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
+            QApplication::exit(1);
+        };
+        QObject::connect(cw->view(), &wt::gui::CompareView::failed, &app, fail);
+        QObject::connect(cw->view(), &wt::gui::CompareView::ready, &app, [&, cw, grab] {
+            if (parser.isSet(drill)) {
+                cw->view()->drillIntoLayer(parser.value(drill).toStdString());
+                cw->view()->showKernelDiff();
+            }
+            if (!parser.isSet(timelines))
+                return grab();
+            wt::gui::CompareTimelines* t = cw->timelines();
+            QObject::connect(t, &wt::gui::CompareTimelines::failed, &app, fail);
+            QObject::connect(t, &wt::gui::CompareTimelines::ready, &app, [cw, t, grab, &parser, &drill] {
+                cw->showTimelines();
+                t->highlightLayer(parser.isSet(drill) ? parser.value(drill) : QStringLiteral("softmax"));
+                grab();
+            });
+        });
+        return app.exec();
     }
     if (screenshot) {
         QString out = parser.value(shot);

@@ -248,9 +248,14 @@ private slots:
             QVERIFY(html.contains(img));
         }
         QVERIFY(md.contains(QStringLiteral("export-test")));
-        // Compare: a marked section saying it is not built, no made-up numbers.
-        QVERIFY(md.contains(QStringLiteral("## Compare (not built yet)")));
-        QVERIFY(html.contains(QStringLiteral("Compare (not built yet)")));
+        // Compare (issue 11; tst_compareview checks its numbers): the section and its files.
+        QVERIFY(md.contains(QStringLiteral("## Compare")));
+        QVERIFY(html.contains(QStringLiteral("<h2>Compare</h2>")));
+        QVERIFY(!md.contains(QStringLiteral("not built yet")));
+        for (const QString& f : {QStringLiteral("compare-layer-bars.png"), QStringLiteral("compare-layer-delta.svg"), QStringLiteral("compare-layer.csv")}) {
+            QVERIFY2(QFileInfo(out + QLatin1Char('/') + f).size() > 0, qPrintable(f));
+            QVERIFY(md.contains(f));
+        }
         // The layer CSV holds the same numbers as the analysis.
         QStringList csv = QString::fromUtf8(readAll(out + QStringLiteral("/breakdown-layer.csv"))).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         BreakdownResult layers = m_source->compute({GroupBy::Layer, {}});

@@ -59,7 +59,8 @@ BreakdownActions::BreakdownActions(MainWindow* window)
 
 bool BreakdownActions::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched == m_timeline && event->type() == QEvent::ContextMenu) {
+    // The event type first: while the window is destroyed its timeline still gets events.
+    if (event->type() == QEvent::ContextMenu && watched == m_timeline) {
         m_timelineLast = true;
         QMenu menu(m_window);
         QAction* exp = menu.addAction(QStringLiteral("Export timeline..."), this, &BreakdownActions::exportTimeline);

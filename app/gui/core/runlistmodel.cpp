@@ -5,29 +5,59 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QFileInfo>
 
 namespace wt::gui {
 
 RunListModel::RunListModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void RunListModel::setRuns(std::vector<RunInfo> runs)
+void RunListModel::setRuns(std::vector<RunInfo> runs, const QString& file)
 {
     beginResetModel();
     m_runs = std::move(runs);
+    m_files.assign(m_runs.size(), file);
     endResetModel();
 }
 
-int RunListModel::rowOfRun(int64_t runId) const
+void RunListModel::addFile(const QString& file, std::vector<RunInfo> runs)
+{
+    beginResetModel();
+    std::vector<RunInfo> keep;
+    std::vector<QString> keepFiles;
+    for (size_t i = 0; i < m_runs.size(); ++i)
+        if (m_files[i] != file) {
+            keep.push_back(std::move(m_runs[i]));
+            keepFiles.push_back(m_files[i]);
+        }
+    m_runs = std::move(keep);
+    m_files = std::move(keepFiles);
+    for (RunInfo& r : runs) {
+        m_runs.push_back(std::move(r));
+        m_files.push_back(file);
+    }
+    endResetModel();
+}
+
+QStringList RunListModel::files() const
+{
+    QStringList out;
+    for (const QString& f : m_files)
+        if (!out.contains(f))
+            out << f;
+    return out;
+}
+
+int RunListModel::rowOfRun(int64_t runId, const QString& file) const
 {
     for (size_t i = 0; i < m_runs.size(); ++i)
-        if (m_runs[i].id == runId)
+        if (m_runs[i].id == runId && (file.isEmpty() || m_files[i] == file))
             return int(i);
     return -1;
 }
 
-bool RunListModel::updateRun(const RunInfo& info)
+bool RunListModel::updateRun(const RunInfo& info, const QString& file)
 {
-    const int row = rowOfRun(info.id);
+    const int row = rowOfRun(info.id, file);
     if (row < 0)
         return false;
     m_runs[size_t(row)] = info;
@@ -63,6 +93,10 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
         return QStringLiteral("Being captured now: the figures grow as steps are committed");
     if (role == Qt::ForegroundRole && index.column() == Status && live)
         return QBrush(QColor(0x2c, 0xa0, 0x2c));
+    if (role == FileRole)
+        return m_files[size_t(index.row())];
+    if (role == Qt::ToolTipRole && index.column() == File)
+        return m_files[size_t(index.row())];
     if (role == Qt::ForegroundRole && index.column() == Status) {
         // Interrupted, failed and incomplete runs stand out.
         if (r.status == RunStatus::Failed)
@@ -74,7 +108,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ForegroundRole && index.column() == Dropped && r.droppedRecords > 0)
         return QBrush(QColor(0xd6, 0x27, 0x28));
     if (role == Qt::TextAlignmentRole)
-        return index.column() >= Duration && index.column() != Status ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+        return index.column() >= Duration && index.column() != Status && index.column() != File ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
                                                                       : QVariant();
     if (role == Qt::ToolTipRole && index.column() == Name && !r.sourceFile.empty())
         return s(r.sourceFile);
@@ -100,6 +134,7 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
         return live && !sort ? status + QStringLiteral(" (live)") : status;
     }
     case Dropped: return sort ? QVariant(qint64(r.droppedRecords)) : QVariant(QLocale().toString(qint64(r.droppedRecords)));
+    case File: return QFileInfo(m_files[size_t(index.row())]).fileName();
     case NUM_COLUMNS: break;
     }
     return {};
@@ -110,7 +145,7 @@ QVariant RunListModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= NUM_COLUMNS)
         return {};
     static const char* names[NUM_COLUMNS] = {"Name", "Workload", "Variant", "Backend", "Device",
-                                             "Date", "Duration", "Kernels", "Status", "Dropped"};
+                                             "Date", "Duration", "Kernels", "Status", "Dropped", "File"};
     return QString::fromLatin1(names[section]);
 }
 

@@ -1,5 +1,6 @@
-// The runs of one file as a table for the run browser: name, workload, variant, backend,
-// device, date, duration, kernels, status, dropped records. Sort through SortRole (raw values).
+// The runs of the open files as a table for the run browser: name, workload, variant, backend,
+// device, date, duration, kernels, status, dropped records, file. Sort through SortRole (raw
+// values). setRuns() lists one file's runs; addFile() adds (or refreshes) another file's.
 // A run whose capture is still writing it shows as "writing (live)" (LiveRole true); a live
 // follower updates its row in place as it grows and when it ends (updateRun).
 #pragma once
@@ -7,6 +8,7 @@
 #include "storage/types.h"
 
 #include <QAbstractTableModel>
+#include <QStringList>
 
 #include <vector>
 
@@ -15,17 +17,22 @@ namespace wt::gui {
 class RunListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { Name, Workload, Variant, Backend, Device, Date, Duration, Kernels, Status, Dropped, NUM_COLUMNS };
-    enum Roles { SortRole = Qt::UserRole, RunIdRole, StatusRole, LiveRole };
+    enum Columns { Name, Workload, Variant, Backend, Device, Date, Duration, Kernels, Status, Dropped, File, NUM_COLUMNS };
+    enum Roles { SortRole = Qt::UserRole, RunIdRole, StatusRole, LiveRole, FileRole };
 
     explicit RunListModel(QObject* parent = nullptr);
 
-    void setRuns(std::vector<RunInfo> runs);
+    void setRuns(std::vector<RunInfo> runs, const QString& file = {});
+    // Adds a file's runs below those listed; a file already listed has its rows replaced.
+    void addFile(const QString& file, std::vector<RunInfo> runs);
     const std::vector<RunInfo>& runs() const { return m_runs; }
-    int rowOfRun(int64_t runId) const;   // -1 when absent
-    // Replaces the row of run `info.id` (a live run's new summary or final status); false
-    // when the model has no such run.
-    bool updateRun(const RunInfo& info);
+    const QString& fileOf(int row) const { return m_files[size_t(row)]; }
+    QStringList files() const;
+    // -1 when absent; an empty file matches any file.
+    int rowOfRun(int64_t runId, const QString& file = {}) const;
+    // Replaces the row of run `info.id` of `file` (a live run's new summary or final status);
+    // false when the model has no such run.
+    bool updateRun(const RunInfo& info, const QString& file = {});
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -34,6 +41,7 @@ public:
 
 private:
     std::vector<RunInfo> m_runs;
+    std::vector<QString> m_files;   // per row: the file the run is in
 };
 
 }  // namespace wt::gui

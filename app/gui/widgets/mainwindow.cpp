@@ -53,7 +53,9 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     runsDock->setObjectName(QStringLiteral("runsDock"));
     runsDock->setWidget(m_browser);
     addDockWidget(Qt::LeftDockWidgetArea, runsDock);
-    connect(m_browser, &RunBrowser::runActivated, this, [this](qint64 id) { loadRun(id); });
+    connect(m_browser, &RunBrowser::runInFileActivated, this, [this](const QString& path, qint64 id) {
+        loadRun(path.isEmpty() ? m_file : path, id);
+    });
 
     m_details = new DetailsPanel(m_state, this);
     auto* detailsDock = new QDockWidget(QStringLiteral("Details"), this);
@@ -85,7 +87,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     });
     connect(m_live, &LiveFollower::runsChanged, this, [this](const std::vector<RunInfo>& runs) {
         for (const RunInfo& r : runs)
-            m_browser->model()->updateRun(r);
+            m_browser->model()->updateRun(r, m_file);   // the follower follows the current file
     });
     connect(m_live, &LiveFollower::liveChanged, this, [this](bool live) {
         updateLiveMarker();
@@ -120,6 +122,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
 
     // Menus.
     QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+    m_fileMenu = file;
     QAction* open = file->addAction(QStringLiteral("&Open..."), this, [this] {
         QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open wheretime file"), QFileInfo(m_file).path(),
                                                     QStringLiteral("wheretime files (*.wt *.db *.sqlite);;All files (*)"));
@@ -191,11 +194,46 @@ bool MainWindow::openFile(const QString& path, const QString& runSelector)
     saveZoom();
     m_live->stop();
     m_file = QFileInfo(path).absoluteFilePath();
-    m_browser->model()->setRuns(std::move(runs));
+    // Every open file stays listed (for comparing runs across files).
+    m_browser->model()->addFile(m_file, std::move(runs));
+    setWindowTitle(QFileInfo(path).fileName() + QStringLiteral(" - wheretime"));
     updateLiveMarker();
     addRecent(m_file);
     loadRun(runId);
     return true;
+}
+
+bool MainWindow::addFile(const QString& path)
+{
+    std::vector<RunInfo> runs;
+    try {
+        Database db(path.toStdString(), OpenMode::ReadOnly);
+        Reader reader(db);
+        runs = reader.runs();
+        if (runs.empty())
+            throw std::runtime_error(path.toStdString() + ": the file holds no runs");
+    } catch (const std::exception& e) {
+        showError(QString::fromUtf8(e.what()));
+        return false;
+    }
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    m_browser->model()->addFile(abs, std::move(runs));
+    addRecent(abs);
+    if (m_file.isEmpty())
+        m_file = abs;
+    return true;
+}
+
+void MainWindow::loadRun(const QString& path, int64_t runId)
+{
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    if (abs != m_file) {
+        saveZoom();
+        m_file = abs;
+        m_runId = 0;   // nothing of the new file is shown yet: no zoom to save under its key
+        setWindowTitle(QFileInfo(abs).fileName() + QStringLiteral(" - wheretime"));
+    }
+    loadRun(runId);
 }
 
 void MainWindow::loadRun(int64_t runId)
@@ -205,7 +243,7 @@ void MainWindow::loadRun(int64_t runId)
     saveZoom();
     m_live->stop();   // a late update of the previous run must not land on this one
     m_runId = runId;
-    m_browser->setCurrentRun(runId);
+    m_browser->setCurrentRun(runId, m_file);
     m_progress->setValue(0);
     m_progress->show();
     m_cancel->show();
@@ -256,7 +294,7 @@ QString MainWindow::zoomKey() const
 
 void MainWindow::saveZoom()
 {
-    if (!m_persist || !m_state->run())
+    if (!m_persist || !m_state->run() || m_runId == 0)
         return;
     QSettings s;
     s.setValue(zoomKey(), QVariantList{m_state->viewStartNs(), m_state->viewEndNs()});

@@ -34,7 +34,12 @@ public:
     // Opens a file and loads one of its runs: selector is a run id or name, empty = newest.
     // Returns false (after showing the reason) when the file cannot be opened.
     bool openFile(const QString& path, const QString& runSelector = {});
+    // Lists a file's runs in the run browser beside those already there (no run loads).
+    // Returns false (after showing the reason) when the file cannot be opened.
+    bool addFile(const QString& path);
     void loadRun(int64_t runId);
+    // Loads a run of any listed file.
+    void loadRun(const QString& path, int64_t runId);
 
     ViewState* viewState() const { return m_state; }
     TimelineWidget* timeline() const { return m_timeline; }
@@ -45,6 +50,7 @@ public:
     QLabel* liveLabel() const { return m_liveLabel; }
     QString currentFile() const { return m_file; }
     QString lastError() const { return m_lastError; }
+    QMenu* fileMenu() const { return m_fileMenu; }
     // Issue 7's breakdown view goes beside the timeline and shares m_state.
     void addSideView(QWidget* view);
 
@@ -79,6 +85,7 @@ private:
     QLabel* m_rangeLabel;
     QLabel* m_liveLabel;
     QMenu* m_recentMenu;
+    QMenu* m_fileMenu;
     QMessageBox* m_errorBox = nullptr;
     QString m_file;
     int64_t m_runId = 0;

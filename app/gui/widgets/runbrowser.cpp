@@ -1,6 +1,9 @@
 #include "runbrowser.h"
 
+#include <algorithm>
+
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
 #include <QTableView>
@@ -23,13 +26,15 @@ RunBrowser::RunBrowser(QWidget* parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(RunListModel::Date, Qt::DescendingOrder);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setAlternatingRowColors(true);
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     connect(m_view, &QTableView::activated, this, [this](const QModelIndex& index) {
-        emit runActivated(m_proxy->data(index, RunListModel::RunIdRole).toLongLong());
+        const qint64 id = m_proxy->data(index, RunListModel::RunIdRole).toLongLong();
+        emit runActivated(id);
+        emit runInFileActivated(m_proxy->data(index, RunListModel::FileRole).toString(), id);
     });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -37,9 +42,24 @@ RunBrowser::RunBrowser(QWidget* parent)
     layout->addWidget(m_view);
 }
 
-void RunBrowser::setCurrentRun(int64_t runId)
+std::vector<std::pair<QString, int64_t>> RunBrowser::selectedRuns() const
 {
-    int row = m_model->rowOfRun(runId);
+    // selection() keeps its ranges in the order they were added (Ctrl-click appends one).
+    std::vector<std::pair<QString, int64_t>> out;
+    for (const QItemSelectionRange& range : m_view->selectionModel()->selection())
+        for (int r = range.top(); r <= range.bottom(); ++r) {
+            QModelIndex i = m_proxy->index(r, 0);
+            std::pair<QString, int64_t> run{m_proxy->data(i, RunListModel::FileRole).toString(),
+                                            m_proxy->data(i, RunListModel::RunIdRole).toLongLong()};
+            if (std::find(out.begin(), out.end(), run) == out.end())
+                out.push_back(run);
+        }
+    return out;
+}
+
+void RunBrowser::setCurrentRun(int64_t runId, const QString& file)
+{
+    int row = m_model->rowOfRun(runId, file);
     if (row < 0)
         return;
     QModelIndex index = m_proxy->mapFromSource(m_model->index(row, 0));

@@ -1,10 +1,14 @@
-// The run browser: the runs of the open file in a sortable table with a filter box.
-// Activating a row (double click, Enter) asks for that run's timeline.
+// The run browser: the runs of every open file in a sortable table with a filter box.
+// Activating a row (double click, Enter) asks for that run's timeline. Several rows can be
+// selected (Ctrl/Shift-click) for a comparison: selectedRuns() in the order they were picked.
 #pragma once
 
 #include "app/gui/core/runlistmodel.h"
 
 #include <QWidget>
+
+#include <utility>
+#include <vector>
 
 class QLineEdit;
 class QSortFilterProxyModel;
@@ -20,10 +24,13 @@ public:
     QSortFilterProxyModel* proxy() const { return m_proxy; }
     QTableView* view() const { return m_view; }
     QLineEdit* filter() const { return m_filter; }
-    void setCurrentRun(int64_t runId);
+    void setCurrentRun(int64_t runId, const QString& file = {});
+    // The selected runs as (file, run id), in the order they were selected (the first: BASE).
+    std::vector<std::pair<QString, int64_t>> selectedRuns() const;
 
 signals:
     void runActivated(qint64 runId);
+    void runInFileActivated(const QString& file, qint64 runId);
 
 private:
     RunListModel* m_model;

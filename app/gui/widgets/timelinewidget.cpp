@@ -152,6 +152,12 @@ void TimelineWidget::setViewRange(double t0, double t1)
     mappingChanged();
 }
 
+void TimelineWidget::setTimeLimits(double lo, double hi)
+{
+    m_mapping.setLimits(lo, hi);
+    mappingChanged();
+}
+
 void TimelineWidget::zoomBy(double factor)
 {
     // At the cursor when the mouse is over the plot, else around the center.

@@ -34,6 +34,9 @@ public:
     QRect plotRect() const;
 
     void setViewRange(double t0, double t1);
+    // Widens (or narrows) how far zoom and pan may go, e.g. so a timeline synchronized with a
+    // longer run can show the same window; a new run resets them to its span.
+    void setTimeLimits(double lo, double hi);
     void zoomBy(double factor);                // around the cursor if inside the plot, else the center
     void panByFraction(double fraction);       // of the visible span; positive = later
     void fit();                                // range selection, selected item, or everything

@@ -1,0 +1,381 @@
+#include "compareview.h"
+
+#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/core/timeformat.h"
+
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <exception>
+
+namespace wt::gui {
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString q(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+}  // namespace
+
+CompareView::CompareView(QWidget* parent)
+    : QWidget(parent), m_loader(new CompareLoader(this)), m_header(new QLabel(this)), m_breadcrumb(new QLabel(this)),
+      m_summary(new QLabel(this)), m_upButton(new QPushButton(QStringLiteral("Up"), this)),
+      m_diffButton(new QPushButton(QStringLiteral("Kernel diff"), this)),
+      m_timelinesButton(new QPushButton(QStringLiteral("Timelines"), this)), m_exportButton(new QToolButton(this)),
+      m_bars(new ComparePlot(ComparePlot::Kind::Bars, this)), m_delta(new ComparePlot(ComparePlot::Kind::Delta, this)),
+      m_table(new QTableView(this)), m_model(new CompareModel(this)), m_diffModel(new KernelDiffModel(this)),
+      m_proxy(new QSortFilterProxyModel(this))
+{
+    setObjectName(QStringLiteral("compareView"));
+    m_header->setWordWrap(true);
+    m_header->setTextFormat(Qt::RichText);
+    m_breadcrumb->setTextFormat(Qt::RichText);
+    m_breadcrumb->setObjectName(QStringLiteral("compareBreadcrumb"));
+    m_summary->setWordWrap(true);
+    m_upButton->setToolTip(QStringLiteral("Back to the level above (Backspace)"));
+    m_upButton->setShortcut(QKeySequence(Qt::Key_Backspace));
+    m_diffButton->setToolTip(QStringLiteral("Kernel-level diff of this layer: kernels added, removed, changed, swapped, moved"));
+    m_timelinesButton->setToolTip(QStringLiteral("BASE and OTHER timelines, synchronized (zoom and pan together)"));
+    m_exportButton->setText(QStringLiteral("Export"));
+    m_exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(m_exportButton);
+    menu->addAction(QStringLiteral("Grouped bars (PNG, SVG, PDF)..."), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export grouped bars"), QStringLiteral("compare-bars.png"),
+                                                    QStringLiteral("Images (*.png *.svg *.pdf)"));
+        QString error;
+        if (!path.isEmpty() && !exportBars(path, &error))
+            QMessageBox::warning(this, QStringLiteral("wheretime"), error);
+    });
+    menu->addAction(QStringLiteral("Delta chart (PNG, SVG, PDF)..."), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export delta chart"), QStringLiteral("compare-delta.png"),
+                                                    QStringLiteral("Images (*.png *.svg *.pdf)"));
+        QString error;
+        if (!path.isEmpty() && !exportDelta(path, &error))
+            QMessageBox::warning(this, QStringLiteral("wheretime"), error);
+    });
+    menu->addAction(QStringLiteral("Table (CSV)..."), this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export table"), QStringLiteral("compare.csv"),
+                                                    QStringLiteral("CSV (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !exportTableCsv(path, &error))
+            QMessageBox::warning(this, QStringLiteral("wheretime"), error);
+    });
+    m_exportButton->setMenu(menu);
+
+    m_proxy->setSortRole(CompareModel::SortRole);
+    m_proxy->setSourceModel(m_model);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(false);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setObjectName(QStringLiteral("compareTable"));
+
+    auto* tools = new QHBoxLayout;
+    tools->addWidget(m_breadcrumb, 1);
+    tools->addWidget(m_upButton);
+    tools->addWidget(m_diffButton);
+    tools->addWidget(m_timelinesButton);
+    tools->addWidget(m_exportButton);
+    auto* charts = new QSplitter(Qt::Horizontal, this);
+    charts->addWidget(m_bars);
+    charts->addWidget(m_delta);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(charts);
+    split->addWidget(m_table);
+    // Charts get most of the height; the table scrolls.
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({600, 280});
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_header);
+    layout->addLayout(tools);
+    layout->addWidget(m_summary);
+    layout->addWidget(split, 1);
+
+    connect(m_loader, &CompareLoader::loaded, this, [this](std::shared_ptr<const CompareRuns> runs) { setRuns(std::move(runs)); });
+    connect(m_loader, &CompareLoader::failed, this, [this](const QString& message) {
+        m_summary->setText(message);
+        emit failed(message);
+    });
+    connect(m_bars, &ComparePlot::rowClicked, this, [this](int row) { onRowActivated(m_bars->chart().rows[size_t(row)].source); });
+    connect(m_delta, &ComparePlot::rowClicked, this, [this](int row) { onRowActivated(m_delta->chart().rows[size_t(row)].source); });
+    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        onRowClicked(m_proxy->mapToSource(index).row());
+    });
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex& index) {
+        onRowActivated(m_proxy->mapToSource(index).row());
+    });
+    connect(m_breadcrumb, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link == QLatin1String("top"))
+            showGroups();
+        else if (link == QLatin1String("layer"))
+            drillIntoLayer(m_layer);
+    });
+    connect(m_upButton, &QPushButton::clicked, this, &CompareView::up);
+    connect(m_diffButton, &QPushButton::clicked, this, [this] { showKernelDiff(); });
+    connect(m_timelinesButton, &QPushButton::clicked, this, &CompareView::timelinesRequested);
+    m_summary->setText(QStringLiteral("Select two or more runs in the run browser and choose Compare (Ctrl+D)."));
+}
+
+void CompareView::load(std::vector<CompareSelector> runs)
+{
+    m_selectors = runs;
+    m_summary->setText(QStringLiteral("Loading %1 runs...").arg(runs.size()));
+    m_loader->start(std::move(runs));
+}
+
+void CompareView::setRuns(std::shared_ptr<const CompareRuns> runs)
+{
+    m_runs = std::move(runs);
+    if (m_selectors.size() != m_runs->size()) {
+        m_selectors.clear();
+        for (const auto& r : *m_runs)
+            m_selectors.push_back({q(r->file), r->info.id});
+    }
+    QStringList lines;
+    for (size_t i = 0; i < m_runs->size(); ++i) {
+        const CompareRun& r = *(*m_runs)[i];
+        lines << QStringLiteral("<span style=\"color:%1\">\u25a0</span> <b>%2</b>: %3 <span style=\"color:#666\">(%4)</span>")
+                     .arg(runColor(i).name(), runTag(i, m_runs->size()), runCaption(r.info).toHtmlEscaped(),
+                          q(r.file).toHtmlEscaped());
+    }
+    m_header->setText(lines.join(QStringLiteral("<br>")));
+    m_timelinesButton->setEnabled(m_runs->size() >= 2);
+    showGroups();
+    emit ready();
+}
+
+void CompareView::showGroups()
+{
+    m_level = Level::Groups;
+    m_layer.clear();
+    m_op.clear();
+    refresh();
+}
+
+bool CompareView::drillIntoLayer(const std::string& layer)
+{
+    if (!m_runs || !m_topIsLayer)
+        return false;
+    m_level = Level::Ops;
+    m_layer = layer;
+    m_op.clear();
+    refresh();
+    return true;
+}
+
+bool CompareView::showKernelDiff(const std::string& op)
+{
+    if (!m_runs || m_layer.empty())
+        return false;
+    m_level = Level::Kernels;
+    m_op = op;
+    refresh();
+    return true;
+}
+
+void CompareView::up()
+{
+    if (m_level == Level::Kernels)
+        drillIntoLayer(m_layer);
+    else if (m_level == Level::Ops)
+        showGroups();
+}
+
+void CompareView::refresh()
+{
+    if (!m_runs || m_runs->size() < 2)
+        return;
+    std::vector<const CompareRun*> ptrs;
+    for (const auto& r : *m_runs)
+        ptrs.push_back(r.get());
+    QString notes;
+    try {
+        if (m_level == Level::Kernels) {
+            KernelDiffOptions o;
+            o.filters = {{GroupBy::Layer, m_layer}};
+            if (!m_op.empty())
+                o.filters.push_back({GroupBy::Op, m_op});
+            KernelDiff d = diffKernels(*ptrs[0], *ptrs[1], o);
+            for (const std::string& n : d.notes)
+                notes += q(n) + QLatin1Char('\n');
+            if (m_runs->size() > 2)
+                notes += QStringLiteral("kernel diff of BASE and run #2 only\n");
+            const QString title = QStringLiteral("Kernel diff of layer %1%2").arg(q(m_layer), m_op.empty() ? QString() : QStringLiteral(" > op ") + q(m_op));
+            m_bars->setData(chartData(d, title, ComparePlot::kMaxRows));
+            m_delta->setData(chartData(d, title + QStringLiteral(": change"), ComparePlot::kMaxRows));
+            m_diffModel->setDiff(std::move(d));
+            m_proxy->setSortRole(KernelDiffModel::SortRole);
+            m_proxy->setSourceModel(m_diffModel);
+        } else {
+            CompareOptions o;
+            if (m_level == Level::Ops) {
+                o.groupBy = GroupBy::Op;
+                o.filters = {{GroupBy::Layer, m_layer}};
+            }
+            Comparison c = compareRuns(ptrs, o);
+            if (m_level == Level::Groups)
+                m_topIsLayer = c.groupBy == GroupBy::Layer;
+            for (const std::string& n : c.notes)
+                notes += q(n) + QLatin1Char('\n');
+            const QString title = m_level == Level::Ops ? QStringLiteral("Kernel time by op in layer %1").arg(q(m_layer))
+                                                        : QStringLiteral("Kernel time by %1").arg(q(toString(c.groupBy)));
+            m_bars->setData(chartData(c, title, ComparePlot::kMaxRows));
+            m_delta->setData(chartData(c, title + QStringLiteral(": change"), ComparePlot::kMaxRows));
+            m_model->setComparison(std::move(c));
+            m_proxy->setSortRole(CompareModel::SortRole);
+            m_proxy->setSourceModel(m_model);
+        }
+    } catch (const std::exception& e) {
+        m_summary->setText(QString::fromUtf8(e.what()));
+        emit failed(QString::fromUtf8(e.what()));
+        return;
+    }
+    m_table->resizeColumnsToContents();
+    m_upButton->setEnabled(m_level != Level::Groups);
+    m_diffButton->setEnabled(m_level == Level::Ops);
+    QString crumb = m_level == Level::Groups ? QStringLiteral("<b>%1</b>").arg(q(toString(comparison().groupBy)) + QLatin1Char('s'))
+                                             : QStringLiteral("<a href=\"top\">layers</a>");
+    if (m_level == Level::Ops)
+        crumb += QStringLiteral(" \u203a <b>%1</b> (ops)").arg(q(m_layer).toHtmlEscaped());
+    if (m_level == Level::Kernels)
+        crumb += QStringLiteral(" \u203a <a href=\"layer\">%1</a> \u203a <b>%2kernels</b>")
+                     .arg(q(m_layer).toHtmlEscaped(), m_op.empty() ? QString() : q(m_op).toHtmlEscaped() + QStringLiteral(" \u203a "));
+    m_breadcrumb->setText(crumb);
+    QString summary = notes.trimmed();
+    if (m_level == Level::Kernels) {
+        QStringList parts;
+        for (const KernelChangeTotal& t : changeTotals(kernelDiff()))
+            if (t.rows > 0)
+                parts << QStringLiteral("%1 %2 (%3%4)")
+                             .arg(t.rows)
+                             .arg(q(toString(t.change)))
+                             .arg(t.deltaNs > 0 ? QStringLiteral("+") : t.deltaNs < 0 ? QStringLiteral("-") : QString())
+                             .arg(formatDuration(std::abs(t.deltaNs)));
+        summary += QStringLiteral("\nkernels: ") + parts.join(QStringLiteral(", "));
+    } else if (m_level == Level::Groups && m_topIsLayer) {
+        summary += QStringLiteral("\nClick a layer (a bar or a row) to see its ops.");
+    } else if (m_level == Level::Ops) {
+        summary += QStringLiteral("\nClick an op for the kernel diff of that op, or Kernel diff for the whole layer.");
+    }
+    m_summary->setText(summary.trimmed());
+    emit layerSelected(q(m_layer));
+}
+
+void CompareView::selectRow(int row)
+{
+    // Highlight in both charts (when the row is on them) and the table.
+    auto chartRow = [row](ComparePlot* p) {
+        for (size_t i = 0; i < p->chart().rows.size(); ++i)
+            if (p->chart().rows[i].source == row)
+                return int(i);
+        return -1;
+    };
+    m_bars->setHighlighted(chartRow(m_bars));
+    m_delta->setHighlighted(chartRow(m_delta));
+    QAbstractItemModel* src = m_proxy->sourceModel();
+    if (row >= 0 && row < src->rowCount())
+        m_table->selectRow(m_proxy->mapFromSource(src->index(row, 0)).row());
+}
+
+void CompareView::onRowClicked(int row)
+{
+    selectRow(row);
+    if (m_level == Level::Groups && m_topIsLayer && row >= 0 && size_t(row) < comparison().groups.size())
+        emit layerSelected(q(comparison().groups[size_t(row)].path));
+}
+
+void CompareView::onRowActivated(int row)
+{
+    if (m_level == Level::Groups && m_topIsLayer && row >= 0 && size_t(row) < comparison().groups.size()) {
+        drillIntoLayer(comparison().groups[size_t(row)].path);
+        return;
+    }
+    if (m_level == Level::Ops && row >= 0 && size_t(row) < comparison().groups.size()) {
+        showKernelDiff(comparison().groups[size_t(row)].name);
+        return;
+    }
+    selectRow(row);
+}
+
+QString CompareView::breadcrumbText() const
+{
+    QString t = m_breadcrumb->text();
+    t.remove(QRegularExpression(QStringLiteral("<[^>]*>")));
+    return t.replace(QStringLiteral("&gt;"), QStringLiteral(">")).replace(QStringLiteral("&amp;"), QStringLiteral("&"));
+}
+
+QString CompareView::summaryText() const
+{
+    return m_summary->text();
+}
+
+QString CompareView::caption() const
+{
+    if (!m_runs)
+        return {};
+    QStringList lines;
+    for (size_t i = 0; i < m_runs->size(); ++i)
+        lines << runTag(i, m_runs->size()) + QStringLiteral(": ") + runCaption((*m_runs)[i]->info);
+    QString how = m_level == Level::Kernels ? perLabel(kernelDiff().per, {kernelDiff().base, kernelDiff().other})
+                                            : perLabel(comparison().per, comparison().runs);
+    if (!m_layer.empty())
+        how += QStringLiteral(" \u00b7 layer ") + q(m_layer) + (m_op.empty() ? QString() : QStringLiteral(" > op ") + q(m_op));
+    lines << how;
+    return lines.join(QLatin1Char('\n'));
+}
+
+bool CompareView::exportPlot(ComparePlot* plot, const QString& path, QString* error)
+{
+    std::optional<ExportFormat> fmt = exportFormatOf(path);
+    if (!fmt) {
+        if (error)
+            *error = QStringLiteral("%1: use .png, .svg or .pdf").arg(path);
+        return false;
+    }
+    ExportOptions o;
+    o.title = plot->chart().title;
+    o.caption = caption();
+    o.size = QSize(1200, plot->preferredHeight() + captionHeight(o.caption));
+    return exportChart(plotPainter(plot), path, *fmt, o, error);
+}
+
+bool CompareView::exportBars(const QString& path, QString* error)
+{
+    return exportPlot(m_bars, path, error);
+}
+
+bool CompareView::exportDelta(const QString& path, QString* error)
+{
+    return exportPlot(m_delta, path, error);
+}
+
+bool CompareView::exportTableCsv(const QString& path, QString* error)
+{
+    return writeTextFile(path, m_level == Level::Kernels ? m_diffModel->toCsv() : m_model->toCsv(), error);
+}
+
+}  // namespace wt::gui
