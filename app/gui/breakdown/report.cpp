@@ -93,7 +93,15 @@ QString htmlMetadata(const BreakdownSource& src)
 const char* const kReportFiles[] = {"timeline-step.png", "timeline-step.svg", "pie-layer.png",         "pie-layer.svg",
                                     "pie-kernel.png",    "pie-kernel.svg",    "bars-kernel.png",       "bars-kernel.svg",
                                     "breakdown-layer.csv", "breakdown-phase.csv", "breakdown-op.csv", "breakdown-kernel.csv",
-                                    "index.md",          "index.html"};
+                                    "index.md",          "index.html",
+                                    // The compare section (compare/comparereport.cpp): by layer, or by kernel
+                                    // for runs without scopes; then the most-changed layer's ops and kernels.
+                                    "compare-layer-bars.png", "compare-layer-bars.svg", "compare-layer-delta.png",
+                                    "compare-layer-delta.svg", "compare-layer.csv", "compare-kernel-bars.png",
+                                    "compare-kernel-bars.svg", "compare-kernel-delta.png", "compare-kernel-delta.svg",
+                                    "compare-kernel.csv", "compare-layer-ops-bars.png", "compare-layer-ops-bars.svg",
+                                    "compare-layer-kernels-delta.png", "compare-layer-kernels-delta.svg",
+                                    "compare-layer-ops.csv", "compare-layer-kernels.csv"};
 
 }  // namespace
 
