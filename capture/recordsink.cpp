@@ -34,8 +34,14 @@ void RecordSink::push(Record&& r, bool droppable)
             return;
         }
         m_queue.push_back(std::move(r));
-        // Waking the writer per record would cost a futex call per op: wake it per batch.
+        // Waking the writer per record would cost a futex call per op: wake it per batch, and
+        // once when it sleeps with nothing to commit, so that its timed commit starts counting
+        // (a long step with few records is still committed within a second).
         wake = m_queue.size() % kWakeBatch == 0;
+        if (m_idleWait) {
+            m_idleWait = false;
+            wake = true;
+        }
     }
     if (wake)
         m_wake.notify_one();
@@ -155,8 +161,11 @@ void RecordSink::run()
             // queued) wait at most a second before the next commit.
             if (m_uncommitted || !m_queue.empty())
                 m_wake.wait_until(lock, m_lastCommit + std::chrono::seconds(1), ready);
-            else
-                m_wake.wait(lock, ready);
+            else {
+                m_idleWait = true;
+                m_wake.wait(lock, [&] { return ready() || !m_idleWait; });
+                m_idleWait = false;
+            }
             m_kicked = false;
             bool due = std::chrono::steady_clock::now() - m_lastCommit >= std::chrono::seconds(1);
             if (m_queue.empty() && m_stop)

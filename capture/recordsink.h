@@ -134,6 +134,7 @@ private:
     std::unordered_map<uint64_t, int64_t> m_tracks;
     bool m_uncommitted = false;            // rows written since the last commit
     std::chrono::steady_clock::time_point m_lastCommit = std::chrono::steady_clock::now();
+    bool m_idleWait = false;   // the writer sleeps without a deadline: the next record wakes it
     void commitNow();
 };
 

@@ -396,6 +396,9 @@ void TestCapture::sinkCommitsWithinLongStep()
     info.backend = "cpu";
     int64_t run = writer.beginRun(info);
     capture::RecordSink sink(writer);
+    // Let the writer thread fall asleep with nothing to do first, as it does after a step's
+    // commit: the records of a long step must still wake its timed commit.
+    QThread::msleep(200);
     uint32_t name = sink.name("long_kernel");
     int64_t node = sink.scopeNode(0, "step", "step");
     int64_t inst = sink.beginScope(node, 0, 0);
