@@ -157,13 +157,15 @@ void TstLiveView::followsCapture()
     QCOMPARE(state->viewStartNs(), t0);
     QCOMPARE(state->viewEndNs(), t1);
     QCOMPARE(state->selection().kind, Selection::Activity);
-    const RunData& now = *state->run();
+    // Hold the run: the event loop below may swap in a newer reload.
+    const auto held = state->run();
+    const RunData& now = *held;
     QCOMPARE(now.tracks[state->selection().track].id, selectedTrack);
     QCOMPARE(now.tracks[state->selection().track].startNs[state->selection().index], selectedStart);
     // The run browser's row and the status bar follow too.
     QTRY_COMPARE_WITH_TIMEOUT(model->data(model->index(row, RunListModel::Kernels), RunListModel::SortRole).toLongLong(),
-                              qint64(now.run.kernels), 5000);
-    QVERIFY(window.liveLabel()->text().contains(QLocale().toString(qint64(now.kernelCount))));
+                              qint64(state->run()->run.kernels), 5000);
+    QVERIFY(window.liveLabel()->text().contains(QLocale().toString(qint64(state->run()->kernelCount))));
 
     // The capture ends: the run is kept as interrupted, and the window says so.
     ::kill(pid_t(capture.processId()), SIGINT);
