@@ -11,22 +11,6 @@ namespace wt::gui {
 
 namespace {
 
-struct TimeUnit {
-    double ns;
-    const char* name;
-};
-
-TimeUnit unitFor(double maxNs)
-{
-    if (maxNs >= 1e9)
-        return {1e9, "s"};
-    if (maxNs >= 1e6)
-        return {1e6, "ms"};
-    if (maxNs >= 1e3)
-        return {1e3, "us"};
-    return {1, "ns"};
-}
-
 QString q(const std::string& s)
 {
     return QString::fromStdString(s);

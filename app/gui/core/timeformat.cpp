@@ -8,22 +8,6 @@ namespace wt::gui {
 
 namespace {
 
-struct Unit {
-    double ns;
-    const char* name;
-};
-
-Unit unitFor(double absNs)
-{
-    if (absNs >= 1e9)
-        return {1e9, "s"};
-    if (absNs >= 1e6)
-        return {1e6, "ms"};
-    if (absNs >= 1e3)
-        return {1e3, "us"};
-    return {1, "ns"};
-}
-
 QString withUnit(double value, int decimals, const char* unit)
 {
     return QString::number(value, 'f', decimals) + QLatin1Char(' ') + QLatin1String(unit);
@@ -53,7 +37,7 @@ std::vector<Tick> rulerTicks(const TimeMapping& mapping, double originNs, double
         return out;
     double step = tickStepNs(mapping.nsPerPx(), minMajorPx);
     double minor = step / 5;
-    Unit u = unitFor(step);
+    TimeUnit u = unitFor(step);
     // Decimals so that consecutive labels differ: step expressed in the unit.
     double stepInUnit = step / u.ns;
     int decimals = stepInUnit >= 1 ? 0 : stepInUnit >= 0.1 ? 1 : 2;
@@ -76,6 +60,17 @@ std::vector<Tick> rulerTicks(const TimeMapping& mapping, double originNs, double
             break;   // cannot happen with a valid mapping; guards a degenerate one
     }
     return out;
+}
+
+TimeUnit unitFor(double maxNs)
+{
+    if (maxNs >= 1e9)
+        return {1e9, "s"};
+    if (maxNs >= 1e6)
+        return {1e6, "ms"};
+    if (maxNs >= 1e3)
+        return {1e3, "us"};
+    return {1, "ns"};
 }
 
 }  // namespace wt::gui

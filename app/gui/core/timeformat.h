@@ -27,4 +27,11 @@ std::vector<Tick> rulerTicks(const TimeMapping& mapping, double originNs, double
 // The major tick step rulerTicks would use, in ns.
 double tickStepNs(double nsPerPx, double minMajorPx);
 
+// The unit of a chart's time axis: the largest that keeps maxNs at 1 or more (ns per unit).
+struct TimeUnit {
+    double ns;
+    const char* name;
+};
+TimeUnit unitFor(double maxNs);
+
 }  // namespace wt::gui
