@@ -14,15 +14,27 @@ ActivityColumns ActivityColumns::load(const Reader& reader, int64_t runId, const
 {
     ActivityColumns out;
     std::unordered_map<int64_t, uint32_t> instanceIndex;
-    for (const ScopeInstance& in : reader.scopeInstances(runId)) {
+    const std::vector<ScopeInstance> instances = reader.scopeInstances(runId);
+    for (const ScopeInstance& in : instances) {
         instanceIndex.emplace(in.id, uint32_t(out.m_instanceNode.size()));
         out.m_instanceNode.push_back(tree.indexOf(in.scopeId));
     }
+    out.m_instanceParent.reserve(instances.size());
+    for (const ScopeInstance& in : instances) {
+        auto p = in.parentId != 0 ? instanceIndex.find(in.parentId) : instanceIndex.end();
+        out.m_instanceParent.push_back(p == instanceIndex.end() ? kNoInstance : p->second);
+    }
+    std::unordered_map<int64_t, int32_t> deviceOf;
+    for (const wt::Track& t : reader.tracks(runId))
+        deviceOf.emplace(t.id, t.deviceId);
     std::unordered_map<int64_t, size_t> trackIndex;
     reader.forEachActivity(runId, [&](const Activity& a) {
         auto [it, added] = trackIndex.emplace(a.trackId, out.m_tracks.size());
-        if (added)
+        if (added) {
             out.m_tracks.emplace_back();
+            auto d = deviceOf.find(a.trackId);
+            out.m_tracks.back().deviceId = d == deviceOf.end() ? 0 : d->second;
+        }
         Track& t = out.m_tracks[it->second];
         const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.endNs - a.startNs, 0), UINT32_MAX);
         t.startNs.push_back(a.startNs);
@@ -59,10 +71,11 @@ ActivityView ActivityColumns::view() const
 {
     ActivityView v;
     v.instanceNode = m_instanceNode.data();
+    v.instanceParent = m_instanceParent.data();
     v.instanceCount = m_instanceNode.size();
     for (const Track& t : m_tracks)
         v.tracks.push_back(TrackActivities{t.startNs.data(), t.durationNs.data(), t.nameId.data(), t.instance.data(),
-                                           t.kind.data(), t.startNs.size(), t.maxDurationNs});
+                                           t.kind.data(), t.startNs.size(), t.maxDurationNs, t.deviceId});
     return v;
 }
 

@@ -23,6 +23,7 @@ struct TrackActivities {
     const uint8_t* kind = nullptr;         // ActivityKind per activity; nullptr: all kernels
     size_t size = 0;
     int64_t maxDurationNs = 0;             // longest activity: bounds range searches
+    int32_t deviceId = 0;                  // the track's device (DeviceInfo::id)
 
     ActivityKind kindAt(size_t i) const { return kind ? ActivityKind(kind[i]) : ActivityKind::Kernel; }
 };
@@ -30,6 +31,9 @@ struct TrackActivities {
 struct ActivityView {
     std::vector<TrackActivities> tracks;
     const uint32_t* instanceNode = nullptr;   // scope instance index -> ScopeTree position
+    // Scope instance index -> enclosing instance index (kNoInstance at the top); nullptr when
+    // the owner does not keep it (then steps cannot be found: gputime.h).
+    const uint32_t* instanceParent = nullptr;
     size_t instanceCount = 0;
 
     // The start of the first activity (0 when there is none): the time 0 of the GUI's ruler
@@ -56,9 +60,11 @@ private:
         std::vector<uint32_t> durationNs, nameId, instance;
         std::vector<uint8_t> kind;
         int64_t maxDurationNs = 0;
+        int32_t deviceId = 0;
     };
     std::vector<Track> m_tracks;
     std::vector<uint32_t> m_instanceNode;
+    std::vector<uint32_t> m_instanceParent;
 };
 
 }  // namespace wt

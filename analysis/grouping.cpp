@@ -1,6 +1,7 @@
 #include "grouping.h"
 
 #include <algorithm>
+#include <map>
 
 namespace wt {
 
@@ -12,6 +13,7 @@ std::optional<GroupBy> groupByFromString(std::string_view text)
     if (text == "op") return GroupBy::Op;
     if (text == "kernel") return GroupBy::Kernel;
     if (text == "kind") return GroupBy::Kind;
+    if (text == "category") return GroupBy::Category;
     return std::nullopt;
 }
 
@@ -24,6 +26,7 @@ std::string_view toString(GroupBy g)
     case GroupBy::Op: return "op";
     case GroupBy::Kernel: return "kernel";
     case GroupBy::Kind: return "kind";
+    case GroupBy::Category: return "category";
     }
     return "layer";
 }
@@ -34,6 +37,7 @@ std::optional<GroupBy> drillTarget(GroupBy groupBy)
     case GroupBy::Phase: return GroupBy::Layer;
     case GroupBy::Layer: return GroupBy::Op;
     case GroupBy::Op: return GroupBy::Kernel;
+    case GroupBy::Category: return GroupBy::Kernel;
     default: return std::nullopt;
     }
 }
@@ -42,7 +46,7 @@ namespace {
 
 bool isScopeGrouping(GroupBy g)
 {
-    return g != GroupBy::Kernel && g != GroupBy::Kind;
+    return g != GroupBy::Kernel && g != GroupBy::Kind && g != GroupBy::Category;
 }
 
 const std::string& nameOf(uint32_t id, const Strings& strings)
@@ -64,8 +68,8 @@ int64_t layerScope(const ScopeTree& tree, int64_t scopeId)
 {
     if (scopeId == 0 || !tree.contains(scopeId))
         return 0;
-    if (!tree.hasLevel("layer"))   // imports: top-level ranges play the part of layers
-        return tree.ancestorAtDepth(scopeId, 1);
+    if (!tree.hasLevel("layer"))   // imports: the range at the layer depth below the steps
+        return tree.ancestorBelowSteps(scopeId, tree.layerDepth());
     return tree.ancestorAtLevel(scopeId, "layer");
 }
 
@@ -78,15 +82,20 @@ std::string scopeGroupKey(const ScopeTree& tree, int64_t scopeId, GroupBy groupB
         return tree.path(scopeId, depth);
     case GroupBy::Layer:
     case GroupBy::Phase: {
-        const char* lvl = groupBy == GroupBy::Layer ? "layer" : "phase";
-        if (!tree.hasLevel(lvl))   // imports: top-level ranges play the part of layers and phases
-            return tree.path(scopeId, 1);
-        int64_t a = tree.ancestorAtLevel(scopeId, lvl);
-        return a ? tree.name(a) : std::string(groupBy == GroupBy::Layer ? kNoLayer : kNoPhase);
+        const bool layer = groupBy == GroupBy::Layer;
+        const char* lvl = layer ? "layer" : "phase";
+        int64_t a = 0;
+        if (!tree.hasLevel(lvl))   // imports: ranges below the steps play the part (the layer rule)
+            a = tree.ancestorBelowSteps(scopeId, layer ? tree.layerDepth() : 1);
+        else
+            a = tree.ancestorAtLevel(scopeId, lvl);
+        return a ? tree.name(a) : std::string(layer ? kNoLayer : kNoPhase);
     }
     case GroupBy::Op: {
         int64_t a = tree.hasLevel("op") ? tree.ancestorAtLevel(scopeId, "op") : scopeId;
-        return a ? tree.name(a) : tree.name(scopeId);
+        if (!a)
+            a = scopeId;
+        return tree.isStep(a) ? std::string(kNoOp) : tree.name(a);
     }
     default:
         return {};
@@ -100,6 +109,8 @@ std::string groupKey(ActivityKind kind, int64_t scopeId, uint32_t nameId, const 
         return nameOf(nameId, strings);
     if (groupBy == GroupBy::Kind)
         return std::string(toString(kind));
+    if (groupBy == GroupBy::Category)
+        return categoryKey(kind, nameId, tree, strings);
     return scopeGroupKey(tree, scopeId, groupBy, depth);
 }
 
@@ -110,6 +121,50 @@ bool passesFilters(ActivityKind kind, int64_t scopeId, uint32_t nameId, const Sc
         if (groupKey(kind, scopeId, nameId, tree, strings, f.first, filterDepth(f)) != f.second)
             return false;
     return true;
+}
+
+std::string categoryKey(ActivityKind kind, uint32_t nameId, const ScopeTree& tree, const Strings& strings)
+{
+    return tree.categories().categoryOf(kind, nameOf(nameId, strings));
+}
+
+std::vector<std::string> laneLabels(const ScopeTree& tree)
+{
+    // Per depth: node count per level name.
+    std::vector<std::map<std::string, int64_t>> counts(size_t(std::max(tree.maxDepth(), 0)));
+    for (const ScopeNode& n : tree.nodes())
+        if (n.depth >= 1 && size_t(n.depth) <= counts.size())
+            ++counts[size_t(n.depth) - 1][tree.level(n.id)];
+    auto pretty = [](const std::string& level) { return level == "nvtx" ? std::string("NVTX") : level; };
+    std::vector<std::string> labels;
+    for (const auto& byLevel : counts) {
+        std::vector<std::pair<int64_t, std::string>> order;
+        for (const auto& [level, count] : byLevel)
+            order.emplace_back(-count, level);
+        std::sort(order.begin(), order.end());
+        std::string label;
+        // A step beside other ranges names the lane first: the steps are what a reader looks for.
+        auto step = std::find_if(order.begin(), order.end(), [](const auto& o) { return o.second == "step"; });
+        if (step != order.end())
+            std::rotate(order.begin(), step, step + 1);
+        for (size_t i = 0; i < order.size() && i < 2; ++i)
+            label += (i ? " / " : "") + pretty(order[i].second.empty() ? std::string("scope") : order[i].second);
+        labels.push_back(label.empty() ? std::string("scope") : label);
+    }
+    // The same label on several depths: number them, 1 = the shallowest.
+    std::map<std::string, int> seen, total;
+    for (const std::string& l : labels)
+        ++total[l];
+    for (std::string& l : labels)
+        if (total[l] > 1)
+            l += " depth " + std::to_string(++seen[l]);
+    return labels;
+}
+
+std::string laneLabel(const ScopeTree& tree, int depth)
+{
+    const std::vector<std::string> labels = laneLabels(tree);
+    return depth >= 1 && size_t(depth) <= labels.size() ? labels[size_t(depth) - 1] : "depth " + std::to_string(depth);
 }
 
 std::string groupName(GroupBy groupBy, const std::string& key)
@@ -126,6 +181,8 @@ Grouper::Grouper(const ScopeTree& tree, const Strings& strings, const GroupLevel
             m_nameFilter.push_back(f.second);
         else if (f.first == GroupBy::Kind)
             m_kindFilter.push_back(f.second);
+        else if (f.first == GroupBy::Category)
+            m_categoryFilter.push_back(f.second);
         else
             m_scopeFilter.push_back(f);
     }
@@ -133,7 +190,7 @@ Grouper::Grouper(const ScopeTree& tree, const Strings& strings, const GroupLevel
 
 int32_t Grouper::indexOf(ActivityKind kind, uint32_t node, uint32_t nameId)
 {
-    if (!countsKind(m_level.groupBy, kind))
+    if (!countsKind(m_level.groupBy, kind) && m_categoryFilter.empty())
         return -1;
     const size_t slot = node == ScopeTree::kNoNode || node >= m_tree.nodes().size() ? 0 : size_t(node) + 1;
     int32_t& byNode = m_node[slot];
@@ -141,6 +198,19 @@ int32_t Grouper::indexOf(ActivityKind kind, uint32_t node, uint32_t nameId)
         byNode = computeNode(node);
     if (byNode == -1)
         return -1;
+    // Categories first: a category filter also holds memcpy and memset (see countsKind).
+    if (!m_categoryFilter.empty() || m_level.groupBy == GroupBy::Category) {
+        const int32_t c = categoryOf(kind, nameId);
+        for (const std::string& want : m_categoryFilter)
+            if (want != m_categories[size_t(c)])
+                return -1;
+        if (m_level.groupBy == GroupBy::Category) {
+            int32_t& g = m_categoryGroup[size_t(c)];
+            if (g < 0)
+                g = groupIndex(m_categories[size_t(c)]);
+            return g;
+        }
+    }
     if (!m_nameFilter.empty() || m_level.groupBy == GroupBy::Kernel) {
         if (nameId >= m_name.size())
             m_name.resize(size_t(nameId) + 1, kUnknown);
@@ -179,6 +249,26 @@ int32_t Grouper::computeName(uint32_t nameId)
         if (name != want)
             return -1;
     return m_level.groupBy == GroupBy::Kernel ? groupIndex(name) : 0;
+}
+
+int32_t Grouper::categoryOf(ActivityKind kind, uint32_t nameId)
+{
+    std::vector<int32_t>& cache = kind == ActivityKind::Kernel ? m_kernelCategory : m_otherCategory;
+    if (nameId >= cache.size())
+        cache.resize(size_t(nameId) + 1, kUnknown);
+    int32_t& c = cache[nameId];
+    if (c == kUnknown) {
+        // Memcpy and memset share a cache: the built-in rule and user rules see only the name
+        // and "not a kernel", the same for both kinds.
+        const std::string category = categoryKey(kind, nameId, m_tree, m_strings);
+        auto it = std::find(m_categories.begin(), m_categories.end(), category);
+        c = int32_t(it - m_categories.begin());
+        if (it == m_categories.end()) {
+            m_categories.push_back(category);
+            m_categoryGroup.push_back(-1);
+        }
+    }
+    return c;
 }
 
 int32_t Grouper::groupIndex(const std::string& key)

@@ -3,11 +3,17 @@
 // this file, so the pie, the table, the details panel, the timeline's layer colours and
 // `wheretime stats` can never group one kernel differently.
 //
-// The layer rule: a kernel's layer is the name of its ancestor-or-self scope at level "layer";
-// in a run without any "layer" level (an Nsight NVTX or a Kineto import) the top-level scope
-// it runs under plays the part (the same for phases; an op is the scope at level "op", else
-// the innermost scope). Kernels without a scope are "(no scope)"; a kernel with a scope but
-// no layer ancestor in a run that has layers is "(no layer)".
+// The layer rule: a kernel's layer is the name of its ancestor-or-self scope at level "layer".
+// In a run without any "layer" level (an Nsight NVTX or a Kineto import) it is the scope at
+// the run's layer depth (ScopeTree::layerDepth, default 1) counted below the steps: a step is
+// never a layer, so in a trace with ProfilerStep#N ranges the layer is the range right below
+// the step, and in one without steps the top-level range. Phases of such runs are the scopes
+// at depth 1 below the steps. An op is the scope at level "op", else the innermost scope
+// (never a step). Kernels without a scope are "(no scope)"; a kernel with a scope but no
+// layer ancestor ("layer" level missing above it, or only steps above it) is "(no layer)".
+//
+// Categories (kernelcategory.h) group by the kind of work, from the kernel name: a category
+// grouping counts every activity (memcpy and memset are "memory").
 #pragma once
 
 #include "analysis/scopetree.h"
@@ -22,16 +28,18 @@
 
 namespace wt {
 
-enum class GroupBy { Scope, Layer, Phase, Op, Kernel, Kind };
+enum class GroupBy { Scope, Layer, Phase, Op, Kernel, Kind, Category };
 std::optional<GroupBy> groupByFromString(std::string_view text);
 std::string_view toString(GroupBy groupBy);
 // The grouping a group of `groupBy` drills into (phase -> layer -> op -> kernel), nullopt at
-// the bottom (kernel names are leaves; kinds and scope paths do not drill).
+// the bottom (kernel names are leaves; kinds and scope paths do not drill; a category drills
+// into its kernel names).
 std::optional<GroupBy> drillTarget(GroupBy groupBy);
 
 inline constexpr const char* kNoScope = "(no scope)";
 inline constexpr const char* kNoLayer = "(no layer)";
 inline constexpr const char* kNoPhase = "(no phase)";
+inline constexpr const char* kNoOp = "(no op)";
 inline constexpr int kDefaultScopeDepth = 3;
 
 using Strings = std::unordered_map<uint32_t, std::string>;
@@ -63,12 +71,22 @@ std::string groupKey(ActivityKind kind, int64_t scopeId, uint32_t nameId, const 
 // True when filters let the activity through.
 bool passesFilters(ActivityKind kind, int64_t scopeId, uint32_t nameId, const ScopeTree& tree, const Strings& strings,
                    const std::vector<GroupFilter>& filters);
-// Whether a grouping counts an activity kind at all: kind groupings every activity, the rest
-// only kernels.
+// Whether a grouping counts an activity kind at all: kind and category groupings every
+// activity, the rest only kernels (a Grouper whose filters name a category counts every kind
+// too, so the "memory" category drills into memcpy and memset names).
 inline bool countsKind(GroupBy groupBy, ActivityKind kind)
 {
-    return groupBy == GroupBy::Kind || kind == ActivityKind::Kernel;
+    return groupBy == GroupBy::Kind || groupBy == GroupBy::Category || kind == ActivityKind::Kernel;
 }
+// The category of an activity under the tree's rules (ScopeTree::categories()).
+std::string categoryKey(ActivityKind kind, uint32_t nameId, const ScopeTree& tree, const Strings& strings);
+
+// The label of the timeline lane that shows the scopes at `depth` (1 = top level): the level
+// of its scopes ("step", "phase", "layer", "op", "NVTX", "annotation"; two levels joined by
+// " / " when a depth mixes them), numbered ("NVTX depth 2") when the same label would name
+// more than one depth. laneLabels(tree)[d - 1] is the label of depth d.
+std::vector<std::string> laneLabels(const ScopeTree& tree);
+std::string laneLabel(const ScopeTree& tree, int depth);
 // The name the tables show for a key: the last path component for scope paths, else the key.
 std::string groupName(GroupBy groupBy, const std::string& key);
 
@@ -93,6 +111,7 @@ private:
     static constexpr int32_t kUnknown = -2;
     int32_t computeNode(uint32_t node);
     int32_t computeName(uint32_t nameId);
+    int32_t categoryOf(ActivityKind kind, uint32_t nameId);   // index into m_categories
     int32_t groupIndex(const std::string& key);
 
     const ScopeTree& m_tree;
@@ -103,6 +122,10 @@ private:
     std::vector<std::string> m_nameFilter;
     std::vector<std::string> m_kindFilter;
     std::vector<GroupFilter> m_scopeFilter;
+    std::vector<std::string> m_categoryFilter;
+    std::vector<int32_t> m_kernelCategory, m_otherCategory;   // by name id, index into m_categories
+    std::vector<std::string> m_categories;
+    std::vector<int32_t> m_categoryGroup;                     // by m_categories index
     std::unordered_map<std::string, int32_t> m_index;
     std::vector<std::string> m_keys;
 };

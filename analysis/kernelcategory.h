@@ -7,6 +7,7 @@
 #include "storage/types.h"
 
 #include <memory>
+#include <stdexcept>
 #include <regex>
 #include <string>
 #include <string_view>

@@ -1,7 +1,9 @@
 // What every figure of one run starts from, read once per run: the run's description and
 // summary, its scope tree, the interned strings, and the stored per-(scope, name, kind) totals.
 // The GUI loads one with the run (RunData keeps it) and the CLI one per command; nothing reads
-// the tree or the totals again.
+// the tree or the totals again. The grouping settings stored with the run (metadata
+// kLayerDepthKey, kCategoriesKey; written by `wheretime import --layer-depth/--categories`) are
+// applied to the tree here.
 #pragma once
 
 #include "analysis/grouping.h"
@@ -15,15 +17,28 @@ namespace wt {
 
 class Reader;
 
+// Run metadata keys of the grouping settings.
+inline constexpr const char* kLayerDepthKey = "analysis.layer_depth";    // integer >= 1
+inline constexpr const char* kCategoriesKey = "analysis.categories";     // rules text (kernelcategory.h)
+
 struct RunProfile {
     RunInfo run;
+    std::vector<DeviceInfo> devices;
     ScopeTree tree;
     Strings strings;
     std::vector<TotalRow> totals;
 
     // Throws wt::StorageError (one-line reason) for a missing run or a bad file.
-    static std::shared_ptr<const RunProfile> load(const Reader& reader, int64_t runId);
+    // `categories` replaces the rules stored with the run (the CLI's --categories FILE).
+    static std::shared_ptr<const RunProfile> load(const Reader& reader, int64_t runId, CategoriesPtr categories = nullptr);
     const std::string& string(uint32_t id) const;   // empty when unknown
 };
+
+// The settings stored with a run, applied to a tree (RunProfile::load and compare's loader
+// call it). A stored rules text that does not parse is ignored (the built-in rules apply).
+void applyRunSettings(ScopeTree& tree, const std::vector<std::pair<std::string, std::string>>& metadata);
+// A copy of a profile with another layer depth (the GUI's layer-depth control; the figures
+// computed from it follow the layer rule at that depth). depth < 1 counts as 1.
+std::shared_ptr<const RunProfile> withLayerDepth(const RunProfile& profile, int depth);
 
 }  // namespace wt

@@ -19,6 +19,8 @@ ScopeTree::ScopeTree(const std::vector<ScopeNode>& nodes, const std::unordered_m
         if (auto it = strings.find(m_nodes[i].levelId); it != strings.end())
             m_levels.insert(it->second);
     }
+    for (const ScopeNode& n : m_nodes)
+        m_maxDepthBelowSteps = std::max(m_maxDepthBelowSteps, depthBelowSteps(n.id));
     m_paths = ScopePaths(m_nodes, [this](uint32_t id) {
         auto it = m_names.find(id);
         return it == m_names.end() ? std::string() : it->second;
@@ -69,6 +71,37 @@ int64_t ScopeTree::ancestorAtLevel(int64_t scopeId, const std::string& lvl) cons
         if (level(id) == lvl)
             return id;
     return 0;
+}
+
+int ScopeTree::depthBelowSteps(int64_t scopeId) const
+{
+    int depth = 0;
+    int guard = 0;   // the reader refuses cycles; this keeps a hand-made tree finite too
+    for (int64_t id = scopeId; id != 0 && contains(id) && guard++ <= kMaxScopeDepth; id = node(id).parentId)
+        if (level(id) != "step")
+            ++depth;
+    return depth;
+}
+
+int64_t ScopeTree::ancestorBelowSteps(int64_t scopeId, int depth) const
+{
+    if (scopeId == 0 || !contains(scopeId))
+        return 0;
+    int d = depthBelowSteps(scopeId);
+    int64_t id = scopeId;
+    // Up to the first non-step scope at or above the wanted depth.
+    while (id != 0 && contains(id) && (isStep(id) || d > depth)) {
+        if (!isStep(id))
+            --d;
+        id = node(id).parentId;
+    }
+    return id != 0 && contains(id) ? id : 0;
+}
+
+const KernelCategories& ScopeTree::categories() const
+{
+    static const KernelCategories builtin;
+    return m_categories ? *m_categories : builtin;
 }
 
 bool ScopeTree::hasLevel(const std::string& lvl) const

@@ -1,5 +1,7 @@
 #include "importer.h"
 
+#include "steprecognition.h"
+
 #include "importerror.h"
 #include "nsysimporter.h"
 #include "traceeventimporter.h"
@@ -334,6 +336,9 @@ ImportResult importTrace(Database& db, const std::string& path, const ImportOpti
     info.name = !options.name.empty() ? options.name : path == "-" ? std::string("stdin") : baseName(path);
     info.sourceFile = displayName(path);
     ImportResult result;
+    result.steps = markSteps(trace, options.stepPattern, info.sourceFile).steps;
+    for (const auto& kv : options.metadata)
+        trace.metadata.push_back(kv);
     result.format = trace.format;
     result.counts = trace.counts;
     db.begin();

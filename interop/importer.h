@@ -6,6 +6,8 @@
 #include "importedtrace.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace wt {
 class Database;
@@ -29,12 +31,19 @@ ImportedTrace parseTraceFile(const std::string& path);
 
 struct ImportOptions {
     std::string name;                // run name; empty = the input file's base name
+    // Steps (steprecognition.h): ranges whose name matches become steps; empty = the default
+    // pattern (kDefaultStepPattern).
+    std::string stepPattern;
+    // More run metadata to store with the run (the analysis settings of `--layer-depth` and
+    // `--categories`; analysis/runprofile.h names the keys).
+    std::vector<std::pair<std::string, std::string>> metadata;
 };
 
 struct ImportResult {
     WriteResult written;
     std::string format;              // nsys, kineto, chrome
     ImportedTrace::Counts counts;
+    int64_t steps = 0;               // ranges recognised as steps
     double parseSeconds = 0;         // reading + parsing
     double writeSeconds = 0;         // attribution + storage writes + commit
 };

@@ -1,5 +1,7 @@
 // wheretime import INPUT... -o FILE: other tools' traces (Nsight Systems SQLite exports,
 // PyTorch profiler / Kineto JSON, Chrome trace JSON; .gz or plain) as runs of a wheretime file.
+#include "analysis/kernelcategory.h"
+#include "analysis/runprofile.h"
 #include "app/cli/command.h"
 #include "storage/database.h"
 #include "interop/importer.h"
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <regex>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,7 +23,8 @@ namespace wt::cli {
 namespace {
 
 const char* kUsage =
-    "usage: wheretime import INPUT... -o FILE [--name NAME] [--timing]\n\n"
+    "usage: wheretime import INPUT... -o FILE [--name NAME] [--timing]\n"
+    "                        [--step REGEX] [--layer-depth N] [--categories FILE]\n\n"
     "Imports each INPUT as one run of FILE (created when missing). The format is found from the\n"
     "content: Nsight Systems SQLite export (nsys export --type sqlite), PyTorch profiler (Kineto)\n"
     "trace JSON, or Chrome trace JSON (X events, B/E pairs), plain or gzip-compressed.\n"
@@ -30,7 +34,14 @@ const char* kUsage =
     "INPUT '-' is standard input; FIFOs are read in one pass. FILE must not be an INPUT.\n"
     "  -o FILE     the wheretime file to add runs to\n"
     "  --name N    run name (default: the input's file name; with several inputs, N #2, N #3...)\n"
-    "  --timing    also print parse and write times\n";
+    "  --timing    also print parse and write times\n"
+    "Analysis settings, stored with each run (docs/interop.md, docs/categories.md):\n"
+    "  --step REGEX  ranges whose whole name matches (case-insensitive) are steps; default:\n"
+    "              ProfilerStep#N and names like step, step 12, train_step, iteration 3\n"
+    "  --layer-depth N  the layer level, counted below the steps (a step is never a layer):\n"
+    "              1 (default) = the ranges right below a step, or the top level without steps\n"
+    "  --categories FILE  kernel category rules (REGEX -> CATEGORY a line, first match wins)\n"
+    "              checked before the built-in ones\n";
 
 // What was at the output path before the import. A run of failures into a new (or empty) path
 // leaves nothing behind: the file is created here, exclusively, so only a file this command
@@ -95,9 +106,41 @@ private:
     ino_t m_ino = 0;
 };
 
+// --step, --layer-depth, --categories: checked before anything is imported, stored with
+// every run as metadata that analysis/ reads (RunProfile).
+struct AnalysisSettings {
+    std::string stepPattern;
+    std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+AnalysisSettings analysisSettings(const Args& args)
+{
+    AnalysisSettings s;
+    if (auto step = args.value("--step")) {
+        try {
+            std::regex check(*step, std::regex::ECMAScript | std::regex::icase);
+        } catch (const std::regex_error& e) {
+            throw UsageError("--step '" + *step + "' is not a valid regular expression: " + e.what());
+        }
+        s.stepPattern = *step;
+    }
+    if (args.value("--layer-depth")) {
+        const int64_t depth = args.integer("--layer-depth", 1);
+        if (depth < 1 || depth > kMaxScopeDepth)
+            throw UsageError("--layer-depth must be between 1 and " + std::to_string(kMaxScopeDepth));
+        s.metadata.emplace_back(kLayerDepthKey, std::to_string(depth));
+    }
+    // A missing or bad rules file fails the command (exit 1, "FILE:LINE: ...") before the
+    // output file is touched.
+    if (auto file = args.value("--categories"))
+        s.metadata.emplace_back(kCategoriesKey, KernelCategories::load(*file).text());
+    return s;
+}
+
 int runImport(Args& args)
 {
-    args.parse({"-o", "--output", "--name"}, {"--timing"});
+    args.parse({"-o", "--output", "--name", "--step", "--layer-depth", "--categories"}, {"--timing"});
+    const AnalysisSettings settings = analysisSettings(args);
     auto out = args.value("-o");
     if (!out)
         out = args.value("--output");
@@ -128,6 +171,8 @@ int runImport(Args& args)
     try {
         for (size_t i = 0; i < inputs.size(); ++i) {
             interop::ImportOptions options;
+            options.stepPattern = settings.stepPattern;
+            options.metadata = settings.metadata;
             if (auto name = args.value("--name"))
                 options.name = i == 0 ? *name : *name + " #" + std::to_string(i + 1);
             try {

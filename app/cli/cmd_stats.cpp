@@ -1,12 +1,16 @@
 // wheretime stats FILE[:RUN]: where a run's kernel time goes, grouped by layer, scope path,
-// phase, op, kernel name or activity kind; of the whole run or of a time range (--range, by
-// the clip rule the GUI's range selection uses), with per-group distributions in --json and
-// --csv. Every figure is analysis/'s (computeRunStats, computeBreakdown, countSteps). A run still
-// being captured prints what it has committed, marked partial.
+// phase, op, kernel name, activity kind or kernel category; of the whole run or of a time range
+// (--range, by the clip rule the GUI's range selection uses), with per-group distributions in
+// --json and --csv; per step (--group-by step) the time on the GPU of each step. Every figure
+// is analysis/'s (computeRunStats, computeBreakdown, countSteps, computeStepTimes,
+// computeDeviceTimes). A run still being captured prints what it has committed, marked partial.
 #include "analysis/activityview.h"
 #include "analysis/breakdown.h"
 #include "analysis/compare.h"
 #include "analysis/duration.h"
+#include "analysis/gputime.h"
+#include "analysis/kernelcategory.h"
+#include "analysis/textelide.h"
 #include "analysis/runprofile.h"
 #include "app/cli/command.h"
 #include "app/cli/format.h"
@@ -16,40 +20,118 @@
 #include "storage/reader.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <iostream>
+#include <memory>
 
 namespace wt::cli {
 namespace {
 
 const char* kUsage =
-    "usage: wheretime stats FILE[:RUN] [--group-by layer|scope|phase|op|kernel|kind] [--depth N]\n"
-    "                       [--within GROUPBY=KEY]... [--range T0:T1] [--json | --csv]\n\n"
+    "usage: wheretime stats FILE[:RUN] [--group-by layer|scope|phase|op|kernel|kind|category|step]\n"
+    "                       [--depth N] [--within GROUPBY=KEY]... [--range T0:T1] [--categories FILE]\n"
+    "                       [--width N] [--json | --csv]\n\n"
     "Kernel time of a run and its share per group (largest first).\n"
-    "  --group-by   layer (default; the layer across phases), scope (path at --depth),\n"
-    "               phase, op, kernel (name) or kind (kernel, memcpy, memset)\n"
+    "  --group-by   layer (default; the layer across phases and steps), scope (path at --depth),\n"
+    "               phase, op, kernel (name), kind (kernel, memcpy, memset), category (gemm,\n"
+    "               attention, communication, ... by the kernel name, docs/categories.md; memcpy\n"
+    "               and memset count as memory), or step: per step its kernels, kernel time,\n"
+    "               busy (union of kernel intervals), idle (span - busy), span and communication,\n"
+    "               after one line per device with the same figures\n"
     "  --depth N    scope path depth for --group-by scope (default 3)\n"
     "  --within G=K only kernels whose group under G is K, e.g. --within layer=softmax\n"
     "  --range T0:T1  only the time range [T0, T1), counted from the run's time 0 (its first\n"
     "               activity, the 0 of the GUI's ruler): ns, or with a unit, e.g. 2ms:5ms,\n"
     "               1.5us:20us. Each activity counts with its overlap with the range (the GUI's\n"
     "               range selection rule)\n"
+    "  --categories FILE  category rules (REGEX -> CATEGORY a line, first match wins) instead of\n"
+    "               those stored with the run; the built-in rules still apply after them\n"
+    "  --width N    elide names longer than N characters in the middle (default: full names)\n"
     "A run still being captured (status writing) shows what it has committed so far, marked\n"
     "partial (a line; \"partial\": true in --json; a note on stderr with --csv).\n"
     "  --json       {run, partial, kernels, kernel_time_ns, busy_ns, span_ns, range, groups: [{name, path,\n"
-    "               time_ns, share, count, mean_ns, median_ns, min_ns, max_ns}]}; with --range,\n"
-    "               the distributions are of the clipped durations\n"
-    "  --csv        one row per group, the same fields\n";
+    "               time_ns, share, count, mean_ns, median_ns, min_ns, max_ns}], devices: [{name,\n"
+    "               span_ns, busy_ns, idle_ns, comm_ns, comm_overlap_ns}], steps: [{name, start_ns,\n"
+    "               end_ns, kernels, kernel_time_ns, busy_ns, idle_ns, span_ns, comm_ns,\n"
+    "               comm_overlap_ns}]}; with --range, the distributions are of the clipped\n"
+    "               durations; step times count from the run's time 0, like --range\n"
+    "  --csv        one row per group, the same fields (per step with --group-by step)\n";
+
+// Left-aligned in `width` characters (UTF-8 aware), never cut: the caller elides.
+std::string padded(const std::string& text, size_t width)
+{
+    const size_t n = displayLength(text);
+    return n >= width ? text : text + std::string(width - n, ' ');
+}
+
+void printGpuTimeJson(const GpuTime& t, int64_t zeroNs)
+{
+    std::cout << "\"start_ns\":" << (t.startNs - zeroNs) << ",\"end_ns\":" << (t.endNs - zeroNs) << ",\"kernels\":" << t.kernels
+              << ",\"kernel_time_ns\":" << t.kernelTimeNs << ",\"busy_ns\":" << t.busyNs << ",\"idle_ns\":" << t.idleNs
+              << ",\"span_ns\":" << t.spanNs << ",\"comm_ns\":" << t.commNs << ",\"comm_overlap_ns\":" << t.commOverlapNs;
+}
+
+// --group-by step: one line per device, then one row per step (text or CSV).
+int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTime>& steps, int64_t zeroNs,
+               bool csvOut, size_t width)
+{
+    if (csvOut) {
+        std::cout << "name,start_ns,end_ns,kernels,kernel_time_ns,busy_ns,idle_ns,span_ns,comm_ns,comm_overlap_ns\n";
+        for (const StepTime& st : steps)
+            std::cout << csv::field(st.name) << ',' << (st.time.startNs - zeroNs) << ',' << (st.time.endNs - zeroNs) << ','
+                      << st.time.kernels << ',' << st.time.kernelTimeNs << ',' << st.time.busyNs << ',' << st.time.idleNs << ','
+                      << st.time.spanNs << ',' << st.time.commNs << ',' << st.time.commOverlapNs << '\n';
+        return 0;
+    }
+    auto share = [](int64_t part, int64_t whole) { return whole > 0 ? formatShare(double(part) / double(whole)) : std::string("-"); };
+    std::printf("\n");
+    for (const DeviceTime& d : devices)
+        std::printf("%s: span %s  busy %s  idle %s (%s)  communication %s (overlapped %s, exposed %s)\n",
+                    (width ? elideMiddle(d.name, width) : d.name).c_str(), formatDuration(d.time.spanNs).c_str(),
+                    formatDuration(d.time.busyNs).c_str(), formatDuration(d.time.idleNs).c_str(),
+                    share(d.time.idleNs, d.time.spanNs).c_str(), formatDuration(d.time.commNs).c_str(),
+                    formatDuration(d.time.commOverlapNs).c_str(), formatDuration(d.time.commExposedNs()).c_str());
+    if (steps.empty()) {
+        std::printf("\nno steps in this run (imports: ranges named like the --step pattern of `wheretime import`)\n");
+        return 0;
+    }
+    size_t nameWidth = 4;
+    std::vector<std::string> names;
+    for (const StepTime& st : steps) {
+        names.push_back(width ? elideMiddle(st.name, width) : st.name);
+        nameWidth = std::max(nameWidth, displayLength(names.back()));
+    }
+    std::printf("\n%s %12s %8s %14s %14s %14s %7s %14s %14s\n", padded("step", nameWidth).c_str(), "start", "kernels", "kernel time",
+                "busy", "idle", "idle%", "span", "exposed comm");
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const GpuTime& t = steps[i].time;
+        std::printf("%s %12s %8lld %14s %14s %14s %7s %14s %14s\n", padded(names[i], nameWidth).c_str(),
+                    formatDuration(double(t.startNs - zeroNs)).c_str(), static_cast<long long>(t.kernels),
+                    formatDuration(t.kernelTimeNs).c_str(), formatDuration(t.busyNs).c_str(), formatDuration(t.idleNs).c_str(),
+                    share(t.idleNs, t.spanNs).c_str(), formatDuration(t.spanNs).c_str(), formatDuration(t.commExposedNs()).c_str());
+    }
+    return 0;
+}
 
 int runStats(Args& args)
 {
-    args.parse({"--group-by", "--depth", "--within", "--range"}, {"--json", "--csv"});
+    args.parse({"--group-by", "--depth", "--within", "--range", "--categories", "--width"}, {"--json", "--csv"});
     if (args.positionals().size() != 1)
         throw UsageError("expected one FILE[:RUN]");
     BreakdownOptions options;
-    auto g = groupByFromString(args.value("--group-by", "layer"));
+    const bool bySteps = args.value("--group-by", "") == "step";
+    auto g = bySteps ? std::optional<GroupBy>(GroupBy::Layer) : groupByFromString(args.value("--group-by", "layer"));
     if (!g)
         throw UsageError("unknown --group-by '" + args.value("--group-by", "") + "'");
     options.groupBy = *g;
+    const long long width = args.integer("--width", 0);
+    if (width < 0)
+        throw UsageError("--width must be 0 (full names) or more");
+    if (bySteps && (args.value("--range") || !args.values("--within").empty()))
+        throw UsageError("--group-by step shows whole steps; --range and --within do not apply");
+    CategoriesPtr categories;
+    if (auto file = args.value("--categories"))   // a bad file: exit 1 with "FILE:LINE: ..."
+        categories = std::make_shared<const KernelCategories>(KernelCategories::load(*file));
     options.depth = int(args.integer("--depth", 3));
     if (options.depth < 1)
         throw UsageError("--depth must be at least 1");
@@ -68,7 +150,7 @@ int runStats(Args& args)
         if (!range)
             throw UsageError("--range needs T0:T1 with T0 <= T1 (ns, or with a unit: 2ms:5ms), got '" + *text + "'");
     }
-    const bool distributions = args.flag("--json") || args.flag("--csv") || range;
+    const bool distributions = args.flag("--json") || args.flag("--csv") || range || bySteps;
 
     auto [file, selector] = splitRunSelector(args.positionals()[0]);
     Database db(file, OpenMode::ReadOnly);
@@ -77,11 +159,14 @@ int runStats(Args& args)
     db.exec("BEGIN");
     Reader reader(db);
     int64_t runId = reader.resolveRun(selector);
-    auto profile = RunProfile::load(reader, runId);
+    auto profile = RunProfile::load(reader, runId, categories);
     RunStats s = computeRunStats(*profile, options);
     // Status `writing` as read means its writer is alive: the figures are of the committed steps.
     const bool partial = s.run.status == RunStatus::Writing;
-    const int64_t steps = partial ? countSteps(reader, runId, profile->tree) : 0;
+    const int64_t committedSteps = partial ? countSteps(reader, runId, profile->tree) : 0;
+    std::vector<DeviceTime> devices;
+    std::vector<StepTime> steps;
+    int64_t zeroNs = 0;   // the run's time 0 (its first activity): step times count from it
     if (distributions) {
         // Distributions and ranges need every activity, not only the stored totals.
         ActivityColumns columns = ActivityColumns::load(reader, runId, profile->tree);
@@ -91,6 +176,9 @@ int runStats(Args& args)
         if (range)
             onClock = TimeRange{range->startNs + view.firstStartNs(), range->endNs + view.firstStartNs()};
         s.breakdown = computeBreakdown(*profile, options.level(), &view, onClock);
+        devices = computeDeviceTimes(*profile, view);
+        steps = computeStepTimes(*profile, view);
+        zeroNs = view.firstStartNs();
     }
     db.rollback();   // ends the read snapshot
     const Breakdown& b = s.breakdown;
@@ -115,13 +203,37 @@ int runStats(Args& args)
                       << ",\"count\":" << gr.count << ",\"mean_ns\":" << json::number(gr.meanNs)
                       << ",\"median_ns\":" << gr.medianNs << ",\"min_ns\":" << gr.minNs << ",\"max_ns\":" << gr.maxNs << "}";
         }
+        std::cout << "],\n\"devices\":[";
+        for (size_t i = 0; i < devices.size(); ++i) {
+            const GpuTime& t = devices[i].time;
+            std::cout << (i ? ",\n " : "\n ") << "{\"id\":" << devices[i].deviceId << ",\"name\":" << json::quote(devices[i].name)
+                      << ",\"kernels\":" << t.kernels << ",\"span_ns\":" << t.spanNs << ",\"busy_ns\":" << t.busyNs
+                      << ",\"idle_ns\":" << t.idleNs << ",\"comm_ns\":" << t.commNs << ",\"comm_overlap_ns\":" << t.commOverlapNs
+                      << "}";
+        }
+        std::cout << "],\n\"steps\":[";
+        for (size_t i = 0; i < steps.size(); ++i) {
+            std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(steps[i].name) << ',';
+            printGpuTimeJson(steps[i].time, zeroNs);
+            std::cout << "}";
+        }
         std::cout << "]}\n";
         return 0;
+    }
+    if (bySteps) {
+        if (!args.flag("--csv")) {
+            std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), s.run.name.c_str(),
+                        s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(),
+                        std::string(toString(s.run.status)).c_str());
+            std::printf("kernels %lld   kernel time %s   busy %s   span %s\n", static_cast<long long>(s.kernels),
+                        formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.busyNs).c_str(), formatDuration(s.spanNs).c_str());
+        }
+        return printSteps(devices, steps, zeroNs, args.flag("--csv"), size_t(width));
     }
     if (args.flag("--csv")) {
         if (partial)
             std::fprintf(stderr, "wheretime stats: partial: run %lld is still being captured (%lld steps committed so far)\n",
-                         static_cast<long long>(s.run.id), static_cast<long long>(steps));
+                         static_cast<long long>(s.run.id), static_cast<long long>(committedSteps));
         std::cout << "name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns\n";
         for (const Group& gr : b.groups)
             std::cout << csv::field(gr.name) << ',' << csv::field(gr.path) << ',' << gr.timeNs << ','
@@ -133,22 +245,32 @@ int runStats(Args& args)
                 s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(), std::string(toString(s.run.status)).c_str());
     if (partial)
         std::printf("partial: the capture is still running; these figures cover what it has committed (%lld steps done)\n",
-                    static_cast<long long>(steps));
+                    static_cast<long long>(committedSteps));
     std::printf("kernels %lld   kernel time %s   busy %s   span %s\n", static_cast<long long>(s.kernels),
                 formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.busyNs).c_str(), formatDuration(s.spanNs).c_str());
     if (range)
         std::printf("range %s .. %s   time in range %s\n", formatDuration(range->startNs).c_str(),
                     formatDuration(range->endNs).c_str(), formatDuration(b.totalNs).c_str());
-    std::printf("\n%-48s %14s %7s %9s %12s %12s\n", std::string(toString(b.groupBy)).c_str(), "time", "share", "count", "mean",
-                distributions ? "median" : "");
-    for (const Group& gr : b.groups)
-        std::printf("%-48.48s %14s %7s %9lld %12s %12s\n", gr.path.c_str(), formatDuration(gr.timeNs).c_str(),
+    // Full names (the column as wide as the longest), or elided in the middle with --width.
+    std::vector<std::string> names;
+    size_t nameWidth = toString(b.groupBy).size();
+    for (const Group& gr : b.groups) {
+        names.push_back(width ? elideMiddle(gr.path, size_t(width)) : gr.path);
+        nameWidth = std::max(nameWidth, displayLength(names.back()));
+    }
+    std::printf("\n%s %14s %7s %9s %12s %12s\n", padded(std::string(toString(b.groupBy)), nameWidth).c_str(), "time", "share",
+                "count", "mean", distributions ? "median" : "");
+    for (size_t i = 0; i < b.groups.size(); ++i) {
+        const Group& gr = b.groups[i];
+        std::printf("%s %14s %7s %9lld %12s %12s\n", padded(names[i], nameWidth).c_str(), formatDuration(gr.timeNs).c_str(),
                     formatShare(gr.share).c_str(), static_cast<long long>(gr.count), formatDuration(gr.meanNs).c_str(),
                     gr.hasDistribution ? formatDuration(gr.medianNs).c_str() : "");
+    }
     return 0;
 }
 
-const RegisterCommand reg{{"stats", "time share and distributions by layer, scope, phase, op, kernel or kind (--range T0:T1)", kUsage, runStats}};
+const RegisterCommand reg{{"stats", "time share by layer, scope, phase, op, kernel, kind or category; per step (--range T0:T1)",
+                           kUsage, runStats}};
 
 }  // namespace
 }  // namespace wt::cli

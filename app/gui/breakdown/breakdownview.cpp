@@ -44,6 +44,7 @@ QString plural(GroupBy g)
     case GroupBy::Op: return QStringLiteral("ops");
     case GroupBy::Kernel: return QStringLiteral("kernels");
     case GroupBy::Kind: return QStringLiteral("activity kinds");
+    case GroupBy::Category: return QStringLiteral("kernel categories");
     case GroupBy::Scope: return QStringLiteral("scopes");
     }
     return {};

@@ -60,12 +60,13 @@ ActivityView RunData::activities() const
 {
     ActivityView v;
     v.instanceNode = instances.node.data();
+    v.instanceParent = instances.parent.data();   // kNone is kNoInstance
     v.instanceCount = instances.size();
     v.tracks.reserve(tracks.size());
     for (const TrackData& t : tracks)
         v.tracks.push_back(TrackActivities{t.startNs.data(), t.durationNs.data(), t.nameId.data(), t.instance.data(),
                                            t.kind == TrackKind::Kernel ? nullptr : t.activityKind.data(), t.size(),
-                                           t.maxDurationNs});
+                                           t.maxDurationNs, t.deviceId});
     return v;
 }
 
