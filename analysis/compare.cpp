@@ -1,5 +1,7 @@
 #include "compare.h"
 
+#include "analysis/runprofile.h"
+
 #include "storage/reader.h"
 
 #include <algorithm>
@@ -200,7 +202,7 @@ int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree)
     return int64_t(names.size());
 }
 
-CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file)
+CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file, CategoriesPtr categories)
 {
     CompareRun r;
     r.file = std::move(file);
@@ -215,22 +217,35 @@ CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file)
     for (const ScopeNode& n : nodes)
         for (uint32_t id : {n.nameId, n.levelId})
             names.emplace(id, stringOf(all, id));
+    const auto metadata = reader.metadata(runId);
     ScopeTree asStored(nodes, names);
     r.steps = countSteps(reader, runId, asStored);
-    // Fold profiler-step names (only where no capture-style step level exists).
-    if (!asStored.hasLevel("step")) {
-        bool folded = false;
-        for (const ScopeNode& n : nodes)
-            if (isProfilerStep(names[n.nameId])) {
-                names[n.nameId] = kImportStepName;
-                folded = true;
-            }
-        if (folded) {
-            r.tree = ScopeTree(nodes, names);
-            return r;
+    // Steps of different runs match by structure, not by number: profiler-step names
+    // (ProfilerStep#551) and numbered names of imported steps (`step 12`) fold, digit runs to
+    // '*'. A capture's steps share one name already.
+    bool folded = false;
+    for (const ScopeNode& n : nodes) {
+        std::string& name = names[n.nameId];
+        const bool step = isProfilerStep(name) || (names[n.levelId] == "step" && r.info.backend == "import");
+        if (!step || name == kImportStepName)
+            continue;
+        std::string out;
+        for (size_t i = 0; i < name.size(); ++i) {
+            const bool digit = name[i] >= '0' && name[i] <= '9';
+            if (!digit)
+                out += name[i];
+            else if (i == 0 || !(name[i - 1] >= '0' && name[i - 1] <= '9'))
+                out += '*';
+        }
+        if (out != name) {
+            name = std::move(out);
+            folded = true;
         }
     }
-    r.tree = std::move(asStored);
+    r.tree = folded ? ScopeTree(nodes, names) : std::move(asStored);
+    applyRunSettings(r.tree, metadata);
+    if (categories)
+        r.tree.setCategories(std::move(categories));
     return r;
 }
 

@@ -45,14 +45,15 @@ struct CompareRun {
     RunInfo info;
     int64_t steps = 0;                 // executions of the step scope; 0 = the run has no steps
     std::vector<TotalRow> totals;      // the stored per-(scope, kernel name, kind) totals
-    ScopeTree tree;                    // profiler-step names folded to kImportStepName
+    ScopeTree tree;                    // step names folded (ProfilerStep#551 -> kImportStepName)
     std::unordered_map<uint32_t, std::string> strings;   // the names the totals use
     bool hasScopes() const { return !tree.nodes().empty(); }
 };
 
 // Reads a run's stored totals, scope tree and step count (the step count reads the run's scope
-// instances when it has a step level: a capture). Throws StorageError.
-CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file = {});
+// instances when it has a step level). The run's stored settings (layer depth, category rules)
+// apply to the tree; `categories` replaces the stored rules. Throws StorageError.
+CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file = {}, CategoriesPtr categories = nullptr);
 
 // The step count of a run: instances of its outermost "step"-level scopes (captures), else
 // the number of distinct top-level profiler-step ranges (imports: ProfilerStep#N), else 0.

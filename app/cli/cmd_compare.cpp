@@ -2,6 +2,8 @@
 // names), per step or per run; the table sorted by the size of the change, or the kernel-level
 // diff of one layer. Every number comes from analysis/compare.
 #include "analysis/compare.h"
+#include "analysis/kernelcategory.h"
+#include "analysis/textelide.h"
 #include "app/cli/command.h"
 #include "app/cli/format.h"
 #include "storage/csv.h"
@@ -20,14 +22,16 @@ namespace wt::cli {
 namespace {
 
 const char* kUsage =
-    "usage: wheretime compare BASE OTHER... [--group-by layer|scope|phase|op|kernel|kind] [--depth N]\n"
-    "                         [--within GROUPBY=KEY]... [--per step|run] [--kernels LAYER] [--json | --csv]\n\n"
+    "usage: wheretime compare BASE OTHER... [--group-by layer|scope|phase|op|kernel|kind|category]\n"
+    "                         [--depth N] [--within GROUPBY=KEY]... [--per step|run] [--kernels LAYER]\n"
+    "                         [--categories FILE] [--width N] [--json | --csv]\n\n"
     "Compares runs by structure, never by time: groups (layers, scope paths, ops, kernel names)\n"
     "are matched by name across the runs; groups found in some runs only are listed as such.\n"
     "BASE and OTHER are FILE[:RUN]: two files, or two runs of one file (more OTHERs: one column\n"
     "per run and the ratio to BASE). Sorted by the size of the change.\n"
     "  --group-by   layer (default; kernel when a run has no scopes), scope (path at --depth),\n"
-    "               phase, op, kernel (name) or kind (kernel, memcpy, memset)\n"
+    "               phase, op, kernel (name), kind (kernel, memcpy, memset) or category (gemm,\n"
+    "               attention, communication, ... from the kernel name: docs/categories.md)\n"
     "  --depth N    scope path depth for --group-by scope (default 3)\n"
     "  --within G=K only kernels whose group under G is K, e.g. --within layer=softmax\n"
     "  --per        step: each run's time divided by its step count (the mean step; the default\n"
@@ -36,6 +40,9 @@ const char* kUsage =
     "               inside each op (changed, unchanged); the rest paired side by side: the same\n"
     "               name in another op (moved), else within one op (swapped); unpaired: removed,\n"
     "               added. Names are never merged. --within narrows it further\n"
+    "  --categories FILE  category rules (REGEX -> CATEGORY a line, first match wins) for every\n"
+    "               run, instead of those stored with the runs\n"
+    "  --width N    elide names longer than N characters in the middle (default: full names)\n"
     "  --json       {per, group_by, runs: [{file, id, name, workload, variant, backend, device, steps}],\n"
     "               total, groups: [{name, path, ns: [per run | null], count, delta_ns, ratio}]}\n"
     "  --csv        one row per group: name, path, ns_1..ns_N, delta_ns_2.., ratio_2.. (1 = BASE), per\n"
@@ -111,11 +118,16 @@ std::string countText(double c)
     return buf;
 }
 
+// --width N: names longer than N characters are elided in the middle; 0 = full names.
+size_t gNameWidth = 0;
+
+// A name in a column of `width` characters: elided in the middle when longer (only with
+// --width, which caps the column), padded when shorter (UTF-8 aware).
 std::string fit(const std::string& s, size_t width)
 {
-    if (s.size() <= width)
-        return s;
-    return s.substr(0, width - 3) + "...";
+    std::string out = elideMiddle(s, width);
+    const size_t n = displayLength(out);
+    return n >= width ? out : out + std::string(width - n, ' ');
 }
 
 std::string describe(const CompareRunSummary& r)
@@ -224,8 +236,9 @@ int printComparison(const Comparison& c, bool asJson, bool asCsv)
 
     size_t width = std::string(toString(c.groupBy)).size();
     for (const CompareGroup& g : c.groups)
-        width = std::max(width, g.path.size());
-    width = std::min<size_t>(width, 60);
+        width = std::max(width, displayLength(g.path));
+    if (gNameWidth > 0)
+        width = std::min(width, std::max(gNameWidth, std::string(toString(c.groupBy)).size()));
     auto onlyIn = [&](const CompareGroup& g) -> std::string {
         if (g.inAll())
             return {};
@@ -242,7 +255,7 @@ int printComparison(const Comparison& c, bool asJson, bool asCsv)
         std::printf(" %13s %13s %14s %7s\n", "BASE", "OTHER", "delta", "ratio");
         auto row = [&](const std::string& name, const CompareCell& a, const CompareCell& b, double delta,
                        const std::optional<double>& ratio, const std::string& note) {
-            std::printf("%-*s %13s %13s %14s %7s%s\n", int(width), fit(name, width).c_str(), a.present ? duration(a.ns).c_str() : "-",
+            std::printf("%s %13s %13s %14s %7s%s\n", fit(name, width).c_str(), a.present ? duration(a.ns).c_str() : "-",
                         b.present ? duration(b.ns).c_str() : "-", signedDuration(delta).c_str(), ratioText(ratio).c_str(),
                         note.empty() ? "" : ("  " + note).c_str());
         };
@@ -258,7 +271,7 @@ int printComparison(const Comparison& c, bool asJson, bool asCsv)
     std::printf("\n");
     auto row = [&](const std::string& name, const std::vector<const CompareCell*>& cells,
                    const std::vector<std::optional<double>>& ratios, const std::string& note) {
-        std::printf("%-*s", int(width), fit(name, width).c_str());
+        std::printf("%s", fit(name, width).c_str());
         for (const CompareCell* cell : cells)
             std::printf(" %13s", cell->present ? duration(cell->ns).c_str() : "-");
         for (size_t i = 1; i < ratios.size(); ++i)
@@ -327,8 +340,9 @@ int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
     auto opText = [](const KernelDiffRow& r) { return r.otherOp == r.op ? r.op : r.op + " -> " + r.otherOp; };
     size_t opWidth = 2;
     for (const KernelDiffRow& r : d.rows)
-        opWidth = std::max(opWidth, opText(r).size());
-    opWidth = std::min<size_t>(opWidth, 40);
+        opWidth = std::max(opWidth, displayLength(opText(r)));
+    if (gNameWidth > 0)
+        opWidth = std::min(opWidth, std::max<size_t>(gNameWidth, 2));
     std::printf("%-*s %-9s %13s %13s %14s %7s %9s %9s  %s\n", int(opWidth), "op", "change", "BASE", "OTHER", "delta", "ratio",
                 "BASE n", "OTHER n", "kernel (BASE -> OTHER)");
     for (const KernelDiffRow& r : d.rows) {
@@ -336,18 +350,26 @@ int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
                              : r.change == KernelChange::Added ? "-> " + r.otherName
                              : r.change == KernelChange::Removed ? r.baseName + " ->"
                                                                  : r.baseName;
-        std::printf("%-*s %-9s %13s %13s %14s %7s %9s %9s  %s\n", int(opWidth), fit(opText(r), opWidth).c_str(),
+        std::printf("%s %-9s %13s %13s %14s %7s %9s %9s  %s\n", fit(opText(r), opWidth).c_str(),
                     std::string(toString(r.change)).c_str(), r.base.present ? duration(r.base.ns).c_str() : "-",
                     r.other.present ? duration(r.other.ns).c_str() : "-", signedDuration(r.deltaNs).c_str(),
                     ratioText(r.ratio).c_str(), r.base.present ? countText(r.base.count).c_str() : "-",
-                    r.other.present ? countText(r.other.count).c_str() : "-", kernel.c_str());
+                    r.other.present ? countText(r.other.count).c_str() : "-",
+                    (gNameWidth > 0 ? elideMiddle(kernel, gNameWidth) : kernel).c_str());
     }
     return 0;
 }
 
 int runCompare(Args& args)
 {
-    args.parse({"--group-by", "--depth", "--within", "--per", "--kernels"}, {"--json", "--csv"});
+    args.parse({"--group-by", "--depth", "--within", "--per", "--kernels", "--categories", "--width"}, {"--json", "--csv"});
+    const long long width = args.integer("--width", 0);
+    if (width < 0)
+        throw UsageError("--width must be 0 (full names) or more");
+    gNameWidth = size_t(width);
+    CategoriesPtr categories;
+    if (auto file = args.value("--categories"))   // a bad file: exit 1 with "FILE:LINE: ..."
+        categories = std::make_shared<const KernelCategories>(KernelCategories::load(*file));
     if (args.positionals().size() < 2)
         throw UsageError("expected BASE and at least one OTHER (FILE[:RUN] each)");
     CompareOptions options;
@@ -395,7 +417,7 @@ int runCompare(Args& args)
             o.db = std::make_unique<Database>(file, OpenMode::ReadOnly);
             o.reader = std::make_unique<Reader>(*o.db);
         }
-        runs.push_back(loadCompareRun(*o.reader, o.reader->resolveRun(selector), file));
+        runs.push_back(loadCompareRun(*o.reader, o.reader->resolveRun(selector), file, categories));
     }
 
     if (kernelsOf) {
@@ -418,7 +440,7 @@ int runCompare(Args& args)
     return printComparison(c, asJson, asCsv);
 }
 
-const RegisterCommand reg{{"compare", "compare runs by layer, scope, op, kernel or kind (per step or per run)", kUsage, runCompare}};
+const RegisterCommand reg{{"compare", "compare runs by layer, scope, op, kernel, kind or category (per step or per run)", kUsage, runCompare}};
 
 }  // namespace
 }  // namespace wt::cli

@@ -744,10 +744,20 @@ void TestCompare::realRanksCompare()
     Comparison cs = compareRuns({&a, &b}, o);
     for (const CompareGroup& g : cs.groups)
         QVERIFY(close(g.cells[0].ns * 2, double(g.cells[0].totalNs)));
-    // By layer: the steps of both ranks are one group.
+    // By layer: a step is never a layer; the ranges below the steps match across the ranks.
     Comparison cl = compareRuns({&a, &b}, CompareOptions{});
-    QVERIFY(find(cl, kImportStepName));
-    QVERIFY(find(cl, kImportStepName)->inAll());
+    QVERIFY(!find(cl, kImportStepName));
+    for (const CompareGroup& g : cl.groups)
+        QVERIFY2(g.path.rfind("ProfilerStep", 0) != 0, g.path.c_str());
+    QVERIFY(find(cl, "## forward ##"));
+    QVERIFY(find(cl, "## forward ##")->inAll());
+    // By scope path at depth 1: the steps of both ranks are one group.
+    CompareOptions byStep;
+    byStep.groupBy = GroupBy::Scope;
+    byStep.depth = 1;
+    Comparison cp = compareRuns({&a, &b}, byStep);
+    QVERIFY(find(cp, kImportStepName));
+    QVERIFY(find(cp, kImportStepName)->inAll());
 }
 
 QTEST_GUILESS_MAIN(TestCompare)
