@@ -19,6 +19,8 @@
 #include <QJsonObject>
 #include <QTest>
 
+#include <regex>
+
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -253,13 +255,41 @@ void TstCrossCheck::sameNumbersEverywhere()
             QCOMPARE(o[QStringLiteral("max_ns")].toInteger(), row->maxNs);
         }
     }
-    // Imports without a layer level: the timeline's layer is the top-level range, as the pie's.
+    // Imports without a layer level: the timeline's layer is the outermost range that is not a
+    // step (a step is never a layer), as the pie's.
     if (!input.isEmpty() && !run->profile->tree.hasLevel("layer")) {
-        for (const ScopeNodeData& n : run->nodes)
-            QCOMPARE(run->layerNames[n.layerIndex].toStdString(),
-                     run->profile->tree.path(n.id, 1));
+        const ScopeTree& tree = run->profile->tree;
+        for (const ScopeNodeData& n : run->nodes) {
+            std::string want = kNoLayer;
+            for (int64_t id = n.id; id != 0; id = tree.node(id).parentId)
+                if (tree.level(id) != "step")
+                    want = tree.name(id);
+            QCOMPARE(run->layerNames[n.layerIndex].toStdString(), want);
+        }
     }
 }
+
+namespace {
+
+// The layer rule on an exported scope path: its first component that is not a profiler step
+// (the imports' steps; a step is never a layer), "(no layer)" when there is none.
+std::string layerOfPath(const std::string& path)
+{
+    if (path.empty())
+        return kNoScope;
+    static const std::regex step(R"(ProfilerStep#\d+)");
+    size_t at = 0;
+    while (at <= path.size()) {
+        const size_t slash = std::min(path.find('/', at), path.size());
+        const std::string part = path.substr(at, slash - at);
+        if (!std::regex_match(part, step))
+            return part;
+        at = slash + 1;
+    }
+    return kNoLayer;
+}
+
+}  // namespace
 
 void TstCrossCheck::rangeAgainstExportedCsv()
 {
@@ -321,9 +351,7 @@ void TstCrossCheck::rangeAgainstExportedCsv()
                     if (in <= 0)
                         continue;
                 }
-                std::string key = g == GroupBy::Kind ? a.kind : g == GroupBy::Kernel ? a.name : a.scopePath.substr(0, a.scopePath.find('/'));
-                if (g == GroupBy::Layer && a.scopePath.empty())
-                    key = kNoScope;
+                std::string key = g == GroupBy::Kind ? a.kind : g == GroupBy::Kernel ? a.name : layerOfPath(a.scopePath);
                 want[key].push_back(in);
             }
             const QJsonObject o = statsJson(file, {QStringLiteral("--range"), text, QStringLiteral("--group-by"),
