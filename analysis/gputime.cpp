@@ -82,6 +82,7 @@ struct Runs {
 struct KernelSet {
     Runs comm, other;
     GpuTime time;
+    int32_t device = 0;   // of the first kernel added
 
     void add(int64_t start, int64_t end, bool isComm)
     {
@@ -213,11 +214,15 @@ std::vector<StepTime> computeStepTimes(const RunProfile& profile, const Activity
             const uint32_t step = inst < n ? stepOf[inst] : kNoInstance;
             if (step == kNoInstance)
                 continue;
-            byInstance[step].add(t.startNs[i], t.startNs[i] + int64_t(t.durationNs[i]), isComm(t.nameId[i]));
+            KernelSet& set = byInstance[step];
+            if (set.time.kernels == 0)
+                set.device = t.deviceId;
+            set.add(t.startNs[i], t.startNs[i] + int64_t(t.durationNs[i]), isComm(t.nameId[i]));
         }
 
-    // Instances of one step scope whose kernels overlap in time are one step (the ranks of a
-    // job); the others (a capture's step 1, 2, 3 of one scope) are steps of their own.
+    // Instances of one step scope whose kernels overlap in time, each on another device, are
+    // one step (the ranks of a job); the others (a capture's step 1, 2, 3 of one scope) are
+    // steps of their own.
     struct Part {
         uint32_t node;
         int64_t startNs, endNs;
@@ -233,10 +238,14 @@ std::vector<StepTime> computeStepTimes(const RunProfile& profile, const Activity
     for (size_t i = 0; i < parts.size();) {
         KernelSet merged;
         int64_t end = parts[i].endNs;
+        std::vector<int32_t> devices;
         size_t j = i;
         for (; j < parts.size() && parts[j].node == parts[i].node && (j == i || parts[j].startNs < end); ++j) {
-            end = std::max(end, parts[j].endNs);
             KernelSet& s = byInstance[parts[j].instance];
+            if (std::find(devices.begin(), devices.end(), s.device) != devices.end())
+                break;   // this device's next step
+            devices.push_back(s.device);
+            end = std::max(end, parts[j].endNs);
             for (const Interval& v : s.comm.intervals)
                 merged.add(v.startNs, v.endNs, true);
             for (const Interval& v : s.other.intervals)
