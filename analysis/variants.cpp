@@ -161,11 +161,16 @@ std::vector<SettingDifference> differingSettings(const std::vector<const RunInfo
     for (const std::string& key : keys) {
         SettingDifference d;
         d.key = key;
+        // A setting a run does not have (the cutoffs of `full`) cannot differ there: only the
+        // runs that have it are compared.
+        const std::string* first = nullptr;
         bool differs = false;
         for (const auto& settings : all) {
             const std::string* v = find(settings, key);
             d.values.push_back(v ? *v : std::string());
-            differs |= d.values.back() != d.values.front();
+            if (v && !first)
+                first = v;
+            differs |= v && *v != *first;
         }
         if (differs)
             out.push_back(std::move(d));
@@ -192,11 +197,17 @@ std::optional<RunInfo> newestCapture(const std::vector<RunInfo>& runs, const std
 std::vector<int64_t> selectVariantRuns(const std::vector<RunInfo>& runs, const RunInfo& anchor, const std::string& setting)
 {
     auto anchorSettings = runSettings(anchor);
-    auto withoutSetting = [&](std::vector<std::pair<std::string, std::string>> s) {
-        s.erase(std::remove_if(s.begin(), s.end(), [&](const auto& kv) { return kv.first == setting; }), s.end());
-        return s;
+    // Equal in every setting but `setting`; a setting one of the two lacks (the cutoffs of `full`) matches.
+    auto sameOtherwise = [&](const std::vector<std::pair<std::string, std::string>>& other) {
+        for (const auto& [k, v] : other) {
+            if (k == setting)
+                continue;
+            const std::string* mine = find(anchorSettings, k);
+            if (mine && *mine != v)
+                return false;
+        }
+        return true;
     };
-    auto base = withoutSetting(anchorSettings);
     const std::string* anchorValuePtr = find(anchorSettings, setting);
     const std::string anchorValue = anchorValuePtr ? *anchorValuePtr : std::string();
     std::map<std::string, int64_t> newestByValue;   // setting's value -> newest run id
@@ -204,7 +215,7 @@ std::vector<int64_t> selectVariantRuns(const std::vector<RunInfo>& runs, const R
         if (r.id == anchor.id || r.status != RunStatus::Complete || r.backend == "import")
             continue;
         auto settings = runSettings(r);
-        if (withoutSetting(settings) != base)
+        if (!sameOtherwise(settings))
             continue;
         const std::string* v = find(settings, setting);
         std::string value = v ? *v : std::string();
