@@ -146,9 +146,13 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
     BreakdownOptions bo;
     bo.groupBy = GroupBy::Layer;
     for (const SweepRun* r : runs) {
-        if (r->run.steps <= 0)
-            throw SweepError("run " + std::to_string(r->run.info.id) + " of sweep " + sweep.id +
-                             " has no steps: sweeps are compared per step");
+        if (r->run.steps <= 0) {
+            // A run still being captured (or one that failed before its first step): left out.
+            t.notes.push_back("run " + std::to_string(r->run.info.id) + " (" + r->tag.value +
+                              (r->tag.value2.empty() ? "" : ", " + r->tag.value2) + ") has no steps yet (" +
+                              std::string(toString(r->run.info.status)) + "): left out");
+            continue;
+        }
         RunFigures f;
         f.run = r;
         f.x = variantGrid ? r->tag.value2 : r->tag.value;
@@ -164,6 +168,8 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
             t.notes.push_back("run " + std::to_string(r->run.info.id) + " is " + std::string(toString(r->run.info.status)));
         figures.push_back(std::move(f));
     }
+    if (figures.empty())
+        throw SweepError("no run of sweep " + sweep.id + " has steps yet");
 
     std::vector<std::pair<double, std::string>> layers;
     for (const auto& [name, sum] : layerSum)

@@ -106,8 +106,9 @@ struct SweepRun {
     CompareRun run;
 };
 
-// The table over the runs of one sweep (all with the same id). Throws SweepError when a run has
-// no steps or there are no runs.
+// The table over the runs of one sweep (all with the same id). A run without steps (still being
+// captured, or failed before its first step) is left out with a note; throws SweepError when no
+// run has steps.
 SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun*>& runs, const SweepOptions& options = {});
 
 // Loads the runs of sweep `id` (empty: the newest sweep of the file) and computes its table.

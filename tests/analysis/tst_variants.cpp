@@ -10,6 +10,7 @@
 #include "capture/capture.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
 #include <QTest>
@@ -325,19 +326,36 @@ void TestVariants::sweepTable()
     for (int i = 0; i < 3; ++i)
         captureTiny(file, "adaptive", {{"hidden", values[i]}},
                     {{kSweepIdKey, "sw1"}, {kSweepKeyKey, "hidden"}, {kSweepValueKey, values[i]}, {kSweepIndexKey, std::to_string(i)}});
+    {
+        // A fourth run of the sweep without steps (as while it is being captured): left out, noted.
+        Database db(file, OpenMode::ReadWrite);
+        Writer writer(db);
+        RunInfo r;
+        r.name = "being captured";
+        r.workload = "gcn";
+        r.backend = "cpu";
+        writer.beginRun(r);
+        writer.setMetadata(kSweepIdKey, "sw1");
+        writer.setMetadata(kSweepKeyKey, "hidden");
+        writer.setMetadata(kSweepValueKey, "64");
+        writer.setMetadata(kSweepIndexKey, "3");
+        writer.finishRun(RunStatus::Failed, 0);
+    }
     Database db(file, OpenMode::ReadOnly);
     Reader reader(db);
     auto sweeps = listSweeps(reader);
     QCOMPARE(sweeps.size(), size_t(1));
     QCOMPARE(sweeps[0].id, std::string("sw1"));
-    QCOMPARE(sweeps[0].runIds, (std::vector<int64_t>{2, 3, 4}));
-    QCOMPARE(sweeps[0].values, (std::vector<std::string>{"8", "16", "32"}));
+    QCOMPARE(sweeps[0].runIds, (std::vector<int64_t>{2, 3, 4, 5}));
+    QCOMPARE(sweeps[0].values, (std::vector<std::string>{"8", "16", "32", "64"}));
     QCOMPARE(sweeps[0].workload, std::string("gcn"));
 
     SweepTable t = loadSweep(reader, "", {}, file);
     QCOMPARE(t.xKey, std::string("hidden"));
     QVERIFY(t.numeric);
-    QCOMPARE(t.xValues, (std::vector<std::string>{"8", "16", "32"}));
+    QCOMPARE(t.xValues, (std::vector<std::string>{"8", "16", "32", "64"}));
+    QCOMPARE(t.notes.size(), size_t(1));
+    QVERIFY2(t.notes[0].find("run 5 (64) has no steps") != std::string::npos, t.notes[0].c_str());
     QVERIFY(std::find(t.layers.begin(), t.layers.end(), "softmax") != t.layers.end());
     QVERIFY(t.layers.size() >= 3);   // embedding, conv1, conv2, softmax
     QCOMPARE(t.series.size(), t.layers.size());
