@@ -11,6 +11,7 @@
 #include "storage/database.h"
 #include "storage/json.h"
 #include "storage/reader.h"
+#include "wheretime_config.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -248,6 +249,10 @@ int runCaptureCommand(Args& args)
             for (const std::string& v2 : axes[1].values)
                 combos.push_back({v1, v2});
     }
+    // The preset capture would pick, fixed once, so the runs' names say it.
+    bool presetSwept = std::any_of(axes.begin(), axes.end(), [](const SweepAxis& a) { return a.key == "preset"; });
+    if (o.preset.empty() && !presetSwept)
+        o.preset = o.backend == "cuda" || (o.backend == "auto" && WHERETIME_HAVE_CUDA && kernels::cudaAvailable()) ? "paper" : "small";
     std::vector<capture::CaptureOptions> runs;
     std::string id = newSweepId();
     for (size_t i = 0; i < combos.size(); ++i) {
@@ -263,7 +268,7 @@ int runCaptureCommand(Args& args)
             throw UsageError(std::string("--sweep: ") + e.what());
         }
         if (o.name.empty())
-            c.name = c.workload + "-" + c.variant + "-" + (c.preset.empty() ? std::string("auto") : c.preset) + tag;
+            c.name = c.workload + "-" + c.variant + "-" + c.preset + tag;
         else
             c.name = o.name + tag;
         c.metadata = {{kSweepIdKey, id}, {kSweepKeyKey, axes[0].key}, {kSweepValueKey, combos[i][0]},
