@@ -43,11 +43,13 @@ struct SettingDifference {
 };
 
 // The settings (runSettings) whose values differ between the runs, sorted by key; empty when
-// the runs agree in every setting (or there is one run).
+// the runs agree in every setting (or there is one run). A setting some runs lack (the cutoffs
+// of `full`) differs only when two runs that have it disagree.
 std::vector<SettingDifference> differingSettings(const std::vector<const RunInfo*>& runs);
 
-// Picks, from a file's runs, the ones to show as variants of `anchor`: complete runs with
-// steps-bearing captures whose settings equal the anchor's in everything but `setting`; for each
+// Picks, from a file's runs, the ones to show as variants of `anchor`: complete captures (not
+// imports) whose settings equal the anchor's in everything but `setting` (a setting one of the
+// two lacks matches); for each
 // value of `setting` the newest such run (highest id). Returned oldest first (by id), the anchor
 // among them. The GUI's "Compare variants" passes the current run; the CLI the newest run.
 std::vector<int64_t> selectVariantRuns(const std::vector<RunInfo>& runs, const RunInfo& anchor,
