@@ -183,6 +183,8 @@ CaptureResult runCapture(const CaptureOptions& o)
         writer.setMetadata("steps", std::to_string(o.steps));
         writer.setMetadata("warmup", std::to_string(o.warmup));
         writer.setMetadata("seed", std::to_string(o.seed));
+        for (const auto& [key, value] : o.metadata)
+            writer.setMetadata(key, value);
         sink.device(device);
 
         model->setObserver(tracer.get());

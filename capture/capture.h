@@ -31,6 +31,8 @@ struct CaptureOptions {
     bool trace = true;                   // false: --no-trace, time the steps only, write nothing
     uint64_t seed = 1;
     bool installSignalHandlers = false;
+    // Extra (key, value) pairs for the run's metadata (e.g. the sweep tags of `capture --sweep`).
+    std::vector<std::pair<std::string, std::string>> metadata;
     // Tests: builds the tracer instead of the CUPTI or CPU one (e.g. one that injects a device
     // error mid-step). It must write only through the sink it is given.
     std::function<std::unique_ptr<Tracer>(RecordSink&, const std::atomic<bool>*)> tracerFactory;

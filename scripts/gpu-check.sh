@@ -15,6 +15,10 @@
 #   5. overhead   CUPTI overhead: the adaptive variant traced vs --no-trace, alternating
 #   6. pytorch    scripts/softmax-vs-pytorch.py: PyTorch's AdaptiveLogSoftmaxWithLoss on the
 #                 paper shapes, against each variant's softmax layer time
+#   7. scaling    the study's sweep: the GCN (small preset) at hidden 256, 512, 1024, 2048 for
+#                 every variant (`capture --sweep hidden=... --sweep variant=...`) into
+#                 OUTDIR/scaling-gcn.wt, its table (`wheretime sweep --layer softmax --json`) in
+#                 OUTDIR/scaling-gcn.json (dry run: tiny preset, hidden 8 and 16)
 # Then OUTDIR/gpu-check.md: per workload and variant, step time, softmax layer time and share,
 # speedup against adaptive and against PyTorch, CUPTI overhead, dropped records, the loss
 # check. Budget: 8 minutes on an H100/H200 with 16 cores; every command runs under a timeout
@@ -85,7 +89,9 @@ def overhead(w):
     if not t or not u:
         return "n/a"
     return f"{(statistics.median(t) / statistics.median(u) - 1) * 100:+.1f}%"
-adaptive = {r["workload"]: r["softmax_ns_per_step"] for r in caps if r["variant"] == "adaptive"}
+# softmax_layer_ns_per_step: every phase of the layer (softmax_ns_per_step is forward + backward).
+layer_ns = lambda r: r.get("softmax_layer_ns_per_step", r["softmax_ns_per_step"])
+adaptive = {r["workload"]: layer_ns(r) for r in caps if r["variant"] == "adaptive"}
 phases = {(r["workload"], r["variant"]): r for r in rows if r["stage"] == "softmax-phases"}
 losses = {}
 for r in rows:
@@ -98,7 +104,7 @@ if caps:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in caps:
     w, v = r["workload"], r["variant"]
-    sm = r["softmax_ns_per_step"]
+    sm = layer_ns(r)
     vs_adaptive = f"{adaptive[w] / sm:.2f}x" if sm and w in adaptive else "n/a"
     p = phases.get((w, v))
     fb = p["forward_ns_per_step"] + p["backward_ns_per_step"] if p else 0
@@ -317,6 +323,28 @@ else
     fail "softmax-vs-pytorch.py: $(tail -1 "$out/pytorch.txt")"
   echo "pytorch: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(", ".join(f"{x["shape"]} {x["median_ms"]:.2f} ms" for x in r), "(torch", r[0]["torch"] + ")")' "$out/pytorch.json")" >>"$notes"
 fi
+
+# --- 7. scaling: the GCN's softmax share against the hidden size, every variant -----------
+stage=scaling
+if [ "$dry" = 1 ]; then svalues=8,16; spreset=tiny; else svalues=256,512,1024,2048; spreset=small; fi
+sdb="$out/scaling-gcn.wt"
+rm -f "$sdb" "$sdb-wal" "$sdb-shm"
+log "scaling: gcn $spreset, hidden=$svalues x every variant"
+cli "" 300 capture --workload gcn --preset "$spreset" --backend "$backend" --steps "$steps" --warmup 1 \
+  --sweep "hidden=$svalues" --sweep "variant=$(echo $variants | tr ' ' ,)" -o "$sdb"
+left 60
+timeout "$T" "$bin" sweep "$sdb" --layer softmax --json >"$out/scaling-gcn.json" 2>"$out/last-error.txt" ||
+  fail "wheretime sweep $sdb: $(tail -1 "$out/last-error.txt")"
+summary=$(python3 - "$out/scaling-gcn.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+parts = []
+for s in t["series"]:
+    parts.append(s["group"] + " " + "/".join(f"{p['share'] * 100:.0f}%" for p in s["points"]))
+print(f"softmax share at {t['x_key']}={','.join(t['x_values'])}: " + "; ".join(parts))
+PY
+) || fail "cannot read $out/scaling-gcn.json"
+echo "scaling: gcn $spreset, $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["sweep"]["runs"]))' "$out/scaling-gcn.json") runs in scaling-gcn.wt; $summary" >>"$notes"
 
 stage=table
 echo "time: $(elapsed) s of the ${budget}-second budget" >>"$notes"

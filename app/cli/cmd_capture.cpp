@@ -1,6 +1,9 @@
 // wheretime capture: run a bundled workload under the CUPTI or CPU tracer and append the run
-// to a file; prints its id and a one-line summary.
+// to a file; prints its id and a one-line summary. --sweep: one run per value (or pair of
+// values), tagged with the sweep in each run's metadata (analysis/sweep.h reads them).
 #include "analysis/breakdown.h"
+#include "analysis/runprofile.h"
+#include "analysis/sweep.h"
 #include "app/cli/command.h"
 #include "app/cli/format.h"
 #include "capture/capture.h"
@@ -8,9 +11,14 @@
 #include "storage/database.h"
 #include "storage/json.h"
 #include "storage/reader.h"
+#include "wheretime_config.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
+#include <random>
+#include <sstream>
 
 namespace wt::cli {
 namespace {
@@ -18,7 +26,7 @@ namespace {
 const char* kUsage =
     "usage: wheretime capture --workload gcn|transformer [--variant V] [--preset paper|small|tiny]\n"
     "                         [--set key=value]... [--steps N] [--warmup N] [--backend auto|cuda|cpu]\n"
-    "                         [--name NAME] [--seed N] -o FILE\n"
+    "                         [--name NAME] [--seed N] [--sweep KEY=v1,v2,...]... -o FILE\n"
     "       wheretime capture ... --no-trace          (time the same steps untraced; writes nothing)\n\n"
     "Runs training steps of a bundled workload under a tracer (CUPTI on a GPU, the CPU tracer\n"
     "elsewhere) and appends the run to FILE. `wheretime workloads` lists workloads, presets,\n"
@@ -27,15 +35,162 @@ const char* kUsage =
     "  --preset     default: paper on CUDA, small on the CPU\n"
     "  --steps N    traced steps (default 3); --warmup N untraced steps first (default 1)\n"
     "  --backend    auto (CUDA when a GPU is usable), cuda (fail without one), cpu\n"
+    "  --sweep K=VS one run per value of K: any size --set accepts (hidden, vocab, batch, seq, layers,\n"
+    "               cutoffs, ...), `variant` or `preset`; values separated by ',' (by ';' when one holds\n"
+    "               commas: cutoffs=2000,10000;4000,20000). A second --sweep makes a grid (one run per\n"
+    "               pair). Every run is tagged in its metadata with the sweep's id (one per invocation),\n"
+    "               key(s) and value(s): `wheretime sweep FILE` prints the table. All values are checked\n"
+    "               before the first capture; an interrupted run ends the sweep (exit 130)\n"
     "  --json       print the summary as one JSON object (run, device, steps, kernels, step_ns,\n"
-    "               softmax_ns_per_step, softmax_share, dropped_records, loss of the last step, status)\n"
+    "               softmax_ns_per_step: the softmax layer's forward + backward kernel time per step,\n"
+    "               softmax_layer_ns_per_step: the same with its update phase, softmax_share: the\n"
+    "               layer's (all phases) share of the kernel time, dropped_records, loss of the last\n"
+    "               step, status; with --sweep also sweep_id, sweep_key, sweep_value...); one line per run\n"
     "SIGINT/SIGTERM/SIGHUP stop after the current op: the run is kept, marked interrupted, exit 130.\n"
     "Every step is committed as it ends: a kill -9 keeps the steps already done (the run reads as incomplete).\n";
+
+// One --sweep KEY=v1,v2,...
+struct SweepAxis {
+    std::string key;
+    std::vector<std::string> values;
+};
+
+SweepAxis parseSweep(const std::string& text)
+{
+    size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw UsageError("--sweep needs KEY=v1,v2,... (e.g. hidden=256,512), got '" + text + "'");
+    SweepAxis axis;
+    axis.key = text.substr(0, eq);
+    std::string list = text.substr(eq + 1);
+    char sep = list.find(';') != std::string::npos ? ';' : ',';
+    std::stringstream ss(list);
+    for (std::string part; std::getline(ss, part, sep);) {
+        if (part.empty())
+            throw UsageError("--sweep " + axis.key + ": an empty value in '" + list + "'");
+        if (std::find(axis.values.begin(), axis.values.end(), part) != axis.values.end())
+            throw UsageError("--sweep " + axis.key + ": value '" + part + "' is given twice");
+        axis.values.push_back(part);
+    }
+    if (axis.values.empty())
+        throw UsageError("--sweep " + axis.key + " has no values");
+    return axis;
+}
+
+// Unique per invocation: the UTC time and a random part ("20261130T170512-3fa9").
+std::string newSweepId()
+{
+    std::time_t t = std::time(nullptr);
+    std::tm tm {};
+    gmtime_r(&t, &tm);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%S", &tm);
+    std::random_device rd;
+    char tail[16];
+    std::snprintf(tail, sizeof tail, "-%04x", unsigned(rd() & 0xffff));
+    return std::string(buf) + tail;
+}
+
+// Sets one swept key in the options: the variant, the preset, or a size override.
+void applySweep(capture::CaptureOptions& o, const std::string& key, const std::string& value)
+{
+    if (key == "variant")
+        o.variant = value;
+    else if (key == "preset")
+        o.preset = value;
+    else
+        o.overrides.emplace_back(key, value);
+}
+
+struct Summary {
+    int64_t softmaxNs = 0;        // the softmax layer's forward + backward kernel time, whole run
+    int64_t softmaxLayerNs = 0;   // the softmax layer in every phase (update too), whole run
+    double softmaxShare = 0;      // softmaxLayerNs over the run's kernel time
+    RunStats stats;
+};
+
+Summary summarize(const std::string& file, int64_t runId)
+{
+    Database db(file, OpenMode::ReadOnly);
+    Reader reader(db);
+    auto profile = RunProfile::load(reader, runId);
+    Summary s;
+    BreakdownOptions layers;
+    layers.groupBy = GroupBy::Layer;
+    s.stats = computeRunStats(*profile, layers);
+    for (const Group& g : s.stats.breakdown.groups)
+        if (g.path == "softmax") {
+            s.softmaxShare = g.share;
+            s.softmaxLayerNs = g.timeNs;
+        }
+    // Like for like with scripts/softmax-vs-pytorch.py (PyTorch's module forward + backward):
+    // the update phase (gradient norm, SGD, loss read-back) is left out.
+    BreakdownOptions phases;
+    phases.groupBy = GroupBy::Phase;
+    phases.filters = {{GroupBy::Layer, "softmax"}};
+    Breakdown b = computeBreakdown(profile->totals, profile->tree, profile->strings, phases);
+    for (const Group& g : b.groups)
+        if (g.path == "forward" || g.path == "backward")
+            s.softmaxNs += g.timeNs;
+    return s;
+}
+
+// Captures one run and prints its summary; returns the exit code of this run (0, 130).
+int captureOne(const capture::CaptureOptions& o, bool asJson, const std::string& sweepJson)
+{
+    capture::CaptureResult r;
+    try {
+        r = capture::runCapture(o);
+    } catch (const capture::CaptureUsageError& e) {
+        throw UsageError(e.what());
+    }
+    if (!o.trace && asJson) {
+        std::cout << "{\"traced\":false,\"workload\":" << json::quote(o.workload) << ",\"variant\":" << json::quote(o.variant)
+                  << ",\"device\":" << json::quote(r.device) << ",\"steps\":" << r.stepsDone
+                  << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"loss\":" << json::number(r.lastLoss)
+                  << ",\"status\":" << json::quote(r.status) << sweepJson << "}\n";
+        return r.status == "interrupted" ? 130 : 0;
+    }
+    if (!o.trace) {
+        std::printf("untraced: %s %s %s on %s: %d steps, median step %s\n", o.workload.c_str(), o.variant.c_str(),
+                    r.preset.c_str(), r.device.c_str(), r.stepsDone, formatDuration(int64_t(r.medianStepNs)).c_str());
+        return r.status == "interrupted" ? 130 : 0;
+    }
+    Summary s = summarize(o.output, r.runId);
+    const RunStats& stats = s.stats;
+    int steps = std::max(1, r.stepsDone);
+    if (asJson) {
+        std::cout << "{\"traced\":true,\"run\":" << r.runId << ",\"name\":" << json::quote(stats.run.name)
+                  << ",\"workload\":" << json::quote(o.workload) << ",\"variant\":" << json::quote(o.variant)
+                  << ",\"device\":" << json::quote(r.device) << ",\"steps\":" << r.stepsDone << ",\"kernels\":" << stats.kernels
+                  << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"kernel_time_ns\":" << stats.kernelTimeNs
+                  << ",\"softmax_ns_per_step\":" << s.softmaxNs / steps
+                  << ",\"softmax_layer_ns_per_step\":" << s.softmaxLayerNs / steps
+                  << ",\"softmax_share\":" << json::number(s.softmaxShare) << ",\"dropped_records\":" << r.droppedRecords
+                  << ",\"loss\":" << json::number(r.lastLoss) << ",\"file_overhead_ns\":" << r.fileOverheadNs
+                  << ",\"status\":" << json::quote(r.status) << sweepJson << "}\n"
+                  << std::flush;
+    } else {
+        std::printf("run %lld: %s on %s, %d steps, %lld kernels, step %s, softmax layer %s/step forward+backward "
+                    "(%s of kernel time with its update)%s%s\n",
+                    static_cast<long long>(r.runId), stats.run.name.c_str(), r.device.c_str(), r.stepsDone,
+                    static_cast<long long>(stats.kernels), formatDuration(int64_t(r.medianStepNs)).c_str(),
+                    formatDuration(s.softmaxNs / steps).c_str(), formatShare(s.softmaxShare).c_str(),
+                    r.droppedRecords ? (", " + std::to_string(r.droppedRecords) + " records dropped").c_str() : "",
+                    r.status == "interrupted" ? ", INTERRUPTED" : "");
+        std::fflush(stdout);
+    }
+    if (r.status == "interrupted") {
+        std::cerr << "wheretime: capture interrupted; the run is kept and marked interrupted\n";
+        return 130;
+    }
+    return 0;
+}
 
 int runCaptureCommand(Args& args)
 {
     args.parse({"--workload", "--variant", "--preset", "--set", "--steps", "--warmup", "--backend", "--name", "--seed", "-o",
-                "--output"},
+                "--output", "--sweep"},
                {"--no-trace", "--json"});
     if (!args.positionals().empty())
         throw UsageError("unexpected argument '" + args.positionals()[0] + "'");
@@ -61,59 +216,85 @@ int runCaptureCommand(Args& args)
     o.output = args.value("-o", args.value("--output", ""));
     o.trace = !args.flag("--no-trace");
     o.installSignalHandlers = true;
-
-    capture::CaptureResult r;
-    try {
-        r = capture::runCapture(o);
-    } catch (const capture::CaptureUsageError& e) {
-        throw UsageError(e.what());
-    }
     bool asJson = args.flag("--json");
-    if (!o.trace && asJson) {
-        std::cout << "{\"traced\":false,\"workload\":" << json::quote(o.workload) << ",\"variant\":" << json::quote(o.variant)
-                  << ",\"device\":" << json::quote(r.device) << ",\"steps\":" << r.stepsDone
-                  << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"loss\":" << json::number(r.lastLoss)
-                  << ",\"status\":" << json::quote(r.status) << "}\n";
-        return r.status == "interrupted" ? 130 : 0;
+
+    std::vector<SweepAxis> axes;
+    for (const std::string& s : args.values("--sweep"))
+        axes.push_back(parseSweep(s));
+    if (axes.empty())
+        return captureOne(o, asJson, {});
+
+    if (axes.size() > 2)
+        throw UsageError("at most two --sweep options (a grid)");
+    if (axes.size() == 2 && axes[0].key == axes[1].key)
+        throw UsageError("--sweep " + axes[0].key + " is given twice");
+    if (!o.trace)
+        throw UsageError("--sweep stores tagged runs; it cannot be combined with --no-trace");
+    for (const SweepAxis& a : axes) {
+        if (a.key == "variant" && args.value("--variant"))
+            throw UsageError("--sweep variant=... and --variant cannot be combined");
+        if (a.key == "preset" && args.value("--preset"))
+            throw UsageError("--sweep preset=... and --preset cannot be combined");
+        for (const auto& [k, v] : o.overrides)
+            if (k == a.key)
+                throw UsageError("--sweep " + a.key + "=... and --set " + a.key + "=... cannot be combined");
     }
-    if (!o.trace) {
-        std::printf("untraced: %s %s %s on %s: %d steps, median step %s\n", o.workload.c_str(), o.variant.c_str(),
-                    r.preset.c_str(), r.device.c_str(), r.stepsDone, formatDuration(int64_t(r.medianStepNs)).c_str());
-        return r.status == "interrupted" ? 130 : 0;
+    // Every combination, first key outermost; each checked before anything is captured, so a bad
+    // value never leaves half a sweep in the file.
+    std::vector<std::vector<std::string>> combos;
+    for (const std::string& v1 : axes[0].values) {
+        if (axes.size() == 1)
+            combos.push_back({v1});
+        else
+            for (const std::string& v2 : axes[1].values)
+                combos.push_back({v1, v2});
     }
-    Database db(o.output, OpenMode::ReadOnly);
-    Reader reader(db);
-    BreakdownOptions layers;
-    layers.groupBy = GroupBy::Layer;
-    RunStats stats = computeRunStats(reader, r.runId, layers);
-    double softmaxShare = 0;
-    int64_t softmaxNs = 0;
-    for (const Group& g : stats.breakdown.groups)
-        if (g.path == "softmax") {
-            softmaxShare = g.share;
-            softmaxNs = g.timeNs;
+    // The preset capture would pick, fixed once, so the runs' names say it.
+    bool presetSwept = std::any_of(axes.begin(), axes.end(), [](const SweepAxis& a) { return a.key == "preset"; });
+    if (o.preset.empty() && !presetSwept)
+        o.preset = o.backend == "cuda" || (o.backend == "auto" && WHERETIME_HAVE_CUDA && kernels::cudaAvailable()) ? "paper" : "small";
+    std::vector<capture::CaptureOptions> runs;
+    std::string id = newSweepId();
+    for (size_t i = 0; i < combos.size(); ++i) {
+        capture::CaptureOptions c = o;
+        std::string tag;
+        for (size_t a = 0; a < axes.size(); ++a) {
+            applySweep(c, axes[a].key, combos[i][a]);
+            tag += "-" + axes[a].key + "=" + combos[i][a];
         }
-    int steps = std::max(1, r.stepsDone);
-    if (asJson) {
-        std::cout << "{\"traced\":true,\"run\":" << r.runId << ",\"name\":" << json::quote(stats.run.name)
-                  << ",\"workload\":" << json::quote(o.workload) << ",\"variant\":" << json::quote(o.variant)
-                  << ",\"device\":" << json::quote(r.device) << ",\"steps\":" << r.stepsDone << ",\"kernels\":" << stats.kernels
-                  << ",\"step_ns\":" << int64_t(r.medianStepNs) << ",\"kernel_time_ns\":" << stats.kernelTimeNs
-                  << ",\"softmax_ns_per_step\":" << softmaxNs / steps << ",\"softmax_share\":" << json::number(softmaxShare)
-                  << ",\"dropped_records\":" << r.droppedRecords << ",\"loss\":" << json::number(r.lastLoss)
-                  << ",\"status\":" << json::quote(r.status) << "}\n";
-    } else {
-    std::printf("run %lld: %s on %s, %d steps, %lld kernels, step %s, softmax layer %s/step (%s of kernel time)%s%s\n",
-                static_cast<long long>(r.runId), stats.run.name.c_str(), r.device.c_str(), r.stepsDone,
-                static_cast<long long>(stats.kernels), formatDuration(int64_t(r.medianStepNs)).c_str(),
-                formatDuration(softmaxNs / steps).c_str(), formatShare(softmaxShare).c_str(),
-                r.droppedRecords ? (", " + std::to_string(r.droppedRecords) + " records dropped").c_str() : "",
-                r.status == "interrupted" ? ", INTERRUPTED" : "");
+        try {
+            kernels::resolveConfig(c.workload, c.preset.empty() ? "small" : c.preset, c.variant, c.overrides);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--sweep: ") + e.what());
+        }
+        if (o.name.empty())
+            c.name = c.workload + "-" + c.variant + "-" + c.preset + tag;
+        else
+            c.name = o.name + tag;
+        c.metadata = {{kSweepIdKey, id}, {kSweepKeyKey, axes[0].key}, {kSweepValueKey, combos[i][0]},
+                      {kSweepIndexKey, std::to_string(i)}};
+        if (axes.size() == 2) {
+            c.metadata.emplace_back(kSweepKey2Key, axes[1].key);
+            c.metadata.emplace_back(kSweepValue2Key, combos[i][1]);
+        }
+        runs.push_back(std::move(c));
     }
-    if (r.status == "interrupted") {
-        std::cerr << "wheretime: capture interrupted; the run is kept and marked interrupted\n";
-        return 130;
+    if (!asJson)
+        std::printf("sweep %s: %zu runs (%s)\n", id.c_str(), runs.size(),
+                    (axes[0].key + (axes.size() == 2 ? " x " + axes[1].key : std::string())).c_str());
+    for (size_t i = 0; i < runs.size(); ++i) {
+        std::string sweepJson = ",\"sweep_id\":" + json::quote(id) + ",\"sweep_index\":" + std::to_string(i) +
+                                ",\"sweep_key\":" + json::quote(axes[0].key) + ",\"sweep_value\":" + json::quote(combos[i][0]);
+        if (axes.size() == 2)
+            sweepJson += ",\"sweep_key2\":" + json::quote(axes[1].key) + ",\"sweep_value2\":" + json::quote(combos[i][1]);
+        int rc = captureOne(runs[i], asJson, sweepJson);
+        if (rc != 0) {
+            std::cerr << "wheretime: sweep " << id << " stopped after " << i + 1 << " of " << runs.size() << " runs\n";
+            return rc;
+        }
     }
+    if (!asJson)
+        std::printf("sweep %s done: wheretime sweep %s --sweep %s\n", id.c_str(), o.output.c_str(), id.c_str());
     return 0;
 }
 

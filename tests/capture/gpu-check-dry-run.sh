@@ -23,6 +23,15 @@ checked=$(grep -E '^\| (gcn|transformer) \|' "$md" | grep -cE '\| [0-9.]+ vs CPU
 grep -q 'pytorch: skipped in the dry run' "$md" || grep -q 'pytorch:' "$md" || die "no PyTorch stage line"
 runs=$("$WHERETIME" runs "$out/ok/captures.wt" --json | python3 -c 'import json,sys; print(sum(r["status"] == "complete" for r in json.load(sys.stdin)))')
 [ "$runs" = "$rows" ] || die "captures.wt holds $runs complete runs, expected $rows"
+# The scaling stage: one softmax series per variant, 2 hidden sizes each.
+python3 - "$out/ok/scaling-gcn.json" "$variants" <<'PY' || die "scaling-gcn.json is not one series per variant with 2 points"
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["x_key"] == "hidden" and t["x_values"] == ["8", "16"], t["x_values"]
+assert len(t["series"]) == int(sys.argv[2]), len(t["series"])
+assert all(len(s["points"]) == 2 and s["layer"] == "softmax" for s in t["series"])
+PY
+grep -q '^- scaling: gcn tiny' "$md" || die "no scaling line in the table's notes"
 echo "dry run: passed, $rows rows, $runs runs"
 
 # A CLI that fails like a device error on the fused variant's CUDA-side run of the numbers stage.

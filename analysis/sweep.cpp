@@ -1,0 +1,253 @@
+#include "analysis/sweep.h"
+
+#include "analysis/breakdown.h"
+#include "storage/reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <map>
+#include <unordered_map>
+
+namespace wt {
+
+namespace {
+
+std::optional<double> numberOf(const std::string& text)
+{
+    if (text.empty())
+        return std::nullopt;
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size())
+        return std::nullopt;
+    return v;
+}
+
+}  // namespace
+
+std::optional<SweepTag> sweepTagOf(const std::vector<std::pair<std::string, std::string>>& metadata)
+{
+    SweepTag t;
+    bool any = false;
+    for (const auto& [k, v] : metadata) {
+        if (k == kSweepIdKey) {
+            t.id = v;
+            any = true;
+        } else if (k == kSweepKeyKey) {
+            t.key = v;
+        } else if (k == kSweepValueKey) {
+            t.value = v;
+        } else if (k == kSweepKey2Key) {
+            t.key2 = v;
+        } else if (k == kSweepValue2Key) {
+            t.value2 = v;
+        } else if (k == kSweepIndexKey) {
+            int i = -1;
+            auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), i);
+            if (ec == std::errc() && p == v.data() + v.size())
+                t.index = i;
+        }
+    }
+    if (!any || t.id.empty() || t.key.empty())
+        return std::nullopt;
+    return t;
+}
+
+bool sweepValueOrder(std::vector<std::string>& values)
+{
+    std::vector<std::pair<double, std::string>> numbers;
+    for (const std::string& v : values) {
+        auto x = numberOf(v);
+        if (!x)
+            return false;
+        numbers.emplace_back(*x, v);
+    }
+    std::stable_sort(numbers.begin(), numbers.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (size_t i = 0; i < values.size(); ++i)
+        values[i] = numbers[i].second;
+    return true;
+}
+
+std::vector<SweepInfo> listSweeps(const Reader& reader)
+{
+    struct Seen {
+        SweepInfo info;
+        std::vector<std::pair<int, std::string>> values, values2;   // (index, value) for capture order
+    };
+    std::vector<Seen> sweeps;
+    std::unordered_map<std::string, size_t> index;
+    std::vector<RunInfo> runs = reader.runs();
+    std::sort(runs.begin(), runs.end(), [](const RunInfo& a, const RunInfo& b) { return a.id < b.id; });
+    for (const RunInfo& r : runs) {
+        auto tag = sweepTagOf(reader.metadata(r.id));
+        if (!tag)
+            continue;
+        auto [it, isNew] = index.try_emplace(tag->id, sweeps.size());
+        if (isNew) {
+            Seen s;
+            s.info.id = tag->id;
+            s.info.key = tag->key;
+            s.info.key2 = tag->key2;
+            s.info.workload = r.workload;
+            s.info.preset = r.preset;
+            s.info.startedAt = r.startedAt;
+            sweeps.push_back(std::move(s));
+        }
+        Seen& s = sweeps[it->second];
+        s.info.runIds.push_back(r.id);
+        int order = tag->index >= 0 ? tag->index : int(s.info.runIds.size());
+        s.values.emplace_back(order, tag->value);
+        if (!tag->key2.empty())
+            s.values2.emplace_back(order, tag->value2);
+    }
+    std::vector<SweepInfo> out;
+    for (Seen& s : sweeps) {
+        auto distinct = [](std::vector<std::pair<int, std::string>> v) {
+            std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            std::vector<std::string> d;
+            for (auto& [i, value] : v)
+                if (std::find(d.begin(), d.end(), value) == d.end())
+                    d.push_back(value);
+            return d;
+        };
+        s.info.values = distinct(s.values);
+        sweepValueOrder(s.info.values);
+        s.info.values2 = distinct(s.values2);
+        out.push_back(std::move(s.info));
+    }
+    return out;
+}
+
+SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun*>& runs, const SweepOptions& options)
+{
+    if (runs.empty())
+        throw SweepError("sweep " + sweep.id + " has no runs");
+    SweepTable t;
+    t.sweep = sweep;
+    bool variantGrid = !sweep.key2.empty() && sweep.key == "variant";
+    t.xKey = variantGrid ? sweep.key2 : sweep.key;
+    t.groupKey = variantGrid ? sweep.key : sweep.key2;
+    t.xValues = variantGrid ? sweep.values2 : sweep.values;
+    std::vector<std::string> groups = variantGrid ? sweep.values : sweep.values2;
+    if (groups.empty())
+        groups.push_back({});
+    t.numeric = sweepValueOrder(t.xValues);
+
+    // Per run: the layer breakdown per step (compareRuns' numbers at the layer grouping).
+    struct RunFigures {
+        const SweepRun* run;
+        std::string x, group;
+        double stepNs = 0;
+        std::unordered_map<std::string, double> layerNs;
+    };
+    std::vector<RunFigures> figures;
+    std::unordered_map<std::string, double> layerSum;
+    BreakdownOptions bo;
+    bo.groupBy = GroupBy::Layer;
+    for (const SweepRun* r : runs) {
+        if (r->run.steps <= 0) {
+            // A run still being captured (or one that failed before its first step): left out.
+            t.notes.push_back("run " + std::to_string(r->run.info.id) + " (" + r->tag.value +
+                              (r->tag.value2.empty() ? "" : ", " + r->tag.value2) + ") has no steps yet (" +
+                              std::string(toString(r->run.info.status)) + "): left out");
+            continue;
+        }
+        RunFigures f;
+        f.run = r;
+        f.x = variantGrid ? r->tag.value2 : r->tag.value;
+        f.group = variantGrid ? r->tag.value : r->tag.value2;
+        Breakdown b = computeBreakdown(r->run.totals, r->run.tree, r->run.strings, bo);
+        double steps = double(r->run.steps);
+        f.stepNs = double(b.totalNs) / steps;
+        for (const Group& g : b.groups) {
+            f.layerNs[g.path] = double(g.timeNs) / steps;
+            layerSum[g.path] += double(g.timeNs) / steps;
+        }
+        if (r->run.info.status != RunStatus::Complete)
+            t.notes.push_back("run " + std::to_string(r->run.info.id) + " is " + std::string(toString(r->run.info.status)));
+        figures.push_back(std::move(f));
+    }
+    if (figures.empty())
+        throw SweepError("no run of sweep " + sweep.id + " has steps yet");
+
+    std::vector<std::pair<double, std::string>> layers;
+    for (const auto& [name, sum] : layerSum)
+        layers.emplace_back(sum, name);
+    std::sort(layers.begin(), layers.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    for (const auto& [sum, name] : layers)
+        if (options.layer.empty() || name == options.layer)
+            t.layers.push_back(name);
+    if (!options.layer.empty() && t.layers.empty())
+        throw SweepError("no run of sweep " + sweep.id + " has kernels in layer " + options.layer);
+
+    for (const std::string& layer : t.layers) {
+        for (const std::string& group : groups) {
+            SweepSeries s;
+            s.layer = layer;
+            s.group = group;
+            s.name = layer;
+            if (!group.empty())
+                s.name += " " + (t.groupKey == "variant" ? group : t.groupKey + "=" + group);
+            for (const std::string& x : t.xValues) {
+                const RunFigures* f = nullptr;
+                for (const RunFigures& c : figures)
+                    if (c.x == x && c.group == group && (!f || c.run->run.info.id > f->run->run.info.id))
+                        f = &c;   // the newest run of the point, should a sweep id repeat
+                if (!f)
+                    continue;
+                SweepPoint p;
+                p.value = x;
+                if (t.numeric)
+                    p.x = numberOf(x);
+                p.runId = f->run->run.info.id;
+                p.stepNs = f->stepNs;
+                auto it = f->layerNs.find(layer);
+                p.present = it != f->layerNs.end();
+                p.ns = p.present ? it->second : 0;
+                p.share = p.stepNs > 0 ? p.ns / p.stepNs : 0;
+                s.points.push_back(std::move(p));
+            }
+            if (!s.points.empty())
+                t.series.push_back(std::move(s));
+        }
+    }
+    return t;
+}
+
+SweepTable loadSweep(const Reader& reader, const std::string& id, const SweepOptions& options, const std::string& file)
+{
+    std::vector<SweepInfo> sweeps = listSweeps(reader);
+    if (sweeps.empty())
+        throw SweepError((file.empty() ? std::string("the file") : file) +
+                         " holds no sweep (capture one with `wheretime capture ... --sweep KEY=v1,v2`)");
+    const SweepInfo* sweep = &sweeps.back();
+    if (!id.empty()) {
+        sweep = nullptr;
+        for (const SweepInfo& s : sweeps)
+            if (s.id == id)
+                sweep = &s;
+        if (!sweep) {
+            std::string known;
+            for (const SweepInfo& s : sweeps)
+                known += (known.empty() ? "" : ", ") + s.id;
+            throw SweepError("no sweep '" + id + "' in " + (file.empty() ? std::string("the file") : file) + " (" + known + ")");
+        }
+    }
+    std::vector<SweepRun> runs;
+    runs.reserve(sweep->runIds.size());
+    for (int64_t runId : sweep->runIds) {
+        SweepRun r;
+        r.tag = *sweepTagOf(reader.metadata(runId));
+        r.run = loadCompareRun(reader, runId, file);
+        runs.push_back(std::move(r));
+    }
+    std::vector<const SweepRun*> ptrs;
+    for (const SweepRun& r : runs)
+        ptrs.push_back(&r);
+    return computeSweep(*sweep, ptrs, options);
+}
+
+}  // namespace wt
