@@ -114,8 +114,7 @@ void ScalingPlot::rebuild()
     m_marker = nullptr;
     legend->clearItems();
     m_title->setText(title());
-    QString sub = QStringLiteral("sweep %1 \u00b7 per step (mean of the steps) \u00b7 one point per run; click a point to open its run")
-                      .arg(m_data.sweepId);
+    QString sub = QStringLiteral("per step (mean of the steps) \u00b7 a point is a run: click it to open the run");
     if (!m_data.groupKey.isEmpty())
         sub = QStringLiteral("one line per %1 \u00b7 ").arg(m_data.groupKey) + sub;
     m_subtitle->setText(sub);

@@ -12,7 +12,11 @@ QColor opColor(int index)
 {
     static const QRgb colors[] = {0x4c78a8, 0xf58518, 0x54a24b, 0xe45756, 0x72b7b2, 0xeeca3b, 0xb279a2,
                                   0xff9da6, 0x9d755d, 0xbab0ac, 0x1f77b4, 0x8c564b, 0x17becf, 0xbcbd22};
-    return QColor::fromRgb(colors[size_t(index) % (sizeof colors / sizeof colors[0])]);
+    constexpr int n = int(sizeof colors / sizeof colors[0]);
+    if (index < n)
+        return QColor::fromRgb(colors[index]);
+    // Past the palette: distinct hues, so no two ops of a stack share a colour.
+    return QColor::fromHsv((index * 67) % 360, 110 + (index % 3) * 40, 190 - (index % 2) * 40);
 }
 
 QString variantsPerLabel(const VariantsTable& t)
@@ -83,7 +87,20 @@ VariantsPlot::VariantsPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_
     legend->setBrush(QColor(255, 255, 255, 230));
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     legend->setVisible(kind == Kind::LayerTime || kind == Kind::Ops);
+    if (kind == Kind::LayerTime) {
+        // The legend in one row under the axes: over the bars it would hide a speedup label.
+        plotLayout()->addElement(3, 0, legend);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+        legend->setMargins(QMargins(6, 2, 6, 2));
+        plotLayout()->setRowStretchFactor(3, 0.001);
+    }
     if (kind == Kind::Ops) {
+        QFont lf = f;
+        lf.setPixelSize(11);
+        legend->setFont(lf);
+        legend->setRowSpacing(0);
+        legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+        legend->setWrap(14);   // more ops than that: a second column
         // A layer has a dozen ops or more: their legend goes right of the bars, not over them.
         auto* side = new QCPLayoutGrid;
         plotLayout()->addElement(2, 1, side);

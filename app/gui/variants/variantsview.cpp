@@ -16,6 +16,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <exception>
 
 namespace wt::gui {
@@ -301,6 +302,12 @@ void VariantsView::recompute()
         }
     }
     m_grid->resizeColumnsToContents();
+    // Every row visible, the charts get the rest.
+    int h = m_grid->horizontalHeader()->height() + 2 * m_grid->frameWidth() + 2;
+    for (int i = 0; i < m_grid->rowCount(); ++i)
+        h += m_grid->rowHeight(i);
+    m_grid->setMinimumHeight(std::min(h, 260));
+    m_grid->setMaximumHeight(h);
 }
 
 QString VariantsView::caption() const
