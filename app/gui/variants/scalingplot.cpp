@@ -170,7 +170,9 @@ void ScalingPlot::rebuild()
     if (m_log) {
         yAxis->setScaleType(QCPAxis::stLogarithmic);
         yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-        yAxis->setRange(minY / 1.5, maxY * 1.8);
+        // A share never passes 100%: no room above it for nothing.
+        const double top = m_kind == Kind::Share ? std::min(maxY * 1.8, std::max(maxY * 1.1, 100.0)) : maxY * 1.8;
+        yAxis->setRange(minY / 1.5, top);
     } else {
         yAxis->setScaleType(QCPAxis::stLinear);
         yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
