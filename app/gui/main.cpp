@@ -7,6 +7,9 @@
 #include "app/gui/compare/compareactions.h"
 #include "app/gui/compare/comparetimelines.h"
 #include "app/gui/compare/compareview.h"
+#include "app/gui/variants/scalingview.h"
+#include "app/gui/variants/variantsactions.h"
+#include "app/gui/variants/variantsview.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "app/gui/widgets/mainwindow.h"
@@ -96,7 +99,10 @@ int main(int argc, char** argv)
     QCommandLineOption timelines(QStringLiteral("timelines"), QStringLiteral("With --compare --screenshot: show the synchronized timelines."));
     QCommandLineOption drill(QStringLiteral("drill"), QStringLiteral("With --screenshot: click this layer's slice (marks its kernels in the timeline, drills into it)."), QStringLiteral("LAYER"));
     QCommandLineOption bars(QStringLiteral("bars"), QStringLiteral("With --screenshot: show the breakdown as bars."));
-    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars});
+    QCommandLineOption variants(QStringLiteral("variants"), QStringLiteral("The variants view of FILE[:RUN]: its runs with the same workload, preset and sizes that differ in the variant (window, --screenshot or --report)."));
+    QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("The scaling view of sweep ID of FILE ('newest': the newest sweep) (window, --screenshot or --report)."), QStringLiteral("ID"));
+    QCommandLineOption logAxes(QStringLiteral("log"), QStringLiteral("With --sweep: log axes."));
+    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, sweep, logAxes});
     parser.process(app);
 
     if (parser.isSet(report)) {
@@ -110,6 +116,9 @@ int main(int argc, char** argv)
         std::tie(ro.file, ro.run) = splitSelector(args.first());
         if (parser.isSet(compare))
             std::tie(ro.compareFile, ro.compareRun) = splitSelector(parser.value(compare));
+        ro.variants = parser.isSet(variants);
+        ro.sweep = parser.isSet(sweep);
+        ro.sweepId = parser.value(sweep) == QLatin1String("newest") ? QString() : parser.value(sweep);
         wt::gui::ReportResult rr = wt::gui::writeReport(ro);
         if (!rr.ok) {
             std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(rr.error));
@@ -128,6 +137,7 @@ int main(int argc, char** argv)
     wt::gui::MainWindow window(!screenshot);
     wt::gui::BreakdownActions* breakdown = wt::gui::BreakdownActions::install(&window);
     wt::gui::CompareActions* compareActions = wt::gui::CompareActions::install(&window);
+    wt::gui::VariantsActions* variantsActions = wt::gui::VariantsActions::install(&window);
     if (screenshot) {
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
         int w = wh.value(0).toInt(), h = wh.value(1).toInt();
@@ -159,6 +169,68 @@ int main(int argc, char** argv)
         // More files: listed in the run browser beside the first (to compare across files).
         for (qsizetype i = 1; i < args.size(); ++i)
             window.addFile(splitSelector(args[i]).first);
+    }
+    if ((parser.isSet(variants) || parser.isSet(sweep)) && !args.isEmpty()) {
+        // The variants view of FILE[:RUN] (its variants), or the scaling view of a sweep of FILE;
+        // with --screenshot grabbed once its charts are there.
+        auto [file, run] = splitSelector(args.first());
+        const QString abs = QFileInfo(file).absoluteFilePath();
+        QWidget* shown = nullptr;
+        const QString out = parser.value(shot);
+        auto grab = [&shown, out, screenshot] {
+            if (!screenshot)
+                return;
+            QTimer::singleShot(150, shown, [&shown, out] {
+                QImage image = shown->grab().toImage();
+                if (!image.save(out)) {
+                    std::fprintf(stderr, "wheretime-gui: cannot write %s\n", qPrintable(out));
+                    QApplication::exit(1);
+                    return;
+                }
+                std::printf("%s: %dx%d\n", qPrintable(out), image.width(), image.height());
+                QApplication::exit(0);
+            });
+        };
+        auto fail = [screenshot](const QString& message) {
+            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
+            if (screenshot)
+                QApplication::exit(1);
+        };
+        QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        if (parser.isSet(variants)) {
+            int64_t runId = 0;
+            try {
+                wt::Database db(file.toStdString(), wt::OpenMode::ReadOnly);
+                wt::Reader reader(db);
+                runId = reader.resolveRun(run.toStdString());
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "wheretime-gui: %s\n", e.what());
+                return 1;
+            }
+            if (!variantsActions->compareVariantsOf(abs, runId)) {
+                std::fprintf(stderr, "wheretime-gui: run %lld of %s has no other variant with the same workload, preset and sizes\n",
+                             static_cast<long long>(runId), qPrintable(file));
+                if (screenshot)
+                    return 1;
+            } else {
+                shown = variantsActions->variantsView();
+                QObject::connect(variantsActions->variantsView(), &wt::gui::VariantsView::ready, &app, grab);
+                QObject::connect(variantsActions->variantsView(), &wt::gui::VariantsView::failed, &app, fail);
+            }
+        } else {
+            const QString id = parser.value(sweep) == QLatin1String("newest") ? QString() : parser.value(sweep);
+            variantsActions->showSweep(abs, id);
+            shown = variantsActions->scalingView();
+            QObject::connect(variantsActions->scalingView(), &wt::gui::ScalingView::ready, &app, [&, grab] {
+                if (parser.isSet(logAxes))
+                    variantsActions->scalingView()->setLogAxes(true);
+                grab();
+            });
+            QObject::connect(variantsActions->scalingView(), &wt::gui::ScalingView::failed, &app, fail);
+        }
+        if (shown && screenshot)
+            shown->resize(wh.value(0).toInt(), wh.value(1).toInt());
+        return app.exec();
     }
     if (screenshot && parser.isSet(compare)) {
         // The compare window of FILE[:RUN] and --compare FILE[:RUN], grabbed once its charts

@@ -7,6 +7,8 @@
 #include "runsummary.h"
 
 #include "app/gui/compare/comparereport.h"
+#include "app/gui/variants/variantsactions.h"
+#include "app/gui/variants/variantsreport.h"
 #include "app/gui/core/timeformat.h"
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/widgets/timelinewidget.h"
@@ -120,6 +122,8 @@ ReportResult writeReport(const ReportOptions& o)
         std::vector<std::string> outputs{o.outDir.toStdString()};
         for (const char* name : kReportFiles)
             outputs.push_back(QDir(o.outDir).filePath(QLatin1String(name)).toStdString());
+        for (const QString& name : variantsReportFiles() + scalingReportFiles())
+            outputs.push_back(QDir(o.outDir).filePath(name).toStdString());
         if (Overwrite w = overwrittenInput(outputs, {o.file.toStdString(), o.compareFile.toStdString()}))
             return fail(QString::fromStdString(w.message()));
     }
@@ -226,6 +230,35 @@ ReportResult writeReport(const ReportOptions& o)
         res.files << compareSection.files;
     }
 
+    // The variants section (the run's variants: same workload, preset and sizes, another
+    // variant) and the scaling section of a sweep (variants/variantsreport).
+    VariantsReportSection variantsSection, scalingSection;
+    if (o.variants) {
+        try {
+            const std::vector<int64_t> ids = VariantsActions::variantRunsOf(o.file, runId);
+            if (ids.size() < 2)
+                return fail(QStringLiteral("run %1 has no other variant in %2 with the same workload, preset and sizes").arg(runId).arg(o.file));
+            std::vector<CompareSelector> sel;
+            for (int64_t id : ids)
+                sel.push_back({o.file, id});
+            if (!writeVariantsReport(o.outDir, loadCompareRuns(sel), o.chartSize, o.pngScale, &variantsSection, &error))
+                return fail(error);
+        } catch (const std::exception& e) {
+            return fail(QString::fromUtf8(e.what()));
+        }
+        res.files << variantsSection.files;
+    }
+    if (o.sweep) {
+        try {
+            auto sweep = std::make_shared<const ScalingResult>(loadScaling(o.file, o.sweepId));
+            if (!writeScalingReport(o.outDir, std::move(sweep), o.chartSize, o.pngScale, &scalingSection, &error))
+                return fail(error);
+        } catch (const std::exception& e) {
+            return fail(QString::fromUtf8(e.what()));
+        }
+        res.files << scalingSection.files;
+    }
+
     // index.md and index.html.
     QString md = runSummaryMarkdown(*src, 20);
     md += QStringLiteral("\n## Charts\n\n");
@@ -235,7 +268,7 @@ ReportResult writeReport(const ReportOptions& o)
     md += QStringLiteral("### Kernels by time\n\n![kernel bars](bars-kernel.png)\n\n");
     md += QStringLiteral("Vector versions: `timeline-step.svg`, `pie-layer.svg`, `pie-kernel.svg`, `bars-kernel.svg`. "
                          "Tables: `breakdown-layer.csv`, `breakdown-phase.csv`, `breakdown-op.csv`, `breakdown-kernel.csv`.\n");
-    md += compareSection.markdown;
+    md += compareSection.markdown + variantsSection.markdown + scalingSection.markdown;
     if (!writeTextFile(path(QStringLiteral("index.md")), md, &error))
         return fail(error);
     res.files << QStringLiteral("index.md");
@@ -262,14 +295,15 @@ ReportResult writeReport(const ReportOptions& o)
     for (const QString& f : res.files)
         h += QStringLiteral("<a href=\"%1\">%1</a> ").arg(html(f));
     h += QStringLiteral("</p>\n");
-    h += compareSection.html;
+    h += compareSection.html + variantsSection.html + scalingSection.html;
     h += QStringLiteral("</body></html>\n");
     if (!writeTextFile(path(QStringLiteral("index.html")), h, &error))
         return fail(error);
     res.files << QStringLiteral("index.html");
     // The overwrite check above knows the files by kReportFiles: keep the two lists one.
     Q_ASSERT(std::all_of(res.files.begin(), res.files.end(), [](const QString& f) {
-        return std::any_of(std::begin(kReportFiles), std::end(kReportFiles), [&](const char* n) { return f == QLatin1String(n); });
+        return std::any_of(std::begin(kReportFiles), std::end(kReportFiles), [&](const char* n) { return f == QLatin1String(n); }) ||
+               variantsReportFiles().contains(f) || scalingReportFiles().contains(f);
     }));
     res.ok = true;
     res.seconds = double(clock.nsecsElapsed()) / 1e9;

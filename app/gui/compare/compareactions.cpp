@@ -9,7 +9,6 @@
 #include <QAction>
 #include <QMenu>
 #include <QStatusBar>
-#include <QTableView>
 
 namespace wt::gui {
 
@@ -55,15 +54,11 @@ CompareActions::CompareActions(MainWindow* window) : QObject(window), m_window(w
     QMenu* file = window->fileMenu();
     QList<QAction*> actions = file->actions();
     file->insertAction(actions.size() > 2 ? actions[2] : nullptr, action);
-    QTableView* view = window->runBrowser()->view();
-    view->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(view, &QWidget::customContextMenuRequested, this, [this, view, action](const QPoint& pos) {
-        QMenu menu;
-        menu.addAction(action);
-        action->setEnabled(m_window->runBrowser()->selectedRuns().size() >= 2);
-        menu.exec(view->viewport()->mapToGlobal(pos));
-        action->setEnabled(true);
-    });
+    RunBrowser* browser = window->runBrowser();
+    browser->addContextAction(action);
+    connect(browser, &RunBrowser::contextMenuAboutToShow, action,
+            [this, action] { action->setEnabled(m_window->runBrowser()->selectedRuns().size() >= 2); });
+    connect(browser, &RunBrowser::contextMenuHidden, action, [action] { action->setEnabled(true); });
 }
 
 bool CompareActions::compareSelected()

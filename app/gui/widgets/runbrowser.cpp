@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -36,6 +37,16 @@ RunBrowser::RunBrowser(QWidget* parent)
         emit runActivated(id);
         emit runInFileActivated(m_proxy->data(index, RunListModel::FileRole).toString(), id);
     });
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        if (m_contextActions.isEmpty())
+            return;
+        QMenu menu;
+        menu.addActions(m_contextActions);
+        emit contextMenuAboutToShow();
+        menu.exec(m_view->viewport()->mapToGlobal(pos));
+        emit contextMenuHidden();
+    });
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_filter);
@@ -55,6 +66,19 @@ std::vector<std::pair<QString, int64_t>> RunBrowser::selectedRuns() const
                 out.push_back(run);
         }
     return out;
+}
+
+std::pair<QString, int64_t> RunBrowser::currentRun() const
+{
+    const QModelIndex i = m_view->currentIndex();
+    if (!i.isValid())
+        return {QString(), 0};
+    return {m_proxy->data(i, RunListModel::FileRole).toString(), m_proxy->data(i, RunListModel::RunIdRole).toLongLong()};
+}
+
+void RunBrowser::addContextAction(QAction* action)
+{
+    m_contextActions.append(action);
 }
 
 void RunBrowser::setCurrentRun(int64_t runId, const QString& file)

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+class QAction;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
@@ -27,16 +28,24 @@ public:
     void setCurrentRun(int64_t runId, const QString& file = {});
     // The selected runs as (file, run id), in the order they were selected (the first: BASE).
     std::vector<std::pair<QString, int64_t>> selectedRuns() const;
+    // The run the browser's current row shows as (file, run id); run id 0 when there is none.
+    std::pair<QString, int64_t> currentRun() const;
+    // The context menu lists these actions (compare, compare variants, scaling); their owners
+    // set them enabled for the selection on contextMenuAboutToShow and back on contextMenuHidden.
+    void addContextAction(QAction* action);
 
 signals:
     void runActivated(qint64 runId);
     void runInFileActivated(const QString& file, qint64 runId);
+    void contextMenuAboutToShow();
+    void contextMenuHidden();
 
 private:
     RunListModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;
     QLineEdit* m_filter;
+    QList<QAction*> m_contextActions;
 };
 
 }  // namespace wt::gui

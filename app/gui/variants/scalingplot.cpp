@@ -1,0 +1,231 @@
+#include "scalingplot.h"
+
+#include "app/gui/core/timeformat.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace wt::gui {
+
+QColor scalingLineColor(int index)
+{
+    static const QRgb colors[] = {0xe45756, 0x4c78a8, 0xf58518, 0x54a24b, 0xb279a2, 0x72b7b2, 0x9d755d,
+                                  0xeeca3b, 0xff9da6, 0x17becf, 0xbab0ac, 0x8c564b};
+    return QColor::fromRgb(colors[size_t(index) % (sizeof colors / sizeof colors[0])]);
+}
+
+ScalingChartData scalingChartData(const SweepTable& t, const QString& file, const QString& layer)
+{
+    ScalingChartData d;
+    d.file = file;
+    d.sweepId = QString::fromStdString(t.sweep.id);
+    d.xKey = QString::fromStdString(t.xKey);
+    d.groupKey = QString::fromStdString(t.groupKey);
+    d.numeric = t.numeric;
+    for (const std::string& v : t.xValues)
+        d.xValues << QString::fromStdString(v);
+    for (const SweepSeries& s : t.series) {
+        if (!layer.isEmpty() && QString::fromStdString(s.layer) != layer)
+            continue;
+        ScalingLine line;
+        line.name = QString::fromStdString(s.name);
+        line.layer = QString::fromStdString(s.layer);
+        line.group = QString::fromStdString(s.group);
+        for (const SweepPoint& p : s.points) {
+            if (!p.present)
+                continue;
+            ScalingPoint sp;
+            sp.value = QString::fromStdString(p.value);
+            sp.x = t.numeric && p.x ? *p.x : double(d.xValues.indexOf(sp.value) + 1);
+            sp.ns = p.ns;
+            sp.share = p.share;
+            sp.runId = p.runId;
+            line.points.push_back(sp);
+        }
+        d.lines.push_back(std::move(line));
+    }
+    return d;
+}
+
+ScalingPlot::ScalingPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
+{
+    setAutoAddPlottableToLegend(false);
+    setBackground(Qt::white);
+    QFont f = font();
+    f.setPixelSize(12);
+    setFont(f);
+    plotLayout()->insertRow(0);
+    plotLayout()->insertRow(1);
+    QFont tf = f;
+    tf.setPixelSize(15);
+    tf.setBold(true);
+    m_title = new QCPTextElement(this, QString(), tf);
+    plotLayout()->addElement(0, 0, m_title);
+    m_subtitle = new QCPTextElement(this, QString(), f);
+    m_subtitle->setTextColor(QColor(90, 90, 90));
+    plotLayout()->addElement(1, 0, m_subtitle);
+    plotLayout()->setRowSpacing(0);
+    for (QCPAxis* a : {xAxis, yAxis})
+        a->grid()->setPen(QPen(QColor(225, 225, 225), 1, Qt::DotLine));
+    legend->setVisible(true);
+    legend->setFont(f);
+    legend->setBorderPen(QPen(QColor(200, 200, 200)));
+    legend->setBrush(QColor(255, 255, 255, 230));
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // A click (not a drag) on a point opens its run.
+    connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { m_pressPos = e->position().toPoint(); });
+    connect(this, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        if (e->button() != Qt::LeftButton || (e->position().toPoint() - m_pressPos).manhattanLength() > 4)
+            return;
+        Hit h = pointAt(e->position());
+        if (h.valid()) {
+            setSelectedPoint(h);
+            emit pointClicked(h.line, h.point);
+        }
+    });
+    setMouseTracking(true);
+}
+
+QString ScalingPlot::title() const
+{
+    const QString what = m_kind == Kind::Time ? QStringLiteral("Layer time per step") : QStringLiteral("Layer share of the step");
+    return QStringLiteral("%1 against %2").arg(what, m_data.xKey.isEmpty() ? QStringLiteral("the swept value") : m_data.xKey);
+}
+
+void ScalingPlot::setData(const ScalingChartData& data)
+{
+    m_data = data;
+    rebuild();
+}
+
+void ScalingPlot::setLogAxes(bool log)
+{
+    if (log == m_log)
+        return;
+    m_log = log;
+    rebuild();
+}
+
+void ScalingPlot::rebuild()
+{
+    clearGraphs();
+    m_graphs.clear();
+    m_marker = nullptr;
+    legend->clearItems();
+    m_title->setText(title());
+    QString sub = QStringLiteral("per step (mean of the steps) \u00b7 a point is a run: click it to open the run");
+    if (!m_data.groupKey.isEmpty())
+        sub = QStringLiteral("one line per %1 \u00b7 ").arg(m_data.groupKey) + sub;
+    m_subtitle->setText(sub);
+
+    double maxNs = 0, minX = std::numeric_limits<double>::max(), maxX = 0, minY = std::numeric_limits<double>::max(), maxY = 0;
+    for (const ScalingLine& l : m_data.lines)
+        for (const ScalingPoint& p : l.points)
+            maxNs = std::max(maxNs, p.ns);
+    const TimeUnit unit = unitFor(maxNs);
+    m_unitNs = m_kind == Kind::Time ? unit.ns : 1.0;
+    const bool logX = m_log && m_data.numeric;
+    for (int i = 0; i < int(m_data.lines.size()); ++i) {
+        const ScalingLine& l = m_data.lines[size_t(i)];
+        QCPGraph* g = addGraph(xAxis, yAxis);
+        g->setName(l.name);
+        const QColor c = scalingLineColor(i);
+        g->setPen(QPen(c, 2));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, Qt::white, 8));
+        g->setSelectable(QCP::stNone);
+        for (const ScalingPoint& p : l.points) {
+            const double y = m_kind == Kind::Time ? p.ns / unit.ns : 100.0 * p.share;
+            g->addData(p.x, y);
+            minX = std::min(minX, p.x);
+            maxX = std::max(maxX, p.x);
+            if (y > 0)
+                minY = std::min(minY, y);
+            maxY = std::max(maxY, y);
+        }
+        legend->addItem(new QCPPlottableLegendItem(legend, g));
+        m_graphs.push_back(g);
+    }
+    if (m_data.lines.empty() || maxX < minX) {
+        minX = 1;
+        maxX = 2;
+    }
+    if (maxY <= 0 || minY > maxY) {
+        minY = 1;
+        maxY = 1;
+    }
+    // x: the values as ticks (numeric: at their value; else by position, labelled).
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int i = 0; i < int(m_data.xValues.size()); ++i)
+        ticker->addTick(m_data.numeric ? m_data.xValues[i].toDouble() : double(i + 1), m_data.xValues[i]);
+    xAxis->setTicker(ticker);
+    xAxis->setScaleType(logX ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (logX)
+        xAxis->setRange(minX / 1.25, maxX * 1.25);
+    else {
+        const double pad = std::max((maxX - minX) * 0.06, m_data.numeric ? std::max(1e-9, maxX * 0.02) : 0.4);
+        xAxis->setRange(minX - pad, maxX + pad);
+    }
+    xAxis->setLabel(m_data.xKey + (logX ? QStringLiteral(" (log scale)") : QString()));
+    if (m_log) {
+        yAxis->setScaleType(QCPAxis::stLogarithmic);
+        yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+        // A share never passes 100%: no room above it for nothing.
+        const double top = m_kind == Kind::Share ? std::min(maxY * 1.8, std::max(maxY * 1.1, 100.0)) : maxY * 1.8;
+        yAxis->setRange(minY / 1.5, top);
+    } else {
+        yAxis->setScaleType(QCPAxis::stLinear);
+        yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        yAxis->setRange(0, maxY * 1.12);
+    }
+    yAxis->setLabel(m_kind == Kind::Time ? QStringLiteral("layer time per step (%1)%2").arg(QLatin1String(unit.name), m_log ? QStringLiteral(", log") : QString())
+                                         : QStringLiteral("share of the step (%)%1").arg(m_log ? QStringLiteral(", log") : QString()));
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+QCPGraph* ScalingPlot::lineGraph(int line) const
+{
+    return line >= 0 && size_t(line) < m_graphs.size() ? m_graphs[size_t(line)] : nullptr;
+}
+
+QPointF ScalingPlot::pixelOf(int line, int point) const
+{
+    const ScalingPoint& p = m_data.lines[size_t(line)].points[size_t(point)];
+    const double y = m_kind == Kind::Time ? p.ns / m_unitNs : 100.0 * p.share;
+    return {xAxis->coordToPixel(p.x), yAxis->coordToPixel(y)};
+}
+
+ScalingPlot::Hit ScalingPlot::pointAt(const QPointF& pos) const
+{
+    Hit best;
+    double bestD = 10.0 * 10.0;
+    for (int l = 0; l < int(m_data.lines.size()); ++l)
+        for (int p = 0; p < int(m_data.lines[size_t(l)].points.size()); ++p) {
+            const QPointF d = pixelOf(l, p) - pos;
+            const double dd = d.x() * d.x() + d.y() * d.y();
+            if (dd <= bestD) {
+                bestD = dd;
+                best = {l, p};
+            }
+        }
+    return best;
+}
+
+void ScalingPlot::setSelectedPoint(Hit hit)
+{
+    if (m_marker) {
+        removeGraph(m_marker);
+        m_marker = nullptr;
+    }
+    if (hit.valid()) {
+        m_marker = addGraph(xAxis, yAxis);
+        m_marker->setLineStyle(QCPGraph::lsNone);
+        m_marker->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), Qt::NoBrush, 16));
+        m_marker->setSelectable(QCP::stNone);
+        const ScalingPoint& p = m_data.lines[size_t(hit.line)].points[size_t(hit.point)];
+        m_marker->addData(p.x, m_kind == Kind::Time ? p.ns / m_unitNs : 100.0 * p.share);
+    }
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace wt::gui

@@ -1,0 +1,89 @@
+// The scaling charts (QCustomPlot) of a sweep: a layer's kernel time per step (Time) or its share
+// of the step (Share) against the swept value, one line per series of analysis/sweep's table
+// (one per layer; on a grid with variant one per variant of the chosen layer). Numeric x values
+// sit at their value (log axes optional), others evenly in capture order. Every point is one run:
+// pointAt() finds the point under a pixel, a click emits pointClicked (the view opens the run).
+#pragma once
+
+#include "analysis/sweep.h"
+
+#include <qcustomplot.h>
+
+#include <vector>
+
+namespace wt::gui {
+
+struct ScalingPoint {
+    double x = 0;            // the value on the axis (the number, or the position 1..n)
+    QString value;           // as captured ("512")
+    double ns = 0;           // analysis's layer time per step
+    double share = 0;        // analysis's share of the step (0..1)
+    int64_t runId = 0;
+};
+
+struct ScalingLine {
+    QString name;            // "softmax", "softmax fused"
+    QString layer;
+    QString group;           // grids: the variant (or other key's value)
+    std::vector<ScalingPoint> points;
+};
+
+struct ScalingChartData {
+    QString file;            // the runs' file
+    QString sweepId;
+    QString xKey;            // "hidden"
+    QString groupKey;        // grids: "variant"
+    bool numeric = false;
+    QStringList xValues;     // in axis order
+    std::vector<ScalingLine> lines;
+};
+
+// The lines of analysis's table; layer empty = every series, else that layer's series only.
+ScalingChartData scalingChartData(const SweepTable& table, const QString& file, const QString& layer);
+
+class ScalingPlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    enum class Kind { Time, Share };
+    struct Hit {
+        int line = -1;
+        int point = -1;
+        bool valid() const { return line >= 0; }
+    };
+
+    explicit ScalingPlot(Kind kind, QWidget* parent = nullptr);
+
+    Kind kind() const { return m_kind; }
+    void setData(const ScalingChartData& data);
+    const ScalingChartData& chart() const { return m_data; }
+    void setLogAxes(bool log);
+    bool logAxes() const { return m_log; }
+    QString title() const;
+    // The graph of line i (what is drawn: its keys are the x values, its values ns or %).
+    QCPGraph* lineGraph(int line) const;
+    // The point within 10 px of pos (the nearest), or none.
+    Hit pointAt(const QPointF& pos) const;
+    // Where point p of line l is drawn (pixels), for tests and the screenshot script.
+    QPointF pixelOf(int line, int point) const;
+    void setSelectedPoint(Hit hit);
+
+signals:
+    void pointClicked(int line, int point);
+
+private:
+    void rebuild();
+
+    Kind m_kind;
+    ScalingChartData m_data;
+    bool m_log = false;
+    QCPTextElement* m_title = nullptr;
+    QCPTextElement* m_subtitle = nullptr;
+    std::vector<QCPGraph*> m_graphs;
+    QCPGraph* m_marker = nullptr;
+    double m_unitNs = 1;
+    QPoint m_pressPos;
+};
+
+QColor scalingLineColor(int index);
+
+}  // namespace wt::gui

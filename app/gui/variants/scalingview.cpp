@@ -1,0 +1,323 @@
+#include "scalingview.h"
+
+#include "app/gui/breakdown/chartexport.h"
+
+#include "storage/database.h"
+#include "storage/reader.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPointer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <exception>
+
+namespace wt::gui {
+
+namespace {
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString csvField(QString s)
+{
+    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
+        return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
+    return s;
+}
+
+const QString kAllLayers = QStringLiteral("(every layer)");
+
+}  // namespace
+
+ScalingResult loadScaling(const QString& file, const QString& sweepId)
+{
+    Database db(file.toStdString(), OpenMode::ReadOnly);
+    Reader reader(db);
+    ScalingResult r;
+    r.file = file;
+    r.sweeps = listSweeps(reader);
+    r.table = loadSweep(reader, sweepId.toStdString(), {}, file.toStdString());
+    return r;
+}
+
+ScalingLoader::ScalingLoader(QObject* parent) : QObject(parent)
+{
+    qRegisterMetaType<std::shared_ptr<const wt::gui::ScalingResult>>();
+}
+
+ScalingLoader::~ScalingLoader()
+{
+    wait();
+}
+
+void ScalingLoader::wait()
+{
+    if (!m_thread)
+        return;
+    m_thread->wait();
+    m_thread->deleteLater();
+    m_thread = nullptr;
+}
+
+void ScalingLoader::start(const QString& file, const QString& sweepId)
+{
+    wait();
+    const int generation = ++m_generation;
+    QPointer<ScalingLoader> self(this);
+    m_thread = QThread::create([self, generation, file, sweepId]() {
+        std::shared_ptr<const ScalingResult> result;
+        QString error;
+        try {
+            result = std::make_shared<const ScalingResult>(loadScaling(file, sweepId));
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        QMetaObject::invokeMethod(self, [self, generation, result, error] {
+            if (!self || self->m_generation != generation)
+                return;
+            self->wait();
+            if (result)
+                emit self->loaded(result);
+            else
+                emit self->failed(error);
+        }, Qt::QueuedConnection);
+    });
+    m_thread->start();
+}
+
+ScalingView::ScalingView(QWidget* parent)
+    : QWidget(parent), m_loader(new ScalingLoader(this)), m_header(new QLabel(this)), m_info(new QLabel(this)),
+      m_messageLabel(new QLabel(this)), m_sweepBox(new QComboBox(this)), m_layerBox(new QComboBox(this)),
+      m_logBox(new QCheckBox(QStringLiteral("Log axes"), this)), m_exportButton(new QToolButton(this)), m_charts(new QWidget(this)),
+      m_time(new ScalingPlot(ScalingPlot::Kind::Time, m_charts)), m_share(new ScalingPlot(ScalingPlot::Kind::Share, m_charts))
+{
+    setObjectName(QStringLiteral("scalingView"));
+    QFont hf = m_header->font();
+    hf.setPointSizeF(hf.pointSizeF() * 1.3);
+    hf.setBold(true);
+    m_header->setFont(hf);
+    m_info->setWordWrap(true);
+    m_messageLabel->setWordWrap(true);
+    m_messageLabel->setStyleSheet(QStringLiteral("QLabel{color:#a02020;font-weight:bold;padding:8px;background:#fff0f0;border:1px solid #e0b0b0}"));
+    m_messageLabel->hide();
+    m_sweepBox->setToolTip(QStringLiteral("The sweeps of this file"));
+    m_sweepBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_layerBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_layerBox->setToolTip(QStringLiteral("One line per layer, or the lines of one layer (one per variant on a grid)"));
+    m_logBox->setToolTip(QStringLiteral("Logarithmic x (numeric values) and y axes"));
+    m_exportButton->setText(QStringLiteral("Export"));
+    m_exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(m_exportButton);
+    menu->addAction(QStringLiteral("Layer time chart (PNG, SVG, PDF, CSV)..."), this, [this] { exportMenu(ScalingPlot::Kind::Time); });
+    menu->addAction(QStringLiteral("Layer share chart (PNG, SVG, PDF, CSV)..."), this, [this] { exportMenu(ScalingPlot::Kind::Share); });
+    m_exportButton->setMenu(menu);
+    m_time->setObjectName(QStringLiteral("scalingTime"));
+    m_share->setObjectName(QStringLiteral("scalingShare"));
+
+    auto* charts = new QHBoxLayout(m_charts);
+    charts->setContentsMargins(0, 0, 0, 0);
+    charts->addWidget(m_time, 1);
+    charts->addWidget(m_share, 1);
+    auto* tools = new QHBoxLayout;
+    tools->addWidget(new QLabel(QStringLiteral("Sweep:"), this));
+    tools->addWidget(m_sweepBox);
+    tools->addSpacing(12);
+    tools->addWidget(new QLabel(QStringLiteral("Layer:"), this));
+    tools->addWidget(m_layerBox);
+    tools->addSpacing(12);
+    tools->addWidget(m_logBox);
+    tools->addStretch(1);
+    tools->addWidget(m_exportButton);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_header);
+    layout->addWidget(m_info);
+    layout->addLayout(tools);
+    layout->addWidget(m_messageLabel);
+    layout->addWidget(m_charts, 1);
+
+    connect(m_loader, &ScalingLoader::loaded, this, [this](std::shared_ptr<const ScalingResult> r) { setResult(std::move(r)); });
+    connect(m_loader, &ScalingLoader::failed, this, [this](const QString& message) {
+        m_message = message;
+        m_messageLabel->setText(message);
+        m_messageLabel->show();
+        m_charts->hide();
+        emit failed(message);
+    });
+    connect(m_sweepBox, &QComboBox::activated, this, [this](int i) {
+        const QString id = m_sweepBox->itemData(i).toString();
+        if (m_result && id != q(m_result->table.sweep.id))
+            load(m_file, id);
+    });
+    connect(m_layerBox, &QComboBox::activated, this, [this](int i) {
+        setLayer(m_layerBox->itemText(i) == kAllLayers ? QString() : m_layerBox->itemText(i));
+    });
+    connect(m_logBox, &QCheckBox::toggled, this, &ScalingView::setLogAxes);
+    connect(m_time, &ScalingPlot::pointClicked, this, [this](int l, int p) { onPoint(m_time, l, p); });
+    connect(m_share, &ScalingPlot::pointClicked, this, [this](int l, int p) { onPoint(m_share, l, p); });
+    m_header->setText(QStringLiteral("Scaling"));
+    m_info->setText(QStringLiteral("Capture a sweep (wheretime capture --sweep hidden=256,512,1024) and open it from the run browser."));
+}
+
+void ScalingView::load(const QString& file, const QString& sweepId)
+{
+    m_file = file;
+    m_info->setText(QStringLiteral("Loading the sweep..."));
+    m_loader->start(file, sweepId);
+}
+
+void ScalingView::setResult(std::shared_ptr<const ScalingResult> result)
+{
+    const bool sameSweep = m_result && result && m_result->table.sweep.id == result->table.sweep.id;
+    m_result = std::move(result);
+    m_file = m_result->file;
+    m_message.clear();
+    m_messageLabel->hide();
+    m_charts->show();
+    const SweepTable& t = m_result->table;
+    m_sweepBox->clear();
+    for (const SweepInfo& s : m_result->sweeps) {
+        QString label = QStringLiteral("%1: %2%3 (%4 runs)")
+                            .arg(q(s.id), q(s.key), s.key2.empty() ? QString() : QStringLiteral(" x ") + q(s.key2))
+                            .arg(s.runIds.size());
+        m_sweepBox->addItem(label, q(s.id));
+        if (s.id == t.sweep.id)
+            m_sweepBox->setCurrentIndex(m_sweepBox->count() - 1);
+    }
+    m_layerBox->clear();
+    m_layerBox->addItem(kAllLayers);
+    for (const std::string& l : t.layers)
+        m_layerBox->addItem(q(l));
+    // A grid's lines multiply by its second key: start at one layer (softmax when there is one).
+    if (!sameSweep) {
+        m_layer.clear();
+        if (!t.groupKey.empty() && !t.layers.empty())
+            m_layer = std::find(t.layers.begin(), t.layers.end(), "softmax") != t.layers.end() ? QStringLiteral("softmax") : q(t.layers.front());
+    }
+    m_layerBox->setCurrentText(m_layer.isEmpty() ? kAllLayers : m_layer);
+    m_header->setText(title());
+    QString info = QStringLiteral("%1 \u00b7 %2 %3 \u00b7 %4 runs \u00b7 started %5")
+                       .arg(m_file, q(t.sweep.workload), q(t.sweep.preset))
+                       .arg(t.sweep.runIds.size())
+                       .arg(q(t.sweep.startedAt));
+    for (const std::string& n : t.notes)
+        info += QStringLiteral("\n") + q(n);
+    m_info->setText(info);
+    refresh();
+    emit ready();
+}
+
+QString ScalingView::title() const
+{
+    if (!m_result)
+        return QStringLiteral("Scaling");
+    const SweepTable& t = m_result->table;
+    return QStringLiteral("Scaling with %1%2: sweep %3")
+        .arg(q(t.xKey), t.groupKey.empty() ? QString() : QStringLiteral(" (one line per %1)").arg(q(t.groupKey)), q(t.sweep.id));
+}
+
+void ScalingView::setLayer(const QString& layer)
+{
+    m_layer = layer;
+    m_layerBox->setCurrentText(layer.isEmpty() ? kAllLayers : layer);
+    refresh();
+}
+
+void ScalingView::setLogAxes(bool log)
+{
+    if (m_logBox->isChecked() != log)
+        m_logBox->setChecked(log);   // comes back here through toggled
+    m_time->setLogAxes(log);
+    m_share->setLogAxes(log);
+}
+
+void ScalingView::refresh()
+{
+    if (!m_result)
+        return;
+    const ScalingChartData d = scalingChartData(m_result->table, m_file, m_layer);
+    m_time->setData(d);
+    m_share->setData(d);
+}
+
+void ScalingView::onPoint(ScalingPlot* plot, int line, int point)
+{
+    ScalingPlot* other = plot == m_time ? m_share : m_time;
+    other->setSelectedPoint({line, point});
+    emit runClicked(m_file, plot->chart().lines[size_t(line)].points[size_t(point)].runId);
+}
+
+QString ScalingView::caption() const
+{
+    if (!m_result)
+        return {};
+    const SweepTable& t = m_result->table;
+    QStringList vals;
+    for (const std::string& v : t.xValues)
+        vals << q(v);
+    return QStringLiteral("sweep %1 of %2 %3 (%4 runs, started %5) in %6\n%7 = %8%9 \u00b7 kernel time per step (mean of the steps)")
+        .arg(q(t.sweep.id), q(t.sweep.workload), q(t.sweep.preset))
+        .arg(t.sweep.runIds.size())
+        .arg(q(t.sweep.startedAt), m_file, q(t.xKey), vals.join(QStringLiteral(", ")),
+             t.groupKey.empty() ? QString() : QStringLiteral(" \u00b7 one line per %1").arg(q(t.groupKey)));
+}
+
+bool ScalingView::exportChart(ScalingPlot::Kind kind, const QString& path, QString* error)
+{
+    if (!m_result) {
+        if (error)
+            *error = m_message.isEmpty() ? QStringLiteral("nothing to export") : m_message;
+        return false;
+    }
+    if (path.endsWith(QLatin1String(".csv"), Qt::CaseInsensitive))
+        return writeTextFile(path, chartCsv(), error);
+    std::optional<ExportFormat> fmt = exportFormatOf(path);
+    if (!fmt) {
+        if (error)
+            *error = QStringLiteral("%1: use .png, .svg, .pdf or .csv").arg(path);
+        return false;
+    }
+    ScalingPlot* p = kind == ScalingPlot::Kind::Time ? m_time : m_share;
+    ExportOptions o;
+    o.title = p->title();
+    o.caption = caption();
+    o.size = QSize(1200, 640 + captionHeight(o.caption));
+    return wt::gui::exportChart(plotPainter(p), path, *fmt, o, error);
+}
+
+QString ScalingView::chartCsv() const
+{
+    if (!m_result)
+        return {};
+    const ScalingChartData d = scalingChartData(m_result->table, m_file, m_layer);
+    QString out = QStringLiteral("series,layer,%1,%2,run,layer_ns,share\n").arg(csvField(d.groupKey.isEmpty() ? QStringLiteral("group") : d.groupKey), csvField(d.xKey));
+    for (const ScalingLine& l : d.lines)
+        for (const ScalingPoint& p : l.points)
+            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n")
+                       .arg(csvField(l.name), csvField(l.layer), csvField(l.group), csvField(p.value))
+                       .arg(p.runId)
+                       .arg(QString::number(p.ns, 'g', 12), QString::number(p.share, 'g', 12));
+    return out;
+}
+
+void ScalingView::exportMenu(ScalingPlot::Kind kind)
+{
+    if (!m_result)
+        return;
+    const QString name = kind == ScalingPlot::Kind::Time ? QStringLiteral("scaling-time") : QStringLiteral("scaling-share");
+    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export scaling chart"), name + QStringLiteral(".png"),
+                                                QStringLiteral("Images and tables (*.png *.svg *.pdf *.csv)"));
+    QString error;
+    if (!path.isEmpty() && !exportChart(kind, path, &error))
+        QMessageBox::warning(this, QStringLiteral("wheretime"), error);
+}
+
+}  // namespace wt::gui

@@ -1,0 +1,109 @@
+// The scaling view of a sweep (`wheretime capture --sweep KEY=...`): analysis/sweep's table
+// (loadSweep, from stored totals, on a worker thread) as two charts: the layer time per step and
+// the layer's share of the step against the swept value, one line per layer (on a grid with
+// variant, one line per variant of the chosen layer). A sweep chooser (the file's sweeps), a
+// layer chooser, log axes. Clicking a point emits runClicked (the main window opens that run).
+// Both charts export to PNG, SVG, PDF and CSV with a caption.
+#pragma once
+
+#include "scalingplot.h"
+
+#include <QObject>
+#include <QThread>
+#include <QWidget>
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QToolButton;
+
+namespace wt::gui {
+
+struct ScalingResult {
+    QString file;
+    std::vector<SweepInfo> sweeps;   // every sweep of the file (the chooser)
+    SweepTable table;
+};
+
+// Loads a sweep on a worker thread (id empty: the newest); loaded or failed (one line).
+class ScalingLoader : public QObject {
+    Q_OBJECT
+public:
+    explicit ScalingLoader(QObject* parent = nullptr);
+    ~ScalingLoader() override;
+    void start(const QString& file, const QString& sweepId);
+    bool isRunning() const { return m_thread != nullptr; }
+    void wait();
+
+signals:
+    void loaded(std::shared_ptr<const wt::gui::ScalingResult> result);
+    void failed(const QString& message);
+
+private:
+    QThread* m_thread = nullptr;
+    int m_generation = 0;
+};
+
+// Reads the sweep's table (throws SweepError, StorageError with one line).
+ScalingResult loadScaling(const QString& file, const QString& sweepId);
+
+class ScalingView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScalingView(QWidget* parent = nullptr);
+
+    void load(const QString& file, const QString& sweepId = {});
+    void setResult(std::shared_ptr<const ScalingResult> result);
+    ScalingLoader* loader() const { return m_loader; }
+    bool hasTable() const { return m_result != nullptr; }
+    const SweepTable& table() const { return m_result->table; }
+    QString file() const { return m_file; }
+    QString message() const { return m_message; }
+
+    // "" = every layer (the default of a one-key sweep); a grid with variant starts at softmax.
+    void setLayer(const QString& layer);
+    QString layer() const { return m_layer; }
+    void setLogAxes(bool log);
+    ScalingPlot* timePlot() const { return m_time; }
+    ScalingPlot* sharePlot() const { return m_share; }
+    QComboBox* layerChooser() const { return m_layerBox; }
+    QCheckBox* logBox() const { return m_logBox; }
+    QString title() const;
+    QString caption() const;
+    bool exportChart(ScalingPlot::Kind kind, const QString& path, QString* error = nullptr);
+    // The table behind the charts: one row per (line, point), analysis's numbers.
+    QString chartCsv() const;
+
+signals:
+    void ready();
+    void failed(const QString& message);
+    // A point was clicked: that run of the sweep's file.
+    void runClicked(const QString& file, qint64 runId);
+
+private:
+    void refresh();
+    void onPoint(ScalingPlot* plot, int line, int point);
+    void exportMenu(ScalingPlot::Kind kind);
+
+    ScalingLoader* m_loader;
+    QString m_file;
+    QString m_message;
+    std::shared_ptr<const ScalingResult> m_result;
+    QString m_layer;
+    QLabel* m_header;
+    QLabel* m_info;
+    QLabel* m_messageLabel;
+    QComboBox* m_sweepBox;
+    QComboBox* m_layerBox;
+    QCheckBox* m_logBox;
+    QToolButton* m_exportButton;
+    QWidget* m_charts;
+    ScalingPlot* m_time;
+    ScalingPlot* m_share;
+};
+
+}  // namespace wt::gui
+
+Q_DECLARE_METATYPE(std::shared_ptr<const wt::gui::ScalingResult>)

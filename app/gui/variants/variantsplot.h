@@ -1,0 +1,82 @@
+// The variants charts (QCustomPlot), one class for the four of them, fed plain chart data that
+// the view fills from analysis/variants (variantsdata.h):
+//   LayerTime  grouped bars per variant: the layer's forward and backward time per step, with
+//              the speedup of the layer's total against the baseline above each group
+//   Ops        stacked bars per variant: the layer's ops (what a variant removes or fuses)
+//   Share      the layer's share of the step per variant (%)
+//   StepTime   the step time per variant
+// Variants sit on the x axis in the order analysis gives them; the baseline is marked.
+#pragma once
+
+#include "analysis/variants.h"
+
+#include <qcustomplot.h>
+
+#include <optional>
+#include <vector>
+
+namespace wt::gui {
+
+// One variant's figures, as analysis computed them (per step, ns).
+struct VariantBar {
+    QString label;                 // the differing setting's value ("adaptive")
+    QString file;                  // the run it came from
+    int64_t runId = 0;
+    double forwardNs = 0;
+    double backwardNs = 0;
+    double totalNs = 0;            // the layer's total (forward + backward + anything else in it)
+    double share = 0;              // the layer's share of the step, 0..1
+    double stepNs = 0;             // the step time
+    std::optional<double> speedup; // baseline's layer total / this one's (unset: undefined)
+    std::vector<double> opNs;      // per VariantsChartData::ops
+    double opSumNs = 0;            // the op stack's height: the layer's total (analysis's layerNs)
+};
+
+struct VariantsChartData {
+    QString setting;               // the setting that differs ("variant")
+    QString layer;                 // "softmax"
+    QString per;                   // "per step (mean of 5 steps)"
+    int baseline = 0;              // index into variants
+    std::vector<VariantBar> variants;
+    QStringList ops;               // the layer's ops, largest first (the stack's order, bottom up)
+};
+
+class VariantsPlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    enum class Kind { LayerTime, Ops, Share, StepTime };
+
+    explicit VariantsPlot(Kind kind, QWidget* parent = nullptr);
+
+    Kind kind() const { return m_kind; }
+    void setData(const VariantsChartData& data);
+    const VariantsChartData& chart() const { return m_data; }
+    QString title() const;
+    // The value drawn for variant i in series s (LayerTime: 0 forward, 1 backward; Ops: op s;
+    // Share, StepTime: 0), in ns (share: 0..1), read back from the plottables: what is drawn.
+    double drawnValue(int series, int variant) const;
+    // The label drawn above variant i ("1.62x", "41.2%", "12.3 ms"), empty when none.
+    QString labelAt(int variant) const;
+    int preferredHeight() const { return 520; }
+
+private:
+    void rebuild();
+
+    Kind m_kind;
+    VariantsChartData m_data;
+    QCPTextElement* m_title = nullptr;
+    QCPTextElement* m_subtitle = nullptr;
+    std::vector<QCPBars*> m_bars;
+    std::vector<QCPItemText*> m_labels;   // per variant
+    double m_unitNs = 1;
+};
+
+// The chart data of analysis's table (labels, numbers as they are; nothing summed here).
+VariantsChartData variantsChartData(const VariantsTable& table);
+// "per step (mean of 5 steps)", "per step (mean of 3 to 5 steps)".
+QString variantsPerLabel(const VariantsTable& table);
+
+// The colour of op i in the stacked bars (and its legend).
+QColor opColor(int index);
+
+}  // namespace wt::gui

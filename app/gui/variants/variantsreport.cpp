@@ -1,0 +1,195 @@
+#include "variantsreport.h"
+
+#include "variantsview.h"
+
+#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/core/timeformat.h"
+
+#include <QDir>
+
+namespace wt::gui {
+
+namespace {
+
+constexpr VariantsPlot::Kind kKinds[] = {VariantsPlot::Kind::LayerTime, VariantsPlot::Kind::Ops, VariantsPlot::Kind::Share,
+                                         VariantsPlot::Kind::StepTime};
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString mdCell(QString s)
+{
+    return s.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+}
+
+// Writes base.png and base.svg of a chart through the view's export (same caption as on screen).
+template <typename View, typename Kind>
+bool pngAndSvg(View& view, Kind kind, const QDir& dir, const QString& base, VariantsReportSection* out, QString* error)
+{
+    for (const char* ext : {".png", ".svg"}) {
+        const QString name = base + QLatin1String(ext);
+        if (!view.exportChart(kind, dir.filePath(name), error))
+            return false;
+        out->files << name;
+    }
+    return true;
+}
+
+}  // namespace
+
+QStringList variantsReportFiles()
+{
+    QStringList out;
+    for (VariantsPlot::Kind k : kKinds)
+        for (const char* ext : {".png", ".svg", ".csv"})
+            out << variantsChartFileName(k) + QLatin1String(ext);
+    return out;
+}
+
+QStringList scalingReportFiles()
+{
+    return {QStringLiteral("scaling-time.png"), QStringLiteral("scaling-time.svg"), QStringLiteral("scaling-share.png"),
+            QStringLiteral("scaling-share.svg"), QStringLiteral("scaling.csv")};
+}
+
+bool writeVariantsReport(const QString& dirPath, const CompareRuns& runs, QSize chartSize, double pngScale,
+                         VariantsReportSection* out, QString* error)
+{
+    Q_UNUSED(chartSize);
+    Q_UNUSED(pngScale);
+    QDir dir(dirPath);
+    VariantsView view;
+    view.setRuns(std::make_shared<const CompareRuns>(runs));
+    if (!view.hasTable()) {
+        if (error)
+            *error = view.message();
+        return false;
+    }
+    const VariantsTable& t = view.table();
+    for (VariantsPlot::Kind k : kKinds) {
+        const QString base = variantsChartFileName(k);
+        if (!pngAndSvg(view, k, dir, base, out, error) || !view.exportChart(k, dir.filePath(base + QStringLiteral(".csv")), error))
+            return false;
+        out->files << base + QStringLiteral(".csv");
+    }
+    QString& md = out->markdown;
+    QString& html = out->html;
+    const QString title = view.title();
+    md += QStringLiteral("\n## Variants: %1\n\n").arg(mdCell(title));
+    html += QStringLiteral("<h2>Variants: %1</h2>\n<ul>\n").arg(title.toHtmlEscaped());
+    for (const QString& line : view.caption().split(QLatin1Char('\n'))) {
+        md += QStringLiteral("- %1\n").arg(line);
+        html += QStringLiteral("<li>%1</li>\n").arg(line.toHtmlEscaped());
+    }
+    html += QStringLiteral("</ul>\n");
+    for (const std::string& n : t.notes) {
+        md += QStringLiteral("\n%1.\n").arg(q(n));
+        html += QStringLiteral("<p>%1.</p>\n").arg(q(n).toHtmlEscaped());
+    }
+    md += QLatin1Char('\n');
+    for (VariantsPlot::Kind k : kKinds) {
+        const QString base = variantsChartFileName(k), what = view.plot(k)->title();
+        md += QStringLiteral("### %1\n\n![%2](%2.png)\n\n").arg(mdCell(what), base);
+        html += QStringLiteral("<h3>%1</h3>\n<img src=\"%2.png\" alt=\"%2\">\n").arg(what.toHtmlEscaped(), base);
+    }
+    // The table: analysis's numbers (the same as `wheretime variants`).
+    const QString setting = q(t.setting.empty() ? std::string("variant") : t.setting);
+    const QStringList head{setting,          QStringLiteral("forward"), QStringLiteral("backward"), QStringLiteral("layer"),
+                           QStringLiteral("speedup"), QStringLiteral("share"), QStringLiteral("step"), QStringLiteral("step speedup")};
+    md += QStringLiteral("| ") + head.join(QStringLiteral(" | ")) + QStringLiteral(" |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    html += QStringLiteral("<table><tr>");
+    for (const QString& h : head)
+        html += QStringLiteral("<th>%1</th>").arg(h.toHtmlEscaped());
+    html += QStringLiteral("</tr>\n");
+    auto ratio = [](const std::optional<double>& v) { return v ? QStringLiteral("%1x").arg(*v, 0, 'f', 2) : QStringLiteral("-"); };
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+        const VariantRow& r = t.rows[i];
+        const QStringList cells{q(r.value) + (i == t.baseline ? QStringLiteral(" (baseline)") : QString()), formatDuration(r.forwardNs),
+                                formatDuration(r.backwardNs), formatDuration(r.layerNs), ratio(r.speedup),
+                                QStringLiteral("%1%").arg(100.0 * r.share, 0, 'f', 1), formatDuration(r.stepNs), ratio(r.stepSpeedup)};
+        QStringList mdCells;
+        html += QStringLiteral("<tr>");
+        for (const QString& c : cells) {
+            mdCells << mdCell(c);
+            html += QStringLiteral("<td>%1</td>").arg(c.toHtmlEscaped());
+        }
+        md += QStringLiteral("| ") + mdCells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+        html += QStringLiteral("</tr>\n");
+    }
+    html += QStringLiteral("</table>\n<p>Variants files: ");
+    for (const QString& f : out->files)
+        html += QStringLiteral("<a href=\"%1\">%1</a> ").arg(f.toHtmlEscaped());
+    html += QStringLiteral("</p>\n");
+    md += QStringLiteral("\nTables: `variants-layer.csv`, `variants-ops.csv`, `variants-share.csv`, `variants-step.csv`; "
+                         "vector charts: the same names with `.svg`.\n");
+    return true;
+}
+
+bool writeScalingReport(const QString& dirPath, std::shared_ptr<const ScalingResult> sweep, QSize chartSize, double pngScale,
+                        VariantsReportSection* out, QString* error)
+{
+    Q_UNUSED(chartSize);
+    Q_UNUSED(pngScale);
+    QDir dir(dirPath);
+    ScalingView view;
+    view.setResult(std::move(sweep));
+    if (!pngAndSvg(view, ScalingPlot::Kind::Time, dir, QStringLiteral("scaling-time"), out, error) ||
+        !pngAndSvg(view, ScalingPlot::Kind::Share, dir, QStringLiteral("scaling-share"), out, error) ||
+        !view.exportChart(ScalingPlot::Kind::Time, dir.filePath(QStringLiteral("scaling.csv")), error))
+        return false;
+    out->files << QStringLiteral("scaling.csv");
+    const SweepTable& t = view.table();
+    QString& md = out->markdown;
+    QString& html = out->html;
+    md += QStringLiteral("\n## %1\n\n").arg(mdCell(view.title()));
+    html += QStringLiteral("<h2>%1</h2>\n").arg(view.title().toHtmlEscaped());
+    for (const QString& line : view.caption().split(QLatin1Char('\n'))) {
+        md += QStringLiteral("- %1\n").arg(line);
+        html += QStringLiteral("<p>%1</p>\n").arg(line.toHtmlEscaped());
+    }
+    for (const std::string& n : t.notes) {
+        md += QStringLiteral("- %1\n").arg(q(n));
+        html += QStringLiteral("<p>%1</p>\n").arg(q(n).toHtmlEscaped());
+    }
+    md += QStringLiteral("\n### %1\n\n![scaling time](scaling-time.png)\n\n### %2\n\n![scaling share](scaling-share.png)\n\n")
+              .arg(view.timePlot()->title(), view.sharePlot()->title());
+    html += QStringLiteral("<h3>%1</h3>\n<img src=\"scaling-time.png\" alt=\"scaling time\">\n<h3>%2</h3>\n"
+                           "<img src=\"scaling-share.png\" alt=\"scaling share\">\n")
+                .arg(view.timePlot()->title().toHtmlEscaped(), view.sharePlot()->title().toHtmlEscaped());
+    // Points per line: x value -> layer time (share), analysis's numbers.
+    const ScalingChartData& d = view.timePlot()->chart();
+    QStringList head{QStringLiteral("series")};
+    for (const QString& v : d.xValues)
+        head << d.xKey + QStringLiteral(" ") + v;
+    md += QStringLiteral("| ") + head.join(QStringLiteral(" | ")) + QStringLiteral(" |\n|---|");
+    for (qsizetype i = 0; i < d.xValues.size(); ++i)
+        md += QStringLiteral("---:|");
+    md += QLatin1Char('\n');
+    html += QStringLiteral("<table><tr>");
+    for (const QString& h : head)
+        html += QStringLiteral("<th>%1</th>").arg(h.toHtmlEscaped());
+    html += QStringLiteral("</tr>\n");
+    for (const ScalingLine& l : d.lines) {
+        QStringList cells{l.name};
+        for (const QString& v : d.xValues) {
+            auto it = std::find_if(l.points.begin(), l.points.end(), [&](const ScalingPoint& p) { return p.value == v; });
+            cells << (it == l.points.end() ? QStringLiteral("-")
+                                            : QStringLiteral("%1 (%2%)").arg(formatDuration(it->ns)).arg(100.0 * it->share, 0, 'f', 1));
+        }
+        QStringList mdCells;
+        html += QStringLiteral("<tr>");
+        for (const QString& c : cells) {
+            mdCells << mdCell(c);
+            html += QStringLiteral("<td>%1</td>").arg(c.toHtmlEscaped());
+        }
+        md += QStringLiteral("| ") + mdCells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+        html += QStringLiteral("</tr>\n");
+    }
+    html += QStringLiteral("</table>\n");
+    md += QStringLiteral("\nTable: `scaling.csv`; vector charts: `scaling-time.svg`, `scaling-share.svg`.\n");
+    return true;
+}
+
+}  // namespace wt::gui
