@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -127,7 +128,7 @@ bool pushable(TableKind kind, int column, char op)
             return op == '=';
         return column == A_StartNs || column == A_EndNs;
     case TableKind::ScopeInstances:
-        return column == S_RunId && op == '=';
+        return (column == S_RunId || column == S_Id) && op == '=';
     case TableKind::ApiCalls:
         return column == C_RunId && op == '=';
     }
@@ -196,7 +197,7 @@ int bestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info)
     auto* table = static_cast<Table*>(vtab);
     std::string idx;
     int argc = 0;
-    bool run = false, track = false, lower = false, upper = false;
+    bool run = false, track = false, lower = false, upper = false, instance = false;
     for (int i = 0; i < info->nConstraint; ++i) {
         const auto& c = info->aConstraint[i];
         char op = opChar(c.op);
@@ -212,6 +213,7 @@ int bestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info)
         track |= !timeColumn && c.iColumn != 0;
         lower |= timeColumn && (op == '>' || op == '}' || op == '=');
         upper |= timeColumn && (op == '<' || op == '{' || op == '=');
+        instance |= table->kind == TableKind::ScopeInstances && c.iColumn == S_Id;
     }
     double rows = 1e7;
     if (run)
@@ -222,6 +224,8 @@ int bestIndex(sqlite3_vtab* vtab, sqlite3_index_info* info)
         rows /= 1000;
     else if (lower || upper)
         rows /= 2;
+    if (instance)
+        rows = 1;   // one instance by id (a join from kernels.scope_instance_id)
     info->estimatedCost = rows;
     info->estimatedRows = sqlite3_int64(rows);
     int flags = 0;
@@ -487,26 +491,28 @@ private:
 };
 
 // scope_instances and api_calls: one run at a time, materialized by the Reader (they are
-// read whole: no index by time exists for them).
+// read whole: no index by time exists for them). The last run read is kept, so a join that
+// looks instances up by (run_id, id) row after row reads the run once.
 template <typename Row>
 class RunRowsCursor : public Cursor {
 public:
     void filter(int flags, const char* idx, int argc, sqlite3_value** argv) override
     {
         Range run;
+        m_id = Range{};
         bool none = false;
-        for (int i = 0; i < argc && idx && idx[2 * i]; ++i)
-            if (idx[2 * i] - 'a' == 0 && !narrow(run, idx[2 * i + 1], argv[i]))
+        for (int i = 0; i < argc && idx && idx[2 * i]; ++i) {
+            int column = idx[2 * i] - 'a';
+            Range& range = column == 0 ? run : m_id;   // run_id, or scope_instances.id
+            if (!narrow(range, idx[2 * i + 1], argv[i]))
                 none = true;
+        }
         m_flags = flags;
-        m_runs = none ? std::vector<int64_t>{} : runsIn(reader(), run);
+        m_runs = none || m_id.empty() ? std::vector<int64_t>{} : runsIn(reader(), run);
         m_runAt = 0;
-        m_rows.clear();
-        m_rowAt = 0;
         rowid = 0;
         m_strings = &reader().strings();
-        if (!m_runs.empty())
-            load(m_runs[0]);
+        enter();
         settle();
     }
     void next() override
@@ -519,25 +525,42 @@ public:
 
 protected:
     virtual void load(int64_t runId) = 0;
+    // The rows of the loaded run that m_id allows: all of them unless a table narrows by id.
+    virtual std::pair<size_t, size_t> rowsInRange() const { return {0, m_rows.size()}; }
     int64_t runId() const { return m_runs[m_runAt]; }
     int m_flags = 0;
+    Range m_id;
     std::vector<Row> m_rows;
     size_t m_rowAt = 0;
     const std::unordered_map<uint32_t, std::string>* m_strings = nullptr;
 
 private:
+    void enter()
+    {
+        if (m_runAt >= m_runs.size())
+            return;
+        int64_t run = m_runs[m_runAt];
+        if (run != m_loadedRun || (m_flags & ~m_loadedFlags)) {
+            m_loadedRun = 0;
+            m_rows.clear();
+            load(run);
+            m_loadedRun = run;
+            m_loadedFlags = m_flags;
+        }
+        std::tie(m_rowAt, m_end) = rowsInRange();
+    }
     void settle()
     {
-        while (m_runAt < m_runs.size() && m_rowAt >= m_rows.size()) {
+        while (m_runAt < m_runs.size() && m_rowAt >= m_end) {
             ++m_runAt;
-            m_rows.clear();
-            m_rowAt = 0;
-            if (m_runAt < m_runs.size())
-                load(m_runs[m_runAt]);
+            enter();
         }
     }
     std::vector<int64_t> m_runs;
     size_t m_runAt = 0;
+    size_t m_end = 0;
+    int64_t m_loadedRun = 0;   // run whose rows m_rows holds (0 = none)
+    int m_loadedFlags = 0;
 };
 
 struct InstanceRow {
@@ -577,6 +600,15 @@ public:
     }
 
 private:
+    std::pair<size_t, size_t> rowsInRange() const override
+    {
+        auto lower = std::lower_bound(m_rows.begin(), m_rows.end(), m_id.lo,
+                                      [](const InstanceRow& r, int64_t id) { return r.instance.id < id; });
+        auto upper = std::upper_bound(lower, m_rows.end(), m_id.hi,
+                                      [](int64_t id, const InstanceRow& r) { return id < r.instance.id; });
+        return {size_t(lower - m_rows.begin()), size_t(upper - m_rows.begin())};
+    }
+
     void load(int64_t runId) override
     {
         const Reader& r = reader();
