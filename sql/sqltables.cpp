@@ -266,11 +266,19 @@ void resultText(sqlite3_context* ctx, const std::string& text)
     sqlite3_result_text(ctx, text.data(), int(text.size()), SQLITE_TRANSIENT);
 }
 
+// Interned strings live as long as the connection's Reader (never refreshed here): SQLite may
+// point at them instead of copying each one.
+void resultInterned(sqlite3_context* ctx, const std::string& text)
+{
+    sqlite3_result_text(ctx, text.data(), int(text.size()), SQLITE_STATIC);
+}
+
+const std::string kEmpty;
+
 const std::string& stringOf(const std::unordered_map<uint32_t, std::string>& strings, uint32_t id)
 {
-    static const std::string empty;
     auto it = strings.find(id);
-    return it == strings.end() ? empty : it->second;
+    return it == strings.end() ? kEmpty : it->second;
 }
 
 // The runs a cursor visits: all of them, or those in `range`.
@@ -372,7 +380,7 @@ public:
             sqlite3_result_text(ctx, k.data(), int(k.size()), SQLITE_STATIC);
             break;
         }
-        case A_Name: resultText(ctx, stringOf(*m_strings, a.nameId)); break;
+        case A_Name: resultInterned(ctx, stringOf(*m_strings, a.nameId)); break;
         case A_StartNs: sqlite3_result_int64(ctx, a.startNs); break;
         case A_EndNs: sqlite3_result_int64(ctx, a.startNs + a.durationNs); break;
         case A_DurationNs: sqlite3_result_int64(ctx, a.durationNs); break;
@@ -387,14 +395,14 @@ public:
         }
         case A_CorrelationId: sqlite3_result_int64(ctx, a.correlationId); break;
         case A_GridX: case A_GridY: case A_GridZ:
-            sqlite3_result_int64(ctx, reader().launchConfig(a.configId).grid[column - A_GridX]);
+            sqlite3_result_int64(ctx, config(a.configId).grid[column - A_GridX]);
             break;
         case A_BlockX: case A_BlockY: case A_BlockZ:
-            sqlite3_result_int64(ctx, reader().launchConfig(a.configId).block[column - A_BlockX]);
+            sqlite3_result_int64(ctx, config(a.configId).block[column - A_BlockX]);
             break;
-        case A_Registers: sqlite3_result_int64(ctx, reader().launchConfig(a.configId).registers); break;
-        case A_StaticSmem: sqlite3_result_int64(ctx, reader().launchConfig(a.configId).staticSmem); break;
-        case A_DynamicSmem: sqlite3_result_int64(ctx, reader().launchConfig(a.configId).dynamicSmem); break;
+        case A_Registers: sqlite3_result_int64(ctx, config(a.configId).registers); break;
+        case A_StaticSmem: sqlite3_result_int64(ctx, config(a.configId).staticSmem); break;
+        case A_DynamicSmem: sqlite3_result_int64(ctx, config(a.configId).dynamicSmem); break;
         case A_Bytes: sqlite3_result_int64(ctx, a.bytes); break;
         case A_Seq: sqlite3_result_int64(ctx, a.seq); break;
         default: sqlite3_result_null(ctx); break;
@@ -402,6 +410,16 @@ public:
     }
 
 private:
+    // The launch configuration of a row; the columns of one row ask for the same one in turn.
+    const LaunchConfig& config(int64_t configId)
+    {
+        if (!m_config || configId != m_configId) {
+            m_config = &reader().launchConfig(configId);
+            m_configId = configId;
+        }
+        return *m_config;
+    }
+
     bool matches(const StoredActivity& a) const
     {
         int64_t end = a.startNs + a.durationNs;
@@ -488,6 +506,8 @@ private:
     bool m_eof = true;
     std::unordered_map<int64_t, std::string> m_paths;
     const std::unordered_map<uint32_t, std::string>* m_strings = nullptr;
+    const LaunchConfig* m_config = nullptr;   // of m_configId (Reader's cache: stable)
+    int64_t m_configId = 0;
 };
 
 // scope_instances and api_calls: one run at a time, materialized by the Reader (they are
@@ -581,8 +601,8 @@ public:
         case S_Id: sqlite3_result_int64(ctx, si.id); break;
         case S_ScopeId: sqlite3_result_int64(ctx, si.scopeId); break;
         case S_ParentId: sqlite3_result_int64(ctx, si.parentId); break;
-        case S_Level: resultText(ctx, node == m_nodes.end() ? std::string() : stringOf(*m_strings, node->second.levelId)); break;
-        case S_Name: resultText(ctx, node == m_nodes.end() ? std::string() : stringOf(*m_strings, node->second.nameId)); break;
+        case S_Level: resultInterned(ctx, node == m_nodes.end() ? kEmpty : stringOf(*m_strings, node->second.levelId)); break;
+        case S_Name: resultInterned(ctx, node == m_nodes.end() ? kEmpty : stringOf(*m_strings, node->second.nameId)); break;
         case S_Path: resultText(ctx, m_paths.path(si.scopeId)); break;
         case S_Depth: sqlite3_result_int64(ctx, node == m_nodes.end() ? 0 : node->second.depth); break;
         case S_StartNs: sqlite3_result_int64(ctx, si.startNs); break;
@@ -662,7 +682,7 @@ public:
         switch (column) {
         case C_RunId: sqlite3_result_int64(ctx, runId()); break;
         case C_ThreadId: sqlite3_result_int64(ctx, c.threadId); break;
-        case C_Name: resultText(ctx, stringOf(*m_strings, c.nameId)); break;
+        case C_Name: resultInterned(ctx, stringOf(*m_strings, c.nameId)); break;
         case C_StartNs: sqlite3_result_int64(ctx, c.startNs); break;
         case C_EndNs: sqlite3_result_int64(ctx, c.endNs); break;
         case C_DurationNs: sqlite3_result_int64(ctx, c.endNs - c.startNs); break;
