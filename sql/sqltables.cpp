@@ -449,8 +449,13 @@ private:
         m_rows.clear();
         m_rowAt = 0;
         m_paths.clear();
-        if (m_wantPaths && !m_tracks.empty())
-            m_paths = scopeInstancePaths(reader(), runId);
+        if (m_wantPaths && !m_tracks.empty()) {
+            // As scopeInstancePaths(), but names come from the loaded strings: Reader::string()
+            // reloads them on an unknown id, which would free names SQLite may still point at.
+            const ScopePaths paths(reader().scopes(runId), [&](uint32_t id) { return stringOf(*m_strings, id); });
+            for (const ScopeInstance& si : reader().scopeInstances(runId))
+                m_paths.emplace(si.id, paths.path(si.scopeId));
+        }
     }
 
     // Moves to the first matching row at or after (run, track, chunk, row) position.
