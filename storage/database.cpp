@@ -183,9 +183,33 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
     }
 }
 
+Database::Database(sqlite3* borrowed, const std::string& path)
+    : m_path(path.empty() ? std::string("(in-memory database)") : path), m_mode(OpenMode::ReadOnly), m_db(borrowed), m_owned(false)
+{
+    int appId = 0;
+    {
+        Statement s(m_db, "PRAGMA main.application_id");
+        if (s.step())
+            appId = int(s.int64(0));
+    }
+    {
+        Statement s(m_db, "PRAGMA main.user_version");
+        if (s.step())
+            m_version = int(s.int64(0));
+    }
+    if (appId != kApplicationId)
+        fail("not a wheretime file (its application_id is not 'WTME')");
+    if (m_version > kSchemaVersion)
+        fail("was written by a newer wheretime (schema version " + std::to_string(m_version) +
+             "; this build reads up to " + std::to_string(kSchemaVersion) + "); upgrade wheretime");
+    if (m_version < kSchemaVersion)
+        fail("has the older schema version " + std::to_string(m_version) +
+             "; open it once with wheretime (e.g. `wheretime runs FILE`) to migrate it");
+}
+
 Database::~Database()
 {
-    if (!m_db)
+    if (!m_db || !m_owned)
         return;
     // The last writer out takes the file out of WAL mode (checkpointing the log): a finished
     // file then reads anywhere (read-only media, full disk) with nothing beside it. With other

@@ -24,6 +24,10 @@ public:
     static constexpr int kApplicationId = 0x57544D45;   // "WTME"
 
     Database(const std::string& path, OpenMode mode);
+    // Wraps a connection that someone else opened and will close (the host connection of the
+    // SQL extension, sql/): checks that its main database is a wheretime file of this schema
+    // version; never migrates, writes or closes it. Throws StorageError like an open.
+    Database(sqlite3* borrowed, const std::string& path);
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
@@ -54,6 +58,7 @@ private:
     sqlite3* m_db = nullptr;
     int m_version = 0;
     bool m_immutable = false;
+    bool m_owned = true;   // false: a borrowed connection, closed by its owner
 };
 
 }  // namespace wt
