@@ -41,6 +41,14 @@ bool solve(int n, std::array<std::array<double, 3>, 3> a, std::array<double, 3> 
 
 std::string kindKey(const std::string& kind) { return "kind:" + kind; }
 
+// The most specific class: the op name in its op scope ("sgemm_nt@conv_gemm"): one name (a
+// GEMM, a copy) runs at very different shapes and efficiencies in different ops.
+std::string scopedKey(const LaunchSample& s)
+{
+    const size_t slash = s.path.rfind('/');
+    return s.name + "@" + (slash == std::string::npos ? s.path : s.path.substr(slash + 1));
+}
+
 double ape(double predicted, double measured) { return std::fabs(predicted - measured) / measured * 100.0; }
 
 }  // namespace
@@ -51,39 +59,47 @@ std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<
     const size_t n = timeNs.size();
     if (n == 0)
         return std::nullopt;
-    // Columns scaled to [0, 1] for a well-conditioned system; weights 1/t^2: relative error.
-    double sf = 0, sb = 0;
+    // Relative error: minimize sum ((x_i . c) / t_i - 1)^2, i.e. rows a_i = x_i / t_i against 1.
+    // The columns of A are scaled to unit norm first: times span 10^2..10^9 ns, and unscaled
+    // normal equations would lose the small terms.
+    auto column = [&](int c, size_t i) { return c == 0 ? 1.0 : c == 1 ? flops[i] : bytes[i]; };
+    std::array<double, 3> norm {};
     for (size_t i = 0; i < n; ++i)
-        sf = std::max(sf, flops[i]), sb = std::max(sb, bytes[i]);
-    auto column = [&](int c, size_t i) { return c == 0 ? 1.0 : c == 1 ? flops[i] / sf : bytes[i] / sb; };
+        if (timeNs[i] > 0)
+            for (int c = 0; c < 3; ++c)
+                norm[size_t(c)] += (column(c, i) / timeNs[i]) * (column(c, i) / timeNs[i]);
+    for (double& v : norm)
+        v = std::sqrt(v);
     CostClass best;
     best.key = key;
     best.samples = int64_t(n);
     double bestErr = std::numeric_limits<double>::infinity();
     // Every non-empty subset of {overhead, flops, bytes} whose solution is non-negative; the
-    // one with the least weighted squared error (the non-negative least-squares optimum).
+    // one with the least squared relative error (the non-negative least-squares optimum).
     for (int mask = 1; mask < 8; ++mask) {
-        if (((mask & 2) && sf <= 0) || ((mask & 4) && sb <= 0))
+        bool usable = true;
+        for (int c = 0; c < 3; ++c)
+            usable = usable && (!(mask & (1 << c)) || norm[size_t(c)] > 0);
+        if (!usable)
             continue;   // a column that is zero everywhere
         std::array<int, 3> cols {};
         int m = 0;
         for (int c = 0; c < 3; ++c)
             if (mask & (1 << c))
                 cols[size_t(m++)] = c;
-        std::array<std::array<double, 3>, 3> a {};
-        std::array<double, 3> b {}, x {};
+        auto a = [&](int r, size_t i) { return column(cols[size_t(r)], i) / timeNs[i] / norm[size_t(cols[size_t(r)])]; };
+        std::array<std::array<double, 3>, 3> ata {};
+        std::array<double, 3> atb {}, x {};
         for (size_t i = 0; i < n; ++i) {
             if (!(timeNs[i] > 0))
                 continue;
-            const double w = 1.0 / (timeNs[i] * timeNs[i]);
             for (int r = 0; r < m; ++r) {
-                const double xr = column(cols[size_t(r)], i);
-                b[size_t(r)] += w * xr * timeNs[i];
+                atb[size_t(r)] += a(r, i);
                 for (int c = 0; c < m; ++c)
-                    a[size_t(r)][size_t(c)] += w * xr * column(cols[size_t(c)], i);
+                    ata[size_t(r)][size_t(c)] += a(r, i) * a(c, i);
             }
         }
-        if (!solve(m, a, b, x))
+        if (!solve(m, ata, atb, x))
             continue;
         bool ok = true;
         for (int r = 0; r < m; ++r)
@@ -96,16 +112,15 @@ std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<
                 continue;
             double p = 0;
             for (int r = 0; r < m; ++r)
-                p += x[size_t(r)] * column(cols[size_t(r)], i);
-            err += (p - timeNs[i]) * (p - timeNs[i]) / (timeNs[i] * timeNs[i]);
+                p += x[size_t(r)] * a(r, i);
+            err += (p - 1) * (p - 1);
         }
         if (err < bestErr) {
             bestErr = err;
             best.overheadNs = best.nsPerFlop = best.nsPerByte = 0;
             for (int r = 0; r < m; ++r) {
                 const int c = cols[size_t(r)];
-                (c == 0 ? best.overheadNs : c == 1 ? best.nsPerFlop : best.nsPerByte) =
-                    x[size_t(r)] / (c == 0 ? 1.0 : c == 1 ? sf : sb);
+                (c == 0 ? best.overheadNs : c == 1 ? best.nsPerFlop : best.nsPerByte) = x[size_t(r)] / norm[size_t(c)];
             }
         }
     }
@@ -130,7 +145,7 @@ Predictor Predictor::fit(const std::vector<RunSamples>& runs, const std::string&
         for (const LaunchSample& s : r.launches) {
             if (s.timeNs < 0)
                 continue;
-            for (const std::string& key : {s.name, kindKey(s.kind), std::string("*")}) {
+            for (const std::string& key : {scopedKey(s), s.name, kindKey(s.kind), std::string("*")}) {
                 Columns& c = byKey[key];
                 c.f.push_back(s.flops);
                 c.b.push_back(s.bytes());
@@ -148,7 +163,7 @@ Predictor Predictor::fit(const std::vector<RunSamples>& runs, const std::string&
 
 const CostClass* Predictor::classFor(const LaunchSample& s) const
 {
-    for (const std::string& key : {s.name, kindKey(s.kind), std::string("*")}) {
+    for (const std::string& key : {scopedKey(s), s.name, kindKey(s.kind), std::string("*")}) {
         auto it = classes.find(key);
         if (it != classes.end() && (it->second.samples >= kMinSamples || key == "*"))
             return &it->second;

@@ -1,5 +1,5 @@
-// The calibrated predictor: per op kind (the op's name, e.g. "sgemm_nt", "glu_forward"; else
-// its launch kind), a launch takes  overhead + ns_per_flop * FLOPs + ns_per_byte * bytes,
+// The calibrated predictor: per op kind (the op's name in its op scope, "sgemm_nt@conv_gemm";
+// else the op's name, e.g. "glu_forward"; else its launch kind), a launch takes  overhead + ns_per_flop * FLOPs + ns_per_byte * bytes,
 // i.e. a fixed cost plus the roofline terms divided by the op's efficiency at compute and at
 // memory. The coefficients are fitted by least squares on relative error (weights 1/time),
 // non-negative, from measured launches (op features joined with their times). Fitted models
@@ -22,7 +22,7 @@
 namespace wt {
 
 struct CostClass {
-    std::string key;              // op name, or "kind:<launch kind>", or "*"
+    std::string key;              // "name@opscope", op name, "kind:<launch kind>", or "*"
     double overheadNs = 0;
     double nsPerFlop = 0;
     double nsPerByte = 0;
