@@ -458,9 +458,6 @@ Writer::Writer(Database& db) : d(std::make_unique<Impl>(db))
     d->insChunk = std::make_unique<Statement>(h, "INSERT INTO activity_chunks(track_id, start_ns, end_ns, first_seq, count, data) VALUES (?,?,?,?,?,?)");
     d->insApiChunk = std::make_unique<Statement>(h, "INSERT INTO api_call_chunks(run_id, start_ns, end_ns, count, data) VALUES (?,?,?,?,?)");
     d->insMeta = std::make_unique<Statement>(h, "INSERT OR REPLACE INTO metadata(run_id, key, value) VALUES (?,?,?)");
-    d->insLaunch = std::make_unique<Statement>(
-        h, "INSERT INTO launches(run_id, seq, scope_instance_id, name_id, kind, flops, bytes_read, bytes_written, m, n, k, "
-           "batch, shapes_id, correlation_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     d->updChunk = std::make_unique<Statement>(h, "UPDATE activity_chunks SET start_ns=?, end_ns=?, first_seq=?, count=?, data=? WHERE id=?");
     d->updInstanceChunk = std::make_unique<Statement>(h, "UPDATE scope_instance_chunks SET first_id=?, last_id=?, count=?, data=? WHERE id=?");
     d->updApiChunk = std::make_unique<Statement>(h, "UPDATE api_call_chunks SET start_ns=?, end_ns=?, count=?, data=? WHERE id=?");
@@ -684,6 +681,10 @@ void Writer::addLaunch(const LaunchFeatures& l)
 {
     d->requireRun("addLaunch");
     d->ensureTransaction();
+    if (!d->insLaunch)   // prepared on first use: a migration's Writer runs before the table exists
+        d->insLaunch = std::make_unique<Statement>(
+            d->h, "INSERT INTO launches(run_id, seq, scope_instance_id, name_id, kind, flops, bytes_read, bytes_written, m, n, "
+                  "k, batch, shapes_id, correlation_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     d->insLaunch->bind(1, d->runId)
         .bind(2, ++d->launchSeq)
         .bind(3, l.scopeInstanceId)
