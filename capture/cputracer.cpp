@@ -26,6 +26,7 @@ void CpuTracer::launchBegin(const kernels::OpLaunch& op)
     checkStop();
     m_launchName = nameId(op.name);
     m_launchScope = currentInstance();
+    recordLaunch(op, m_correlation + 1);   // the activity's correlation id (launchEnd)
     m_inLaunch = true;
     m_launchStart = now();   // last: the clock read is what the op's time starts from
 }

@@ -101,8 +101,9 @@ void CuptiTracer::launchBegin(const kernels::OpLaunch& op)
 {
     checkStop();
     // External id = this launch: its op name and scope instance (CuptiRecords).
-    cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
-                                           m_records.beginLaunch(currentInstance(), op.name));
+    const uint64_t external = m_records.beginLaunch(currentInstance(), op.name);
+    recordLaunch(op, int64_t(external));
+    cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external);
 }
 
 void CuptiTracer::launchEnd()

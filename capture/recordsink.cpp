@@ -92,6 +92,8 @@ void RecordSink::activity(const ActivityRecord& record)
 
 void RecordSink::apiCall(const ApiRecord& record) { push(record, true); }
 
+void RecordSink::launch(const LaunchRecord& record) { push(record, true); }
+
 void RecordSink::device(const DeviceInfo& info) { push(info, false); }
 
 std::string RecordSink::error() const
@@ -240,6 +242,23 @@ void RecordSink::write(Record& r)
         void operator()(ApiRecord& c)
         {
             s.m_writer.addApiCall(ApiCall{c.startNs, c.endNs, c.threadId, s.m_nameIds.at(c.name), c.correlationId});
+        }
+        void operator()(LaunchRecord& l)
+        {
+            LaunchFeatures f;
+            f.scopeInstanceId = s.m_instanceIds.at(size_t(l.scopeInstance));
+            f.nameId = s.m_nameIds.at(l.name);
+            f.shapesId = l.shapes ? s.m_nameIds.at(l.shapes) : 0;
+            f.kind = l.kind;
+            f.flops = l.flops;
+            f.bytesRead = l.bytesRead;
+            f.bytesWritten = l.bytesWritten;
+            f.m = l.m;
+            f.n = l.n;
+            f.k = l.k;
+            f.batch = l.batch;
+            f.correlationId = l.correlationId;
+            s.m_writer.addLaunch(f);
         }
         void operator()(DeviceInfo& d) { s.m_writer.addDevice(d); }
         void operator()(CommitMark&) { s.commitNow(); }

@@ -45,6 +45,17 @@ struct ActivityRecord {
     int64_t bytes = 0;
 };
 
+// The op features of one launch (kernels::OpLaunch), for the launches table.
+struct LaunchRecord {
+    int64_t scopeInstance = 0;      // from RecordSink::beginScope(), 0 = none
+    uint32_t name = 0;              // from RecordSink::name()
+    uint32_t shapes = 0;            // from RecordSink::name(): the sizes as text
+    const char* kind = "kernel";    // a static string (kernels::launchKindName)
+    double flops = 0, bytesRead = 0, bytesWritten = 0;
+    int64_t m = 0, n = 0, k = 0, batch = 0;
+    int64_t correlationId = 0;
+};
+
 struct ApiRecord {
     int64_t threadId = 0;
     int64_t startNs = 0;
@@ -74,6 +85,7 @@ public:
     void endScope(int64_t instance, int64_t endNs);
     void activity(const ActivityRecord& record);
     void apiCall(const ApiRecord& record);
+    void launch(const LaunchRecord& record);
     void device(const DeviceInfo& info);
 
     // Lets the writer thread write what is queued now (between steps); does not wait.
@@ -99,7 +111,7 @@ private:
     struct Begin { int64_t local, node, parent, startNs; };
     struct End { int64_t local, endNs; };
     struct CommitMark {};
-    using Record = std::variant<NameDef, NodeDef, Begin, End, ActivityRecord, ApiRecord, DeviceInfo, CommitMark>;
+    using Record = std::variant<NameDef, NodeDef, Begin, End, ActivityRecord, ApiRecord, LaunchRecord, DeviceInfo, CommitMark>;
 
     void push(Record&& r, bool droppable);
     void run();

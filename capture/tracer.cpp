@@ -1,5 +1,7 @@
 #include "tracer.h"
 
+#include "kernels/runtime.h"
+
 namespace wt::capture {
 
 std::string_view levelName(kernels::ScopeLevel level)
@@ -40,6 +42,30 @@ void Tracer::scopeEnter(std::string_view name, kernels::ScopeLevel level)
     }
     int64_t instance = m_sink.beginScope(node, currentInstance(), now() - m_origin);
     m_stack.push_back(Open{node, instance});
+}
+
+void Tracer::recordLaunch(const kernels::OpLaunch& op, int64_t correlationId)
+{
+    LaunchRecord r;
+    r.scopeInstance = currentInstance();
+    r.name = nameId(op.name);
+    r.kind = kernels::launchKindName(op.kind);
+    r.flops = op.flops;
+    r.bytesRead = op.bytesRead;
+    r.bytesWritten = op.bytesWritten;
+    r.correlationId = correlationId;
+    if (op.dims) {
+        if (op.kind == kernels::LaunchKind::Gemm) {
+            r.m = op.dims->get("M");
+            r.n = op.dims->get("N");
+            r.k = op.dims->get("K");
+            r.batch = op.dims->get("batch");
+            if (r.batch == 0)
+                r.batch = 1;
+        }
+        r.shapes = nameId(op.dims->str());
+    }
+    m_sink.launch(r);
 }
 
 void Tracer::scopeExit()

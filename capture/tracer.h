@@ -49,6 +49,8 @@ protected:
             throw CaptureInterrupted();
     }
     int64_t currentInstance() const { return m_stack.empty() ? 0 : m_stack.back().instance; }
+    // Hands the op features of a launch (FLOPs, bytes, sizes) to the sink: one row per launch.
+    void recordLaunch(const kernels::OpLaunch& op, int64_t correlationId);
 
     RecordSink& m_sink;
     const std::atomic<bool>* m_stop;

@@ -26,6 +26,8 @@ enum class ScopeLevel { Step, Phase, Layer, Op };
 
 enum class LaunchKind : uint8_t { Kernel, Gemm, Memcpy, Memset };
 
+struct Dims;   // runtime.h: the sizes of a launch ("M", "N", "K", "rows", ...)
+
 struct OpLaunch {
     std::string_view name;   // the op's name, e.g. "sgemm_nt", "glu_forward", "fused_logsoftmax_loss_grad"
     double flops;            // estimated floating-point operations of this launch
@@ -33,6 +35,8 @@ struct OpLaunch {
     double bytesRead = 0;    // part of `bytes` read
     double bytesWritten = 0; // part of `bytes` written
     LaunchKind kind = LaunchKind::Kernel;
+    // The launch's sizes, set by Runtime::begin for the observer (valid during launchBegin only).
+    const Dims* dims = nullptr;
 };
 
 // Short lower-case name of a launch kind ("kernel", "gemm", "memcpy", "memset").

@@ -38,6 +38,14 @@ struct Dims {
                 v[size_t(n++)] = p;
     }
     std::string str() const;
+    // The size named `key` ("M", "rows", ...), 0 when the launch has none.
+    int64_t get(std::string_view key) const
+    {
+        for (int k = 0; k < n; ++k)
+            if (key == v[size_t(k)].first)
+                return v[size_t(k)].second;
+        return 0;
+    }
 };
 
 class Runtime;
@@ -106,8 +114,11 @@ public:
             return false;
         if (m_listing)
             record(op, dims);
-        if (m_observer)
-            m_observer->launchBegin(op);
+        if (m_observer) {
+            OpLaunch observed = op;   // the observer also gets the sizes (op features in captures)
+            observed.dims = &dims;
+            m_observer->launchBegin(observed);
+        }
         return m_backend != nullptr;
     }
     void end()

@@ -119,12 +119,17 @@ void migrate0to1(Database& db)
     db.exec("DROP TABLE v0_kernels; DROP TABLE v0_runs;");
 }
 
+// v1 -> v2: the launches and cost_models tables. Older runs have no launch rows: they read as
+// runs without op features.
+void migrate1to2(Database& db) { db.exec(schema::kCreateV2); }
+
 }  // namespace
 
 void migrateStep(Database& db, int fromVersion)
 {
     switch (fromVersion) {
     case 0: migrate0to1(db); return;
+    case 1: migrate1to2(db); return;
     default: throw StorageError("no migration from schema version " + std::to_string(fromVersion));
     }
 }

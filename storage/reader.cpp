@@ -316,6 +316,39 @@ std::vector<std::pair<std::string, std::string>> Reader::metadata(int64_t runId)
     return out;
 }
 
+std::vector<LaunchFeatures> Reader::launches(int64_t runId) const
+{
+    std::vector<LaunchFeatures> out;
+    Statement s(m_db.handle(), "SELECT seq, scope_instance_id, name_id, kind, flops, bytes_read, bytes_written, m, n, k, "
+                               "batch, shapes_id, correlation_id FROM launches WHERE run_id=? ORDER BY seq");
+    s.bind(1, runId);
+    while (s.step()) {
+        LaunchFeatures l;
+        l.seq = s.int64(0);
+        l.scopeInstanceId = s.int64(1);
+        l.nameId = uint32_t(s.int64(2));
+        l.kind = s.text(3);
+        l.flops = s.real(4);
+        l.bytesRead = s.real(5);
+        l.bytesWritten = s.real(6);
+        l.m = s.int64(7);
+        l.n = s.int64(8);
+        l.k = s.int64(9);
+        l.batch = s.int64(10);
+        l.shapesId = uint32_t(s.int64(11));
+        l.correlationId = s.int64(12);
+        out.push_back(std::move(l));
+    }
+    return out;
+}
+
+int64_t Reader::countLaunches(int64_t runId) const
+{
+    Statement s(m_db.handle(), "SELECT count(*) FROM launches WHERE run_id=?");
+    s.bind(1, runId);
+    return s.step() ? s.int64(0) : 0;
+}
+
 const LaunchConfig& Reader::config(int64_t id) const
 {
     static const LaunchConfig none;

@@ -38,6 +38,10 @@ public:
     std::vector<TotalRow> totals(int64_t runId) const;
     std::vector<ApiCall> apiCalls(int64_t runId) const;
     std::vector<std::pair<std::string, std::string>> metadata(int64_t runId) const;
+    // The op features of a run's launches, in launch order; empty for runs without them
+    // (imports, files written before schema version 2).
+    std::vector<LaunchFeatures> launches(int64_t runId) const;
+    int64_t countLaunches(int64_t runId) const;
 
     // Activities of one track that overlap [t0, t1), sorted by start.
     std::vector<Activity> activities(int64_t trackId, int64_t t0, int64_t t1) const;

@@ -1,4 +1,4 @@
-// The current schema (see docs/schema.md). Version 1.
+// The current schema (see docs/schema.md). Version 2 = version 1 + kCreateV2.
 #pragma once
 
 namespace wt::schema {
@@ -54,6 +54,18 @@ CREATE TABLE metadata(run_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT
 CREATE TABLE totals(run_id INTEGER NOT NULL, scope_id INTEGER NOT NULL, name_id INTEGER NOT NULL,
   kind INTEGER NOT NULL, count INTEGER NOT NULL, time_ns INTEGER NOT NULL,
   PRIMARY KEY(run_id, scope_id, name_id, kind)) WITHOUT ROWID;
+)SQL";
+
+// Version 2: the op features of each launch (captures of bundled workloads), and named cost
+// models (device calibrations and fitted predictors, JSON bodies, analysis/ reads them).
+inline constexpr const char* kCreateV2 = R"SQL(
+CREATE TABLE launches(run_id INTEGER NOT NULL, seq INTEGER NOT NULL, scope_instance_id INTEGER NOT NULL,
+  name_id INTEGER NOT NULL, kind TEXT NOT NULL, flops REAL NOT NULL, bytes_read REAL NOT NULL,
+  bytes_written REAL NOT NULL, m INTEGER NOT NULL DEFAULT 0, n INTEGER NOT NULL DEFAULT 0,
+  k INTEGER NOT NULL DEFAULT 0, batch INTEGER NOT NULL DEFAULT 0, shapes_id INTEGER NOT NULL DEFAULT 0,
+  correlation_id INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
+CREATE TABLE cost_models(name TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK(kind IN ('device','predictor')),
+  created_at TEXT NOT NULL DEFAULT '', body TEXT NOT NULL) WITHOUT ROWID;
 )SQL";
 
 }  // namespace wt::schema

@@ -128,6 +128,22 @@ struct ApiCall {
     int64_t correlationId = 0;
 };
 
+// What the workload knew about one launch (an op's device work): its cost figures and sizes.
+// Captures of bundled workloads store one per launch; imports and older files have none.
+struct LaunchFeatures {
+    int64_t seq = 0;                 // order of the launch within the run (set by the writer)
+    int64_t scopeInstanceId = 0;     // innermost scope instance (the op scope), 0 = none
+    uint32_t nameId = 0;             // the op's name (as its kernels are named on the CPU)
+    std::string kind;                // "kernel", "gemm", "memcpy", "memset"
+    double flops = 0;
+    double bytesRead = 0;
+    double bytesWritten = 0;
+    int64_t m = 0, n = 0, k = 0;     // GEMM shape, 0 for other launches
+    int64_t batch = 0;               // batched GEMMs: matrices per launch
+    uint32_t shapesId = 0;           // every size as text, e.g. "rows=512 cols=10000"
+    int64_t correlationId = 0;       // CPU tracer: the activity's correlation id; CUPTI: external id
+};
+
 // Kernel time per (innermost scope, name, kind): the reduced form every breakdown starts from.
 struct TotalRow {
     int64_t scopeId = 0;             // 0 = no scope

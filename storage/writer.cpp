@@ -170,7 +170,8 @@ struct Writer::Impl {
     int64_t seq = 0;
     std::chrono::steady_clock::time_point lastCommit = std::chrono::steady_clock::now();
 
-    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstanceChunk, insConfig, insChunk, insApiChunk, insMeta;
+    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstanceChunk, insConfig, insChunk, insApiChunk, insMeta, insLaunch;
+    int64_t launchSeq = 0;
 
     std::unordered_map<std::string, uint32_t> strings;
     uint32_t nextString = 1;
@@ -415,6 +416,7 @@ struct Writer::Impl {
     void reset()
     {
         inRun = false;
+        launchSeq = 0;
         tracks.clear();
         trackState.clear();
         scopes.clear();
@@ -675,6 +677,32 @@ void Writer::addApiCall(const ApiCall& c)
     d->countRows(1);
 }
 
+void Writer::addLaunch(const LaunchFeatures& l)
+{
+    d->requireRun("addLaunch");
+    d->ensureTransaction();
+    if (!d->insLaunch)   // prepared on first use: a migration's Writer runs before the table exists
+        d->insLaunch = std::make_unique<Statement>(
+            d->h, "INSERT INTO launches(run_id, seq, scope_instance_id, name_id, kind, flops, bytes_read, bytes_written, m, n, "
+                  "k, batch, shapes_id, correlation_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    d->insLaunch->bind(1, d->runId)
+        .bind(2, ++d->launchSeq)
+        .bind(3, l.scopeInstanceId)
+        .bind(4, int64_t(l.nameId))
+        .bind(5, l.kind)
+        .bind(6, l.flops)
+        .bind(7, l.bytesRead)
+        .bind(8, l.bytesWritten)
+        .bind(9, l.m)
+        .bind(10, l.n)
+        .bind(11, l.k)
+        .bind(12, l.batch)
+        .bind(13, int64_t(l.shapesId))
+        .bind(14, l.correlationId)
+        .run();
+    d->countRows(1);
+}
+
 void Writer::setMetadata(std::string_view key, std::string_view value)
 {
     d->requireRun("setMetadata");
@@ -736,6 +764,7 @@ void Writer::discardRun()
             "DELETE FROM tracks WHERE run_id=?1", "DELETE FROM scope_instance_chunks WHERE run_id=?1",
             "DELETE FROM scopes WHERE run_id=?1", "DELETE FROM api_call_chunks WHERE run_id=?1",
             "DELETE FROM metadata WHERE run_id=?1", "DELETE FROM totals WHERE run_id=?1",
+            "DELETE FROM launches WHERE run_id=?1",
             "DELETE FROM devices WHERE run_id=?1", "DELETE FROM runs WHERE id=?1"};
         for (const char* sql : sqls) {
             Statement s(d->h, sql);

@@ -47,6 +47,8 @@ public:
 
     void addActivity(const Activity& activity);
     void addApiCall(const ApiCall& call);
+    // The op features of one launch (seq is assigned here, in call order).
+    void addLaunch(const LaunchFeatures& launch);
     void setMetadata(std::string_view key, std::string_view value);
     void setDroppedRecords(int64_t dropped);
 

@@ -11,6 +11,7 @@
 #include "analysis/gputime.h"
 #include "analysis/kernelcategory.h"
 #include "analysis/textelide.h"
+#include "analysis/opfeatures.h"
 #include "analysis/runprofile.h"
 #include "app/cli/command.h"
 #include "app/cli/format.h"
@@ -50,7 +51,9 @@ const char* kUsage =
     "A run still being captured (status writing) shows what it has committed so far, marked\n"
     "partial (a line; \"partial\": true in --json; a note on stderr with --csv).\n"
     "  --json       {run, partial, kernels, kernel_time_ns, busy_ns, span_ns, range, groups: [{name, path,\n"
-    "               time_ns, share, count, mean_ns, median_ns, min_ns, max_ns}], devices: [{name,\n"
+    "               time_ns, share, count, mean_ns, median_ns, min_ns, max_ns, flops, bytes, flop_per_s,\n"
+    "               bytes_per_s}] (op features summed over the group, null where the run has none;\n"
+    "               the rates over the group's time), devices: [{name,\n"
     "               span_ns, busy_ns, idle_ns, comm_ns, comm_overlap_ns}], steps: [{name, start_ns,\n"
     "               end_ns, kernels, kernel_time_ns, busy_ns, idle_ns, span_ns, comm_ns,\n"
     "               comm_overlap_ns}]}; with --range, the distributions are of the clipped\n"
@@ -180,6 +183,9 @@ int runStats(Args& args)
         steps = computeStepTimes(*profile, view);
         zeroNs = view.firstStartNs();
     }
+    // Op features (FLOPs, bytes) per group, where the run has them (captures since schema 2).
+    const auto costs = args.flag("--json") && !range ? groupCosts(reader, *profile, options.level())
+                                           : std::unordered_map<std::string, GroupCost>{};
     db.rollback();   // ends the read snapshot
     const Breakdown& b = s.breakdown;
 
@@ -201,7 +207,17 @@ int runStats(Args& args)
             std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(gr.name) << ",\"path\":" << json::quote(gr.path)
                       << ",\"time_ns\":" << gr.timeNs << ",\"share\":" << json::number(gr.share)
                       << ",\"count\":" << gr.count << ",\"mean_ns\":" << json::number(gr.meanNs)
-                      << ",\"median_ns\":" << gr.medianNs << ",\"min_ns\":" << gr.minNs << ",\"max_ns\":" << gr.maxNs << "}";
+                      << ",\"median_ns\":" << gr.medianNs << ",\"min_ns\":" << gr.minNs << ",\"max_ns\":" << gr.maxNs;
+            auto c = costs.find(gr.path);
+            if (c != costs.end() && gr.timeNs > 0) {   // achieved rates over the group's kernel time
+                const double sec = double(gr.timeNs) * 1e-9;
+                std::cout << ",\"flops\":" << json::number(c->second.flops) << ",\"bytes\":" << json::number(c->second.bytes)
+                          << ",\"flop_per_s\":" << json::number(c->second.flops / sec)
+                          << ",\"bytes_per_s\":" << json::number(c->second.bytes / sec);
+            } else {
+                std::cout << ",\"flops\":null,\"bytes\":null,\"flop_per_s\":null,\"bytes_per_s\":null";
+            }
+            std::cout << "}";
         }
         std::cout << "],\n\"devices\":[";
         for (size_t i = 0; i < devices.size(); ++i) {

@@ -2,6 +2,7 @@
 // counts against the ops a step launches, layer attribution, variants differing only under
 // the softmax layer, SIGINT, and bad input through the CLI.
 #include "analysis/breakdown.h"
+#include "analysis/opfeatures.h"
 #include "analysis/scopetree.h"
 #include "capture/capture.h"
 #include "capture/cputracer.h"
@@ -117,10 +118,17 @@ void TestCapture::everyWorkloadAndVariant()
 
     // Activity count = launches of the same steps (same seed, same batches) counted here.
     struct Counter : kernels::Observer {
-        int64_t launches = 0;
+        int64_t launches = 0, gemms = 0;
+        double flops = 0, bytes = 0;
         void scopeEnter(std::string_view, kernels::ScopeLevel) override {}
         void scopeExit() override {}
-        void launchBegin(const kernels::OpLaunch&) override { ++launches; }
+        void launchBegin(const kernels::OpLaunch& op) override
+        {
+            ++launches;
+            gemms += op.kind == kernels::LaunchKind::Gemm;
+            flops += op.flops;
+            bytes += op.bytesRead + op.bytesWritten;
+        }
         void launchEnd() override {}
     } counter;
     auto model = kernels::Model::create(o.workload, "tiny", o.variant, {}, kernels::BackendKind::Cpu, 1);
@@ -173,6 +181,29 @@ void TestCapture::everyWorkloadAndVariant()
     QVERIFY(run.device.rfind("CPU: ", 0) == 0);
     QCOMPARE(run.variant, o.variant);
     QVERIFY(run.configJson.find("\"vocab\"") != std::string::npos);
+
+    // Op features: one row per launch, the same FLOPs and bytes, each matched to its activity.
+    QCOMPARE(r.countLaunches(res.runId), counter.launches);
+    RunSamples samples = loadRunSamples(r, res.runId);
+    QCOMPARE(int64_t(samples.launches.size()), counter.launches);
+    QCOMPARE(samples.steps, int64_t(2));
+    double flops = 0, bytes = 0;
+    int64_t gemms = 0;
+    for (const LaunchSample& l : samples.launches) {
+        QVERIFY2(l.timeNs >= 0, l.name.c_str());
+        QVERIFY(!l.layer.empty() && !l.path.empty());
+        flops += l.flops;
+        bytes += l.bytes();
+        if (l.kind == "gemm") {
+            ++gemms;
+            QVERIFY(l.m > 0 && l.n > 0 && l.k > 0 && l.batch >= 1);
+            QVERIFY(std::abs(l.flops - 2.0 * double(l.m) * double(l.n) * double(l.k) * double(l.batch)) <= 1e-9 * l.flops);
+        }
+    }
+    QCOMPARE(gemms, counter.gemms);
+    QVERIFY(gemms > 0);
+    QVERIFY(std::abs(flops - counter.flops) <= 1e-9 * counter.flops);
+    QVERIFY(std::abs(bytes - counter.bytes) <= 1e-9 * counter.bytes);
 }
 
 void TestCapture::variantsDifferOnlyUnderSoftmax()
@@ -323,6 +354,7 @@ void TestCapture::sigkillKeepsCommittedSteps()
         QThread::msleep(20);
         try {
             Database db(path, OpenMode::ReadOnly);
+            db.exec("BEGIN");   // one snapshot: the kernels and the steps of the same commit
             Reader r(db);
             auto runs = r.runs();
             if (runs.size() < 2)

@@ -3,6 +3,7 @@
 #include "analysis/breakdown.h"
 #include "analysis/scopetree.h"
 #include "storage/activitychunk.h"
+#include "storage/costmodelstore.h"
 #include "storage/apicallchunk.h"
 #include "storage/instancechunk.h"
 #include "storage/varint.h"
@@ -270,6 +271,8 @@ private slots:
     void windowQueries();
     void activityBlocks();
     void migrationFromV0();
+    void migrationFromV1NoFeatures();
+    void launchFeaturesRoundTrip();
     void newerSchemaRefused();
     void badInputs();
     void readerDuringWriter();
@@ -560,6 +563,120 @@ void TestStorage::migrationFromV0()
     QCOMPARE(sqlite3_column_int(st, 0), 0);
     sqlite3_finalize(st);
     sqlite3_close(check);
+}
+
+// A file of schema version 1 (no launches or cost_models table) migrates to the current version;
+// its runs read as runs without op features and it takes new runs with features.
+void TestStorage::migrationFromV1NoFeatures()
+{
+    std::string path = test::tempPath("v1.wt");
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Expected e;
+        writeRandomRun(db, 7, 50, e);
+        db.exec("DROP TABLE launches; DROP TABLE cost_models; PRAGMA user_version=1;");
+        db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+    {
+        sqlite3* raw = nullptr;
+        sqlite3_open(path.c_str(), &raw);
+        sqlite3_stmt* st = nullptr;
+        sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, nullptr);
+        QCOMPARE(sqlite3_step(st), SQLITE_ROW);
+        QCOMPARE(sqlite3_column_int(st, 0), 1);
+        sqlite3_finalize(st);
+        sqlite3_close(raw);
+    }
+    Database db(path, OpenMode::ReadWrite);
+    QCOMPARE(db.schemaVersion(), Database::kSchemaVersion);
+    QCOMPARE(Database::kSchemaVersion, 2);
+    Reader r(db);
+    auto runs = r.runs();
+    QCOMPARE(runs.size(), size_t(1));
+    QVERIFY(runs[0].kernels > 0);
+    QVERIFY(r.launches(runs[0].id).empty());   // "no features"
+    QCOMPARE(r.countLaunches(runs[0].id), int64_t(0));
+    QVERIFY(CostModelStore(db).list().empty());
+    // The migrated file takes a run with features.
+    Writer w(db);
+    RunInfo info;
+    info.name = "after";
+    info.backend = "cpu";
+    const int64_t id = w.beginRun(info);
+    LaunchFeatures f;
+    f.nameId = w.intern("sgemm_nn");
+    f.kind = "gemm";
+    f.flops = 2.0 * 4 * 5 * 6;
+    w.addLaunch(f);
+    w.finishRun(RunStatus::Complete, 10);
+    QCOMPARE(r.countLaunches(id), int64_t(1));
+}
+
+void TestStorage::launchFeaturesRoundTrip()
+{
+    std::string path = test::tempPath("features.wt");
+    Database db(path, OpenMode::ReadWrite);
+    Writer w(db);
+    RunInfo info;
+    info.name = "features";
+    info.backend = "cpu";
+    const int64_t id = w.beginRun(info);
+    const int64_t node = w.addScope(0, "step", "step");
+    const int64_t inst = w.beginScopeInstance(node, 0, 0);
+    std::vector<LaunchFeatures> want;
+    for (int i = 0; i < 5; ++i) {
+        LaunchFeatures f;
+        f.scopeInstanceId = inst;
+        f.nameId = w.intern(i % 2 ? "glu_forward" : "sgemm_nt");
+        f.kind = i % 2 ? "kernel" : "gemm";
+        f.flops = 1e9 * (i + 1) + 0.5;
+        f.bytesRead = 3e6 * (i + 1);
+        f.bytesWritten = 1e6 * (i + 2);
+        f.m = i % 2 ? 0 : 128 + i, f.n = i % 2 ? 0 : 256, f.k = i % 2 ? 0 : 64, f.batch = i % 2 ? 0 : 1;
+        f.shapesId = w.intern("M=" + std::to_string(128 + i));
+        f.correlationId = 100 + i;
+        w.addLaunch(f);
+        want.push_back(f);
+    }
+    w.endScopeInstance(inst, 50);
+    w.finishRun(RunStatus::Complete, 50);
+    CostModelStore store(db);
+    store.put(StoredCostModel{"cpu", "device", "", "{\"fp32_flops\":1e11}"});
+    store.put(StoredCostModel{"fit1", "predictor", "2026-01-01T00:00:00Z", "{\"classes\":[]}"});
+    bool refused = false;
+    try {
+        store.put(StoredCostModel{"x", "bogus", "", "{}"});
+    } catch (const StorageError&) {
+        refused = true;
+    }
+    QVERIFY(refused);
+
+    Database ro(path, OpenMode::ReadOnly);
+    Reader r(ro);
+    auto got = r.launches(id);
+    QCOMPARE(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        QCOMPARE(got[i].seq, int64_t(i + 1));
+        QCOMPARE(got[i].scopeInstanceId, inst);
+        QCOMPARE(r.string(got[i].nameId), r.string(want[i].nameId));
+        QCOMPARE(got[i].kind, want[i].kind);
+        QCOMPARE(got[i].flops, want[i].flops);
+        QCOMPARE(got[i].bytesRead, want[i].bytesRead);
+        QCOMPARE(got[i].bytesWritten, want[i].bytesWritten);
+        QCOMPARE(got[i].m, want[i].m);
+        QCOMPARE(got[i].n, want[i].n);
+        QCOMPARE(got[i].k, want[i].k);
+        QCOMPARE(got[i].batch, want[i].batch);
+        QCOMPARE(r.string(got[i].shapesId), r.string(want[i].shapesId));
+        QCOMPARE(got[i].correlationId, want[i].correlationId);
+    }
+    CostModelStore roStore(ro);
+    auto models = roStore.list();
+    QCOMPARE(models.size(), size_t(2));
+    QCOMPARE(roStore.list("predictor").size(), size_t(1));
+    QCOMPARE(roStore.get("fit1")->createdAt, std::string("2026-01-01T00:00:00Z"));
+    QCOMPARE(roStore.get("cpu")->body, std::string("{\"fp32_flops\":1e11}"));
+    QVERIFY(!roStore.get("none"));
 }
 
 void TestStorage::newerSchemaRefused()

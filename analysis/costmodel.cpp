@@ -1,0 +1,116 @@
+#include "analysis/costmodel.h"
+
+#include "storage/json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace wt {
+
+const std::vector<DeviceSpec>& deviceTable()
+{
+    // Vendor datasheet figures (docs/prediction.md lists the documents): fp32 is the plain
+    // CUDA-core rate, tf32/bf16 the dense tensor-core rates (without sparsity), memory the HBM or
+    // GDDR bandwidth. Launch overhead: an assumed 4 us per launch, the order of a CUDA kernel
+    // launch plus the gap to the next one on one stream; not a datasheet figure.
+    static const std::vector<DeviceSpec> table = {
+        {"h200", "NVIDIA H200 SXM (141 GB HBM3e)", "gpu", 67e12, 494.7e12, 989.5e12, 4.8e12, 64e9, 132, 4000,
+         "NVIDIA H200 Tensor Core GPU datasheet (2024)"},
+        {"h100", "NVIDIA H100 SXM5 (80 GB HBM3)", "gpu", 67e12, 494.7e12, 989.5e12, 3.35e12, 64e9, 132, 4000,
+         "NVIDIA H100 Tensor Core GPU datasheet (2023); Hopper architecture whitepaper"},
+        {"a100", "NVIDIA A100 SXM4 (80 GB HBM2e)", "gpu", 19.5e12, 156e12, 312e12, 2.039e12, 32e9, 108, 4000,
+         "NVIDIA A100 Tensor Core GPU datasheet (2021); Ampere GA100 whitepaper"},
+        {"v100", "NVIDIA V100 SXM2 (32 GB HBM2)", "gpu", 15.7e12, 0, 0, 900e9, 16e9, 80, 4000,
+         "NVIDIA Tesla V100 datasheet (2018); Volta GV100 whitepaper"},
+        {"rtx4090", "NVIDIA GeForce RTX 4090 (24 GB GDDR6X)", "gpu", 82.6e12, 82.6e12, 165.2e12, 1008e9, 32e9, 128, 4000,
+         "NVIDIA Ada Lovelace architecture whitepaper (AD102, RTX 4090)"},
+    };
+    return table;
+}
+
+std::optional<DeviceSpec> tableDevice(const std::string& name)
+{
+    std::string key;
+    for (char c : name)
+        if (c != ' ' && c != '-' && c != '_')
+            key += char(std::tolower(static_cast<unsigned char>(c)));
+    for (const DeviceSpec& d : deviceTable())
+        if (d.name == key)
+            return d;
+    return std::nullopt;
+}
+
+std::optional<double> jsonNumber(const std::string& json, const std::string& key, size_t from)
+{
+    const std::string needle = "\"" + key + "\":";
+    size_t at = json.find(needle, from);
+    if (at == std::string::npos)
+        return std::nullopt;
+    const char* p = json.c_str() + at + needle.size();
+    char* end = nullptr;
+    double v = std::strtod(p, &end);
+    if (end == p)
+        return std::nullopt;
+    return v;
+}
+
+std::optional<std::string> jsonString(const std::string& json, const std::string& key, size_t from)
+{
+    const std::string needle = "\"" + key + "\":\"";
+    size_t at = json.find(needle, from);
+    if (at == std::string::npos)
+        return std::nullopt;
+    std::string out;
+    for (size_t i = at + needle.size(); i < json.size(); ++i) {
+        char c = json[i];
+        if (c == '\\' && i + 1 < json.size()) {
+            out += json[++i];
+            continue;
+        }
+        if (c == '"')
+            return out;
+        out += c;
+    }
+    return std::nullopt;
+}
+
+std::string toJson(const DeviceSpec& d)
+{
+    return "{\"name\":" + json::quote(d.name) + ",\"title\":" + json::quote(d.title) + ",\"kind\":" + json::quote(d.kind) +
+           ",\"fp32_flops\":" + json::number(d.fp32Flops) + ",\"tf32_flops\":" + json::number(d.tf32Flops) +
+           ",\"bf16_flops\":" + json::number(d.bf16Flops) + ",\"memory_bytes_per_s\":" + json::number(d.memoryBytesPerS) +
+           ",\"host_link_bytes_per_s\":" + json::number(d.hostLinkBytesPerS) + ",\"sms\":" + std::to_string(d.sms) +
+           ",\"launch_overhead_ns\":" + json::number(d.launchOverheadNs) + ",\"source\":" + json::quote(d.source) + "}";
+}
+
+std::optional<DeviceSpec> deviceFromJson(const std::string& json)
+{
+    DeviceSpec d;
+    auto fp32 = jsonNumber(json, "fp32_flops"), mem = jsonNumber(json, "memory_bytes_per_s");
+    if (!fp32 || !mem || !(*fp32 > 0) || !(*mem > 0))
+        return std::nullopt;
+    d.name = jsonString(json, "name").value_or("");
+    d.title = jsonString(json, "title").value_or(d.name);
+    d.kind = jsonString(json, "kind").value_or("gpu");
+    d.fp32Flops = *fp32;
+    d.memoryBytesPerS = *mem;
+    d.tf32Flops = jsonNumber(json, "tf32_flops").value_or(0);
+    d.bf16Flops = jsonNumber(json, "bf16_flops").value_or(0);
+    d.hostLinkBytesPerS = jsonNumber(json, "host_link_bytes_per_s").value_or(d.memoryBytesPerS);
+    d.sms = int(jsonNumber(json, "sms").value_or(0));
+    d.launchOverheadNs = std::max(0.0, jsonNumber(json, "launch_overhead_ns").value_or(0));
+    d.source = jsonString(json, "source").value_or("");
+    return d;
+}
+
+double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes)
+{
+    const bool copy = launchKind == "memcpy";
+    const double bw = copy && device.hostLinkBytesPerS > 0 ? device.hostLinkBytesPerS : device.memoryBytesPerS;
+    const double compute = device.fp32Flops > 0 ? flops / device.fp32Flops : 0;
+    const double memory = bw > 0 ? bytes / bw : 0;
+    return std::max(compute, memory) * 1e9 + device.launchOverheadNs;
+}
+
+}  // namespace wt

@@ -1,0 +1,51 @@
+// The analytical cost model: a table of devices (peak rates, memory bandwidth, SM count, launch
+// overhead; sources in docs/prediction.md), "this CPU" from `wheretime calibrate`, and the
+// roofline time of one launch: max(FLOPs / peak, bytes / bandwidth) + launch overhead.
+#pragma once
+
+#include "analysis/opfeatures.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wt {
+
+struct DeviceSpec {
+    std::string name;                 // table key, e.g. "h200", or a calibration's name
+    std::string title;                // e.g. "NVIDIA H200 SXM (141 GB)"
+    std::string kind = "gpu";         // gpu | cpu
+    double fp32Flops = 0;             // peak FLOP/s of plain fp32 (what sgemm without TF32 uses)
+    double tf32Flops = 0;             // dense tensor-core TF32 peak (0: none)
+    double bf16Flops = 0;             // dense tensor-core BF16 peak (0: none)
+    double memoryBytesPerS = 0;       // device memory bandwidth
+    double hostLinkBytesPerS = 0;     // host <-> device copies (PCIe / NVLink-C2C); CPU: the memory
+    int sms = 0;                      // streaming multiprocessors (CPU: threads)
+    double launchOverheadNs = 0;      // fixed cost per launch
+    std::string source;               // one line: where the figures come from
+};
+
+// The built-in devices: h200, h100, a100, v100, rtx4090.
+const std::vector<DeviceSpec>& deviceTable();
+// A table device by name (case-insensitive; "H100" and "h100" alike), nullopt when unknown.
+std::optional<DeviceSpec> tableDevice(const std::string& name);
+
+std::string toJson(const DeviceSpec& device);
+// Parses what toJson wrote; nullopt when a rate is missing or not positive.
+std::optional<DeviceSpec> deviceFromJson(const std::string& json);
+
+// Roofline time of one launch on a device, in ns: max(flops / fp32 peak, bytes / bandwidth)
+// + launch overhead; copies move their bytes over the host link.
+double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes);
+inline double rooflineNs(const DeviceSpec& device, const LaunchSample& s)
+{
+    // A copy's bytes are read on one side and written on the other: it moves bytesRead.
+    return rooflineNs(device, s.kind, s.flops, s.kind == "memcpy" ? s.bytesRead : s.bytes());
+}
+
+// A number field of a flat JSON object written by this project ({"key":1.5,...}); nullopt
+// when the key is missing. Also used for the predictor's bodies.
+std::optional<double> jsonNumber(const std::string& json, const std::string& key, size_t from = 0);
+std::optional<std::string> jsonString(const std::string& json, const std::string& key, size_t from = 0);
+
+}  // namespace wt

@@ -1,0 +1,127 @@
+#include "analysis/opfeatures.h"
+
+#include "storage/reader.h"
+
+#include <unordered_map>
+
+namespace wt {
+
+namespace {
+ActivityKind activityKindOf(const std::string& launchKind)
+{
+    if (launchKind == "memcpy")
+        return ActivityKind::Memcpy;
+    if (launchKind == "memset")
+        return ActivityKind::Memset;
+    return ActivityKind::Kernel;
+}
+}  // namespace
+
+RunSamples loadRunSamples(const Reader& reader, int64_t runId)
+{
+    RunSamples out;
+    out.run = reader.run(runId);
+    std::vector<LaunchFeatures> launches = reader.launches(runId);
+    const ScopeTree tree = ScopeTree::load(reader, runId);
+    const std::vector<ScopeInstance> instances = reader.scopeInstances(runId);
+    std::unordered_map<int64_t, size_t> instanceIndex;
+    instanceIndex.reserve(instances.size());
+    for (size_t i = 0; i < instances.size(); ++i)
+        instanceIndex.emplace(instances[i].id, i);
+    for (const ScopeInstance& si : instances)
+        if (si.parentId == 0 && tree.contains(si.scopeId) && tree.level(si.scopeId) == "step")
+            ++out.steps;
+    if (launches.empty())
+        return out;
+
+    // Measured time per correlation id and per scope instance.
+    std::unordered_map<int64_t, int64_t> byCorrelation, byInstance;
+    reader.forEachActivity(runId, [&](const Activity& a) {
+        const int64_t d = a.endNs - a.startNs;
+        if (a.correlationId)
+            byCorrelation[a.correlationId] += d;
+        if (a.scopeInstanceId)
+            byInstance[a.scopeInstanceId] += d;
+        return true;
+    });
+    std::unordered_map<int64_t, int> launchesPerInstance;
+    for (const LaunchFeatures& l : launches)
+        ++launchesPerInstance[l.scopeInstanceId];
+    const bool cpu = out.run.backend == "cpu";
+
+    std::unordered_map<int64_t, std::string> pathOf, layerOf;
+    out.launches.reserve(launches.size());
+    for (const LaunchFeatures& l : launches) {
+        LaunchSample s;
+        auto ii = instanceIndex.find(l.scopeInstanceId);
+        if (ii != instanceIndex.end()) {
+            s.scopeId = instances[ii->second].scopeId;
+            // Walk up to the step instance.
+            size_t at = ii->second;
+            for (int guard = 0; guard < kMaxScopeDepth; ++guard) {
+                const ScopeInstance& si = instances[at];
+                if (si.parentId == 0) {
+                    s.stepInstance = si.id;
+                    break;
+                }
+                auto up = instanceIndex.find(si.parentId);
+                if (up == instanceIndex.end())
+                    break;
+                at = up->second;
+            }
+        }
+        s.name = reader.string(l.nameId);
+        s.kind = l.kind;
+        s.flops = l.flops;
+        s.bytesRead = l.bytesRead;
+        s.bytesWritten = l.bytesWritten;
+        s.m = l.m, s.n = l.n, s.k = l.k, s.batch = l.batch;
+        s.shapes = l.shapesId ? reader.string(l.shapesId) : std::string();
+        if (s.scopeId && tree.contains(s.scopeId)) {
+            auto [pit, pnew] = pathOf.try_emplace(s.scopeId);
+            if (pnew) {
+                pit->second = tree.path(s.scopeId);
+                layerOf[s.scopeId] = layerKey(tree, s.scopeId);
+            }
+            s.path = pit->second;
+            s.layer = layerOf[s.scopeId];
+        }
+        if (cpu && l.correlationId) {
+            auto c = byCorrelation.find(l.correlationId);
+            if (c != byCorrelation.end())
+                s.timeNs = c->second;
+        } else if (launchesPerInstance[l.scopeInstanceId] == 1) {
+            auto c = byInstance.find(l.scopeInstanceId);
+            if (c != byInstance.end())
+                s.timeNs = c->second;
+        }
+        out.launches.push_back(std::move(s));
+    }
+    return out;
+}
+
+std::unordered_map<std::string, GroupCost> groupCosts(const Reader& reader, const RunProfile& profile, const GroupLevel& level)
+{
+    std::unordered_map<std::string, GroupCost> out;
+    const std::vector<LaunchFeatures> launches = reader.launches(profile.run.id);
+    if (launches.empty())
+        return out;
+    std::unordered_map<int64_t, int64_t> scopeOf;
+    for (const ScopeInstance& si : reader.scopeInstances(profile.run.id))
+        scopeOf.emplace(si.id, si.scopeId);
+    Grouper grouper(profile.tree, profile.strings, level);
+    for (const LaunchFeatures& l : launches) {
+        auto it = scopeOf.find(l.scopeInstanceId);
+        const int64_t scopeId = it == scopeOf.end() ? 0 : it->second;
+        const int32_t g = grouper.indexOfScope(activityKindOf(l.kind), scopeId, l.nameId);
+        if (g < 0)
+            continue;
+        GroupCost& c = out[grouper.keys()[size_t(g)]];
+        c.flops += l.flops;
+        c.bytes += l.bytesRead + l.bytesWritten;
+        ++c.launches;
+    }
+    return out;
+}
+
+}  // namespace wt

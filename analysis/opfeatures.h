@@ -1,0 +1,54 @@
+// Op features of a run (the launches table, schema version 2) joined with what was measured:
+// one LaunchSample per launch with its scope, layer, op kind, FLOPs, bytes, GEMM shape and
+// measured time, and the FLOPs/bytes sums of breakdown groups (`wheretime stats`, the GUI's
+// table and details). Runs without features (imports, older files) give none.
+#pragma once
+
+#include "analysis/grouping.h"
+#include "analysis/runprofile.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace wt {
+
+class Reader;
+
+struct LaunchSample {
+    int64_t scopeId = 0;          // innermost scope node (the op scope)
+    int64_t stepInstance = 0;     // the step-level scope instance it ran in (0: none)
+    std::string name;             // op name, e.g. "sgemm_nt", "glu_forward"
+    std::string kind;             // "kernel", "gemm", "memcpy", "memset"
+    std::string layer;            // layer key (the layer rule of grouping.h)
+    std::string path;             // full scope path
+    double flops = 0, bytesRead = 0, bytesWritten = 0;
+    int64_t m = 0, n = 0, k = 0, batch = 0;
+    std::string shapes;
+    // Measured time of the launch's activities (CPU: the one activity with its correlation id;
+    // otherwise the kernels of its scope instance when it is the instance's only launch);
+    // negative when no activity could be matched.
+    int64_t timeNs = -1;
+    double bytes() const { return bytesRead + bytesWritten; }
+};
+
+struct RunSamples {
+    RunInfo run;
+    int64_t steps = 0;            // step scope instances
+    std::vector<LaunchSample> launches;
+};
+
+// Loads the launches of a run with their measured times. Empty launches: the run has no features.
+RunSamples loadRunSamples(const Reader& reader, int64_t runId);
+
+struct GroupCost {
+    double flops = 0;
+    double bytes = 0;
+    int64_t launches = 0;
+};
+
+// FLOPs and bytes summed per group key (Group::path) of a grouping level, over every launch
+// the level's filters let through. Empty for runs without features.
+std::unordered_map<std::string, GroupCost> groupCosts(const Reader& reader, const RunProfile& profile, const GroupLevel& level);
+
+}  // namespace wt

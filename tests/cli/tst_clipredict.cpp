@@ -1,0 +1,193 @@
+// `wheretime calibrate` and `wheretime predict` as a user runs them, on real tiny CPU captures:
+// stats --json gains FLOPs and bytes; --evaluate on a sweep of captures reports finite errors
+// (json fields named *mape*); --fit stores a named predictor that --model reuses; predicted runs
+// (roofline of a table device, sweeps with their tags) open in stats and compare; bad input.
+#include "storage/costmodelstore.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+#include "tests/support/testsupport.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <cmath>
+
+using namespace wt;
+using test::runCli;
+
+namespace {
+
+QJsonObject parseObject(const QString& text)
+{
+    QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8());
+    return doc.object();
+}
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+class TestCliPredict : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void statsHasFeatures();
+    void calibrateStoresDevice();
+    void evaluateSweep();
+    void fitAndPredictWithModel();
+    void predictTableDeviceSweep();
+    void badInput();
+
+private:
+    QString m_file;
+};
+
+void TestCliPredict::initTestCase()
+{
+    m_file = q(test::tempPath("predict.wt"));
+    // A sweep of tiny CPU captures over the hidden size, two variants.
+    for (const char* variant : {"full", "adaptive"})
+        for (const char* hidden : {"16", "24", "32"}) {
+            auto r = runCli({"capture", "--workload", "gcn", "--preset", "tiny", "--backend", "cpu", "--variant", variant,
+                             "--set", QStringLiteral("hidden=%1").arg(hidden), "--steps", "2", "--warmup", "1", "-o", m_file});
+            QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        }
+}
+
+void TestCliPredict::statsHasFeatures()
+{
+    auto r = runCli({"stats", m_file + ":1", "--group-by", "layer", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QJsonObject o = parseObject(r.out);
+    QJsonArray groups = o.value("groups").toArray();
+    QVERIFY(!groups.isEmpty());
+    double flops = 0;
+    for (const auto& g : groups) {
+        QJsonObject go = g.toObject();
+        QVERIFY(go.contains("flops") && go.contains("bytes") && go.contains("flop_per_s") && go.contains("bytes_per_s"));
+        if (go.value("name").toString() == "softmax") {
+            QVERIFY(go.value("flops").toDouble() > 0);
+            QVERIFY(go.value("bytes").toDouble() > 0);
+            const double rate = go.value("flops").toDouble() / (go.value("time_ns").toDouble() * 1e-9);
+            QVERIFY(std::abs(go.value("flop_per_s").toDouble() - rate) <= 1e-6 * rate);
+        }
+        flops += go.value("flops").toDouble();
+    }
+    QVERIFY(flops > 0);
+}
+
+void TestCliPredict::calibrateStoresDevice()
+{
+    auto r = runCli({"calibrate", m_file});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(r.out.contains("GFLOP/s"));
+    Database db(m_file.toStdString(), OpenMode::ReadOnly);
+    auto m = CostModelStore(db).get("cpu");
+    QVERIFY(m);
+    QCOMPARE(q(m->kind), QStringLiteral("device"));
+    QVERIFY(m->body.find("\"fp32_flops\":") != std::string::npos);
+}
+
+void TestCliPredict::evaluateSweep()
+{
+    auto r = runCli({"predict", "--evaluate", m_file, "--json"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QJsonObject o = parseObject(r.out);
+    QCOMPARE(o.value("runs").toArray().size(), 6);
+    int mapeFields = 0;
+    for (const QString& key : o.keys())
+        if (key.contains("mape")) {
+            ++mapeFields;
+            QVERIFY2(o.value(key).isDouble() && std::isfinite(o.value(key).toDouble()), qPrintable(key));
+            QVERIFY(o.value(key).toDouble() >= 0);
+        }
+    QCOMPARE(mapeFields, 6);   // model, roofline (calibrated by the test above), flops; step and layer
+    for (const auto& run : o.value("runs").toArray())
+        QVERIFY(run.toObject().value("measured_step_ns").toDouble() > 0);
+    auto text = runCli({"predict", "--evaluate", m_file});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY(text.out.contains("whole step"));
+}
+
+void TestCliPredict::fitAndPredictWithModel()
+{
+    auto fit = runCli({"predict", "--fit", m_file, "--name", "tinyfit"});
+    QVERIFY2(fit.exitCode == 0, qPrintable(fit.err));
+    QVERIFY(fit.out.contains("sgemm"));
+    auto p = runCli({"predict", "--workload", "gcn", "--preset", "tiny", "--variant", "full", "--device", "cpu", "--model",
+                     "tinyfit", "--steps", "2", "-o", m_file});
+    QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+    Database db(m_file.toStdString(), OpenMode::ReadOnly);
+    Reader reader(db);
+    RunInfo predicted = reader.runs().back();
+    QCOMPARE(q(predicted.backend), QStringLiteral("model"));
+    QVERIFY(predicted.kernels > 0);
+    bool labelled = false;
+    for (const auto& [k, v] : reader.metadata(predicted.id))
+        labelled = labelled || (k == "predicted" && v == "true");
+    QVERIFY(labelled);
+    // The same ops as a capture: as many launches per step as the measured run of that config.
+    const int64_t measuredLaunches = reader.countLaunches(1);   // full, hidden 16, 2 steps
+    QCOMPARE(reader.countLaunches(predicted.id), measuredLaunches);
+    QCOMPARE(predicted.kernels, measuredLaunches);
+    // Opens in stats and compares against its measured twin by structure.
+    auto s = runCli({"stats", m_file + ":" + QString::number(predicted.id), "--json"});
+    QCOMPARE(s.exitCode, 0);
+    auto c = runCli({"compare", m_file + ":1", m_file + ":" + QString::number(predicted.id), "--json"});
+    QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+    // --evaluate skips predicted runs.
+    auto e = runCli({"predict", "--evaluate", m_file, "--json"});
+    QCOMPARE(parseObject(e.out).value("runs").toArray().size(), 6);
+}
+
+void TestCliPredict::predictTableDeviceSweep()
+{
+    const QString out = q(test::tempPath("predicted.wt"));
+    auto r = runCli({"predict", "--workload", "gcn", "--preset", "tiny", "--variant", "adaptive", "--device", "h200",
+                     "--sweep", "hidden=16,32,64", "-o", out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Database db(out.toStdString(), OpenMode::ReadOnly);
+    Reader reader(db);
+    auto runs = reader.runs();
+    QCOMPARE(runs.size(), size_t(3));
+    QStringList values;
+    QString sweepId;
+    for (const RunInfo& run : runs) {
+        QCOMPARE(q(run.backend), QStringLiteral("model"));
+        QVERIFY(run.device.find("H200") != std::string::npos);
+        for (const auto& [k, v] : reader.metadata(run.id)) {
+            if (k == "sweep_value")
+                values << q(v);
+            if (k == "sweep_key")
+                QCOMPARE(q(v), QStringLiteral("hidden"));
+            if (k == "sweep_id") {
+                QVERIFY(sweepId.isEmpty() || sweepId == q(v));
+                sweepId = q(v);
+            }
+        }
+    }
+    QCOMPARE(values, (QStringList{"16", "32", "64"}));
+    // Larger hidden, more work: the predicted step grows.
+    QVERIFY(runs[2].kernelTimeNs > runs[0].kernelTimeNs);
+    // Every launch costs at least the H200's launch overhead.
+    QVERIFY(runs[0].kernelTimeNs >= runs[0].kernels * 4000);
+}
+
+void TestCliPredict::badInput()
+{
+    const QString out = q(test::tempPath("bad.wt"));
+    QCOMPARE(runCli({"predict", "--workload", "gcn", "--device", "tpu9", "-o", out}).exitCode, 1);
+    QCOMPARE(runCli({"predict", "--workload", "gcn", "--device", "h100", "--sweep", "hidden", "-o", out}).exitCode, 2);
+    QCOMPARE(runCli({"predict", "--workload", "nope", "--device", "h100", "-o", out}).exitCode, 2);
+    QCOMPARE(runCli({"predict", "--workload", "gcn", "--device", "h100"}).exitCode, 2);
+    QCOMPARE(runCli({"predict", "--workload", "gcn", "--device", "h100", "--model", "none", "-o", out}).exitCode, 1);
+    QCOMPARE(runCli({"predict", "--evaluate", q(test::tempPath("missing.wt"))}).exitCode, 1);
+    QCOMPARE(runCli({"predict", "--fit", m_file}).exitCode, 2);   // no --name
+    QCOMPARE(runCli({"calibrate"}).exitCode, 2);
+}
+
+QTEST_GUILESS_MAIN(TestCliPredict)
+#include "tst_clipredict.moc"
