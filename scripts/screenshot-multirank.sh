@@ -26,8 +26,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
     --name "HTA job: ranks 0 and 1" -o "$work/ranks.wt"
 mkdir -p "$outdir"
 if [ -n "${XVFB:-}" ]; then
-    xvfb-run -a -s "-screen 0 1700x1000x24" "$gui" --screenshot "$outdir/multirank.png" --size 1600x900 "$work/ranks.wt"
+    xvfb-run -a -s "-screen 0 1700x1000x24" "$gui" --screenshot "$outdir/multirank.png" --size 1600x900 --panels "${PANELS:-beside}" "$work/ranks.wt"
 else
-    QT_QPA_PLATFORM=offscreen "$gui" --screenshot "$outdir/multirank.png" --size 1600x900 "$work/ranks.wt"
+    QT_QPA_PLATFORM=offscreen "$gui" --screenshot "$outdir/multirank.png" --size 1600x900 --panels "${PANELS:-beside}" "$work/ranks.wt"
 fi
 echo "$outdir/multirank.png"

@@ -96,7 +96,9 @@ int main(int argc, char** argv)
     QCommandLineOption timelines(QStringLiteral("timelines"), QStringLiteral("With --compare --screenshot: show the synchronized timelines."));
     QCommandLineOption drill(QStringLiteral("drill"), QStringLiteral("With --screenshot: click this layer's slice (marks its kernels in the timeline, drills into it)."), QStringLiteral("LAYER"));
     QCommandLineOption bars(QStringLiteral("bars"), QStringLiteral("With --screenshot: show the breakdown as bars."));
-    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars});
+    QCommandLineOption panels(QStringLiteral("panels"), QStringLiteral("The breakdown below or beside the timeline (this time; the View menu's choice is remembered)."),
+                              QStringLiteral("below|beside"));
+    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, panels});
     parser.process(app);
 
     if (parser.isSet(report)) {
@@ -128,6 +130,9 @@ int main(int argc, char** argv)
     wt::gui::MainWindow window(!screenshot);
     wt::gui::BreakdownActions* breakdown = wt::gui::BreakdownActions::install(&window);
     wt::gui::CompareActions* compareActions = wt::gui::CompareActions::install(&window);
+    if (parser.isSet(panels))
+        window.setPanelPlacement(parser.value(panels) == QStringLiteral("beside") ? wt::gui::MainWindow::PanelPlacement::Beside
+                                                                                : wt::gui::MainWindow::PanelPlacement::Below);
     if (screenshot) {
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
         int w = wh.value(0).toInt(), h = wh.value(1).toInt();
@@ -226,7 +231,8 @@ int main(int argc, char** argv)
             QApplication::exit(1);
         });
         // The breakdown loads after the run: grab once both are there.
-        QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceReady, &app, [&] {
+        // `out` by value: this block has ended when the signal comes.
+        QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceReady, &app, [&, out] {
             wt::gui::BreakdownView* view = breakdown->view();
             view->setShowBars(parser.isSet(bars));
             view->waitForResult();   // a large run's figures come from a worker
@@ -250,7 +256,7 @@ int main(int argc, char** argv)
                 double origin = double(run->spanStartNs);
                 window.timeline()->setViewRange(origin + r.value(0).toDouble(), origin + r.value(1).toDouble());
             }
-            QTimer::singleShot(50, &app, [&] {
+            QTimer::singleShot(50, &app, [&, out] {
                 breakdown->view()->waitForResult();
                 QImage image = window.grab().toImage();
                 if (!image.save(out)) {

@@ -208,7 +208,7 @@ void MainWindow::applyPlacement()
     m_center->setOrientation(beside ? Qt::Horizontal : Qt::Vertical);
     const int w = std::max(width(), 800);
     const int h = std::max(height(), 500);
-    const int runsW = std::clamp(w * 13 / 100, 140, 260);
+    const int runsW = std::clamp(w * 20 / 100, 200, 360);
     // The details sit under the runs in the left column either way (a dock: the user may move
     // it); the breakdown goes right of the timeline or under it.
     addDockWidget(Qt::LeftDockWidgetArea, m_detailsDock);
