@@ -260,7 +260,7 @@ std::vector<std::string> traceFilesIn(const std::string& directory)
     }
     ::closedir(dir);
     if (files.empty())
-        throw ImportError(directory, "holds no trace files (.json, .json.gz, .sqlite)");
+        throw ImportError(directory, "is a directory with no trace files (.json, .json.gz, .sqlite: its trace files are imported as one run)");
     // Numbers compare as numbers: rank-2 before rank-10.
     auto less = [](const std::string& a, const std::string& b) {
         size_t i = 0, j = 0;
