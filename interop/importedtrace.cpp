@@ -102,9 +102,14 @@ void prepare(ImportedTrace& t, Prepared& p)
     Ranges& ranges = t.ranges;
     const size_t nr = ranges.size();
 
+    if (t.resolved) {
+        for (const auto& a : t.activities)
+            if (a.range >= 0 && size_t(a.range) < nr)
+                ++p.attributed;
+    }
     // 1. Lanes and nesting.
     auto& lanes = p.lanes;
-    for (size_t i = 0; i < nr; ++i)
+    for (size_t i = 0; i < nr && !t.resolved; ++i)
         lanes[{ranges[i].onGpu, ranges[i].thread}].index.push_back(int64_t(i));
     for (auto& [key, lane] : lanes) {
         std::sort(lane.index.begin(), lane.index.end(), [&](int64_t a, int64_t b) {
@@ -124,11 +129,13 @@ void prepare(ImportedTrace& t, Prepared& p)
     // 2. Attribution: the innermost host range open on the launching thread when the API call
     // that launched the activity began; else the innermost GPU annotation around its start.
     std::unordered_map<int64_t, size_t> callByCorrelation;
-    callByCorrelation.reserve(t.calls.size());
-    for (size_t i = 0; i < t.calls.size(); ++i)
+    callByCorrelation.reserve(t.resolved ? 0 : t.calls.size());
+    for (size_t i = 0; i < t.calls.size() && !t.resolved; ++i)
         if (t.calls[i].correlationId != 0)
             callByCorrelation.emplace(t.calls[i].correlationId, i);
     for (auto& a : t.activities) {
+        if (t.resolved)
+            break;
         if (a.range >= 0 && size_t(a.range) < nr) {
             ++p.attributed;
             continue;
@@ -186,6 +193,21 @@ void prepare(ImportedTrace& t, Prepared& p)
         return a < b;
     });
 }
+
+}  // namespace
+
+void resolveRanges(ImportedTrace& t)
+{
+    if (t.resolved)
+        return;
+    Prepared p;
+    prepare(t, p);
+    for (auto& r : t.ranges)
+        r.parentGiven = true;
+    t.resolved = true;
+}
+
+namespace {
 
 struct PairHash {
     size_t operator()(const std::pair<int64_t, uint32_t>& k) const

@@ -89,6 +89,10 @@ struct ImportedTrace {
     std::vector<Range> ranges;
     std::vector<Activity> activities;
     std::vector<Call> calls;
+    // Ranges nested and activities attributed already (resolveRanges()): writeTrace() keeps
+    // the parents and attributions as they are. Lets traces be merged (the ranks of one job)
+    // after each was resolved on its own threads and correlation ids.
+    bool resolved = false;
 
     // Counts of what the source held, for the import summary and tests.
     struct Counts {
@@ -99,6 +103,10 @@ struct ImportedTrace {
 
     static int64_t gpuLane(int32_t device, int64_t stream) { return (int64_t(device) << 40) ^ stream; }
 };
+
+// Nests the ranges and attributes each activity (what writeTrace() does first), in place;
+// sets `resolved`. Thread keys and correlation ids are not needed afterwards.
+void resolveRanges(ImportedTrace& trace);
 
 struct WriteResult {
     int64_t runId = 0;

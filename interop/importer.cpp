@@ -3,6 +3,7 @@
 #include "steprecognition.h"
 
 #include "importerror.h"
+#include "multirank.h"
 #include "nsysimporter.h"
 #include "traceeventimporter.h"
 
@@ -14,7 +15,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <memory>
+#include <thread>
 
 #include <poll.h>
 
@@ -325,6 +330,31 @@ ImportedTrace parseTraceFile(const std::string& path)
     in.fail(kUnknownFormat);
 }
 
+namespace {
+
+// Writes one trace as one run in one transaction: on any error nothing of it remains.
+WriteResult writeInTransaction(Database& db, ImportedTrace& trace, const RunInfo& info)
+{
+    WriteResult written;
+    db.begin();
+    try {
+        Writer w(db);
+        try {
+            written = writeTrace(w, trace, info);
+        } catch (...) {
+            w.discardRun();
+            throw;
+        }
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+    db.commit();
+    return written;
+}
+
+}  // namespace
+
 ImportResult importTrace(Database& db, const std::string& path, const ImportOptions& options)
 {
     using Clock = std::chrono::steady_clock;
@@ -341,20 +371,70 @@ ImportResult importTrace(Database& db, const std::string& path, const ImportOpti
         trace.metadata.push_back(kv);
     result.format = trace.format;
     result.counts = trace.counts;
-    db.begin();
-    try {
-        Writer w(db);
-        try {
-            result.written = writeTrace(w, trace, info);
-        } catch (...) {
-            w.discardRun();
-            throw;
+    result.written = writeInTransaction(db, trace, info);
+    auto t2 = Clock::now();
+    result.parseSeconds = std::chrono::duration<double>(t1 - t0).count();
+    result.writeSeconds = std::chrono::duration<double>(t2 - t1).count();
+    return result;
+}
+
+ImportResult importRanks(Database& db, const std::vector<std::string>& paths, const ImportOptions& options)
+{
+    using Clock = std::chrono::steady_clock;
+    auto t0 = Clock::now();
+    for (const auto& p : paths)
+        if (p == "-")
+            throw ImportError("<stdin>", "standard input cannot be one of the ranks of a run; give the files");
+    // Parse (and nest + attribute, on each file's own thread ids and correlation ids) on a few
+    // threads; large files also parse in slices on two threads of their own.
+    std::vector<RankedTrace> traces(paths.size());
+    std::vector<std::exception_ptr> errors(paths.size());
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::atomic<int64_t> steps{0};
+    auto work = [&] {
+        for (size_t i; !failed && (i = next.fetch_add(1)) < paths.size();) {
+            try {
+                traces[i].file = displayName(paths[i]);
+                traces[i].trace = parseTraceFile(paths[i]);
+                // Steps before the ranges are nested: a step adopts the backward pass's ranges.
+                steps += markSteps(traces[i].trace, options.stepPattern, traces[i].file).steps;
+                resolveRanges(traces[i].trace);
+            } catch (...) {
+                errors[i] = std::current_exception();
+                failed = true;
+            }
         }
-    } catch (...) {
-        db.rollback();
-        throw;
-    }
-    db.commit();
+    };
+    const size_t workers = std::min<size_t>(paths.size(), std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4));
+    std::vector<std::thread> threads;
+    for (size_t k = 1; k < workers; ++k)
+        threads.emplace_back(work);
+    work();
+    for (auto& t : threads)
+        t.join();
+    for (auto& e : errors)
+        if (e)
+            std::rethrow_exception(e);   // the first failing file in the order given
+    MergeResult merged = mergeRanks(std::move(traces));
+    auto t1 = Clock::now();
+
+    RunInfo info;
+    info.name = !options.name.empty() ? options.name
+                                      : baseName(paths.front()) + (paths.size() > 1 ? " (+" + std::to_string(paths.size() - 1) + (paths.size() == 2 ? " rank)" : " ranks)") : std::string());
+    std::string sources;
+    for (const auto& p : paths)
+        sources += (sources.empty() ? "" : ", ") + displayName(p);
+    info.sourceFile = sources;
+    ImportResult result;
+    result.format = merged.trace.format;
+    result.counts = merged.trace.counts;
+    result.ranks = merged.ranks;
+    result.ranksFromFile = merged.ranksFromFile;
+    result.steps = steps;
+    for (const auto& kv : options.metadata)
+        merged.trace.metadata.push_back(kv);
+    result.written = writeInTransaction(db, merged.trace, info);
     auto t2 = Clock::now();
     result.parseSeconds = std::chrono::duration<double>(t1 - t0).count();
     result.writeSeconds = std::chrono::duration<double>(t2 - t1).count();

@@ -41,6 +41,8 @@ struct ImportOptions {
 
 struct ImportResult {
     WriteResult written;
+    std::vector<int> ranks;          // importRanks(): the rank of each device of the run, in order
+    bool ranksFromFile = false;      // importRanks(): ranks from distributedInfo (else file order)
     std::string format;              // nsys, kineto, chrome
     ImportedTrace::Counts counts;
     int64_t steps = 0;               // ranges recognised as steps
@@ -51,5 +53,12 @@ struct ImportResult {
 // Imports one file as one run into an open ReadWrite database. Throws ImportError (input
 // problems) or StorageError (output problems); either way the database is left as it was.
 ImportResult importTrace(Database& db, const std::string& path, const ImportOptions& options = {});
+
+// Imports the files (one per rank of a distributed job) as ONE run with one device per rank
+// (mergeRanks() in multirank.h: the rule that decides they are one job, the clock alignment).
+// Files are parsed on a few threads. Throws ImportError (a file fails to parse, or the files
+// are not one job: the message says why) or StorageError; either way nothing is written.
+// options.name empty: "<first file's name> (+N ranks)".
+ImportResult importRanks(Database& db, const std::vector<std::string>& paths, const ImportOptions& options = {});
 
 }  // namespace wt::interop

@@ -6,6 +6,7 @@
 #include "storage/database.h"
 #include "interop/importer.h"
 #include "interop/importerror.h"
+#include "interop/multirank.h"
 #include "storage/pathidentity.h"
 #include "storage/reader.h"
 #include "storage/storageerror.h"
@@ -23,7 +24,7 @@ namespace wt::cli {
 namespace {
 
 const char* kUsage =
-    "usage: wheretime import INPUT... -o FILE [--name NAME] [--timing]\n"
+    "usage: wheretime import INPUT... -o FILE [--name NAME] [--one-run] [--timing]\n"
     "                        [--step REGEX] [--layer-depth N] [--categories FILE]\n\n"
     "Imports each INPUT as one run of FILE (created when missing). The format is found from the\n"
     "content: Nsight Systems SQLite export (nsys export --type sqlite), PyTorch profiler (Kineto)\n"
@@ -34,6 +35,10 @@ const char* kUsage =
     "INPUT '-' is standard input; FIFOs are read in one pass. FILE must not be an INPUT.\n"
     "  -o FILE     the wheretime file to add runs to\n"
     "  --name N    run name (default: the input's file name; with several inputs, N #2, N #3...)\n"
+    "  --one-run   the INPUTs are the ranks of one distributed job: ONE run, one device per\n"
+    "              rank (\"rank R: GPU d\"), ranks from Kineto distributedInfo (else file order),\n"
+    "              clocks aligned on absolute time; files of different jobs are refused\n"
+    "              (docs/interop.md). A directory INPUT means its trace files, as one run.\n"
     "  --timing    also print parse and write times\n"
     "Analysis settings, stored with each run (docs/interop.md, docs/categories.md):\n"
     "  --step REGEX  ranges whose whole name matches (case-insensitive) are steps; default:\n"
@@ -139,7 +144,7 @@ AnalysisSettings analysisSettings(const Args& args)
 
 int runImport(Args& args)
 {
-    args.parse({"-o", "--output", "--name", "--step", "--layer-depth", "--categories"}, {"--timing"});
+    args.parse({"-o", "--output", "--name", "--step", "--layer-depth", "--categories"}, {"--timing", "--one-run"});
     const AnalysisSettings settings = analysisSettings(args);
     auto out = args.value("-o");
     if (!out)
@@ -148,7 +153,23 @@ int runImport(Args& args)
         throw UsageError("missing -o FILE");
     if (args.positionals().empty())
         throw UsageError("expected at least one INPUT");
-    const auto& inputs = args.positionals();
+    // A directory stands for its trace files, as the ranks of one run.
+    std::vector<std::string> inputs;
+    bool oneRun = args.flag("--one-run");
+    for (const auto& in : args.positionals()) {
+        struct stat st {};
+        if (in != "-" && ::stat(in.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+            try {
+                for (auto& f : interop::traceFilesIn(in))
+                    inputs.push_back(std::move(f));
+            } catch (const interop::ImportError& e) {
+                return fail(e.what());
+            }
+            oneRun = true;
+        } else {
+            inputs.push_back(in);
+        }
+    }
     // Writing the output must not destroy an input (the same file, a link to it, its -wal).
     if (Overwrite o = overwrittenInput(occupiedFiles(*out), inputs))
         return fail(o.message());
@@ -169,7 +190,34 @@ int runImport(Args& args)
         }
     };
     try {
-        for (size_t i = 0; i < inputs.size(); ++i) {
+        if (oneRun) {
+            interop::ImportOptions options;
+            if (auto name = args.value("--name"))
+                options.name = *name;
+            options.stepPattern = settings.stepPattern;
+            options.metadata = settings.metadata;
+            try {
+                interop::ImportResult r = interop::importRanks(*db, inputs, options);
+                std::string ranks;
+                for (int k : r.ranks)
+                    ranks += (ranks.empty() ? "" : ",") + std::to_string(k);
+                std::printf("run %lld: %lld kernels, %d device%s, ranks %s (%s) (%s, %zu files)\n",
+                            static_cast<long long>(r.written.runId), static_cast<long long>(r.written.kernels), r.written.devices,
+                            r.written.devices == 1 ? "" : "s", ranks.c_str(),
+                            r.ranksFromFile ? "from distributedInfo" : "from the file order: the files say no rank", r.format.c_str(),
+                            inputs.size());
+                ++imported;
+                if (args.flag("--timing"))
+                    std::printf("  parse %.3f s, write %.3f s\n", r.parseSeconds, r.writeSeconds);
+            } catch (const interop::ImportError& e) {
+                fail(e.what());
+                ++failures;
+            } catch (const StorageError& e) {
+                fail(std::string("--one-run: ") + e.what());
+                ++failures;
+            }
+        }
+        for (size_t i = 0; i < inputs.size() && !oneRun; ++i) {
             interop::ImportOptions options;
             options.stepPattern = settings.stepPattern;
             options.metadata = settings.metadata;

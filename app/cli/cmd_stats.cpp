@@ -4,6 +4,7 @@
 // --json and --csv; per step (--group-by step) the time on the GPU of each step. Every figure
 // is analysis/'s (computeRunStats, computeBreakdown, countSteps, computeStepTimes,
 // computeDeviceTimes). A run still being captured prints what it has committed, marked partial.
+#include "analysis/rankstats.h"
 #include "analysis/activityview.h"
 #include "analysis/breakdown.h"
 #include "analysis/compare.h"
@@ -29,7 +30,7 @@ namespace wt::cli {
 namespace {
 
 const char* kUsage =
-    "usage: wheretime stats FILE[:RUN] [--group-by layer|scope|phase|op|kernel|kind|category|step]\n"
+    "usage: wheretime stats FILE[:RUN] [--group-by layer|scope|phase|op|kernel|kind|category|step|device]\n"
     "                       [--depth N] [--within GROUPBY=KEY]... [--range T0:T1] [--categories FILE]\n"
     "                       [--width N] [--json | --csv]\n\n"
     "Kernel time of a run and its share per group (largest first).\n"
@@ -58,7 +59,11 @@ const char* kUsage =
     "               end_ns, kernels, kernel_time_ns, busy_ns, idle_ns, span_ns, comm_ns,\n"
     "               comm_overlap_ns}]}; with --range, the distributions are of the clipped\n"
     "               durations; step times count from the run's time 0, like --range\n"
-    "  --csv        one row per group, the same fields (per step with --group-by step)\n";
+    "  --csv        one row per group, the same fields (per step with --group-by step)\n"
+    "--group-by device: one row per device (the ranks of a run imported with --one-run): kernels,\n"
+    "  kernel time, share, steps, mean step time and slowest step (a step's GPU span on the device),\n"
+    "  the rank with the largest mean step marked; --json {run, name, group_by, total_ns, groups:\n"
+    "  [{name, device_id, count, time_ns, share, steps, mean_step_ns, slowest_step, slowest_step_ns, straggler}]}\n";
 
 // Left-aligned in `width` characters (UTF-8 aware), never cut: the caller elides.
 std::string padded(const std::string& text, size_t width)
@@ -116,11 +121,55 @@ int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTim
     return 0;
 }
 
+// --group-by device: one row per device (the ranks of a job imported with --one-run), with
+// each device's steps (analysis/rankstats: mean step time, slowest step, the straggler).
+int runDeviceStats(Args& args)
+{
+    if (args.value("--within") || args.value("--range") || args.flag("--csv"))
+        throw UsageError("--group-by device takes no --within, --range or --csv");
+    auto [file, selector] = splitRunSelector(args.positionals()[0]);
+    Database db(file, OpenMode::ReadOnly);
+    db.exec("BEGIN");
+    Reader reader(db);
+    const int64_t runId = reader.resolveRun(selector);
+    const RunInfo run = reader.run(runId);
+    const ScopeTree tree = ScopeTree::load(reader, runId);
+    const std::vector<RankStats> rows = computeRankStats(reader, runId, tree);
+    db.rollback();
+    int64_t total = 0;
+    for (const RankStats& r : rows)
+        total = saturatingAdd(total, r.kernelTimeNs);
+    auto share = [&](const RankStats& r) { return total > 0 ? double(r.kernelTimeNs) / double(total) : 0.0; };
+    if (args.flag("--json")) {
+        std::cout << "{\"run\":" << run.id << ",\"name\":" << json::quote(run.name) << ",\"group_by\":\"device\",\"total_ns\":" << total
+                  << ",\"groups\":[";
+        for (size_t i = 0; i < rows.size(); ++i) {
+            const RankStats& r = rows[i];
+            std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(r.device) << ",\"device_id\":" << r.deviceId
+                      << ",\"count\":" << r.kernels << ",\"time_ns\":" << r.kernelTimeNs << ",\"share\":" << json::number(share(r))
+                      << ",\"steps\":" << r.steps << ",\"mean_step_ns\":" << r.meanStepNs << ",\"slowest_step\":" << json::quote(r.slowestStep)
+                      << ",\"slowest_step_ns\":" << r.slowestStepNs << ",\"straggler\":" << (r.straggler ? "true" : "false") << "}";
+        }
+        std::cout << "]}\n";
+        return 0;
+    }
+    std::printf("run %lld  %s  (%zu device%s)\n\n", static_cast<long long>(run.id), run.name.c_str(), rows.size(), rows.size() == 1 ? "" : "s");
+    std::printf("%-40s %9s %14s %7s %6s %12s  %s\n", "device", "kernels", "kernel time", "share", "steps", "mean step", "slowest step");
+    for (const RankStats& r : rows)
+        std::printf("%-40s %9lld %14s %7s %6lld %12s  %s%s\n", r.device.c_str(), static_cast<long long>(r.kernels),
+                    formatDuration(r.kernelTimeNs).c_str(), formatShare(share(r)).c_str(), static_cast<long long>(r.steps),
+                    r.steps ? formatDuration(r.meanStepNs).c_str() : "-",
+                    r.steps ? (r.slowestStep + " " + formatDuration(r.slowestStepNs)).c_str() : "-", r.straggler ? "  <- slowest rank" : "");
+    return 0;
+}
+
 int runStats(Args& args)
 {
     args.parse({"--group-by", "--depth", "--within", "--range", "--categories", "--width"}, {"--json", "--csv"});
     if (args.positionals().size() != 1)
         throw UsageError("expected one FILE[:RUN]");
+    if (args.value("--group-by", "") == "device")
+        return runDeviceStats(args);
     BreakdownOptions options;
     const bool bySteps = args.value("--group-by", "") == "step";
     auto g = bySteps ? std::optional<GroupBy>(GroupBy::Layer) : groupByFromString(args.value("--group-by", "layer"));

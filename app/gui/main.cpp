@@ -102,7 +102,10 @@ int main(int argc, char** argv)
     QCommandLineOption variants(QStringLiteral("variants"), QStringLiteral("The variants view of FILE[:RUN]: its runs with the same workload, preset and sizes that differ in the variant (window, --screenshot or --report)."));
     QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("The scaling view of sweep ID of FILE ('newest': the newest sweep) (window, --screenshot or --report)."), QStringLiteral("ID"));
     QCommandLineOption logAxes(QStringLiteral("log"), QStringLiteral("With --sweep: log axes."));
-    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, sweep, logAxes});
+    
+    QCommandLineOption panels(QStringLiteral("panels"), QStringLiteral("The breakdown below or beside the timeline (this time; the View menu's choice is remembered)."),
+                              QStringLiteral("below|beside"));
+    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, sweep, logAxes, panels});
     parser.process(app);
 
     if (parser.isSet(report)) {
@@ -138,6 +141,9 @@ int main(int argc, char** argv)
     wt::gui::BreakdownActions* breakdown = wt::gui::BreakdownActions::install(&window);
     wt::gui::CompareActions* compareActions = wt::gui::CompareActions::install(&window);
     wt::gui::VariantsActions* variantsActions = wt::gui::VariantsActions::install(&window);
+    if (parser.isSet(panels))
+        window.setPanelPlacement(parser.value(panels) == QStringLiteral("beside") ? wt::gui::MainWindow::PanelPlacement::Beside
+                                                                                : wt::gui::MainWindow::PanelPlacement::Below);
     if (screenshot) {
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
         int w = wh.value(0).toInt(), h = wh.value(1).toInt();
@@ -298,7 +304,8 @@ int main(int argc, char** argv)
             QApplication::exit(1);
         });
         // The breakdown loads after the run: grab once both are there.
-        QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceReady, &app, [&] {
+        // `out` by value: this block has ended when the signal comes.
+        QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceReady, &app, [&, out] {
             wt::gui::BreakdownView* view = breakdown->view();
             view->setShowBars(parser.isSet(bars));
             view->waitForResult();   // a large run's figures come from a worker
@@ -322,7 +329,7 @@ int main(int argc, char** argv)
                 double origin = double(run->spanStartNs);
                 window.timeline()->setViewRange(origin + r.value(0).toDouble(), origin + r.value(1).toDouble());
             }
-            QTimer::singleShot(50, &app, [&] {
+            QTimer::singleShot(50, &app, [&, out] {
                 breakdown->view()->waitForResult();
                 QImage image = window.grab().toImage();
                 if (!image.save(out)) {

@@ -9,6 +9,10 @@
 #include "interop/exacttime.h"
 #include "interop/importer.h"
 #include "interop/importerror.h"
+#include "interop/multirank.h"
+#include "analysis/rankstats.h"
+#include "analysis/activityview.h"
+#include "analysis/scopetree.h"
 #include "interop/nsysimporter.h"
 #include "interop/traceeventimporter.h"
 #include "storage/reader.h"
@@ -197,6 +201,9 @@ private slots:
     void longNamesAreCut();
     void cliImportExport();
     void fuzzRegressions();
+    void multiRankPairAsOneRun();
+    void multiRankRefused();
+    void multiRankFileOrderAndDirectory();
 };
 
 void TestInterop::exactTime_data()
@@ -973,6 +980,202 @@ void TestInterop::fuzzRegressions()
         }
         QCOMPARE(int64_t(Reader(db).runs().size()), int64_t(1));
     }
+}
+
+
+namespace {
+
+// Union of kernel intervals per device of a run (the README's "busy").
+std::map<int32_t, int64_t> busyPerDevice(Database& db, int64_t runId)
+{
+    Reader r(db);
+    std::map<int64_t, int32_t> deviceOf;
+    for (const auto& t : r.tracks(runId))
+        deviceOf[t.id] = t.deviceId;
+    std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> iv;
+    r.forEachActivity(runId, [&](const Activity& a) {
+        if (a.kind == ActivityKind::Kernel)
+            iv[deviceOf[a.trackId]].push_back({a.startNs, a.endNs});
+        return true;
+    });
+    std::map<int32_t, int64_t> busy;
+    for (auto& [d, v] : iv) {
+        std::sort(v.begin(), v.end());
+        int64_t s = v[0].first, e = v[0].second, sum = 0;
+        for (auto [a, b] : v) {
+            if (a > e) {
+                sum += e - s;
+                s = a;
+                e = b;
+            } else {
+                e = std::max(e, b);
+            }
+        }
+        busy[d] = sum + e - s;
+    }
+    return busy;
+}
+
+// A small Kineto trace of one rank: two kernels in a ProfilerStep, at `t0Us` (absolute us).
+QByteArray rankTrace(int rank, int worldSize, int64_t t0Us, bool distributed = true)
+{
+    QByteArray j = "{\"schemaVersion\": 1, ";
+    if (distributed)
+        j += "\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": " + QByteArray::number(rank) + ", \"world_size\": " +
+             QByteArray::number(worldSize) + "}, ";
+    const QByteArray t = QByteArray::number(t0Us);
+    j += "\"traceEvents\": [\n"
+         "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#7\", \"pid\": 5, \"tid\": 5, \"ts\": " + t + ", \"dur\": 100},\n"
+         "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 5, \"tid\": 5, \"ts\": " + QByteArray::number(t0Us + 1) +
+         ", \"dur\": 2, \"args\": {\"correlation\": 1}},\n"
+         "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": " + QByteArray::number(t0Us + 10) +
+         ", \"dur\": " + QByteArray::number(20 + 10 * rank) + ", \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 1}}\n"
+         "]}";
+    return j;
+}
+
+}  // namespace
+
+// The HTA pair (ranks 0 and 1 of one job) as one run: the README's reference numbers, one
+// device per rank, and ProfilerStep#551/#552 of both ranks the same scope nodes.
+void TestInterop::multiRankPairAsOneRun()
+{
+    std::string a = trace("kineto-hta_2ranks_rank-0.json.gz");
+    std::string b = trace("kineto-hta_2ranks_rank-1.json.gz");
+    if (a.empty() || b.empty())
+        WT_MISSING_TRACE(a.empty() ? "kineto-hta_2ranks_rank-0.json.gz" : "kineto-hta_2ranks_rank-1.json.gz");
+    std::string out = wt::test::tempPath("ranks.wt");
+    Database db(out, OpenMode::ReadWrite);
+    // Given in the reverse order: ranks come from distributedInfo, not the order.
+    ImportResult r = importRanks(db, {b, a});
+    QCOMPARE(r.written.devices, 2);
+    QCOMPARE(r.ranks, (std::vector<int>{0, 1}));
+    QVERIFY(r.ranksFromFile);
+    Numbers n = numbersOf(db, r.written.runId);
+    QCOMPARE(n.kernels, int64_t(2258));
+    QCOMPARE(n.kernelTimeNs, int64_t(1257545000));
+    QCOMPARE(n.spanNs, int64_t(1231335000));
+    QCOMPARE(n.kernelsPerDevice[0], int64_t(1154));
+    QCOMPARE(n.kernelsPerDevice[1], int64_t(1104));
+    auto busy = busyPerDevice(db, r.written.runId);
+    QCOMPARE(busy[0], int64_t(547303000));
+    QCOMPARE(busy[1], int64_t(575496000));
+    Reader reader(db);
+    auto devices = reader.devices(r.written.runId);
+    QCOMPARE(devices.size(), size_t(2));
+    QCOMPARE(QString::fromStdString(devices[0].name), QStringLiteral("rank 0: GPU 0"));
+    QCOMPARE(QString::fromStdString(devices[1].name), QStringLiteral("rank 1: GPU 1"));
+    // Steps of the same number on both ranks are one scope node, with an instance per rank.
+    ScopeTree tree = ScopeTree::load(reader, r.written.runId);
+    std::map<std::string, int> stepNodes;
+    for (const auto& node : tree.nodes())
+        if (tree.name(node.id).rfind("ProfilerStep#", 0) == 0)
+            ++stepNodes[tree.name(node.id)];
+    QCOMPARE(stepNodes, (std::map<std::string, int>{{"ProfilerStep#551", 1}, {"ProfilerStep#552", 1}}));
+    // The per-rank step figures (analysis/rankstats): both ranks ran both steps.
+    auto ranks = computeRankStats(reader, r.written.runId, tree);
+    QCOMPARE(ranks.size(), size_t(2));
+    QCOMPARE(ranks[0].steps, int64_t(2));
+    QCOMPARE(ranks[1].steps, int64_t(2));
+    QCOMPARE(ranks[0].kernels, int64_t(1154));
+    QCOMPARE(ranks[0].kernelTimeNs, int64_t(606519000));
+    QCOMPARE(ranks[1].kernelTimeNs, int64_t(651026000));
+    QVERIFY(ranks[0].slowestStepNs >= ranks[0].meanStepNs && ranks[0].meanStepNs > 0);
+    QVERIFY(ranks[0].straggler != ranks[1].straggler);
+    auto meta = reader.metadata(r.written.runId);
+    QVERIFY(std::find(meta.begin(), meta.end(), std::pair<std::string, std::string>("import.rank_source", "distributedInfo")) != meta.end());
+}
+
+// Files of different jobs are refused with the reason, and nothing is written.
+void TestInterop::multiRankRefused()
+{
+    std::string dir = wt::test::tempPath("ranks-bad");
+    QDir().mkpath(QString::fromStdString(dir));
+    auto write = [&](const char* name, const QByteArray& bytes) {
+        std::string p = dir + "/" + name;
+        writeBytes(p, bytes);
+        return p;
+    };
+    const int64_t t0 = 1700000000000000;
+    std::string r0 = write("r0.json", rankTrace(0, 2, t0));
+    std::string r1 = write("r1.json", rankTrace(1, 2, t0 + 5));
+    std::string w4 = write("w4.json", rankTrace(1, 4, t0 + 5));
+    std::string late = write("late.json", rankTrace(1, 2, t0 + 10000000));
+    std::string none = write("none.json", rankTrace(1, 2, t0 + 5, false));
+    std::string out = wt::test::tempPath("ranks-bad.wt");
+    Database db(out, OpenMode::ReadWrite);
+    struct Case {
+        std::vector<std::string> files;
+        const char* why;
+    } cases[] = {
+        {{r0, w4}, "different jobs"},
+        {{r0, r0}, "the same rank twice"},
+        {{r0, late}, "no time in common"},
+        {{r0, none}, "says no rank"},
+    };
+    for (const Case& c : cases) {
+        try {
+            importRanks(db, c.files);
+            QFAIL(c.why);
+        } catch (const ImportError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QLatin1String(c.why)), e.what());
+        }
+    }
+    QVERIFY(Reader(db).runs().empty());
+    // The real pair of different jobs: world sizes 128 and 2.
+    std::string a = trace("kineto-hta_2ranks_rank-0.json.gz");
+    std::string b = trace("kineto_a100_nccl_rank-0-of-2.json.gz");
+    if (a.empty() || b.empty())
+        WT_MISSING_TRACE(a.empty() ? "kineto-hta_2ranks_rank-0.json.gz" : "kineto_a100_nccl_rank-0-of-2.json.gz");
+    std::string cliOut = wt::test::tempPath("ranks-refused.wt");
+    auto p = wt::test::runCli({QStringLiteral("import"), QString::fromStdString(a), QString::fromStdString(b), QStringLiteral("--one-run"),
+                               QStringLiteral("-o"), QString::fromStdString(cliOut)});
+    QCOMPARE(p.exitCode, 1);
+    QVERIFY2(p.err.contains(QStringLiteral("of a job of 2 ranks")) && p.err.contains(QStringLiteral("different jobs")), qPrintable(p.err));
+    QVERIFY2(!QFile::exists(QString::fromStdString(cliOut)), "a refused import left a file");
+    // The good pair goes in.
+    auto ok = importRanks(db, {r1, r0});
+    QCOMPARE(ok.ranks, (std::vector<int>{0, 1}));
+    QCOMPARE(Reader(db).runs().size(), size_t(1));
+}
+
+// Without distributedInfo the file order gives the ranks (and says so); a directory is its
+// files as one run, rank-2 before rank-10.
+void TestInterop::multiRankFileOrderAndDirectory()
+{
+    std::string dir = wt::test::tempPath("ranks-dir");
+    QDir(QString::fromStdString(dir)).removeRecursively();
+    QDir().mkpath(QString::fromStdString(dir));
+    const int64_t t0 = 1700000000000000;
+    writeBytes(dir + "/rank-10.json", rankTrace(0, 1, t0 + 3, false));
+    writeBytes(dir + "/rank-2.json", rankTrace(0, 1, t0, false));
+    writeBytes(dir + "/README.txt", "not a trace");
+    auto files = traceFilesIn(dir);
+    QCOMPARE(files.size(), size_t(2));
+    QVERIFY(QString::fromStdString(files[0]).endsWith(QStringLiteral("rank-2.json")));
+    std::string out = wt::test::tempPath("ranks-dir.wt");
+    QFile::remove(QString::fromStdString(out));
+    auto p = wt::test::runCli({QStringLiteral("import"), QString::fromStdString(dir), QStringLiteral("-o"), QString::fromStdString(out),
+                               QStringLiteral("--name"), QStringLiteral("job")});
+    QCOMPARE(p.exitCode, 0);
+    QVERIFY2(p.out.contains(QStringLiteral("2 kernels, 2 devices, ranks 0,1 (from the file order")), qPrintable(p.out));
+    Database db(out, OpenMode::ReadOnly);
+    Reader reader(db);
+    auto runs = reader.runs();
+    QCOMPARE(runs.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(runs[0].name), QStringLiteral("job"));
+    auto devices = reader.devices(runs[0].id);
+    QCOMPARE(devices.size(), size_t(2));
+    // rank 1 is rank-10.json: its kernel starts 3 us after rank 0's (clocks aligned).
+    std::map<int32_t, int64_t> start;
+    std::map<int64_t, int32_t> deviceOf;
+    for (const auto& t : reader.tracks(runs[0].id))
+        deviceOf[t.id] = t.deviceId;
+    reader.forEachActivity(runs[0].id, [&](const Activity& a) {
+        start[deviceOf[a.trackId]] = a.startNs;
+        return true;
+    });
+    QCOMPARE(start[1] - start[0], int64_t(3000));
 }
 
 QTEST_GUILESS_MAIN(TestInterop)

@@ -124,8 +124,8 @@ void BreakdownPlot::rebuildBars()
 void BreakdownPlot::resizeEvent(QResizeEvent* event)
 {
     // Narrow side panels: the slice labels already carry name, share and time; the legend
-    // would leave the pie no room.
-    setLegendShown(event->size().width() >= 760);
+    // would leave the pie no room (nor would it under the timeline, wide but short).
+    setLegendShown(event->size().width() >= 760 && event->size().height() >= 420);
     QCustomPlot::resizeEvent(event);
 }
 

@@ -85,6 +85,7 @@ CompareView::CompareView(QWidget* parent)
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);   // long names keep start and end (tooltip: whole name)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);

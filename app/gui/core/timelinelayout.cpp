@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace wt::gui {
 
@@ -26,6 +27,14 @@ void TimelineLayout::build(const RunData& run, const std::map<int, int>& collaps
         add(header, kHeaderHeight);
         auto c = collapsedDepth.find(dev);
         int shown = c == collapsedDepth.end() ? INT32_MAX : c->second;
+        if (shown < 0)
+            continue;   // the whole device (a rank of a job) is collapsed to its header
+        // A level name shared by several depths (an import's "op" at every depth) gets the
+        // depth, so no two lanes of a device read the same.
+        std::map<QString, int> uses;
+        for (const LaneData& lane : run.lanes)
+            if (lane.deviceIndex == dev)
+                ++uses[lane.level];
         for (size_t l = 0; l < run.lanes.size(); ++l) {
             const LaneData& lane = run.lanes[l];
             if (lane.deviceIndex != dev || lane.depth > shown)
@@ -34,7 +43,9 @@ void TimelineLayout::build(const RunData& run, const std::map<int, int>& collaps
             r.kind = Row::Lane;
             r.deviceIndex = dev;
             r.index = int(l);
-            r.label = lane.level.isEmpty() ? QStringLiteral("depth %1").arg(lane.depth) : lane.level;
+            r.label = lane.level.isEmpty() ? QStringLiteral("depth %1").arg(lane.depth)
+                      : uses[lane.level] > 1 ? QStringLiteral("%1 depth %2").arg(lane.level).arg(lane.depth)
+                                             : lane.level;
             add(r, kLaneHeight);
         }
         for (size_t t = 0; t < run.tracks.size(); ++t) {

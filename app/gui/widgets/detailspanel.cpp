@@ -3,9 +3,12 @@
 #include "app/gui/core/layerpalette.h"
 #include "app/gui/core/rangesummary.h"
 #include "app/gui/core/timeformat.h"
+#include "analysis/rankstats.h"
 
 #include <QHeaderView>
 #include <QPixmap>
+#include <QSplitter>
+#include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -22,21 +25,86 @@ QIcon swatch(QRgb color)
 
 }  // namespace
 
-DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent) : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this))
+DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
+    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_ranks(new QTableWidget(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_tree);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_tree);
+    split->addWidget(m_ranks);
+    layout->addWidget(split);
+    m_ranks->setObjectName(QStringLiteral("ranksTable"));
+    m_ranks->setColumnCount(RankColumnCount);
+    m_ranks->setHorizontalHeaderLabels({QStringLiteral("Rank (device)"), QStringLiteral("Steps"), QStringLiteral("Mean step"),
+                                        QStringLiteral("Slowest step"), QStringLiteral("Its time"), QStringLiteral("Kernel time")});
+    m_ranks->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_ranks->horizontalHeader()->setStretchLastSection(true);
+    m_ranks->verticalHeader()->hide();
+    m_ranks->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_ranks->setToolTip(QStringLiteral("Each rank's steps: a step's time is its GPU span on that rank (first kernel start to last kernel end "
+                                       "under it). Bold: the rank with the largest mean step (the straggler)."));
+    m_ranks->hide();
+    connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refreshRanks);
+    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refreshRanks);
+    refreshRanks();
     m_tree->setColumnCount(2);
     m_tree->setHeaderLabels({QStringLiteral("Field"), QStringLiteral("Value")});
     m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_tree->setRootIsDecorated(true);
+    m_tree->setTextElideMode(Qt::ElideMiddle);   // long kernel names keep start and end (tooltip: whole name)
+    m_ranks->setTextElideMode(Qt::ElideMiddle);
     m_tree->setUniformRowHeights(true);
     connect(m_state, &ViewState::selectionChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::rangeSelectionChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refresh);
     refresh();
+}
+
+void DetailsPanel::refreshRanks()
+{
+    const auto& run = m_state->run();
+    m_ranks->setRowCount(0);
+    if (!run || run->devices.size() < 2) {
+        m_ranks->hide();
+        return;
+    }
+    std::vector<int32_t> trackDevice;
+    for (const TrackData& t : run->tracks)
+        trackDevice.push_back(t.deviceId);
+    std::vector<DeviceInfo> devices;
+    for (const DeviceData& d : run->devices)
+        devices.push_back(DeviceInfo{d.id, d.name.toStdString(), "{}"});
+    const std::vector<RankStats> rows = computeRankStats(run->activities(), trackDevice, run->instances.parent, run->profile->tree, devices);
+    m_ranks->setRowCount(int(rows.size()));
+    for (int i = 0; i < int(rows.size()); ++i) {
+        const RankStats& r = rows[size_t(i)];
+        const bool steps = r.steps > 0;
+        const QString cells[RankColumnCount] = {QString::fromStdString(r.device),
+                                                QString::number(r.steps),
+                                                steps ? formatDuration(double(r.meanStepNs)) : QStringLiteral("-"),
+                                                steps ? QString::fromStdString(r.slowestStep) : QStringLiteral("-"),
+                                                steps ? formatDuration(double(r.slowestStepNs)) : QStringLiteral("-"),
+                                                formatDuration(double(r.kernelTimeNs))};
+        for (int c = 0; c < RankColumnCount; ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(cells[c]);
+            if (c == RankMeanStep)
+                item->setData(Qt::UserRole, qint64(r.meanStepNs));
+            if (c == RankSlowestTime)
+                item->setData(Qt::UserRole, qint64(r.slowestStepNs));
+            if (r.straggler) {
+                QFont f = item->font();
+                f.setBold(true);
+                item->setFont(f);
+                item->setToolTip(cells[c] + QStringLiteral(" (the slowest rank: largest mean step)"));
+            }
+            m_ranks->setItem(i, c, item);
+        }
+    }
+    m_ranks->resizeColumnsToContents();
+    m_ranks->show();
 }
 
 void DetailsPanel::refresh()
@@ -49,6 +117,7 @@ void DetailsPanel::refresh()
         auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(m_tree);
         item->setText(0, k);
         item->setText(1, v);
+        item->setToolTip(0, k);
         item->setToolTip(1, v);
         return item;
     };

@@ -9,6 +9,7 @@
 #include "storage/reader.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCryptographicHash>
@@ -27,6 +28,7 @@
 #include <QStatusBar>
 #include <QTableView>
 
+#include <algorithm>
 #include <exception>
 
 namespace wt::gui {
@@ -49,7 +51,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     setCentralWidget(m_center);
 
     m_browser = new RunBrowser(this);
-    auto* runsDock = new QDockWidget(QStringLiteral("Runs"), this);
+    auto* runsDock = m_runsDock = new QDockWidget(QStringLiteral("Runs"), this);
     runsDock->setObjectName(QStringLiteral("runsDock"));
     runsDock->setWidget(m_browser);
     addDockWidget(Qt::LeftDockWidgetArea, runsDock);
@@ -58,7 +60,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     });
 
     m_details = new DetailsPanel(m_state, this);
-    auto* detailsDock = new QDockWidget(QStringLiteral("Details"), this);
+    auto* detailsDock = m_detailsDock = new QDockWidget(QStringLiteral("Details"), this);
     detailsDock->setObjectName(QStringLiteral("detailsDock"));
     detailsDock->setWidget(m_details);
     addDockWidget(Qt::RightDockWidgetArea, detailsDock);
@@ -141,13 +143,27 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     view->addSeparator();
     view->addAction(runsDock->toggleViewAction());
     view->addAction(detailsDock->toggleViewAction());
+    view->addSeparator();
+    auto* placement = new QActionGroup(this);
+    m_belowAction = view->addAction(QStringLiteral("Panels &below the timeline"), this, [this] { setPanelPlacement(PanelPlacement::Below); });
+    m_besideAction = view->addAction(QStringLiteral("Panels &beside the timeline"), this, [this] { setPanelPlacement(PanelPlacement::Beside); });
+    for (QAction* a : {m_belowAction, m_besideAction}) {
+        a->setCheckable(true);
+        placement->addAction(a);
+    }
     rebuildRecentMenu();
 
     resize(1400, 800);
     if (m_persist) {
         QSettings s;
+        m_placement = s.value(QStringLiteral("layout/panels")).toString() == QStringLiteral("beside") ? PanelPlacement::Beside : PanelPlacement::Below;
+    }
+    applyPlacement();
+    if (m_persist) {
+        QSettings s;
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-        restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+        // Version 2: states saved before the timeline-first layout are not restored.
+        m_placedOnce = restoreState(s.value(QStringLiteral("window/state")).toByteArray(), 2);
     }
     m_timeline->setFocus();
 }
@@ -161,6 +177,58 @@ MainWindow::~MainWindow()
 void MainWindow::addSideView(QWidget* view)
 {
     m_center->addWidget(view);
+    m_center->setCollapsible(m_center->indexOf(view), true);
+    applyPlacement();
+}
+
+void MainWindow::setPanelPlacement(PanelPlacement placement)
+{
+    m_placement = placement;
+    if (m_persist)
+        QSettings().setValue(QStringLiteral("layout/panels"), placement == PanelPlacement::Beside ? QStringLiteral("beside") : QStringLiteral("below"));
+    applyPlacement();
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_placedOnce) {
+        m_placedOnce = true;
+        applyPlacement();   // sizes need the real window width
+    }
+}
+
+// Docks and splitter for the placement: the timeline keeps >= 55% of the window width from
+// 1400 px up (the runs and details column ~13%; beside: the breakdown at most ~31%).
+void MainWindow::applyPlacement()
+{
+    const bool beside = m_placement == PanelPlacement::Beside;
+    m_belowAction->setChecked(!beside);
+    m_besideAction->setChecked(beside);
+    m_center->setOrientation(beside ? Qt::Horizontal : Qt::Vertical);
+    const int w = std::max(width(), 800);
+    const int h = std::max(height(), 500);
+    const int runsW = std::clamp(w * 20 / 100, 200, 360);
+    // The details sit under the runs in the left column either way (a dock: the user may move
+    // it); the breakdown goes right of the timeline or under it.
+    addDockWidget(Qt::LeftDockWidgetArea, m_detailsDock);
+    splitDockWidget(m_runsDock, m_detailsDock, Qt::Vertical);
+    resizeDocks({m_runsDock}, {runsW}, Qt::Horizontal);
+    resizeDocks({m_runsDock, m_detailsDock}, {h * 35 / 100, h * 65 / 100}, Qt::Vertical);
+    // The side view may be narrower (beside) or lower (below) than its own hint: the timeline
+    // comes first.
+    for (int i = 1; i < m_center->count(); ++i)
+        m_center->widget(i)->setMinimumSize(beside ? QSize(280, 0) : QSize(0, 200));
+    if (beside) {
+        const int center = w - runsW;
+        const int timelineW = std::max(center * 64 / 100, w * 56 / 100);
+        if (m_center->count() > 1)
+            m_center->setSizes({timelineW, std::max(center - timelineW, 1)});
+    } else if (m_center->count() > 1) {
+        m_center->setSizes({h * 55 / 100, h * 45 / 100});
+    }
+    for (int i = 0; i < m_center->count(); ++i)
+        m_center->setStretchFactor(i, i == 0 ? 3 : 1);
 }
 
 void MainWindow::showError(const QString& message)
@@ -330,7 +398,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         saveZoom();
         QSettings s;
         s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-        s.setValue(QStringLiteral("window/state"), saveState());
+        s.setValue(QStringLiteral("window/state"), saveState(2));
     }
     event->accept();
 }

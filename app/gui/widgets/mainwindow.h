@@ -1,6 +1,9 @@
-// The main window: run browser (left dock), timeline (center), details (right dock), loading
+// The main window: run browser (left dock), timeline (center), details (a dock), loading
 // progress with cancel in the status bar, File menu with recent files, drag and drop.
-// Settings (geometry, recent files, last zoom per file and run) persist through QSettings
+// The timeline is the main view: at 1400 px and wider it gets at least 55% of the width. The
+// breakdown (side view) sits below it (default) or beside it (View menu), a choice kept in
+// QSettings ("layout/panels"); the details dock sits under the runs.
+// Settings (geometry, recent files, last zoom per file and run, panel placement) persist through QSettings
 // unless persistence is off (screenshots, tests). A run still being captured is followed live
 // (LiveFollower): its views refresh as steps land, marked "live" in the title and status bar.
 #pragma once
@@ -28,6 +31,8 @@ class TimelineWidget;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    enum class PanelPlacement { Below, Beside };
+
     explicit MainWindow(bool persistSettings = true, QWidget* parent = nullptr);
     ~MainWindow() override;
 
@@ -53,6 +58,10 @@ public:
     QMenu* fileMenu() const { return m_fileMenu; }
     // Issue 7's breakdown view goes beside the timeline and shares m_state.
     void addSideView(QWidget* view);
+    // Where the breakdown goes: below the timeline or beside it (right of it); the details dock
+    // sits under the runs in the left column either way. Remembered.
+    void setPanelPlacement(PanelPlacement placement);
+    PanelPlacement panelPlacement() const { return m_placement; }
 
 signals:
     void runLoaded();
@@ -60,6 +69,7 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -71,6 +81,7 @@ private:
     void rebuildRecentMenu();
     QString zoomKey() const;
     void updateLiveMarker();
+    void applyPlacement();
 
     bool m_persist;
     ViewState* m_state;
@@ -80,6 +91,12 @@ private:
     RunBrowser* m_browser;
     DetailsPanel* m_details;
     QSplitter* m_center;
+    class QDockWidget* m_runsDock;
+    class QDockWidget* m_detailsDock;
+    class QAction* m_belowAction;
+    class QAction* m_besideAction;
+    PanelPlacement m_placement = PanelPlacement::Below;
+    bool m_placedOnce = false;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QLabel* m_rangeLabel;

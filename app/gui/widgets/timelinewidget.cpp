@@ -196,7 +196,7 @@ void TimelineWidget::fit()
 
 void TimelineWidget::setCollapsedDepth(int deviceIndex, int depth)
 {
-    if (depth <= 0)
+    if (depth == 0)
         m_collapsed.erase(deviceIndex);
     else
         m_collapsed[deviceIndex] = depth;
@@ -382,6 +382,9 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event)
             if (row.kind == Row::Lane) {
                 int depth = m_run->lanes[size_t(row.index)].depth;
                 setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) == depth ? 0 : depth);
+            } else if (row.kind == Row::DeviceHeader) {
+                // A device header (a rank of a job) folds its whole group.
+                setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) < 0 ? 0 : -1);
             }
         }
         m_drag = Drag::None;
@@ -571,7 +574,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
             const bool dimmed = members && !members->test(d.first);
             p.setPen(dimmed ? pal.color(QPalette::PlaceholderText) : textOn(d.color));
-            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(itemName(row, d), Qt::ElideRight, tr.width()));
+            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(itemName(row, d), Qt::ElideMiddle, tr.width()));
         }
         for (const DrawItem& d : items) {
             if (!(d.flags & (DrawItem::Selected | DrawItem::Highlighted)))
@@ -618,6 +621,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         QString label = row.label;
         if (row.kind == Row::DeviceHeader) {
             f.setBold(true);
+            label = (collapsedDepth(row.deviceIndex) < 0 ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
         } else if (row.kind == Row::Lane) {
             int depth = m_run->lanes[size_t(row.index)].depth;
             lr.setLeft(6 + 8 * (depth - 1));
@@ -626,7 +630,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             p.setPen(pal.color(QPalette::PlaceholderText));
         }
         p.setFont(f);
-        p.drawText(lr, Qt::AlignVCenter | Qt::AlignLeft, QFontMetrics(f).elidedText(label, Qt::ElideRight, lr.width()));
+        p.drawText(lr, Qt::AlignVCenter | Qt::AlignLeft, QFontMetrics(f).elidedText(label, Qt::ElideMiddle, lr.width()));
     }
     p.setClipping(false);
     p.setFont(font());

@@ -41,6 +41,8 @@ public:
     void panByFraction(double fraction);       // of the visible span; positive = later
     void fit();                                // range selection, selected item, or everything
     // Lanes deeper than depth are hidden on that device; depth <= 0 shows all.
+    // depth N: lanes deeper than N hidden; 0: all shown; -1: the whole device folded to its
+    // header (clicking a device header toggles it: the ranks of a job as groups).
     void setCollapsedDepth(int deviceIndex, int depth);
     int collapsedDepth(int deviceIndex) const;
 

@@ -1,0 +1,205 @@
+// The ranks of a job in the GUI, offscreen: the HTA two-rank pair imported as one run opens
+// with a device group per rank (foldable), lane labels that never repeat, the per-rank table
+// (steps, mean and slowest step, kernel time: the README's numbers); the window gives the
+// timeline >= 55% of 1400 px in both panel placements and remembers the choice (a test
+// organisation's settings, cleared first); long names in the breakdown table are elided in the
+// middle with the whole name in the tooltip, and its columns can be resized.
+#include "app/gui/breakdown/breakdownactions.h"
+#include "app/gui/breakdown/breakdownmodel.h"
+#include "app/gui/breakdown/breakdownview.h"
+#include "app/gui/core/timeformat.h"
+#include "app/gui/widgets/detailspanel.h"
+#include "app/gui/widgets/mainwindow.h"
+#include "app/gui/widgets/timelinewidget.h"
+#include "interop/importer.h"
+#include "storage/database.h"
+#include "tests/support/testsupport.h"
+
+#include <QHeaderView>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTest>
+
+#include <map>
+#include <set>
+
+using namespace wt::gui;
+
+class TstMultiRank : public QObject {
+    Q_OBJECT
+private:
+    std::string m_file;
+
+    bool waitLoaded(MainWindow& w)
+    {
+        QSignalSpy loaded(&w, &MainWindow::runLoaded);
+        QSignalSpy failed(&w, &MainWindow::loadFailed);
+        for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
+            QTest::qWait(50);
+        return !loaded.isEmpty();
+    }
+    void importPair()
+    {
+        if (!m_file.empty())
+            return;
+        const QString a = wt::test::sharedTrace("kineto-hta_2ranks_rank-0.json.gz");
+        const QString b = wt::test::sharedTrace("kineto-hta_2ranks_rank-1.json.gz");
+        if (a.isEmpty() || b.isEmpty())
+            WT_MISSING_TRACE(a.isEmpty() ? "kineto-hta_2ranks_rank-0.json.gz" : "kineto-hta_2ranks_rank-1.json.gz");
+        m_file = wt::test::tempPath("multirank-gui.wt");
+        wt::Database db(m_file, wt::OpenMode::ReadWrite);
+        wt::interop::importRanks(db, {a.toStdString(), b.toStdString()});
+    }
+    static double timelineShare(MainWindow& w) { return double(w.timeline()->width()) / double(w.width()); }
+
+private slots:
+    void initTestCase()
+    {
+        // Settings of a test organisation, never the user's.
+        QCoreApplication::setOrganizationName(QStringLiteral("wheretime-test"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_multirank"));
+        QSettings().clear();
+    }
+    void cleanupTestCase() { QSettings().clear(); }
+
+    void ranksAsDeviceGroups()
+    {
+        importPair();
+        MainWindow w(false);
+        BreakdownActions::install(&w);
+        w.resize(1400, 800);
+        w.show();
+        QVERIFY(w.openFile(QString::fromStdString(m_file)));
+        QVERIFY(waitLoaded(w));
+        TimelineWidget* tl = w.timeline();
+        QStringList headers;
+        std::map<int, std::set<QString>> laneLabels;
+        std::map<int, int> lanes;
+        for (const Row& r : tl->layout().rows()) {
+            if (r.kind == Row::DeviceHeader)
+                headers << r.label;
+            if (r.kind == Row::Lane) {
+                laneLabels[r.deviceIndex].insert(r.label);
+                ++lanes[r.deviceIndex];
+            }
+        }
+        QCOMPARE(headers, (QStringList{QStringLiteral("rank 0: GPU 0"), QStringLiteral("rank 1: GPU 1")}));
+        QVERIFY(lanes[0] >= 2);
+        for (auto& [dev, labels] : laneLabels)
+            QCOMPARE(int(labels.size()), lanes[dev]);   // no label twice within a rank
+        // A rank folds to its header.
+        const size_t all = tl->layout().rows().size();
+        tl->setCollapsedDepth(0, -1);
+        size_t rank0 = 0;
+        for (const Row& r : tl->layout().rows())
+            rank0 += r.deviceIndex == 0;
+        QCOMPARE(rank0, size_t(1));
+        QVERIFY(tl->layout().rows().size() < all);
+        tl->setCollapsedDepth(0, 0);
+        QCOMPARE(tl->layout().rows().size(), all);
+
+        // The per-rank table: the README's kernel time per rank, both steps on both ranks.
+        QTableWidget* t = w.details()->ranksTable();
+        QVERIFY(!t->isHidden());
+        QCOMPARE(t->rowCount(), 2);
+        QCOMPARE(t->item(0, DetailsPanel::RankDevice)->text(), QStringLiteral("rank 0: GPU 0"));
+        QCOMPARE(t->item(0, DetailsPanel::RankSteps)->text(), QStringLiteral("2"));
+        QCOMPARE(t->item(1, DetailsPanel::RankSteps)->text(), QStringLiteral("2"));
+        QCOMPARE(t->item(0, DetailsPanel::RankKernelTime)->text(), formatDuration(606519000.0));
+        QCOMPARE(t->item(1, DetailsPanel::RankKernelTime)->text(), formatDuration(651026000.0));
+        QVERIFY(t->item(0, DetailsPanel::RankSlowestStep)->text().startsWith(QStringLiteral("ProfilerStep#55")));
+        for (int row = 0; row < 2; ++row) {
+            const qint64 mean = t->item(row, DetailsPanel::RankMeanStep)->data(Qt::UserRole).toLongLong();
+            const qint64 slowest = t->item(row, DetailsPanel::RankSlowestTime)->data(Qt::UserRole).toLongLong();
+            QVERIFY(mean > 0 && slowest >= mean);
+            // Two steps: the mean lies between the faster and the slower.
+            QVERIFY(slowest < 2 * mean);
+        }
+        // Exactly one straggler (bold), the rank with the larger mean step.
+        const qint64 m0 = t->item(0, DetailsPanel::RankMeanStep)->data(Qt::UserRole).toLongLong();
+        const qint64 m1 = t->item(1, DetailsPanel::RankMeanStep)->data(Qt::UserRole).toLongLong();
+        QCOMPARE(t->item(0, 0)->font().bold(), m0 > m1);
+        QCOMPARE(t->item(1, 0)->font().bold(), m1 >= m0);
+    }
+
+    void timelineGetsMostOfTheWidth()
+    {
+        importPair();
+        for (auto placement : {MainWindow::PanelPlacement::Below, MainWindow::PanelPlacement::Beside}) {
+            MainWindow w(false);
+            BreakdownActions::install(&w);
+            w.setPanelPlacement(placement);
+            w.resize(1400, 800);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(w.openFile(QString::fromStdString(m_file)));
+            QVERIFY(waitLoaded(w));
+            QTest::qWait(50);
+            QVERIFY2(timelineShare(w) >= 0.55, qPrintable(QStringLiteral("%3: timeline %1 of %2 px, details %4 px")
+                                                            .arg(w.timeline()->width())
+                                                            .arg(w.width())
+                                                            .arg(placement == MainWindow::PanelPlacement::Beside ? QStringLiteral("beside") : QStringLiteral("below"))
+                                                            .arg(w.details()->width())));
+            QVERIFY2(w.timeline()->height() >= 250, qPrintable(QStringLiteral("timeline %1 px high of %2").arg(w.timeline()->height()).arg(w.height())));
+        }
+    }
+
+    void placementRemembered()
+    {
+        QSettings().clear();
+        {
+            MainWindow w(true);
+            QCOMPARE(w.panelPlacement(), MainWindow::PanelPlacement::Below);
+            w.setPanelPlacement(MainWindow::PanelPlacement::Beside);
+        }
+        {
+            MainWindow w(true);
+            QCOMPARE(w.panelPlacement(), MainWindow::PanelPlacement::Beside);
+            w.resize(1400, 800);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(timelineShare(w) >= 0.55);
+        }
+        QSettings().clear();
+    }
+
+    void longNamesElidedInTheMiddle()
+    {
+        importPair();
+        MainWindow w(false);
+        BreakdownActions* actions = BreakdownActions::install(&w);
+        w.resize(1400, 800);
+        w.show();
+        QVERIFY(w.openFile(QString::fromStdString(m_file)));
+        QVERIFY(waitLoaded(w));
+        BreakdownView* view = actions->view();
+        QTableView* table = view->table();
+        QTRY_VERIFY_WITH_TIMEOUT(table->model()->rowCount() > 0, 20000);
+        view->setGroupBy(wt::GroupBy::Kernel);
+        view->waitForResult();
+        QTRY_VERIFY_WITH_TIMEOUT(table->model()->rowCount() > 10, 20000);
+        QCOMPARE(table->textElideMode(), Qt::ElideMiddle);
+        QCOMPARE(table->horizontalHeader()->sectionResizeMode(BreakdownModel::TimeColumn), QHeaderView::Interactive);
+        // The longest name: wider than its column, so the view elides it; the tooltip is whole.
+        QAbstractItemModel* m = table->model();
+        int longest = -1;
+        for (int r = 0; r < m->rowCount(); ++r)
+            if (longest < 0 || m->index(r, BreakdownModel::NameColumn).data().toString().size() >
+                                   m->index(longest, BreakdownModel::NameColumn).data().toString().size())
+                longest = r;
+        QVERIFY(longest >= 0);
+        const QModelIndex idx = m->index(longest, BreakdownModel::NameColumn);
+        const QString name = idx.data().toString();
+        QVERIFY2(name.size() > 80, qPrintable(name));
+        QCOMPARE(idx.data(Qt::ToolTipRole).toString().contains(name), true);
+        const int colW = table->columnWidth(BreakdownModel::NameColumn);
+        QVERIFY(table->fontMetrics().horizontalAdvance(name) > colW);
+        const QString shown = table->fontMetrics().elidedText(name, table->textElideMode(), colW - 8);
+        QVERIFY(shown.startsWith(name.left(5)) && shown.endsWith(name.right(5)) && shown.contains(QChar(0x2026)));
+    }
+};
+
+QTEST_MAIN(TstMultiRank)
+#include "tst_multirank.moc"
