@@ -26,7 +26,8 @@ const char* kUsage =
     "  --variant    softmax variant (default adaptive)\n"
     "  --preset     default: paper on CUDA, small on the CPU\n"
     "  --steps N    traced steps (default 3); --warmup N untraced steps first (default 1)\n"
-    "  --backend    auto (CUDA when a GPU is usable), cuda (fail without one), cpu\n"
+    "  --backend    auto (CUDA when a GPU and the CUDA plugin are usable, else the CPU with a notice),\n"
+    "               cuda (fail in one line without them), cpu\n"
     "  --json       print the summary as one JSON object (run, device, steps, kernels, step_ns,\n"
     "               softmax_ns_per_step, softmax_share, dropped_records, loss of the last step, status)\n"
     "SIGINT/SIGTERM/SIGHUP stop after the current op: the run is kept, marked interrupted, exit 130.\n"
@@ -61,6 +62,7 @@ int runCaptureCommand(Args& args)
     o.output = args.value("-o", args.value("--output", ""));
     o.trace = !args.flag("--no-trace");
     o.installSignalHandlers = true;
+    o.notice = [](const std::string& line) { std::cerr << "wheretime capture: " << line << "\n"; };
 
     capture::CaptureResult r;
     try {

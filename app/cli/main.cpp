@@ -1,5 +1,7 @@
 // wheretime: the command-line front end (no Qt Widgets). Subcommands live in cmd_*.cpp.
 #include "app/cli/command.h"
+#include "capture/cudaplugin.h"
+#include "storage/database.h"
 #include "storage/storageerror.h"
 #include "wheretime_config.h"
 
@@ -60,7 +62,11 @@ int main(int argc, char** argv)
         return 0;
     }
     if (args[0] == "--version" || args[0] == "-V") {
-        std::cout << "wheretime " WHERETIME_VERSION << (WHERETIME_HAVE_CUDA ? " (CUDA)" : " (no CUDA)") << "\n";
+        // The plugin is looked for, not loaded: --version maps no CUDA library.
+        std::string plugin = wt::capture::findCudaPlugin();
+        std::cout << "wheretime " WHERETIME_VERSION "\n"
+                  << "file schema: " << wt::Database::kSchemaVersion << "\n"
+                  << "cuda plugin: " << (plugin.empty() ? std::string("not installed (CPU capture only)") : plugin + " (ABI " + std::to_string(wt::capture::kCudaPluginAbi) + " expected; loaded by capture)") << "\n";
         return 0;
     }
     auto& cmds = commands();
