@@ -97,7 +97,7 @@ private:
 
 int runImport(Args& args)
 {
-    args.parse({"-o", "--output", "--name"}, {"--timing"});
+    args.parse();
     auto out = args.value("-o");
     if (!out)
         out = args.value("--output");
@@ -154,7 +154,11 @@ int runImport(Args& args)
     return failures ? 1 : 0;
 }
 
-const RegisterCommand reg{{"import", "import Nsight Systems, Kineto or Chrome traces as runs", kUsage, runImport}};
+const RegisterCommand reg{{"import", "import Nsight Systems, Kineto or Chrome traces as runs", kUsage, runImport,
+                           {{"-o", "FILE", "the wheretime file to add runs to"},
+                            {"--output", "FILE", "the same as -o"},
+                            {"--name", "NAME", "run name (default: the input's file name)"},
+                            {"--timing", "", "also print parse and write times"}}}};
 
 }  // namespace
 }  // namespace wt::cli
