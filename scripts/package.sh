@@ -59,7 +59,9 @@ if [ -f "$main/$plugin_rel" ]; then
   rmdir --ignore-fail-on-non-empty "$main/$(dirname "$plugin_rel")"
 fi
 install -Dm644 packaging/wheretime-gui.1 "$main/usr/share/man/man1/wheretime-gui.1"
-[ -x "$main/usr/bin/wheretime-gui" ] || rm -f "$main/usr/share/man/man1/wheretime-gui.1"
+if [ ! -x "$main/usr/bin/wheretime-gui" ]; then   # a build without the GUI: no entry that starts it
+  rm -f "$main/usr/share/man/man1/wheretime-gui.1" "$main/usr/share/applications/wheretime.desktop"
+fi
 
 # Detached debug symbols by build id; the packaged binaries are stripped.
 strip_tree() {
@@ -89,16 +91,18 @@ docs() {   # copyright, changelog, compressed man pages
 }
 docs "$main" wheretime
 docs "$cuda" wheretime-cuda
-docs "$dbg" wheretime-dbgsym
+# As Debian's automatic dbgsym packages: the doc folder is the main package's (exact Depends).
+mkdir -p "$dbg/usr/share/doc"
+ln -s wheretime "$dbg/usr/share/doc/wheretime-dbgsym"
 
 # Shared-library dependencies of the main package, from dpkg's shlibs data.
-shlibdeps() {
-  local root=$1 bins
-  bins=$(find "$root" -type f -perm -u+x -exec sh -c 'file -b "$1" | grep -q ^ELF && echo "$1"' _ {} \;)
+shlibdeps() {   # root [dpkg-shlibdeps options]
+  local root=$1 bins; shift
+  bins=$(find "$root" -type f \( -perm -u+x -o -name '*.so' \) -exec sh -c 'file -b "$1" | grep -q ^ELF && echo "$1"' _ {} \;)
   [ -n "$bins" ] || return 0
   mkdir -p "$work/shlib/debian"
   printf 'Source: wheretime\n\nPackage: wheretime\nArchitecture: any\n' >"$work/shlib/debian/control"
-  (cd "$work/shlib" && dpkg-shlibdeps -O $bins 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+  (cd "$work/shlib" && dpkg-shlibdeps -O "$@" $bins 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 }
 depends=$(shlibdeps "$main")
 [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies for wheretime"
@@ -119,6 +123,12 @@ control() {   # root package depends description...
     printf '%s\n' "$@"
   } >"$root/DEBIAN/control"
 }
+# The plugin: its Debian libraries (libc, libstdc++, OpenBLAS); the CUDA ones are no packages.
+cuda_depends="wheretime (= $version)"
+if [ "$has_cuda" = 1 ]; then
+  extra=$(shlibdeps "$cuda" --ignore-missing-info)
+  [ -n "$extra" ] && cuda_depends="$cuda_depends, $extra"
+fi
 control "$main" wheretime "$depends" devel \
   "Description: where the time of language-model workloads goes on a GPU" \
   " wheretime captures training steps of bundled language-model workloads under" \
@@ -132,7 +142,7 @@ control "$main" wheretime "$depends" devel \
   " manual pages, bash and zsh completions and the MIME type of .wt files. It" \
   " needs no CUDA library."
 if [ "$has_cuda" = 1 ]; then
-  control "$cuda" wheretime-cuda "wheretime (= $version)" devel \
+  control "$cuda" wheretime-cuda "$cuda_depends" devel \
     "Description: CUDA backend and CUPTI tracer for wheretime" \
     " The plugin libwheretime-cuda.so that \`wheretime capture\` loads to run the" \
     " bundled workloads on an NVIDIA GPU and record their kernels with CUPTI." \
