@@ -1,15 +1,11 @@
 #include "capture.h"
 
 #include "capture/cputracer.h"
+#include "capture/cudaplugin.h"
 #include "capture/recordsink.h"
 #include "kernels/model.h"
 #include "storage/database.h"
 #include "storage/writer.h"
-#include "wheretime_config.h"
-#if WHERETIME_HAVE_CUDA
-#include "capture/cuptitracer.h"
-#include <cuda_runtime.h>
-#endif
 
 #include <algorithm>
 #include <atomic>
@@ -76,6 +72,53 @@ double median(std::vector<int64_t> v)
     return n % 2 ? double(v[n / 2]) : (double(v[n / 2 - 1]) + double(v[n / 2])) / 2.0;
 }
 
+// The CPU model, in this executable.
+class CpuWorkload final : public Workload {
+public:
+    explicit CpuWorkload(std::unique_ptr<kernels::Model> model) : m_model(std::move(model)) {}
+    void prepare() override { m_model->prepare(); }
+    float step() override { return m_model->step(); }
+    void setObserver(kernels::Observer* observer) override { m_model->setObserver(observer); }
+    std::string deviceName() const override { return m_model->deviceName(); }
+    std::string configJson() const override { return m_model->configJson(); }
+    void synchronize() override {}
+
+private:
+    std::unique_ptr<kernels::Model> m_model;
+};
+
+// The CUDA plugin for this capture, or null for a CPU one. --backend cuda: the plugin first
+// (so a missing or mismatched plugin is named even on a machine without a GPU), then the GPU.
+// --backend auto: the driver first (no plugin is loaded on a machine without one), then the
+// plugin; a GPU machine without a usable plugin captures on the CPU with a notice.
+const CudaPluginApi* choosePlugin(const CaptureOptions& o)
+{
+    std::string why;
+    if (o.backend == "cuda") {
+        const CudaPluginApi* api = loadCudaPlugin(&why);
+        if (!api)
+            throw CaptureUnavailable("--backend cuda: " + why);
+        if (!api->available(&why))
+            throw CaptureUnavailable("--backend cuda: no usable GPU (" + why + ")");
+        return api;
+    }
+    if (o.backend == "cpu")
+        return nullptr;
+    if (o.backend != "auto")
+        throw CaptureUsageError("unknown --backend '" + o.backend + "' (auto, cuda, cpu)");
+    if (!cudaDriverPresent(&why)) {
+        if (o.notice)
+            o.notice("capturing on the CPU: " + why);
+        return nullptr;
+    }
+    const CudaPluginApi* api = loadCudaPlugin(&why);
+    if (api && api->available(&why))
+        return api;
+    if (o.notice)
+        o.notice("capturing on the CPU: " + why);
+    return nullptr;
+}
+
 }  // namespace
 
 CaptureResult runCapture(const CaptureOptions& o)
@@ -84,20 +127,12 @@ CaptureResult runCapture(const CaptureOptions& o)
         throw CaptureUsageError("--steps must be at least 1");
     if (o.warmup < 0)
         throw CaptureUsageError("--warmup must not be negative");
-    bool cuda = false;
-    if (o.backend == "cuda") {
-        if (!WHERETIME_HAVE_CUDA)
-            throw CaptureUsageError("--backend cuda: this build has no CUDA support (configure with the CUDA toolkit)");
-        if (!kernels::cudaAvailable())
-            throw CaptureUsageError("--backend cuda: no usable GPU (" + kernels::cudaUnavailableReason() + ")");
-        cuda = true;
-    } else if (o.backend == "auto") {
-        cuda = WHERETIME_HAVE_CUDA && kernels::cudaAvailable();
-    } else if (o.backend != "cpu") {
+    if (o.backend != "auto" && o.backend != "cuda" && o.backend != "cpu")
         throw CaptureUsageError("unknown --backend '" + o.backend + "' (auto, cuda, cpu)");
-    }
     if (o.trace && o.output.empty())
         throw CaptureUsageError("an output file is needed (-o FILE)");
+    const CudaPluginApi* plugin = choosePlugin(o);
+    bool cuda = plugin != nullptr;
 
     CaptureResult res;
     res.preset = o.preset.empty() ? (cuda ? "paper" : "small") : o.preset;
@@ -109,11 +144,21 @@ CaptureResult runCapture(const CaptureOptions& o)
     }
     config.backend = cuda ? kernels::BackendKind::Cuda : kernels::BackendKind::Cpu;
     config.seed = o.seed;
-    std::unique_ptr<kernels::Model> model;
-    try {
-        model = kernels::Model::create(config);
-    } catch (const std::invalid_argument& e) {
-        throw CaptureUsageError(e.what());
+    std::unique_ptr<Workload> model;
+    if (cuda) {
+        std::string error;
+        bool usage = false;
+        model.reset(plugin->createWorkload(config, &error, &usage));
+        if (!model && usage)
+            throw CaptureUsageError(error);
+        if (!model)
+            throw kernels::DeviceError(error);
+    } else {
+        try {
+            model = std::make_unique<CpuWorkload>(kernels::Model::create(config));
+        } catch (const std::invalid_argument& e) {
+            throw CaptureUsageError(e.what());
+        }
     }
     res.backend = cuda ? "cupti" : "cpu";
 
@@ -148,10 +193,11 @@ CaptureResult runCapture(const CaptureOptions& o)
     info.backend = res.backend;
     info.startedAt = isoNow();
     DeviceInfo device;
-#if WHERETIME_HAVE_CUDA
-    if (cuda)
-        device = CuptiTracer::deviceInfo(0);
-#endif
+    if (cuda) {
+        std::string error;
+        if (!plugin->deviceInfo(0, &device, &error))
+            throw std::runtime_error(error);
+    }
     if (!cuda) {
         device.id = 0;
         device.name = "CPU: " + CpuTracer::cpuModelName();
@@ -172,10 +218,12 @@ CaptureResult runCapture(const CaptureOptions& o)
         std::unique_ptr<Tracer> tracer;
         if (o.tracerFactory)
             tracer = o.tracerFactory(sink, &g_stop);
-#if WHERETIME_HAVE_CUDA
-        if (!tracer && cuda)
-            tracer = std::make_unique<CuptiTracer>(sink, &g_stop);
-#endif
+        if (!tracer && cuda) {
+            std::string error;
+            tracer.reset(plugin->createTracer(sink, &g_stop, &error));
+            if (!tracer)
+                throw std::runtime_error(error);
+        }
         if (!tracer)
             tracer = std::make_unique<CpuTracer>(sink, &g_stop);
         info.originNs = tracer->origin();
@@ -207,10 +255,8 @@ CaptureResult runCapture(const CaptureOptions& o)
             }
             if (!failure.empty())
                 break;
-#if WHERETIME_HAVE_CUDA
-            if (interrupted && cuda)
-                cudaDeviceSynchronize();
-#endif
+            if (interrupted)
+                model->synchronize();
             tracer->endStep();
             sink.commit();   // write and commit the step's records now: a kill loses at most the next step
             if (interrupted || sink.failed())

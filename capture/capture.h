@@ -33,6 +33,9 @@ struct CaptureOptions {
     bool installSignalHandlers = false;
     // Extra (key, value) pairs for the run's metadata (e.g. the sweep tags of `capture --sweep`).
     std::vector<std::pair<std::string, std::string>> metadata;
+    // Called with a one-line notice when --backend auto captures on the CPU (no driver, no
+    // GPU, or no usable CUDA plugin); the CLI prints it on stderr.
+    std::function<void(const std::string&)> notice;
     // Tests: builds the tracer instead of the CUPTI or CPU one (e.g. one that injects a device
     // error mid-step). It must write only through the sink it is given.
     std::function<std::unique_ptr<Tracer>(RecordSink&, const std::atomic<bool>*)> tracerFactory;
@@ -60,6 +63,12 @@ struct CaptureUsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The GPU capture asked for (--backend cuda) cannot run here: no CUDA plugin, a mismatched
+// one, no driver or no GPU. what() is one line.
+struct CaptureUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // A step failed (a device error, a failed launch, out of memory, any error of the workload) after
 // the run was begun: what was recorded up to the error is kept and the run is marked failed.
 // what() is one line: the error, then the run's id and status.
@@ -68,7 +77,7 @@ struct CaptureFailed : std::runtime_error {
     int64_t runId;
 };
 
-// Throws CaptureUsageError for bad options, CaptureFailed when a traced step fails, and
+// Throws CaptureUsageError for bad options, CaptureUnavailable when --backend cuda cannot run, CaptureFailed when a traced step fails, and
 // StorageError/std::runtime_error for other failures (unwritable output, disk full, errors of an
 // untraced run). An interrupted capture returns normally with status "interrupted".
 CaptureResult runCapture(const CaptureOptions& options);

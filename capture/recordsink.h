@@ -75,18 +75,20 @@ public:
     // The writer must have begun its run; the sink uses it only from its own thread until
     // close() returns.
     explicit RecordSink(Writer& writer, size_t maxQueued = kDefaultMaxQueued);
-    ~RecordSink();
+    virtual ~RecordSink();
     RecordSink(const RecordSink&) = delete;
     RecordSink& operator=(const RecordSink&) = delete;
 
-    uint32_t name(std::string_view text);
-    int64_t scopeNode(int64_t parentNode, std::string_view name, std::string_view level);
-    int64_t beginScope(int64_t node, int64_t parentInstance, int64_t startNs);
-    void endScope(int64_t instance, int64_t endNs);
-    void activity(const ActivityRecord& record);
-    void apiCall(const ApiRecord& record);
-    void launch(const LaunchRecord& record);
-    void device(const DeviceInfo& info);
+    // Virtual: the CUDA plugin's tracer (capture/cudaplugin.h) calls them through the vtable, so
+    // it needs none of the sink's or storage's code.
+    virtual uint32_t name(std::string_view text);
+    virtual int64_t scopeNode(int64_t parentNode, std::string_view name, std::string_view level);
+    virtual int64_t beginScope(int64_t node, int64_t parentInstance, int64_t startNs);
+    virtual void endScope(int64_t instance, int64_t endNs);
+    virtual void activity(const ActivityRecord& record);
+    virtual void apiCall(const ApiRecord& record);
+    virtual void launch(const LaunchRecord& record);
+    virtual void device(const DeviceInfo& info);
 
     // Lets the writer thread write what is queued now (between steps); does not wait.
     void kick();

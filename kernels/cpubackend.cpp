@@ -46,13 +46,13 @@ public:
 
 std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
 
-#if !WHERETIME_HAVE_CUDA
+#if !defined(WT_KERNELS_CUDA)   // wt_kernels (no CUDA): the CUDA backend is the plugin's (capture/cudaplugin.h)
 std::unique_ptr<Backend> makeCudaBackend()
 {
-    throw DeviceError("this build has no CUDA backend (configure with WHERETIME_CUDA=ON)");
+    throw DeviceError("the CUDA backend is not linked in (it is the CUDA plugin libwheretime-cuda.so: use wheretime capture --backend cuda)");
 }
 bool cudaAvailable() { return false; }
-std::string cudaUnavailableReason() { return "this build has no CUDA backend"; }
+std::string cudaUnavailableReason() { return "the CUDA backend is not linked in (it is the CUDA plugin libwheretime-cuda.so)"; }
 #endif
 
 }  // namespace wt::kernels

@@ -2,12 +2,14 @@
 # The relocatable GPU bundle: builds here (preset gpu-bundle: Release, CUDA backend + CUPTI
 # tracer for sm_90, no Qt) and assembles a folder that runs on a GPU machine with the CUDA
 # toolkit and driver but without Qt or any -dev package:
-#   bin/wheretime          the CLI
+#   bin/wheretime          the CLI (no CUDA library: it maps none for anything but a GPU capture)
+#   bin/libwheretime-cuda.so  the CUDA plugin (CUDA backend + CUPTI tracer), loaded by
+#                          `wheretime capture` from beside the CLI
 #   bin/tst_capture_gpu    the gpu-labelled capture test (Qt-free)
 #   lib/                   OpenBLAS (+ gfortran, quadmath), simdjson, libstdc++, libgcc_s
 #                          (SQLite and zlib are static)
 #   scripts/gpu-check.sh, scripts/softmax-vs-pytorch.py
-# cudart, cuBLAS and CUPTI come from the machine it runs on (RUNPATH: $ORIGIN/../lib, then
+# The plugin's cudart, cuBLAS and CUPTI come from the machine it runs on (RUNPATH: $ORIGIN/../lib, then
 # /usr/local/cuda's library folders; gpu-check.sh adds others it finds). Checks that nothing
 # else outside the bundle is needed (ldd) and that it stays under 64 MiB.
 #
@@ -15,7 +17,8 @@
 #     --out DIR    where to assemble it (default build/gpu-bundle/wheretime-gpu)
 #     --no-build   assemble from the existing build/gpu-bundle
 #     --check      then run it here from another folder with a clean environment (env -i):
-#                  --version, a CPU capture at tiny, stats of the file
+#                  --version, a CPU capture at tiny, stats of the file, and the plugin
+#                  loads (--backend cuda must fail for want of a GPU, not of a library)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 cd "$src"
@@ -45,15 +48,15 @@ if [ "$build" = 1 ]; then
   if [ ! -f "$bdir/build.ninja" ]; then
     cmake --preset gpu-bundle "${launcher[@]}" >"$bdir.configure.log" 2>&1 || { tail -30 "$bdir.configure.log"; die "configure failed (log: $bdir.configure.log)"; }
   fi
-  cmake --build "$bdir" -j"${BUNDLE_JOBS:-$(nproc)}" --target wheretime tst_capture_gpu >"$bdir.build.log" 2>&1 ||
+  cmake --build "$bdir" -j"${BUNDLE_JOBS:-$(nproc)}" --target wheretime wheretime-cuda tst_capture_gpu >"$bdir.build.log" 2>&1 ||
     { tail -40 "$bdir.build.log"; die "build failed (log: $bdir.build.log)"; }
 fi
 [ -x "$bdir/app/cli/wheretime" ] || die "$bdir/app/cli/wheretime is missing: build first (without --no-build)"
-"$bdir/app/cli/wheretime" --version | grep -q "CUDA" || die "$bdir is not a CUDA build"
+[ -f "$bdir/app/cli/libwheretime-cuda.so" ] || die "$bdir has no CUDA plugin (app/cli/libwheretime-cuda.so): is it a CUDA build?"
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib" "$out/scripts"
-cp "$bdir/app/cli/wheretime" "$bdir/tests/capture/tst_capture_gpu" "$out/bin/"
+cp "$bdir/app/cli/wheretime" "$bdir/app/cli/libwheretime-cuda.so" "$bdir/tests/capture/tst_capture_gpu" "$out/bin/"
 strip --strip-unneeded "$out/bin/"*
 cp scripts/gpu-check.sh scripts/softmax-vs-pytorch.py "$out/scripts/"
 chmod +x "$out/scripts/"*
@@ -102,7 +105,7 @@ wheretime GPU bundle, built $(date -u +%Y-%m-%dT%H:%MZ) from $(git -C "$src" rev
 Needs: x86-64 Linux with glibc >= ${glibc#GLIBC_}, an NVIDIA driver, the CUDA 13 libraries (cudart, cuBLAS, CUPTI).
 Run:   scripts/gpu-check.sh OUTDIR      (see the README of the wheretime sources, "GPU check")
 TXT
-echo "gpu-bundle: $out ($((bytes / 1048576)) MiB; needs $glibc and, from the machine, $(env -u LD_LIBRARY_PATH ldd "$out/bin/wheretime" | awk '{print $1}' | grep -E "$cuda_re" | tr '\n' ' '))"
+echo "gpu-bundle: $out ($((bytes / 1048576)) MiB; needs $glibc and, from the machine, $(env -u LD_LIBRARY_PATH ldd "$out/bin/libwheretime-cuda.so" | awk '{print $1}' | grep -E "$cuda_re" | tr '\n' ' '))"
 
 if [ "$check" = 1 ]; then
   abs=$(cd "$out" && pwd)
@@ -116,6 +119,17 @@ if [ "$check" = 1 ]; then
   run "$abs/bin/wheretime" capture --workload transformer --variant fused --preset tiny --backend cpu --steps 2 -o "$tmp/check.wt" ||
     die "the bundled wheretime could not capture the transformer on the CPU"
   run "$abs/bin/wheretime" stats "$tmp/check.wt" >/dev/null || die "the bundled wheretime could not read its capture"
+  run "$abs/bin/wheretime" --version | grep -qx "cuda plugin: $abs/bin/libwheretime-cuda.so.*" ||
+    die "the bundled wheretime does not find the plugin beside it"
+  # The plugin and its CUDA libraries load here; only the GPU is missing (or it captures).
+  set +e
+  run "$abs/bin/wheretime" capture --workload gcn --preset tiny --backend cuda --steps 1 -o "$tmp/cuda.wt" >"$tmp/cuda.log" 2>&1
+  rc=$?
+  set -e
+  if [ "$rc" != 0 ]; then
+    [ "$(wc -l <"$tmp/cuda.log")" = 1 ] || { cat "$tmp/cuda.log"; die "capture --backend cuda without a GPU is not one line"; }
+    grep -q "no usable GPU" "$tmp/cuda.log" || die "the bundled plugin does not load: $(cat "$tmp/cuda.log")"
+  fi
   set +e
   run "$abs/bin/tst_capture_gpu" >"$tmp/gputest.log" 2>&1
   rc=$?

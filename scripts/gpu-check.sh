@@ -4,7 +4,7 @@
 # not only that things ran, and stops at the first failure with a non-zero exit and one line
 # that starts "gpu-check: FAILED".
 #
-#   1. setup      the CUDA libraries are found (else searched for), the CLI is a CUDA build
+#   1. setup      the CUDA libraries are found (else searched for), the CUDA plugin is there
 #   2. gpu tests  bin/tst_capture_gpu: a CUPTI capture attributed to layers, readable kernel
 #                 names (the CPU capture's op names), nothing dropped or incomplete
 #   3. numbers    every workload and variant at the tiny preset: the loss after 3 steps on CUDA
@@ -176,13 +176,17 @@ else
   fail "no wheretime: run this from the GPU bundle (scripts/gpu-bundle.sh) or set WHERETIME"
 fi
 gputest=${TST_CAPTURE_GPU:-$(dirname "$bin")/tst_capture_gpu}
+# The CUDA backend and CUPTI tracer: the plugin the CLI loads for a GPU capture (beside it in
+# the bundle; $WHERETIME_PLUGIN_DIR for a build tree).
+plugin=${WHERETIME_PLUGIN_DIR:-$(dirname "$bin")}/libwheretime-cuda.so
 command -v python3 >/dev/null || fail "python3 is needed for the table"
 if [ "$dry" = 0 ]; then
   # The bundle was built on Debian 12: it needs glibc 2.36 or newer.
-  old=$(ldd "$bin" 2>&1 | grep -o "version \`GLIBC_[0-9.]*' not found" | head -1)
+  [ -f "$plugin" ] || fail "no CUDA plugin: $plugin is missing (the bundle ships it beside bin/wheretime)"
+  old=$(ldd "$bin" "$plugin" 2>&1 | grep -o "version \`GLIBC_[0-9.]*' not found" | head -1)
   [ -z "$old" ] || fail "this machine's glibc is too old for the bundle ($old; $(ldd --version | head -1))"
   # The CUDA libraries of this machine: RUNPATH covers /usr/local/cuda; look elsewhere if not.
-  if ldd "$bin" | grep -q "not found"; then
+  if ldd "$plugin" | grep -q "not found"; then
     dirs=""
     for root in ${CUDA_HOME:-} ${CUDA_PATH:-} /usr/local/cuda /usr/local/cuda-13* /opt/cuda; do
       for sub in lib64 lib targets/x86_64-linux/lib extras/CUPTI/lib64; do
@@ -193,12 +197,12 @@ if [ "$dry" = 0 ]; then
     pydirs=$(python3 -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0] if hasattr(nvidia, "__path__") else nvidia.__file__))' 2>/dev/null)
     [ -n "$pydirs" ] && dirs="$dirs:$(find "$pydirs/nvidia" -name 'lib*.so.13*' -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')"
     export LD_LIBRARY_PATH="${dirs#:}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    missing=$(ldd "$bin" | grep "not found" | awk '{print $1}' | tr '\n' ' ')
+    missing=$(ldd "$plugin" | grep "not found" | awk '{print $1}' | tr '\n' ' ')
     [ -z "$missing" ] || fail "CUDA libraries not found on this machine: $missing(set CUDA_HOME or LD_LIBRARY_PATH)"
     log "CUDA libraries from LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
   fi
   nvidia-smi -L 2>/dev/null | head -4 || log "nvidia-smi not found"
-  "$bin" --version | grep -q "CUDA" || fail "$bin is not a CUDA build"
+  "$bin" --version | grep -q "^cuda plugin: /" || fail "$bin finds no CUDA plugin: $("$bin" --version | grep '^cuda plugin')"
   "$bin" workloads | grep -q "^cuda: available" || fail "no usable GPU: $("$bin" workloads | grep '^cuda:')"
 fi
 version=$("$bin" --version 2>&1) || fail "$bin does not start: $(echo "$version" | tail -1)"

@@ -44,6 +44,15 @@ void Args::parse(const std::vector<std::string>& valued, const std::vector<std::
     }
 }
 
+void Args::parse()
+{
+    std::vector<std::string> valued, flags;
+    if (m_options)
+        for (const Option& o : *m_options)
+            (o.value.empty() ? flags : valued).push_back(o.name);
+    parse(valued, flags);
+}
+
 bool Args::flag(const std::string& name) const
 {
     return std::find(m_flags.begin(), m_flags.end(), name) != m_flags.end();

@@ -13,12 +13,23 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// One option of a command: the single definition that parsing, `wheretime help`, the shell
+// completions and the man page read (see command.h).
+struct Option {
+    std::string name;    // "--json", "-o"
+    std::string value;   // what it takes, e.g. "FILE", "N"; empty for a flag
+    std::string help;    // one line
+};
+
 class Args {
 public:
     Args(std::vector<std::string> argv) : m_argv(std::move(argv)) {}
 
     // Declare options before parse(): valued options take the next argument.
     void parse(const std::vector<std::string>& valued, const std::vector<std::string>& flags);
+    // Parses with the command's own option table (Command::options, set by main()).
+    void parse();
+    void setOptions(const std::vector<Option>* options) { m_options = options; }
 
     const std::vector<std::string>& positionals() const { return m_positionals; }
     bool flag(const std::string& name) const;
@@ -32,6 +43,7 @@ private:
     std::vector<std::string> m_positionals;
     std::vector<std::pair<std::string, std::string>> m_values;
     std::vector<std::string> m_flags;
+    const std::vector<Option>* m_options = nullptr;
 };
 
 // Splits "FILE:RUN" into file and run selector; a ':' inside an existing path is kept.

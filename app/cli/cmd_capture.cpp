@@ -7,6 +7,7 @@
 #include "app/cli/command.h"
 #include "app/cli/format.h"
 #include "capture/capture.h"
+#include "capture/cudaplugin.h"
 #include "kernels/model.h"
 #include "storage/database.h"
 #include "storage/json.h"
@@ -34,7 +35,8 @@ const char* kUsage =
     "  --variant    softmax variant (default adaptive)\n"
     "  --preset     default: paper on CUDA, small on the CPU\n"
     "  --steps N    traced steps (default 3); --warmup N untraced steps first (default 1)\n"
-    "  --backend    auto (CUDA when a GPU is usable), cuda (fail without one), cpu\n"
+    "  --backend    auto (CUDA when a GPU and the CUDA plugin are usable, else the CPU with a notice),\n"
+    "               cuda (fail in one line without them), cpu\n"
     "  --sweep K=VS one run per value of K: any size --set accepts (hidden, vocab, batch, seq, layers,\n"
     "               cutoffs, ...), `variant` or `preset`; values separated by ',' (by ';' when one holds\n"
     "               commas: cutoffs=2000,10000;4000,20000). A second --sweep makes a grid (one run per\n"
@@ -216,6 +218,7 @@ int runCaptureCommand(Args& args)
     o.output = args.value("-o", args.value("--output", ""));
     o.trace = !args.flag("--no-trace");
     o.installSignalHandlers = true;
+    o.notice = [](const std::string& line) { std::cerr << "wheretime capture: " << line << "\n"; };
     bool asJson = args.flag("--json");
 
     std::vector<SweepAxis> axes;
@@ -252,7 +255,7 @@ int runCaptureCommand(Args& args)
     // The preset capture would pick, fixed once, so the runs' names say it.
     bool presetSwept = std::any_of(axes.begin(), axes.end(), [](const SweepAxis& a) { return a.key == "preset"; });
     if (o.preset.empty() && !presetSwept)
-        o.preset = o.backend == "cuda" || (o.backend == "auto" && WHERETIME_HAVE_CUDA && kernels::cudaAvailable()) ? "paper" : "small";
+        o.preset = o.backend == "cuda" || (o.backend == "auto" && capture::cudaUsable(nullptr)) ? "paper" : "small";
     std::vector<capture::CaptureOptions> runs;
     std::string id = newSweepId();
     for (size_t i = 0; i < combos.size(); ++i) {

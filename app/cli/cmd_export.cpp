@@ -55,7 +55,7 @@ bool writeFile(const std::string& path, const std::function<void(std::ostream&)>
 
 int runExport(Args& args)
 {
-    args.parse({"--format", "-o", "--output"}, {});
+    args.parse();
     if (args.positionals().size() != 1)
         throw UsageError("expected one FILE[:RUN]");
     std::string format = args.value("--format", "");
@@ -102,7 +102,10 @@ int runExport(Args& args)
     return 0;
 }
 
-const RegisterCommand reg{{"export", "export a run as Chrome trace JSON or CSV", kUsage, runExport}};
+const RegisterCommand reg{{"export", "export a run as Chrome trace JSON or CSV", kUsage, runExport,
+                           {{"--format", "chrome|csv", "Chrome trace JSON or CSV (one row per activity)"},
+                            {"-o", "OUT", "output file ('-' = standard output, chrome only)"},
+                            {"--output", "OUT", "the same as -o"}}}};
 
 }  // namespace
 }  // namespace wt::cli

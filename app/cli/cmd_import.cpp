@@ -144,7 +144,7 @@ AnalysisSettings analysisSettings(const Args& args)
 
 int runImport(Args& args)
 {
-    args.parse({"-o", "--output", "--name", "--step", "--layer-depth", "--categories"}, {"--timing", "--one-run"});
+    args.parse();
     const AnalysisSettings settings = analysisSettings(args);
     auto out = args.value("-o");
     if (!out)
@@ -247,7 +247,15 @@ int runImport(Args& args)
     return failures ? 1 : 0;
 }
 
-const RegisterCommand reg{{"import", "import Nsight Systems, Kineto or Chrome traces as runs", kUsage, runImport}};
+const RegisterCommand reg{{"import", "import Nsight Systems, Kineto or Chrome traces as runs", kUsage, runImport,
+                           {{"-o", "FILE", "the wheretime file to add runs to"},
+                            {"--output", "FILE", "the same as -o"},
+                            {"--name", "NAME", "run name (default: the input's file name)"},
+                            {"--one-run", "", "the INPUTs are the ranks of one job: one run, one device per rank"},
+                            {"--step", "REGEX", "ranges whose whole name matches are steps"},
+                            {"--layer-depth", "N", "the layer level, counted below the steps"},
+                            {"--categories", "FILE", "kernel category rules (REGEX -> CATEGORY), before the built-in ones"},
+                            {"--timing", "", "also print parse and write times"}}}};
 
 }  // namespace
 }  // namespace wt::cli

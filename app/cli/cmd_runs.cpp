@@ -13,7 +13,7 @@ namespace {
 
 int runRuns(Args& args)
 {
-    args.parse({}, {"--json"});
+    args.parse();
     if (args.positionals().size() != 1)
         throw UsageError("expected one FILE");
     Database db(args.positionals()[0], OpenMode::ReadOnly);
@@ -57,7 +57,8 @@ const RegisterCommand reg{{"runs", "list the runs a file holds",
                            "Lists the runs in FILE: id, name, workload, variant, backend, device, kernels,\n"
                            "kernel time and status (complete, interrupted, failed, incomplete).\n"
                            "  --json   a JSON array of run objects\n",
-                           runRuns}};
+                           runRuns,
+                           {{"--json", "", "a JSON array of run objects"}}}};
 
 }  // namespace
 }  // namespace wt::cli

@@ -1,6 +1,7 @@
 // wheretime workloads: the bundled LM workloads, their presets, softmax variants and sizes;
 // with a WORKLOAD, its effective config, its ops for one step, or timed CPU/CUDA steps.
 #include "app/cli/command.h"
+#include "capture/cudaplugin.h"
 #include "kernels/layertimer.h"
 #include "kernels/model.h"
 
@@ -66,7 +67,7 @@ int listAll(bool json)
         for (size_t i = 0; i < vs.size(); ++i)
             std::cout << (i ? "," : "") << "{\"name\":" << quote(vs[i]) << ",\"summary\":" << quote(variantSummary(vs[i]))
                       << "}";
-        std::cout << "],\"cuda\":" << (cudaAvailable() ? "true" : "false") << "}\n";
+        std::cout << "],\"cuda\":" << (capture::cudaUsable(nullptr) ? "true" : "false") << "}\n";
         return 0;
     }
     std::cout << "workloads:\n";
@@ -81,7 +82,8 @@ int listAll(bool json)
     std::cout << "softmax variants:\n";
     for (const auto& v : variants())
         std::printf("  %-12s %s\n", v.c_str(), variantSummary(v).c_str());
-    std::cout << "cuda: " << (cudaAvailable() ? "available" : "not available (" + cudaUnavailableReason() + ")") << "\n";
+    std::string why;
+    std::cout << "cuda: " << (capture::cudaUsable(&why) ? "available" : "not available (" + why + ")") << "\n";
     return 0;
 }
 
@@ -108,6 +110,11 @@ int runWorkloads(Args& args)
     if (args.value("--run") && steps < 1)
         throw UsageError("--run needs at least 1 step");
     long long seed = args.integer("--seed", 1);
+    // The CUDA model is in the CUDA plugin, which only `capture` loads; a step's ops are the
+    // same on both backends, so --config and --ops list them from the CPU model.
+    if (backend == "cuda" && args.value("--run"))
+        throw UsageError("--backend cuda --run: time CUDA steps with `wheretime capture --backend cuda --no-trace`");
+    backend = "cpu";
     std::unique_ptr<Model> model;
     try {
         model = Model::create(args.positionals()[0], args.value("--preset", "small"), args.value("--variant", "adaptive"),

@@ -6,6 +6,7 @@
 // (CTest: skipped) without a usable GPU.
 #include "analysis/scopetree.h"
 #include "capture/capture.h"
+#include "capture/cudaplugin.h"
 #include "capture/kernelname.h"
 #include "kernels/backend.h"
 #include "storage/database.h"
@@ -122,9 +123,11 @@ void checkWorkload(const std::string& workload)
 
 int main()
 {
-    if (!WHERETIME_HAVE_CUDA || !kernels::cudaAvailable()) {
-        std::printf("SKIP: no usable GPU (%s)\n",
-                    WHERETIME_HAVE_CUDA ? kernels::cudaUnavailableReason().c_str() : "a build without CUDA");
+    // The GPU capture goes through the CUDA plugin (beside this binary in the bundle, or
+    // $WHERETIME_PLUGIN_DIR): no driver, no GPU or no plugin skips.
+    std::string why;
+    if (!capture::cudaUsable(&why)) {
+        std::printf("SKIP: no usable GPU (%s)\n", why.c_str());
         return 77;
     }
     try {

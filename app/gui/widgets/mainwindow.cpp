@@ -5,6 +5,7 @@
 #include "timelinewidget.h"
 
 #include "app/gui/core/timeformat.h"
+#include "interop/importer.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 
@@ -14,6 +15,7 @@
 #include <QCloseEvent>
 #include <QCryptographicHash>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -27,6 +29,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTemporaryDir>
 
 #include <algorithm>
 #include <exception>
@@ -127,7 +130,8 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     m_fileMenu = file;
     QAction* open = file->addAction(QStringLiteral("&Open..."), this, [this] {
         QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open wheretime file"), QFileInfo(m_file).path(),
-                                                    QStringLiteral("wheretime files (*.wt *.db *.sqlite);;All files (*)"));
+                                                    QStringLiteral("wheretime files (*.wt *.db);;Traces to import (*.sqlite *.json *.json.gz *.gz);;"
+                                                                   "All files (*)"));
         if (!path.isEmpty())
             openFile(path);
     });
@@ -244,11 +248,49 @@ void MainWindow::showError(const QString& message)
     m_errorBox->open();
 }
 
-bool MainWindow::openFile(const QString& path, const QString& runSelector)
+namespace {
+
+// A wheretime file is SQLite with our application_id (header bytes 68..71, big-endian); an
+// unreadable file counts as one, so that Database reports why it cannot be read.
+bool isWheretimeFile(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return true;
+    QByteArray head = f.read(72);
+    if (head.size() < 72 || !head.startsWith(QByteArrayLiteral("SQLite format 3")))
+        return false;
+    uint32_t id = (uint32_t(uint8_t(head[68])) << 24) | (uint32_t(uint8_t(head[69])) << 16) |
+                  (uint32_t(uint8_t(head[70])) << 8) | uint32_t(uint8_t(head[71]));
+    return id == uint32_t(Database::kApplicationId);
+}
+
+}  // namespace
+
+QString MainWindow::importForViewing(const QString& path)
+{
+    // Nsight Systems SQLite exports and Kineto/Chrome JSON (.json, .json.gz) are imported on
+    // the fly into a scratch wheretime file that lives as long as the app.
+    if (isWheretimeFile(path) || interop::detectFormat(path.toStdString()) == interop::TraceFormat::Unknown)
+        return path;
+    static QTemporaryDir scratch;
+    if (!scratch.isValid())
+        throw std::runtime_error("cannot create a scratch folder to import " + path.toStdString());
+    static int serial = 0;
+    QString out = scratch.filePath(QStringLiteral("import-%1-%2.wt").arg(++serial).arg(QFileInfo(path).completeBaseName()));
+    Database db(out.toStdString(), OpenMode::ReadWrite);
+    interop::importTrace(db, path.toStdString());
+    statusBar()->showMessage(QStringLiteral("imported %1 (not saved; `wheretime import` keeps it)").arg(QFileInfo(path).fileName()));
+    return out;
+}
+
+bool MainWindow::openFile(const QString& requested, const QString& runSelector)
 {
     std::vector<RunInfo> runs;
     int64_t runId = 0;
+    QString path = requested;
     try {
+        path = importForViewing(requested);
         Database db(path.toStdString(), OpenMode::ReadOnly);
         Reader reader(db);
         runs = reader.runs();

@@ -38,7 +38,11 @@ public:
 
     // Opens a file and loads one of its runs: selector is a run id or name, empty = newest.
     // Returns false (after showing the reason) when the file cannot be opened.
+    // A wheretime file, or a trace another tool wrote (Nsight SQLite export, Kineto/Chrome
+    // JSON, gzip or not), imported on the fly into a scratch file.
     bool openFile(const QString& path, const QString& runSelector = {});
+    // The file to open for `path`: itself, or its import into a scratch wheretime file.
+    QString importForViewing(const QString& path);
     // Lists a file's runs in the run browser beside those already there (no run loads).
     // Returns false (after showing the reason) when the file cannot be opened.
     bool addFile(const QString& path);
