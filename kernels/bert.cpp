@@ -351,8 +351,8 @@ EncoderLayer::EncoderLayer(std::string name, int64_t d, int64_t heads, int64_t f
         m_pw2 = makeLin("conv_pointwise_out", d, d, 1, false);
     }
     addModule("attention", "attn_ln");
-    m_qkv = makeLin("qkv", d, 3 * d, 1, false);
-    m_outp = makeLin("out", d, d, 1, false);
+    m_qkv = makeLin("qkv", d, 3 * d, 1, sparse && o.sparseAttention);
+    m_outp = makeLin("out", d, d, 1, sparse && o.sparseAttention);
     addModule(o.groupbert ? "grouped_ffn" : "ffn", "ffn_ln");
     const int64_t G = o.groupbert ? o.groups : 1;
     if (d % G || ffn % G)
@@ -384,7 +384,7 @@ void EncoderLayer::allocate(Runtime& rt, uint64_t seed)
 {
     Layer::allocate(rt, seed);
     uint64_t k = 1;
-    for (Lin* l : {&m_up, &m_down})
+    for (Lin* l : {&m_qkv, &m_outp, &m_up, &m_down})
         if (l->sparse)
             l->sparse->allocate(rt, fn::splitmix(seed ^ std::hash<std::string>{}(l->w->name)) + k++);
 }
@@ -627,7 +627,7 @@ const float* EncoderLayer::bodyBackward(Runtime& rt, int kind, const float* dm, 
 void EncoderLayer::pruneRegrow(Runtime& rt)
 {
     Scope sc(rt, "prune_regrow", ScopeLevel::Op);
-    for (Lin* l : {&m_up, &m_down})
+    for (Lin* l : {&m_qkv, &m_outp, &m_up, &m_down})
         if (l->sparse)
             l->sparse->pruneRegrow(rt, *l->w);
 }

@@ -72,6 +72,7 @@ struct EncoderOptions {
     int64_t block = 1;             // sparse block size (1: unstructured)
     double pruneFraction = 0.1;    // fraction of each block row's blocks pruned per prune step
     int64_t pruneEvery = 0;        // prune + regrow after every this many steps (0: static pattern)
+    bool sparseAttention = false;  // also the attention projections (QKV, output) block-sparse
 };
 
 // One encoder layer: [conv module,] attention, FFN (GroupBERT: grouped FFN), each a residual
@@ -85,7 +86,7 @@ public:
     const float* backward(Runtime& rt, const float* dy, const StepShape& s) override;
     void allocate(Runtime& rt, uint64_t seed) override;
     bool sparse() const { return m_up.sparse != nullptr; }
-    // Prune + regrow of the sparse FFN weights (update phase, op scope prune_regrow).
+    // Prune + regrow of the sparse weights (update phase, op scope prune_regrow).
     void pruneRegrow(Runtime& rt);
     bool restructures(int64_t step) const override
     {

@@ -176,6 +176,7 @@ const std::vector<WorkloadInfo>& workloads()
           {"block", "sparse block size B (B x B blocks, dividing hidden and ffn; 1: unstructured)"},
           {"prune_every", "prune the smallest blocks and regrow as many at random every N steps (0: never)"},
           {"prune_fraction", "share of each block row's blocks replaced per prune step"},
+          {"sparse_attention", "1: the attention projections (QKV, output) block-sparse too; 0 (default): FFN only"},
           {"cutoffs", "adaptive softmax cluster boundaries, e.g. 4000,12000"},
           {"lr", "SGD learning rate"},
           {"momentum", "Nesterov momentum of the dense parameters (0: plain SGD)"},
@@ -307,6 +308,10 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
             c.pruneFraction = parseReal(key, value, true);
             if (c.pruneFraction >= 1)
                 throw std::invalid_argument("'prune_fraction' must be below 1, got " + value);
+        } else if (key == "sparse_attention") {
+            if (value != "0" && value != "1")
+                throw std::invalid_argument("'sparse_attention' is 0 or 1, got '" + value + "'");
+            c.sparseAttention = value == "1";
         } else if (key == "groups") c.groups = parseInt(key, value);
         else if (key == "conv_groups") c.convGroups = value == "0" ? 0 : parseInt(key, value);
         else if (key == "corpus") {
@@ -378,7 +383,7 @@ std::string ModelConfig::toJson() const
           << ",\"masked_per_seq\":" << maskedPerSeq();
     if (workload == "bert")
         o << ",\"density\":" << density << ",\"block\":" << block << ",\"prune_every\":" << pruneEvery
-          << ",\"prune_fraction\":" << pruneFraction;
+          << ",\"prune_fraction\":" << pruneFraction << ",\"sparse_attention\":" << (sparseAttention ? 1 : 0);
     if (workload == "groupbert")
         o << ",\"groups\":" << groups << ",\"kernel\":" << kernel << ",\"conv_groups\":" << convGroups;
     o << ",\"batch\":" << batch << ",\"seq\":" << seq << ",\"tokens\":" << batch * seq << ",\"cutoffs\":[";
@@ -432,6 +437,7 @@ std::unique_ptr<Model> Model::create(const ModelConfig& config)
         o.block = c.block;
         o.pruneEvery = c.pruneEvery;
         o.pruneFraction = c.pruneFraction;
+        o.sparseAttention = c.sparseAttention;
         for (int64_t i = 0; i < c.layers; ++i)
             m->m_blocks.push_back(std::make_unique<EncoderLayer>("encoder." + std::to_string(i), c.hidden, c.heads,
                                                                  c.ffn, o));

@@ -54,6 +54,7 @@ struct ModelConfig {
     int64_t block = 1;               // bert: sparse block size (1: unstructured)
     int64_t pruneEvery = 0;          // bert: prune + regrow every this many steps (0: never)
     double pruneFraction = 0.1;      // bert: share of each block row's blocks pruned per prune step
+    bool sparseAttention = false;    // bert: the attention projections block-sparse too (density < 1)
     int64_t groups = 1;              // groupbert: groups of the grouped FFN
     int64_t convGroups = 0;          // groupbert: groups of the conv module's convolution (0: depthwise)
     bool mlm() const { return workload == "bert" || workload == "groupbert"; }

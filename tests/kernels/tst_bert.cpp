@@ -142,6 +142,7 @@ private slots:
         QTest::addColumn<bool>("groupbert");
         QTest::addColumn<double>("density");
         QTest::addColumn<int>("block");
+        QTest::newRow("sparse attention + ffn B=2") << true << false << 0.5 << 2;
         QTest::newRow("bert post-norm") << false << false << 1.0 << 1;
         QTest::newRow("bert pre-norm") << true << false << 1.0 << 1;
         QTest::newRow("block-sparse ffn B=2") << false << false << 0.5 << 2;
@@ -155,8 +156,10 @@ private slots:
         QFETCH(bool, groupbert);
         QFETCH(double, density);
         QFETCH(int, block);
+        const bool sparseAttention = QTest::currentDataTag() == QLatin1String("sparse attention + ffn B=2");
         Runtime rt(makeCpuBackend());
         EncoderOptions o;
+        o.sparseAttention = sparseAttention;
         o.preNorm = pre;
         o.groupbert = groupbert;
         o.groups = groupbert ? 2 : 1;
@@ -438,6 +441,8 @@ private slots:
         QTest::newRow("bert adaptive pre-norm") << "bert" << "adaptive" << QStringList{"norm=pre"};
         QTest::newRow("sparse bert prune every 2")
             << "bert" << "fused" << QStringList{"density=0.5", "block=4", "prune_every=2"};
+        QTest::newRow("sparse attention prune every 2")
+            << "bert" << "full" << QStringList{"density=0.5", "block=4", "prune_every=2", "sparse_attention=1"};
         QTest::newRow("groupbert full") << "groupbert" << "full" << QStringList{};
         QTest::newRow("groupbert bucketed post-norm") << "groupbert" << "bucketed" << QStringList{"norm=post"};
     }
@@ -499,7 +504,8 @@ private slots:
         QVERIFY(obs.scopes.count(group ? "step/forward/encoder.0/conv_module" : "step/forward/encoder.0/ffn"));
         if (group)
             QVERIFY(obs.scopes.count("step/forward/encoder.0/grouped_ffn"));
-        QCOMPARE(prunes, sets.contains(QLatin1String("prune_every=2")) ? 2 * 2 : 0);   // 2 sparse weights, steps 2 and 4
+        const int weights = sets.contains(QLatin1String("sparse_attention=1")) ? 4 : 2;   // sparse weights per layer
+        QCOMPARE(prunes, sets.contains(QLatin1String("prune_every=2")) ? weights * 2 : 0);   // after steps 2 and 4
     }
     // 50 tiny steps lower the MLM loss of every workload (Zipf tokens: towards the unigram entropy).
     void trainingLowersMlmLoss_data()

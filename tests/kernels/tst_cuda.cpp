@@ -80,6 +80,7 @@ private slots:
         QTest::newRow("block-sparse B=16") << false << false << 0.25 << 16;
         QTest::newRow("unstructured sparse") << false << false << 0.3 << 1;
         QTest::newRow("groupbert") << true << true << 1.0 << 1;
+        QTest::newRow("sparse attention B=16") << false << false << 0.5 << 16;
     }
     void encoderLayers()
     {
@@ -94,6 +95,7 @@ private slots:
         o.groups = groupbert ? 4 : 1;
         o.density = density;
         o.block = block;
+        o.sparseAttention = QTest::currentDataTag() == QLatin1String("sparse attention B=16");
         compareBlock([&] { return std::make_unique<EncoderLayer>("encoder.0", 64, 4, 256, o); }, {3, 33}, 64);
     }
     void embedding()
