@@ -45,6 +45,10 @@ public:
     virtual ~Layer() = default;
     const std::string& name() const { return m_name; }
     std::vector<Param*> params();
+    // Dynamic sparsity: whether restructure() has work after the update of step `step` (0-based).
+    virtual bool restructures(int64_t /*step*/) const { return false; }
+    // Changes the layer's structure after the update (prune + regrow), in the layer's scope.
+    virtual void restructure(Runtime& /*rt*/) {}
     virtual void allocate(Runtime& rt, uint64_t seed);   // parameters, gradients, momentum, initialized
     // Adds the squared norm of this layer's gradients to the device scalar normSq (one
     // launch per parameter).
@@ -63,15 +67,15 @@ class Embedding : public Layer {
 public:
     Embedding(int64_t vocab, int64_t d);
     // tokens: device int32 [T]
-    const float* forward(Runtime& rt, const int32_t* tokens, const StepShape& s);
-    void backward(Runtime& rt, const float* dOut, const StepShape& s);   // keeps dOut for update
+    virtual const float* forward(Runtime& rt, const int32_t* tokens, const StepShape& s);
+    virtual void backward(Runtime& rt, const float* dOut, const StepShape& s);   // keeps dOut for update
     using Layer::update;
     void gradNorm(Runtime& rt, float* normSq) override;
     void update(Runtime& rt, const UpdateRule& rule) override;
     Param& table() { return *m_params[0]; }
     const float* outputGrad() const { return m_dOut; }
 
-private:
+protected:   // BertEmbedding (bert.h) adds positions and a layer norm
     int64_t m_d;
     Buffer m_out;
     const int32_t* m_tokens = nullptr;

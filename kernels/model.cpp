@@ -1,9 +1,12 @@
 #include "kernels/model.h"
 
+#include "kernels/bert.h"
 #include "kernels/data.h"
 #include "kernels/layers.h"
+#include "kernels/opsmath.h"
 #include "kernels/softmax.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -46,6 +49,25 @@ ModelConfig presetConfig(const std::string& workload, const std::string& preset)
         } else {
             c.vocab = 64; c.hidden = 16; c.layers = 2; c.kernel = 3; c.batch = 2; c.seq = 8;
             c.cutoffs = {16, 32}; c.lr = 0.5; c.warmup = 20;
+        }
+    } else if (workload == "bert" || workload == "groupbert") {
+        // BERT-Base (vocabulary 30,522 WordPiece, 12 layers, d 768, 12 heads, FFN 3072, seq 128;
+        // Devlin et al.); GroupBERT at the same width and depth (Chelombiev et al.): FFN groups 4,
+        // conv kernel 7, depthwise conv. Batch and the cutoffs of the adaptive variants are ours.
+        // -Large: --set hidden=1024 --set layers=24 --set heads=16 --set ffn=4096.
+        const bool g = workload == "groupbert";
+        c.preNorm = g;
+        c.groups = g ? 4 : 1;
+        if (preset == "paper") {
+            c.vocab = 30522; c.hidden = 768; c.layers = 12; c.heads = 12; c.ffn = 3072; c.batch = 32; c.seq = 128;
+            c.cutoffs = {4000, 12000}; c.lr = 0.1; c.kernel = 7;
+        } else if (preset == "small") {
+            c.vocab = 30522; c.hidden = 256; c.layers = 4; c.heads = 4; c.ffn = 1024; c.batch = 8; c.seq = 128;
+            c.cutoffs = {4000, 12000}; c.lr = 0.1; c.kernel = 7;
+        } else {
+            c.vocab = 64; c.hidden = 16; c.layers = 2; c.heads = 2; c.ffn = 32; c.batch = 4; c.seq = 16;
+            c.cutoffs = {16, 32}; c.lr = 0.1; c.kernel = 3;
+            c.groups = g ? 2 : 1;
         }
     } else {
         // Transformer on Google Billion Word (vocabulary 793,471), 24 layers, d 1024, 16 heads,
@@ -139,6 +161,50 @@ const std::vector<WorkloadInfo>& workloads()
           {"warmup", "steps of linear learning-rate warm-up (0: none)"},
           {"zipf", "exponent of the synthetic Zipf token distribution"},
           {"corpus", "text file to train on instead of synthetic tokens"}}},
+        {"bert", "BERT encoder with masked-LM loss: token + position embedding, attention + GELU FFN layers "
+                 "(post- or pre-norm), MLM head, softmax; block-sparse FFN weights with density < 1",
+         {{"vocab", "vocabulary size (the [MASK] token is one more embedding row)"},
+          {"hidden", "model width d"},
+          {"layers", "encoder layers"},
+          {"heads", "attention heads (divide hidden)"},
+          {"ffn", "feed-forward width"},
+          {"batch", "sequences per step"},
+          {"seq", "tokens per sequence"},
+          {"norm", "post (BERT) or pre (layer norm at each module's input, final layer norm)"},
+          {"mask", "share of tokens predicted by the MLM loss (0.15; 80% [MASK], 10% random, 10% kept)"},
+          {"density", "share of the FFN weights' blocks kept (1: dense GEMMs; below 1: block-sparse kernels)"},
+          {"block", "sparse block size B (B x B blocks, dividing hidden and ffn; 1: unstructured)"},
+          {"prune_every", "prune the smallest blocks and regrow as many at random every N steps (0: never)"},
+          {"prune_fraction", "share of each block row's blocks replaced per prune step"},
+          {"sparse_attention", "1: the attention projections (QKV, output) block-sparse too; 0 (default): FFN only"},
+          {"cutoffs", "adaptive softmax cluster boundaries, e.g. 4000,12000"},
+          {"lr", "SGD learning rate"},
+          {"momentum", "Nesterov momentum of the dense parameters (0: plain SGD)"},
+          {"clip", "clip the global gradient norm to this value (0: no clipping)"},
+          {"warmup", "steps of linear learning-rate warm-up (0: none)"},
+          {"zipf", "exponent of the synthetic Zipf token distribution"},
+          {"corpus", "text file to train on instead of synthetic tokens"}}},
+        {"groupbert", "GroupBERT: BERT with a convolution module (pointwise, GLU, grouped conv, norm) before "
+                      "attention and a grouped FFN in each layer, masked-LM loss",
+         {{"vocab", "vocabulary size (the [MASK] token is one more embedding row)"},
+          {"hidden", "model width d"},
+          {"layers", "encoder layers"},
+          {"heads", "attention heads (divide hidden)"},
+          {"ffn", "feed-forward width"},
+          {"groups", "groups of the grouped FFN's two projections (divide hidden and ffn)"},
+          {"kernel", "conv module: convolution width over tokens (odd)"},
+          {"conv_groups", "conv module: groups of the convolution (0: depthwise, one per channel)"},
+          {"batch", "sequences per step"},
+          {"seq", "tokens per sequence"},
+          {"norm", "pre (default) or post"},
+          {"mask", "share of tokens predicted by the MLM loss (0.15; 80% [MASK], 10% random, 10% kept)"},
+          {"cutoffs", "adaptive softmax cluster boundaries, e.g. 4000,12000"},
+          {"lr", "SGD learning rate"},
+          {"momentum", "Nesterov momentum of the dense parameters (0: plain SGD)"},
+          {"clip", "clip the global gradient norm to this value (0: no clipping)"},
+          {"warmup", "steps of linear learning-rate warm-up (0: none)"},
+          {"zipf", "exponent of the synthetic Zipf token distribution"},
+          {"corpus", "text file to train on instead of synthetic tokens"}}},
     };
     return w;
 }
@@ -186,7 +252,7 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
         if (w.name == workload)
             info = &w;
     if (!info)
-        throw std::invalid_argument("unknown workload '" + workload + "' (gcn, transformer)");
+        throw std::invalid_argument("unknown workload '" + workload + "' (gcn, transformer, bert, groupbert)");
     bool presetOk = false;
     for (const auto& p : presets())
         presetOk |= p == preset;
@@ -224,6 +290,30 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
         else if (key == "warmup") {
             c.warmup = value == "0" ? 0 : parseInt(key, value);
         }
+        else if (key == "norm") {
+            if (value != "pre" && value != "post")
+                throw std::invalid_argument("'norm' is pre or post, got '" + value + "'");
+            c.preNorm = value == "pre";
+        } else if (key == "mask") {
+            c.maskRate = parseReal(key, value);
+            if (c.maskRate >= 1)
+                throw std::invalid_argument("'mask' must be below 1, got " + value);
+        } else if (key == "density") {
+            c.density = parseReal(key, value);
+            if (c.density > 1)
+                throw std::invalid_argument("'density' must be in (0, 1], got " + value);
+        } else if (key == "block") c.block = parseInt(key, value);
+        else if (key == "prune_every") c.pruneEvery = value == "0" ? 0 : parseInt(key, value);
+        else if (key == "prune_fraction") {
+            c.pruneFraction = parseReal(key, value, true);
+            if (c.pruneFraction >= 1)
+                throw std::invalid_argument("'prune_fraction' must be below 1, got " + value);
+        } else if (key == "sparse_attention") {
+            if (value != "0" && value != "1")
+                throw std::invalid_argument("'sparse_attention' is 0 or 1, got '" + value + "'");
+            c.sparseAttention = value == "1";
+        } else if (key == "groups") c.groups = parseInt(key, value);
+        else if (key == "conv_groups") c.convGroups = value == "0" ? 0 : parseInt(key, value);
         else if (key == "corpus") {
             if (value.empty())
                 throw std::invalid_argument("'corpus' needs a file name");
@@ -251,6 +341,22 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
         if (c.cutoffs.empty() || c.cutoffs.size() > 15)
             throw std::invalid_argument("the adaptive softmax needs 1 to 15 cutoffs");
     }
+    if (c.mlm()) {
+        auto need = [](bool ok, const std::string& what) {
+            if (!ok)
+                throw std::invalid_argument(what);
+        };
+        const std::string h = std::to_string(c.hidden), f = std::to_string(c.ffn);
+        need(c.hidden % c.heads == 0, "hidden=" + h + " is not divisible by heads=" + std::to_string(c.heads));
+        need(c.density >= 1 || (c.hidden % c.block == 0 && c.ffn % c.block == 0),
+             "block=" + std::to_string(c.block) + " must divide hidden=" + h + " and ffn=" + f);
+        need(c.hidden % c.groups == 0 && c.ffn % c.groups == 0,
+             "groups=" + std::to_string(c.groups) + " must divide hidden=" + h + " and ffn=" + f);
+        need(workload != "groupbert" || c.kernel % 2 == 1, "kernel must be odd (same padding), got " + std::to_string(c.kernel));
+        need(c.convGroups == 0 || c.hidden % c.convGroups == 0,
+             "conv_groups=" + std::to_string(c.convGroups) + " must divide hidden=" + h);
+        need(c.vocab < std::numeric_limits<int32_t>::max(), "vocab is too large");
+    }
     if (workload == "transformer" && c.hidden % c.heads != 0)
         throw std::invalid_argument("hidden=" + std::to_string(c.hidden) + " is not divisible by heads=" +
                                     std::to_string(c.heads));
@@ -272,12 +378,25 @@ std::string ModelConfig::toJson() const
         o << ",\"kernel\":" << kernel;
     else
         o << ",\"heads\":" << heads << ",\"ffn\":" << ffn;
+    if (mlm())
+        o << ",\"norm\":\"" << (preNorm ? "pre" : "post") << "\",\"mask\":" << maskRate
+          << ",\"masked_per_seq\":" << maskedPerSeq();
+    if (workload == "bert")
+        o << ",\"density\":" << density << ",\"block\":" << block << ",\"prune_every\":" << pruneEvery
+          << ",\"prune_fraction\":" << pruneFraction << ",\"sparse_attention\":" << (sparseAttention ? 1 : 0);
+    if (workload == "groupbert")
+        o << ",\"groups\":" << groups << ",\"kernel\":" << kernel << ",\"conv_groups\":" << convGroups;
     o << ",\"batch\":" << batch << ",\"seq\":" << seq << ",\"tokens\":" << batch * seq << ",\"cutoffs\":[";
     if (variant != "full")
         for (size_t i = 0; i < cutoffs.size(); ++i)
             o << (i ? "," : "") << cutoffs[i];
     o << "],\"lr\":" << lr << ",\"momentum\":" << momentum << ",\"clip\":" << clip << ",\"warmup\":" << warmup << ",\"zipf\":" << zipf << ",\"corpus\":" << jsonQuote(corpus) << "}";
     return o.str();
+}
+
+int64_t ModelConfig::maskedPerSeq() const
+{
+    return std::clamp<int64_t>(std::llround(maskRate * double(seq)), 1, std::max<int64_t>(seq, 1));
 }
 
 // --- model ------------------------------------------------------------------------------
@@ -305,6 +424,30 @@ std::unique_ptr<Model> Model::create(const ModelConfig& config)
         m->m_source = makeCorpusSource(Corpus::load(c.corpus, c.vocab));
     else
         m->m_source = makeZipfSource(c.vocab, c.zipf, c.seed);
+    if (c.mlm()) {
+        // One more embedding row for [MASK] (id vocab); the softmax predicts the vocab words.
+        m->m_embedding = std::make_unique<BertEmbedding>(c.vocab + 1, c.hidden, c.seq);
+        EncoderOptions o;
+        o.preNorm = c.preNorm;
+        o.groupbert = c.workload == "groupbert";
+        o.groups = c.groups;
+        o.convKernel = c.kernel;
+        o.convGroups = c.convGroups;
+        o.density = c.workload == "bert" ? c.density : 1.0;
+        o.block = c.block;
+        o.pruneEvery = c.pruneEvery;
+        o.pruneFraction = c.pruneFraction;
+        o.sparseAttention = c.sparseAttention;
+        for (int64_t i = 0; i < c.layers; ++i)
+            m->m_blocks.push_back(std::make_unique<EncoderLayer>("encoder." + std::to_string(i), c.hidden, c.heads,
+                                                                 c.ffn, o));
+        if (c.preNorm)
+            m->m_blocks.push_back(std::make_unique<LayerNormBlock>("final_ln", c.hidden));
+        m->m_blocks.push_back(std::make_unique<MlmHead>(c.hidden, c.batch * c.maskedPerSeq(), &m->m_maskPosDev));
+        m->m_softmax = makeSoftmaxLayer(c.variant, c.vocab, c.hidden, c.cutoffs);
+        m->m_maskState = fn::splitmix(c.seed ^ 0x6d61736bull);
+        return m;
+    }
     m->m_embedding = std::make_unique<Embedding>(c.vocab, c.hidden);
     for (int64_t i = 0; i < c.layers; ++i) {
         if (c.workload == "gcn")
@@ -352,6 +495,8 @@ void Model::prepare()
     const size_t T = size_t(m_config.batch * m_config.seq);
     m_rt->ensure(m_tokensDev, T * 4);
     m_rt->ensure(m_targetsDev, T * 4);
+    if (m_config.mlm())
+        m_rt->ensure(m_maskPosDev, size_t(m_config.batch * m_config.maskedPerSeq()) * 4);
     m_rt->ensure(m_lossDev, 4);
     m_rt->ensure(m_normSqDev, 4);
     if (m_rt->onDevice())
@@ -372,7 +517,39 @@ void Model::nextBatch()
     if (m_batchReady)
         return;
     m_source->next(m_config.batch, m_config.seq, m_inputs, m_targets);
+    if (m_config.mlm())
+        maskBatch();
     m_batchReady = true;
+}
+
+// BERT's masking: per sequence, maskedPerSeq() distinct positions; their words become the
+// targets; 80% of them are replaced by [MASK] (id vocab), 10% by a random word, 10% kept.
+void Model::maskBatch()
+{
+    const int64_t B = m_config.batch, S = m_config.seq, n = m_config.maskedPerSeq();
+    auto next = [this] { return m_maskState = fn::splitmix(m_maskState); };
+    m_targets.clear();
+    m_maskPos.clear();
+    std::vector<int32_t> order(static_cast<size_t>(S), 0);
+    for (int64_t b = 0; b < B; ++b) {
+        for (int64_t i = 0; i < S; ++i)
+            order[size_t(i)] = int32_t(i);
+        for (int64_t i = 0; i < n; ++i) {   // partial Fisher-Yates: n distinct positions
+            int64_t j = i + int64_t(next() % uint64_t(S - i));
+            std::swap(order[size_t(i)], order[size_t(j)]);
+        }
+        std::sort(order.begin(), order.begin() + n);
+        for (int64_t i = 0; i < n; ++i) {
+            const size_t t = size_t(b * S + order[size_t(i)]);
+            m_maskPos.push_back(int32_t(t));
+            m_targets.push_back(m_inputs[t]);
+            const double u = double(next() >> 11) * (1.0 / 9007199254740992.0);
+            if (u < 0.8)
+                m_inputs[t] = int32_t(m_config.vocab);   // [MASK]
+            else if (u < 0.9)
+                m_inputs[t] = int32_t(next() % uint64_t(m_config.vocab));
+        }
+    }
 }
 
 float Model::step()
@@ -414,7 +591,9 @@ float Model::runStep(Runtime& rt)
             {
                 Scope o(rt, "input", ScopeLevel::Op);
                 rt.upload("memcpy_htod_tokens", m_tokensDev.i(), m_inputs.data(), T * 4);
-                rt.upload("memcpy_htod_targets", m_targetsDev.i(), m_targets.data(), T * 4);
+                rt.upload("memcpy_htod_targets", m_targetsDev.i(), m_targets.data(), m_targets.size() * 4);
+                if (m_config.mlm())
+                    rt.upload("memcpy_htod_mask_positions", m_maskPosDev.i(), m_maskPos.data(), m_maskPos.size() * 4);
             }
             x = m_embedding->forward(rt, m_tokensDev.i(), s);
         }
@@ -462,6 +641,11 @@ float Model::runStep(Runtime& rt)
                 rt.download("memcpy_dtoh_loss", &loss, m_lossDev.f(), 4);   // also waits for the step
             }
         }
+        for (Layer* layer : layers())   // dynamic sparsity: prune + regrow after the update
+            if (layer->restructures(m_steps)) {
+                Scope l(rt, layer->name(), ScopeLevel::Layer);
+                layer->restructure(rt);
+            }
     }
     rt.synchronize();
     return loss;

@@ -46,7 +46,20 @@ struct ModelConfig {
     std::string workload, preset, variant;
     int64_t vocab = 0, hidden = 0, layers = 0, batch = 0, seq = 0;
     int64_t kernel = 0;              // gcn: convolution width
-    int64_t heads = 0, ffn = 0;      // transformer
+    int64_t heads = 0, ffn = 0;      // transformer, bert, groupbert
+    // bert, groupbert (kernel: the conv module's width)
+    bool preNorm = false;            // norm=pre: layer norm at each module's input (else BERT's post-norm)
+    double maskRate = 0.15;          // share of each sequence's tokens the MLM loss predicts
+    double density = 1;              // bert: FFN weights block-sparse at this density (1: dense)
+    int64_t block = 1;               // bert: sparse block size (1: unstructured)
+    int64_t pruneEvery = 0;          // bert: prune + regrow every this many steps (0: never)
+    double pruneFraction = 0.1;      // bert: share of each block row's blocks pruned per prune step
+    bool sparseAttention = false;    // bert: the attention projections block-sparse too (density < 1)
+    int64_t groups = 1;              // groupbert: groups of the grouped FFN
+    int64_t convGroups = 0;          // groupbert: groups of the conv module's convolution (0: depthwise)
+    bool mlm() const { return workload == "bert" || workload == "groupbert"; }
+    // Masked positions per sequence: max(1, round(maskRate * seq)).
+    int64_t maskedPerSeq() const;
     std::vector<int64_t> cutoffs;    // adaptive softmax cluster boundaries (ids), increasing
     double lr = 0;                   // SGD learning rate
     double momentum = 0;             // Nesterov momentum of the dense parameters (0: plain SGD)
@@ -103,6 +116,7 @@ public:
 private:
     explicit Model(ModelConfig config);
     void nextBatch();
+    void maskBatch();
     float runStep(Runtime& rt);
 
     ModelConfig m_config;
@@ -113,10 +127,12 @@ private:
     std::vector<std::unique_ptr<Block>> m_blocks;
     std::unique_ptr<SoftmaxLayer> m_softmax;
     std::vector<int32_t> m_inputs, m_targets;   // host copy of the next batch
+    std::vector<int32_t> m_maskPos;             // MLM: masked token indices (targets are their words)
+    uint64_t m_maskState = 0;                   // MLM: masking random stream
     bool m_batchReady = false;
     bool m_prepared = false;
     int64_t m_steps = 0;
-    Buffer m_tokensDev, m_targetsDev, m_lossDev, m_normSqDev;
+    Buffer m_tokensDev, m_targetsDev, m_lossDev, m_normSqDev, m_maskPosDev;
 };
 
 }  // namespace wt::kernels

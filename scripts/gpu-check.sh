@@ -213,6 +213,8 @@ variants=$("$bin" workloads --json | python3 -c 'import json,sys; print(" ".join
   fail "cannot list the softmax variants"
 [ -n "$variants" ] || fail "no softmax variants listed"
 workloads="gcn transformer"
+# The tiny CUDA-vs-CPU loss stage also covers the BERT family (tiny steps cost milliseconds).
+loss_workloads="$workloads bert groupbert"
 if [ "$dry" = 1 ]; then backend=cpu; preset=tiny; else backend=cuda; preset=paper; fi
 
 # --- 2. gpu tests -----------------------------------------------------------------------
@@ -239,7 +241,7 @@ fi
 stage=numbers
 log "numbers: loss after 3 steps, $([ "$dry" = 1 ] && echo "CPU against CPU (dry run)" || echo "CUDA against CPU"), tiny"
 other=$([ "$dry" = 1 ] && echo cpu-again || echo cuda)
-for w in $workloads; do
+for w in $loss_workloads; do
   for v in $variants; do
     common=(capture --workload "$w" --variant "$v" --preset tiny --steps 3 --warmup 0 --no-trace)
     cli "\"against\":\"cpu\"," 60 "${common[@]}" --backend cpu

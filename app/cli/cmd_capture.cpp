@@ -25,7 +25,7 @@ namespace wt::cli {
 namespace {
 
 const char* kUsage =
-    "usage: wheretime capture --workload gcn|transformer [--variant V] [--preset paper|small|tiny]\n"
+    "usage: wheretime capture --workload gcn|transformer|bert|groupbert [--variant V] [--preset paper|small|tiny]\n"
     "                         [--set key=value]... [--steps N] [--warmup N] [--backend auto|cuda|cpu]\n"
     "                         [--name NAME] [--seed N] [--sweep KEY=v1,v2,...]... -o FILE\n"
     "       wheretime capture ... --no-trace          (time the same steps untraced; writes nothing)\n\n"
@@ -199,7 +199,7 @@ int runCaptureCommand(Args& args)
     capture::CaptureOptions o;
     auto workload = args.value("--workload");
     if (!workload)
-        throw UsageError("--workload is required (gcn or transformer)");
+        throw UsageError("--workload is required (gcn, transformer, bert or groupbert)");
     o.workload = *workload;
     o.variant = args.value("--variant", "adaptive");
     o.preset = args.value("--preset", "");

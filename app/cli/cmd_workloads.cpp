@@ -19,7 +19,7 @@ const char* kUsage =
     "       wheretime workloads WORKLOAD [--preset P] [--variant V] [--set KEY=VALUE]... [--seed N]\n"
     "                           [--backend cpu|cuda] [--config | --ops [--csv] | --run N]\n\n"
     "Without WORKLOAD: lists workloads, presets, softmax variants and the sizes each workload takes.\n"
-    "With WORKLOAD (gcn, transformer):\n"
+    "With WORKLOAD (gcn, transformer, bert, groupbert):\n"
     "  --preset P     paper, small (default) or tiny\n"
     "  --variant V    softmax variant: full, adaptive (default), bucketed, fused\n"
     "  --set K=V      override a size, e.g. --set hidden=512 --set cutoffs=2000,10000\n"

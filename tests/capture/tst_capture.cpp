@@ -148,7 +148,7 @@ void TestCapture::everyWorkloadAndVariant()
     QVERIFY2(double(c.underLayerNs) >= 0.999 * double(c.kernelNs), qPrintable(QString::number(double(c.underLayerNs) / c.kernelNs)));
     QVERIFY(c.layers.count("embedding"));
     QVERIFY(c.layers.count("softmax"));
-    QVERIFY(c.layers.count(o.workload == "gcn" ? "conv1" : "decoder.0"));
+    QVERIFY(c.layers.count(o.workload == "gcn" ? "conv1" : o.workload == "transformer" ? "decoder.0" : "encoder.0"));
 
     // The tree: step > phase > layer > op, with the three phases.
     Database db(file, OpenMode::ReadOnly);

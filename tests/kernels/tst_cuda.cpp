@@ -1,6 +1,8 @@
 // The CUDA backend against the CPU backend (label gpu): every layer's forward output and
-// gradients, and whole training steps of both models with every softmax variant, within
-// 1e-4 relative error. Skips when no GPU is usable.
+// gradients, and whole training steps of every model with every softmax variant, within
+// 1e-4 relative error (the BERT family: encoder layers incl. the conv module, grouped FFN and
+// block-sparse kernels, and 3 tiny steps with prune / regrow). Skips when no GPU is usable.
+#include "kernels/bert.h"
 #include "kernels/layers.h"
 #include "kernels/model.h"
 #include "kernels/softmax.h"
@@ -66,6 +68,35 @@ private slots:
     {
         SKIP_WITHOUT_GPU();
         compareBlock([] { return std::make_unique<DecoderLayer>("decoder.0", 64, 4, 256); }, {3, 33}, 64);
+    }
+    void encoderLayers_data()
+    {
+        QTest::addColumn<bool>("pre");
+        QTest::addColumn<bool>("groupbert");
+        QTest::addColumn<double>("density");
+        QTest::addColumn<int>("block");
+        QTest::newRow("bert post-norm") << false << false << 1.0 << 1;
+        QTest::newRow("bert pre-norm") << true << false << 1.0 << 1;
+        QTest::newRow("block-sparse B=16") << false << false << 0.25 << 16;
+        QTest::newRow("unstructured sparse") << false << false << 0.3 << 1;
+        QTest::newRow("groupbert") << true << true << 1.0 << 1;
+        QTest::newRow("sparse attention B=16") << false << false << 0.5 << 16;
+    }
+    void encoderLayers()
+    {
+        SKIP_WITHOUT_GPU();
+        QFETCH(bool, pre);
+        QFETCH(bool, groupbert);
+        QFETCH(double, density);
+        QFETCH(int, block);
+        EncoderOptions o;
+        o.preNorm = pre;
+        o.groupbert = groupbert;
+        o.groups = groupbert ? 4 : 1;
+        o.density = density;
+        o.block = block;
+        o.sparseAttention = QTest::currentDataTag() == QLatin1String("sparse attention B=16");
+        compareBlock([&] { return std::make_unique<EncoderLayer>("encoder.0", 64, 4, 256, o); }, {3, 33}, 64);
     }
     void embedding()
     {
@@ -140,6 +171,42 @@ private slots:
             for (auto v : softmaxVariants())
                 QTest::newRow(qPrintable(QString::fromLatin1(w) + "/" + QString::fromUtf8(v.data(), int(v.size()))))
                     << QString::fromLatin1(w) << QString::fromUtf8(v.data(), int(v.size()));
+    }
+    // The BERT family at tiny: 3 steps, prune / regrow after each for the sparse one.
+    void bertSteps_data()
+    {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QStringList>("sets");
+        for (auto v : softmaxVariants()) {
+            const QString vs = QString::fromUtf8(v.data(), int(v.size()));
+            QTest::newRow(qPrintable("bert/" + vs)) << "bert" << vs << QStringList{};
+            QTest::newRow(qPrintable("groupbert/" + vs)) << "groupbert" << vs << QStringList{};
+        }
+        QTest::newRow("sparse bert") << "bert" << "full" << QStringList{"density=0.5", "block=4", "prune_every=1"};
+        QTest::newRow("bert pre-norm") << "bert" << "full" << QStringList{"norm=pre"};
+    }
+    void bertSteps()
+    {
+        SKIP_WITHOUT_GPU();
+        QFETCH(QString, workload);
+        QFETCH(QString, variant);
+        QFETCH(QStringList, sets);
+        std::vector<std::pair<std::string, std::string>> ov;
+        for (const auto& s : sets)
+            ov.push_back(parseOverride(s.toStdString()));
+        auto cpu = Model::create(workload.toStdString(), "tiny", variant.toStdString(), ov, BackendKind::Cpu, 9);
+        auto gpu = Model::create(workload.toStdString(), "tiny", variant.toStdString(), ov, BackendKind::Cuda, 9);
+        for (int i = 0; i < 3; ++i) {
+            float a = cpu->step(), b = gpu->step();
+            QVERIFY2(std::fabs(a - b) < kTol * std::fabs(a), qPrintable(QStringLiteral("step %1: %2 vs %3").arg(i).arg(b).arg(a)));
+        }
+        auto la = cpu->layers(), lb = gpu->layers();
+        for (size_t i = 0; i < la.size(); ++i) {
+            auto pa = la[i]->params(), pb = lb[i]->params();
+            for (size_t k = 0; k < pa.size(); ++k)
+                compare(getParam(gpu->runtime(), *pb[k]), getParam(cpu->runtime(), *pa[k]), pa[k]->name);
+        }
     }
     void modelSteps()
     {

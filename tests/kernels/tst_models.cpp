@@ -146,7 +146,7 @@ class TestModels : public QObject {
 private slots:
     void listsWorkloads()
     {
-        QCOMPARE(workloads().size(), size_t(2));
+        QCOMPARE(workloads().size(), size_t(4));
         QCOMPARE(presets().size(), size_t(3));
         QVERIFY(variants().size() >= 4);
         for (const auto& v : variants())
