@@ -100,12 +100,13 @@ int main(int argc, char** argv)
     QCommandLineOption drill(QStringLiteral("drill"), QStringLiteral("With --screenshot: click this layer's slice (marks its kernels in the timeline, drills into it)."), QStringLiteral("LAYER"));
     QCommandLineOption bars(QStringLiteral("bars"), QStringLiteral("With --screenshot: show the breakdown as bars."));
     QCommandLineOption variants(QStringLiteral("variants"), QStringLiteral("The variants view of FILE[:RUN]: its runs with the same workload, preset and sizes that differ in the variant (window, --screenshot or --report)."));
+    QCommandLineOption setting(QStringLiteral("setting"), QStringLiteral("With --variants: the setting the runs differ in (default variant; e.g. workload for bert vs groupbert, hidden)."), QStringLiteral("KEY"), QStringLiteral("variant"));
     QCommandLineOption sweep(QStringLiteral("sweep"), QStringLiteral("The scaling view of sweep ID of FILE ('newest': the newest sweep) (window, --screenshot or --report)."), QStringLiteral("ID"));
     QCommandLineOption logAxes(QStringLiteral("log"), QStringLiteral("With --sweep: log axes."));
     
     QCommandLineOption panels(QStringLiteral("panels"), QStringLiteral("The breakdown below or beside the timeline (this time; the View menu's choice is remembered)."),
                               QStringLiteral("below|beside"));
-    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, sweep, logAxes, panels});
+    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels});
     parser.process(app);
 
     if (parser.isSet(report)) {
@@ -213,9 +214,9 @@ int main(int argc, char** argv)
                 std::fprintf(stderr, "wheretime-gui: %s\n", e.what());
                 return 1;
             }
-            if (!variantsActions->compareVariantsOf(abs, runId)) {
-                std::fprintf(stderr, "wheretime-gui: run %lld of %s has no other variant with the same workload, preset and sizes\n",
-                             static_cast<long long>(runId), qPrintable(file));
+            if (!variantsActions->compareVariantsOf(abs, runId, parser.value(setting).toStdString())) {
+                std::fprintf(stderr, "wheretime-gui: run %lld of %s has no other run that differs only in %s\n",
+                             static_cast<long long>(runId), qPrintable(file), qPrintable(parser.value(setting)));
                 if (screenshot)
                     return 1;
             } else {

@@ -9,6 +9,7 @@
 #include "app/gui/core/layerpalette.h"
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/widgets/timelinewidget.h"
+#include "analysis/kernelcategory.h"
 #include "bench/synth/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
@@ -379,6 +380,84 @@ private slots:
         // Several keys ("other"): the union.
         auto two = GroupMarks::compute(*run, m_source->groupSelection({GroupBy::Kernel, {}}, {names.rows[0].path, k}));
         QCOMPARE(two->activityCount, names.rows[0].count + names.rows[1].count);
+    }
+
+    // Issue 13: a category slice marks exactly the activities of that category (kernels by
+    // name, memcpy and memset as "memory"), checked against the built-in rules name by name,
+    // and its marked count is analysis's count for the row; drilling a category into kernel
+    // names marks only those names of that category.
+    void categoryGroupMarksExactlyThoseActivities()
+    {
+        auto run = m_source->runData();
+        const BreakdownLevel top{GroupBy::Category, {}};
+        const BreakdownResult cats = m_source->compute(top);
+        QVERIFY(cats.rows.size() >= 3);   // gemm, memory and more in the synthetic run
+        QVERIFY(findRow(cats, "memory"));
+        const KernelCategories rules;
+        auto activityCategory = [&](const TrackData& t, size_t i) {
+            const ActivityKind kind = t.kind == TrackKind::Kernel ? ActivityKind::Kernel : ActivityKind(t.activityKind[i]);
+            return rules.categoryOf(kind, run->name(t.nameId[i]).toStdString());
+        };
+        for (const BreakdownRow& row : cats.rows) {
+            auto marks = GroupMarks::compute(*run, m_source->groupSelection(top, {row.path}));
+            QVERIFY(!marks->marksLanes());
+            const int64_t members =
+                checkMarks(*run, *marks, [&](const TrackData& t, size_t i) { return activityCategory(t, i) == row.path; });
+            QCOMPARE(members, row.count);
+            QCOMPARE(marks->activityCount, row.count);
+        }
+        // Drill-down: category X > kernel K.
+        const std::string cat = cats.rows.at(0).path;
+        const BreakdownLevel names{GroupBy::Kernel, {{GroupBy::Category, cat}}};
+        const BreakdownResult drilled = m_source->compute(names);
+        QVERIFY(!drilled.rows.empty());
+        QCOMPARE(drilled.totalNs, cats.rows.at(0).timeNs);
+        const BreakdownRow& kr = drilled.rows.at(0);
+        auto marks = GroupMarks::compute(*run, m_source->groupSelection(names, {kr.path}));
+        const int64_t members = checkMarks(*run, *marks, [&](const TrackData& t, size_t i) {
+            return activityCategory(t, i) == cat && run->name(t.nameId[i]).toStdString() == kr.path;
+        });
+        QCOMPARE(members, kr.count);
+        // The representative of a category is one of its activities.
+        const Selection sel = m_source->representative(top, cat, double(run->spanStartNs), double(run->spanEndNs));
+        QCOMPARE(sel.kind, Selection::Activity);
+        QCOMPARE(activityCategory(run->tracks[sel.track], sel.index), cat);
+        QCOMPARE(m_source->keyOfSelection(top, sel), cat);
+    }
+
+    // Issue 13: an imported trace opens on the pie by kernel category; a capture on layers.
+    void importedRunOpensOnCategories()
+    {
+        const std::string path = test::tempPath("breakdown-imported.wt");
+        {
+            Database db(path, OpenMode::ReadWrite);
+            Writer writer(db);
+            synth::Options o;
+            o.kernels = 3000;
+            o.seed = 11;
+            o.layers = 2;
+            synth::generate(writer, o);
+            db.exec("UPDATE runs SET backend = 'import'");
+        }
+        auto run = loadRun(path, 1);
+        QVERIFY(run);
+        QCOMPARE(run->profile->run.backend, std::string("import"));
+        ViewState state;
+        BreakdownView view(&state);
+        view.resize(900, 700);
+        QSignalSpy ready(&view, &BreakdownView::sourceReady);
+        state.setRun(std::shared_ptr<const RunData>(run));
+        QVERIFY(ready.wait(20000));
+        QVERIFY(view.result().level.groupBy == GroupBy::Category);
+        QVERIFY(!view.piePlot()->slices().empty());
+        QVERIFY(findRow(view.result(), "memory"));
+        // A capture (the fixture's run) in a fresh view opens on layers.
+        ViewState state2;
+        BreakdownView view2(&state2);
+        QSignalSpy ready2(&view2, &BreakdownView::sourceReady);
+        state2.setRun(m_source->runData());
+        QVERIFY(ready2.wait(20000));
+        QVERIFY(view2.result().level.groupBy == GroupBy::Layer);
     }
 
     void foldsShowTheirMembers_data()

@@ -11,6 +11,10 @@
 #include "app/gui/widgets/detailspanel.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
+#include "analysis/breakdown.h"
+#include "analysis/gputime.h"
+#include "analysis/grouping.h"
+#include "app/gui/breakdown/breakdownsource.h"
 #include "interop/importer.h"
 #include "storage/database.h"
 #include "tests/support/testsupport.h"
@@ -18,6 +22,7 @@
 #include <QHeaderView>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
@@ -163,6 +168,98 @@ private slots:
             QVERIFY(timelineShare(w) >= 0.55);
         }
         QSettings().clear();
+    }
+
+    // Issue 13 in the GUI: the imported pair opens on the pie by kernel category (the numbers
+    // of analysis's category grouping, communication = the NCCL kernels); lane labels are
+    // analysis's laneLabels (none twice on a device); the details show per device the time on
+    // the GPU, whose stacked bar is deviceBarSegments of computeDeviceTimes (summing to the span).
+    void importedOpensOnCategoriesWithDeviceBars()
+    {
+        importPair();
+        MainWindow w(false);
+        BreakdownActions* actions = BreakdownActions::install(&w);
+        w.resize(1400, 800);
+        w.show();
+        QVERIFY(w.openFile(QString::fromStdString(m_file)));
+        QVERIFY(waitLoaded(w));
+        BreakdownView* view = actions->view();
+        QTRY_VERIFY_WITH_TIMEOUT(view->source() != nullptr, 20000);
+        view->waitForResult();
+        QVERIFY(view->result().level.groupBy == wt::GroupBy::Category);
+        const auto run = view->source()->runData();
+        QVERIFY(run);
+        const wt::Breakdown cats = wt::computeBreakdown(*run->profile, {wt::GroupBy::Category, {}});
+        QCOMPARE(view->result().totalNs, cats.totalNs);
+        QCOMPARE(view->result().rows.size(), cats.groups.size());
+        bool comm = false;
+        for (const wt::Group& g : cats.groups)
+            comm = comm || g.path == "communication";
+        QVERIFY(comm);
+        QVERIFY(!view->piePlot()->slices().empty());
+
+        // Lane labels: analysis's, never twice on a device.
+        const std::vector<std::string> want = wt::laneLabels(run->profile->tree);
+        std::map<int, std::set<QString>> seen;
+        for (const Row& r : w.timeline()->layout().rows()) {
+            if (r.kind != Row::Lane)
+                continue;
+            const wt::gui::LaneData& lane = run->lanes[size_t(r.index)];
+            QCOMPARE(r.label.toStdString(), want.at(size_t(lane.depth) - 1));
+            QVERIFY2(seen[r.deviceIndex].insert(r.label).second, qPrintable(r.label));
+        }
+        QVERIFY(!seen.empty());
+
+        // Device bars.
+        QTableWidget* t = w.details()->devicesTable();
+        const std::vector<wt::DeviceTime> times = wt::computeDeviceTimes(*run->profile, run->activities());
+        QCOMPARE(times.size(), size_t(2));
+        QVERIFY(!t->isHidden());
+        QCOMPARE(t->rowCount(), 2);
+        for (int row = 0; row < 2; ++row) {
+            const wt::GpuTime& g = times[size_t(row)].time;
+            QCOMPARE(t->item(row, DetailsPanel::DevName)->text().toStdString(), times[size_t(row)].name);
+            QCOMPARE(t->item(row, DetailsPanel::DevBusy)->text(), formatDuration(double(g.busyNs)));
+            QCOMPARE(t->item(row, DetailsPanel::DevIdle)->text(), formatDuration(double(g.idleNs)));
+            QCOMPARE(t->item(row, DetailsPanel::DevExposed)->text(), formatDuration(double(g.commExposedNs())));
+            QVERIFY(g.commNs > 0);
+            auto* bar = qobject_cast<DeviceBar*>(t->cellWidget(row, DetailsPanel::DevBar));
+            QVERIFY(bar);
+            const std::vector<wt::BarSegment> segs = wt::deviceBarSegments(g);
+            QCOMPARE(bar->segments().size(), segs.size());
+            int64_t sum = 0;
+            for (size_t i = 0; i < segs.size(); ++i) {
+                QCOMPARE(bar->segments()[i].ns, segs[i].ns);
+                QCOMPARE(bar->segments()[i].label, QString::fromLatin1(segs[i].label));
+                sum += bar->segments()[i].ns;
+            }
+            QCOMPARE(sum, g.spanNs);
+        }
+
+        // The layer-depth control (imported runs): depth 2 re-groups the breakdown's layers
+        // and the timeline's layer colours as analysis's withLayerDepth does.
+        QSpinBox* depth = view->layerDepthBox();
+        QVERIFY(!depth->isHidden());
+        QCOMPARE(depth->value(), 1);
+        QVERIFY(depth->maximum() >= 2);
+        view->setGroupBy(wt::GroupBy::Layer);
+        view->waitForResult();
+        const size_t layersAt1 = view->result().rows.size();
+        depth->setValue(2);
+        view->waitForResult();
+        const auto run2 = w.viewState()->run();
+        QCOMPARE(run2->profile->tree.layerDepth(), 2);
+        QVERIFY(view->result().level.groupBy == wt::GroupBy::Layer);
+        const wt::Breakdown layers2 =
+            wt::computeBreakdown(*wt::withLayerDepth(*run->profile, 2), {wt::GroupBy::Layer, {}});
+        QCOMPARE(view->result().rows.size(), layers2.groups.size());
+        QVERIFY(layers2.groups.size() != layersAt1);
+        for (size_t i = 0; i < layers2.groups.size(); ++i)
+            QCOMPARE(view->result().rows[i].timeNs, layers2.groups[i].timeNs);
+        // Timeline layers: every node's layer name is analysis's layer key at depth 2.
+        for (size_t n = 0; n < run2->nodes.size(); ++n)
+            QCOMPARE(run2->layerNames[run2->nodes[n].layerIndex].toStdString(),
+                     wt::layerKey(run2->profile->tree, run2->nodes[n].id));
     }
 
     void longNamesElidedInTheMiddle()

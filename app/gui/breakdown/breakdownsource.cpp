@@ -22,6 +22,11 @@ QRgb groupColor(const std::string& name)
     return LayerPalette::groupColor(name);
 }
 
+bool isScopeGrouping(GroupBy groupBy)
+{
+    return groupBy != GroupBy::Kernel && groupBy != GroupBy::Kind && groupBy != GroupBy::Category;
+}
+
 namespace {
 
 std::vector<PieSlice> colored(const BreakdownResult& result, std::vector<Slice> slices)
@@ -77,7 +82,10 @@ int64_t BreakdownSource::scopeOf(uint32_t node) const
 
 std::string BreakdownSource::keyOf(const BreakdownLevel& level, ActivityKind kind, uint32_t node, uint32_t nameId) const
 {
-    if (!countsKind(level.groupBy, kind))
+    // A category filter lets memcpy and memset through as well (analysis's Grouper).
+    const bool categoryFilter = std::any_of(level.filters.begin(), level.filters.end(),
+                                            [](const GroupFilter& f) { return f.first == GroupBy::Category; });
+    if (!countsKind(level.groupBy, kind) && !categoryFilter)
         return {};
     const int64_t scope = scopeOf(node);
     if (!passesFilters(kind, scope, nameId, tree(), strings(), level.filters))
@@ -98,10 +106,11 @@ std::string BreakdownSource::keyOfSelection(const BreakdownLevel& level, const S
         return keyOf(level, kind, inst == kNone ? kNone : m_data->instances.node[inst], t.nameId[sel.index]);
     }
     if (sel.kind == Selection::Scope && sel.index < m_data->instances.size()) {
-        if (level.groupBy == GroupBy::Kernel || level.groupBy == GroupBy::Kind)
+        // A scope has no kernel name, kind or category of its own.
+        if (!isScopeGrouping(level.groupBy))
             return {};
         for (const auto& [g, want] : level.filters)
-            if (g == GroupBy::Kernel || g == GroupBy::Kind)
+            if (!isScopeGrouping(g))
                 return {};
         return keyOf(level, ActivityKind::Kernel, m_data->instances.node[sel.index], 0);
     }
@@ -116,7 +125,7 @@ Selection BreakdownSource::representative(const BreakdownLevel& level, const std
         return best;
     const RunData& run = *m_data;
     auto overlap = [&](int64_t a, int64_t b) { return std::min(double(b), view1) - std::max(double(a), view0); };
-    if (level.groupBy != GroupBy::Kernel && level.groupBy != GroupBy::Kind) {
+    if (isScopeGrouping(level.groupBy)) {
         // Nodes whose key matches; the shallowest of them stand for the group (a layer's own
         // scope rather than its ops).
         std::vector<char> match(run.nodes.size(), 0);
@@ -147,7 +156,7 @@ Selection BreakdownSource::representative(const BreakdownLevel& level, const std
             best = Selection{Selection::Scope, 0, first};
         return best;
     }
-    // Kernel names and kinds: the longest matching activity, preferring the view.
+    // Kernel names, kinds and categories: the longest matching activity, preferring the view.
     std::unordered_map<uint64_t, bool> cache;
     double bestInView = -1;
     int64_t bestAny = -1;
@@ -200,16 +209,19 @@ GroupSelection BreakdownSource::groupSelection(const BreakdownLevel& level, cons
     g.label = groupLabel(level, keys);
     const std::unordered_set<std::string> keySet(keys.begin(), keys.end());
     std::vector<GroupFilter> scopeFilters;
-    std::vector<std::string> nameFilters, kindFilters;
+    std::vector<std::string> nameFilters, kindFilters, categoryFilters;
     for (const auto& [by, want] : level.filters) {
         if (by == GroupBy::Kernel)
             nameFilters.push_back(want);
         else if (by == GroupBy::Kind)
             kindFilters.push_back(want);
+        else if (by == GroupBy::Category)
+            categoryFilters.push_back(want);
         else
             scopeFilters.emplace_back(by, want);
     }
-    const bool scopeGroup = level.groupBy != GroupBy::Kernel && level.groupBy != GroupBy::Kind;
+    const bool scopeGroup = isScopeGrouping(level.groupBy);
+    const bool categoryGroup = level.groupBy == GroupBy::Category;
     // Scope condition: per node, the filters and the key exactly as analysis applies them.
     if (scopeGroup || !scopeFilters.empty()) {
         g.anyScope = false;
@@ -223,25 +235,55 @@ GroupSelection BreakdownSource::groupSelection(const BreakdownLevel& level, cons
             g.nodes[n] = nodeOk(scopeOf(uint32_t(n))) ? 1 : 0;
         g.noScope = nodeOk(0);
     }
+    // A category (as the group or as a filter) is a condition on the (kind, name) pair. The
+    // selection keeps names and kinds apart, so it takes the pairs the run has (its stored
+    // totals): the names whose category matches for a kind they occur with, and those kinds.
+    const bool byCategory = categoryGroup || !categoryFilters.empty();
+    std::unordered_set<uint32_t> categoryNames;
+    uint8_t categoryKinds = 0;
+    if (byCategory) {
+        std::unordered_map<uint64_t, bool> seen;
+        for (const TotalRow& t : totals()) {
+            const uint64_t k = uint64_t(t.nameId) << 8 | uint64_t(t.kind);
+            auto it = seen.find(k);
+            if (it == seen.end()) {
+                const std::string cat = categoryKey(t.kind, t.nameId, tree(), strings());
+                bool ok = !categoryGroup || keySet.count(cat) != 0;
+                for (const std::string& want : categoryFilters)
+                    ok = ok && cat == want;
+                it = seen.emplace(k, ok).first;
+            }
+            if (it->second) {
+                categoryNames.insert(t.nameId);
+                categoryKinds |= uint8_t(1u << uint8_t(t.kind));
+            }
+        }
+    }
     // Name condition: the ids whose name passes the name filters (and is a key).
-    if (level.groupBy == GroupBy::Kernel || !nameFilters.empty()) {
+    if (level.groupBy == GroupBy::Kernel || !nameFilters.empty() || byCategory) {
         g.anyName = false;
         for (const auto& [id, name] : strings()) {
             bool ok = level.groupBy != GroupBy::Kernel || keySet.count(name) != 0;
             for (const std::string& want : nameFilters)
                 ok = ok && name == want;
+            if (byCategory)
+                ok = ok && categoryNames.count(id) != 0;
             if (ok)
                 g.nameIds.push_back(id);
         }
         std::sort(g.nameIds.begin(), g.nameIds.end());
     }
-    // Kinds: grouping by kind counts every activity, any other grouping only kernels.
+    // Kinds: grouping by kind or category counts every activity, any other grouping only
+    // kernels (a category filter lets every kind through, as analysis's Grouper does).
     g.kinds = 0;
     for (ActivityKind kind : {ActivityKind::Kernel, ActivityKind::Memcpy, ActivityKind::Memset}) {
         const std::string name(toString(kind));
-        bool ok = level.groupBy == GroupBy::Kind ? keySet.count(name) != 0 : countsKind(level.groupBy, kind);
+        bool ok = level.groupBy == GroupBy::Kind ? keySet.count(name) != 0
+                                                 : countsKind(level.groupBy, kind) || !categoryFilters.empty();
         for (const std::string& want : kindFilters)
             ok = ok && name == want;
+        if (byCategory)
+            ok = ok && (categoryKinds >> uint8_t(kind) & 1u) != 0;
         if (ok)
             g.kinds |= uint8_t(1u << uint8_t(kind));
     }

@@ -28,6 +28,10 @@ namespace wt::gui {
 // One drill-down level: analysis's GroupLevel (group-by, the filters of the levels above).
 using BreakdownLevel = wt::GroupLevel;
 
+// True for the groupings whose groups are scopes (scope path, layer, phase, op); kernel
+// names, kinds and categories group activities by what they are.
+bool isScopeGrouping(GroupBy groupBy);
+
 // "layer", "op", ...: the word used in titles and breadcrumbs.
 QString groupByLabel(GroupBy groupBy);
 

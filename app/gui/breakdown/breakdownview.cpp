@@ -24,6 +24,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QShortcut>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
@@ -69,7 +70,7 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
 
     // Controls: grouping, "other" threshold, chart kind, range, export.
     m_groupBy = new QComboBox(this);
-    for (GroupBy g : {GroupBy::Layer, GroupBy::Phase, GroupBy::Op, GroupBy::Kernel, GroupBy::Kind})
+    for (GroupBy g : {GroupBy::Layer, GroupBy::Phase, GroupBy::Op, GroupBy::Kernel, GroupBy::Category, GroupBy::Kind})
         m_groupBy->addItem(QStringLiteral("by ") + groupByLabel(g), int(g));
     m_groupBy->setToolTip(QStringLiteral("What the kernel time is grouped by"));
     m_threshold = new QDoubleSpinBox(this);
@@ -80,6 +81,11 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     m_threshold->setPrefix(QStringLiteral("other < "));
     m_threshold->setSuffix(QStringLiteral(" %"));
     m_threshold->setToolTip(QStringLiteral("Pie slices below this share merge into \"other\""));
+    m_layerDepth = new QSpinBox(this);
+    m_layerDepth->setRange(1, 16);
+    m_layerDepth->setPrefix(QStringLiteral("layer depth "));
+    m_layerDepth->setToolTip(QStringLiteral("Which level of the imported trace's ranges is a layer (1 = the level below the steps)"));
+    m_layerDepth->hide();
     auto* pieButton = new QToolButton(this);
     pieButton->setText(QStringLiteral("Pie"));
     pieButton->setCheckable(true);
@@ -106,6 +112,7 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     controls->setContentsMargins(0, 0, 0, 0);
     controls->addWidget(m_groupBy);
     controls->addWidget(m_threshold);
+    controls->addWidget(m_layerDepth);
     controls->addWidget(pieButton);
     controls->addWidget(barButton);
     controls->addWidget(m_range);
@@ -184,6 +191,14 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     connect(m_groupBy, &QComboBox::currentIndexChanged, this,
             [this](int) { setGroupBy(GroupBy(m_groupBy->currentData().toInt())); });
     connect(m_threshold, &QDoubleSpinBox::valueChanged, this, [this](double) { refresh(); });
+    connect(m_layerDepth, &QSpinBox::valueChanged, this, [this](int depth) {
+        const auto& run = m_state->run();
+        if (!run || !run->profile || run->profile->tree.layerDepth() == depth)
+            return;
+        // Layer filters of the old depth name other groups now: back to the top level.
+        m_levels.resize(1);
+        m_state->updateRun(withLayerDepth(*run, depth));
+    });
     connect(m_chartKind, &QButtonGroup::idClicked, this, [this](int id) { m_stack->setCurrentIndex(id); });
     connect(m_range, &QCheckBox::toggled, this, [this](bool) { refresh(); });
 
@@ -271,13 +286,38 @@ void BreakdownView::onRunUpdated()
         m_loadError = QString::fromUtf8(e.what());
         emit sourceFailed(m_loadError);
     }
+    updateLayerDepthControl();
     refresh();
+}
+
+void BreakdownView::updateLayerDepthControl()
+{
+    const bool imported = m_source && m_source->run().backend == "import";
+    m_layerDepth->setVisible(imported);
+    if (imported) {
+        QSignalBlocker block(m_layerDepth);
+        m_layerDepth->setMaximum(std::max(1, m_source->tree().maxDepthBelowSteps()));
+        m_layerDepth->setValue(m_source->tree().layerDepth());
+    }
 }
 
 void BreakdownView::setSource(std::shared_ptr<const BreakdownSource> source)
 {
+    // An imported trace opens on its kernel categories (issue 13: "which kind of kernel"
+    // first); a capture on its layers. A grouping the user chose stays.
+    const bool imported = source && source->run().backend == "import";
+    const bool firstOfRun = !m_source || !source || m_source->run().id != source->run().id;
     m_source = std::move(source);
     m_levels.resize(1);
+    if (firstOfRun && !m_groupChosen) {
+        const GroupBy want = imported ? GroupBy::Category : GroupBy::Layer;
+        if (m_levels.front().groupBy != want) {
+            m_levels.assign(1, BreakdownLevel{want, {}});
+            QSignalBlocker block(m_groupBy);
+            m_groupBy->setCurrentIndex(m_groupBy->findData(int(want)));
+        }
+    }
+    updateLayerDepthControl();
     refresh();
 }
 
@@ -316,6 +356,7 @@ bool BreakdownView::usesRange() const
 
 void BreakdownView::setGroupBy(GroupBy groupBy)
 {
+    m_groupChosen = true;
     int i = m_groupBy->findData(int(groupBy));
     if (i >= 0 && i != m_groupBy->currentIndex()) {
         QSignalBlocker block(m_groupBy);

@@ -23,6 +23,7 @@ class QButtonGroup;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QSpinBox;
 class QLabel;
 class QLineEdit;
 class QStackedWidget;
@@ -44,6 +45,9 @@ public:
 
     const std::vector<BreakdownLevel>& levels() const { return m_levels; }
     const BreakdownResult& result() const { return m_model->result(); }
+    // The layer-depth control (shown for imported runs): its value re-groups the run's layers
+    // (breakdown and timeline colours) through ViewState::updateRun.
+    QSpinBox* layerDepthBox() const { return m_layerDepth; }
     BreakdownModel* model() const { return m_model; }
     BreakdownProxyModel* proxy() const { return m_proxy; }
     QTableView* table() const { return m_table; }
@@ -113,6 +117,8 @@ private:
     QTableView* m_table;
     QComboBox* m_groupBy;
     QDoubleSpinBox* m_threshold;
+    QSpinBox* m_layerDepth;   // imported runs: the layer depth (analysis withLayerDepth)
+    void updateLayerDepthControl();
     QButtonGroup* m_chartKind;
     QCheckBox* m_range;
     QLabel* m_crumbs;
@@ -124,6 +130,7 @@ private:
     int m_computingGeneration = 0;        // the refresh m_computing belongs to
     int64_t m_asyncThreshold = 200000;
     QString m_loadError;
+    bool m_groupChosen = false;   // the user picked a grouping in the chooser: runs keep it
     bool m_syncing = false;   // true while this view writes the ViewState selection
 };
 

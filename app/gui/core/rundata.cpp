@@ -123,6 +123,28 @@ size_t RunData::memoryBytes() const
     return b;
 }
 
+// Layer grouping: analysis's layer rule (wt::layerKey), the one the breakdowns use, so the
+// timeline's layers are the pie's. A node without a layer (a step or phase above the layers)
+// keeps the color of its own name.
+static void assignLayers(RunData& d, const ScopeTree& tree)
+{
+    d.layerNames.clear();
+    d.layerNames.push_back(QString::fromLatin1(kNoScope));
+    std::unordered_map<std::string, uint32_t> layerIndex;
+    for (size_t i = 0; i < d.nodes.size(); ++i) {
+        ScopeNodeData& nd = d.nodes[i];
+        const int64_t layer = layerScope(tree, nd.id);
+        const uint32_t layerNode = layer ? tree.indexOf(layer) : kNone;
+        nd.layerNode = layerNode != kNone ? layerNode : uint32_t(i);
+        const std::string key = layerKey(tree, nd.id);
+        auto [it, inserted] = layerIndex.try_emplace(key, uint32_t(d.layerNames.size()));
+        if (inserted)
+            d.layerNames.push_back(qs(key));
+        nd.layerIndex = it->second;
+        nd.color = LayerPalette::color(layerNode != kNone ? key : tree.name(nd.id));
+    }
+}
+
 std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const LoadCallbacks& cb)
 {
     Database db(path, OpenMode::ReadOnly);
@@ -198,23 +220,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         nd.depth = std::max(1, n.depth);
         d.nodes.push_back(std::move(nd));
     }
-    // Layer grouping: analysis's layer rule (wt::layerKey), the one the breakdowns use, so the
-    // timeline's layers are the pie's. A node without a layer (a step or phase above the layers)
-    // keeps the color of its own name.
-    d.layerNames.push_back(QString::fromLatin1(kNoScope));
-    std::unordered_map<std::string, uint32_t> layerIndex;
-    for (size_t i = 0; i < d.nodes.size(); ++i) {
-        ScopeNodeData& nd = d.nodes[i];
-        const int64_t layer = layerScope(tree, nd.id);
-        const uint32_t layerNode = layer ? tree.indexOf(layer) : kNone;
-        nd.layerNode = layerNode != kNone ? layerNode : uint32_t(i);
-        const std::string key = layerKey(tree, nd.id);
-        auto [it, inserted] = layerIndex.try_emplace(key, uint32_t(d.layerNames.size()));
-        if (inserted)
-            d.layerNames.push_back(qs(key));
-        nd.layerIndex = it->second;
-        nd.color = LayerPalette::color(layerNode != kNone ? key : tree.name(nd.id));
-    }
+    assignLayers(d, tree);
     uint32_t maxString = 0;
     for (const auto& [id, s] : d.strings())
         maxString = std::max(maxString, id);
@@ -557,6 +563,18 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     if (cb.progress)
         cb.progress(std::max(total, done), std::max(total, done));
     return data;
+}
+
+}  // namespace wt::gui
+
+namespace wt::gui {
+
+std::shared_ptr<RunData> withLayerDepth(const RunData& run, int depth)
+{
+    auto d = std::make_shared<RunData>(run);
+    d->profile = wt::withLayerDepth(*run.profile, depth);
+    assignLayers(*d, d->profile->tree);
+    return d;
 }
 
 }  // namespace wt::gui

@@ -142,4 +142,9 @@ struct LoadCallbacks {
 // and reads in one snapshot, so a run being written loads as of one of its commits.
 std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const LoadCallbacks& callbacks = {});
 
+// A copy of a loaded run with another layer depth (analysis withLayerDepth): its profile and
+// its nodes' layers and layer colours follow the layer rule at that depth (the GUI's
+// layer-depth control for imported runs). Copies the activity arrays.
+std::shared_ptr<RunData> withLayerDepth(const RunData& run, int depth);
+
 }  // namespace wt::gui

@@ -1,8 +1,12 @@
 #include "timelinelayout.h"
 
+#include "analysis/grouping.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace wt::gui {
 
@@ -15,6 +19,15 @@ void TimelineLayout::build(const RunData& run, const std::map<int, int>& collaps
         r.height = h;
         y += h + kGap;
         m_rows.push_back(std::move(r));
+    };
+    // Lane labels name the level of the lane's scopes, from analysis (laneLabels: "step",
+    // "NVTX depth 2", "op depth 3"), so no two depths read the same and the CLI agrees.
+    const std::vector<std::string> labels = run.profile ? laneLabels(run.profile->tree) : std::vector<std::string>{};
+    auto laneLabelOf = [&](const LaneData& lane) {
+        if (lane.depth >= 1 && size_t(lane.depth) <= labels.size())
+            return QString::fromStdString(labels[size_t(lane.depth) - 1]);
+        return lane.level.isEmpty() ? QStringLiteral("depth %1").arg(lane.depth)
+                                    : QStringLiteral("%1 depth %2").arg(lane.level).arg(lane.depth);
     };
     for (int dev = 0; dev < int(run.devices.size()); ++dev) {
         bool any = std::any_of(run.tracks.begin(), run.tracks.end(), [&](const TrackData& t) { return t.deviceIndex == dev; });
@@ -29,12 +42,6 @@ void TimelineLayout::build(const RunData& run, const std::map<int, int>& collaps
         int shown = c == collapsedDepth.end() ? INT32_MAX : c->second;
         if (shown < 0)
             continue;   // the whole device (a rank of a job) is collapsed to its header
-        // A level name shared by several depths (an import's "op" at every depth) gets the
-        // depth, so no two lanes of a device read the same.
-        std::map<QString, int> uses;
-        for (const LaneData& lane : run.lanes)
-            if (lane.deviceIndex == dev)
-                ++uses[lane.level];
         for (size_t l = 0; l < run.lanes.size(); ++l) {
             const LaneData& lane = run.lanes[l];
             if (lane.deviceIndex != dev || lane.depth > shown)
@@ -43,9 +50,7 @@ void TimelineLayout::build(const RunData& run, const std::map<int, int>& collaps
             r.kind = Row::Lane;
             r.deviceIndex = dev;
             r.index = int(l);
-            r.label = lane.level.isEmpty() ? QStringLiteral("depth %1").arg(lane.depth)
-                      : uses[lane.level] > 1 ? QStringLiteral("%1 depth %2").arg(lane.level).arg(lane.depth)
-                                             : lane.level;
+            r.label = laneLabelOf(lane);
             add(r, kLaneHeight);
         }
         for (size_t t = 0; t < run.tracks.size(); ++t) {

@@ -116,11 +116,11 @@ bool VariantsActions::compareVariants()
     return compareVariantsOf(file, id);
 }
 
-bool VariantsActions::compareVariantsOf(const QString& file, int64_t runId)
+bool VariantsActions::compareVariantsOf(const QString& file, int64_t runId, const std::string& setting)
 {
     std::vector<int64_t> ids;
     try {
-        ids = variantRunsOf(file, runId);
+        ids = variantRunsOf(file, runId, setting);
     } catch (const std::exception& e) {
         m_window->statusBar()->showMessage(QString::fromUtf8(e.what()), 8000);
         return false;

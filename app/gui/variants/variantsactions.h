@@ -34,7 +34,7 @@ public:
     // Compare variants of the browser's current run (else the loaded run); false with a status
     // bar message when there are fewer than two.
     bool compareVariants();
-    bool compareVariantsOf(const QString& file, int64_t runId);
+    bool compareVariantsOf(const QString& file, int64_t runId, const std::string& setting = "variant");
     // Shows these runs in the variants window (any runs: the view refuses what differs twice).
     void showVariants(std::vector<CompareSelector> runs);
     // The scaling window of sweep `sweepId` of `file` (empty: the newest sweep).

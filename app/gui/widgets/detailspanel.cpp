@@ -3,9 +3,11 @@
 #include "app/gui/core/layerpalette.h"
 #include "app/gui/core/rangesummary.h"
 #include "app/gui/core/timeformat.h"
+#include "analysis/gputime.h"
 #include "analysis/rankstats.h"
 
 #include <QHeaderView>
+#include <QPainter>
 #include <QPixmap>
 #include <QSplitter>
 #include <QTableWidget>
@@ -26,14 +28,31 @@ QIcon swatch(QRgb color)
 }  // namespace
 
 DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
-    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_ranks(new QTableWidget(this))
+    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_ranks(new QTableWidget(this)),
+      m_devices(new QTableWidget(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_tree);
+    split->addWidget(m_devices);
     split->addWidget(m_ranks);
     layout->addWidget(split);
+    m_devices->setObjectName(QStringLiteral("devicesTable"));
+    m_devices->setColumnCount(DevColumnCount);
+    m_devices->setHorizontalHeaderLabels({QStringLiteral("Device"), QStringLiteral("GPU time"), QStringLiteral("Span"),
+                                          QStringLiteral("Busy"), QStringLiteral("Idle"), QStringLiteral("Communication"),
+                                          QStringLiteral("Overlapped"), QStringLiteral("Exposed")});
+    m_devices->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_devices->verticalHeader()->hide();
+    m_devices->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_devices->setTextElideMode(Qt::ElideMiddle);
+    m_devices->setToolTip(QStringLiteral("Per device, first kernel start to last kernel end: busy = some kernel running, idle = none; "
+                                         "communication = NCCL/collective kernels, overlapped = while another kernel ran, exposed = the rest. "
+                                         "Bar: compute, overlapped communication, exposed communication, idle."));
+    connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refreshDevices);
+    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refreshDevices);
+    refreshDevices();
     m_ranks->setObjectName(QStringLiteral("ranksTable"));
     m_ranks->setColumnCount(RankColumnCount);
     m_ranks->setHorizontalHeaderLabels({QStringLiteral("Rank (device)"), QStringLiteral("Steps"), QStringLiteral("Mean step"),
@@ -60,6 +79,76 @@ DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
     connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refresh);
     refresh();
+}
+
+DeviceBar::DeviceBar(std::vector<Segment> segments, QWidget* parent) : QWidget(parent), m_segments(std::move(segments))
+{
+    QStringList tip;
+    int64_t total = 0;
+    for (const Segment& s : m_segments)
+        total += s.ns;
+    for (const Segment& s : m_segments)
+        tip << QStringLiteral("%1: %2 (%3%)")
+                   .arg(s.label, formatDuration(double(s.ns)))
+                   .arg(total > 0 ? 100.0 * double(s.ns) / double(total) : 0.0, 0, 'f', 1);
+    setToolTip(tip.join(QLatin1Char('\n')));
+}
+
+void DeviceBar::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    const QRectF r = QRectF(rect()).adjusted(2, 3, -2, -3);
+    int64_t total = 0;
+    for (const Segment& s : m_segments)
+        total += s.ns;
+    if (total <= 0 || r.width() <= 0)
+        return;
+    double x = r.left();
+    for (const Segment& s : m_segments) {
+        const double w = r.width() * double(s.ns) / double(total);
+        p.fillRect(QRectF(x, r.top(), w, r.height()), QColor::fromRgb(s.color));
+        x += w;
+    }
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(r);
+}
+
+void DetailsPanel::refreshDevices()
+{
+    const auto& run = m_state->run();
+    m_devices->setRowCount(0);
+    if (!run || !run->profile) {
+        m_devices->hide();
+        return;
+    }
+    const std::vector<DeviceTime> times = computeDeviceTimes(*run->profile, run->activities());
+    if (times.empty()) {
+        m_devices->hide();
+        return;
+    }
+    // compute, overlapped communication, exposed communication, idle
+    static const QRgb kColors[] = {0xff4e79a7, 0xff59a14f, 0xffe15759, 0xffd8d8d8};
+    m_devices->setRowCount(int(times.size()));
+    for (int i = 0; i < int(times.size()); ++i) {
+        const GpuTime& t = times[size_t(i)].time;
+        const QString cells[DevColumnCount] = {QString::fromStdString(times[size_t(i)].name), QString(),
+                                               formatDuration(double(t.spanNs)), formatDuration(double(t.busyNs)),
+                                               formatDuration(double(t.idleNs)), formatDuration(double(t.commNs)),
+                                               formatDuration(double(t.commOverlapNs)), formatDuration(double(t.commExposedNs()))};
+        for (int c = 0; c < DevColumnCount; ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(cells[c]);
+            m_devices->setItem(i, c, item);
+        }
+        std::vector<DeviceBar::Segment> segments;
+        size_t k = 0;
+        for (const BarSegment& b : deviceBarSegments(t))
+            segments.push_back({QString::fromLatin1(b.label), b.ns, kColors[std::min<size_t>(k++, 3)]});
+        m_devices->setCellWidget(i, DevBar, new DeviceBar(std::move(segments), m_devices));
+    }
+    m_devices->resizeColumnsToContents();
+    m_devices->setColumnWidth(DevBar, 160);
+    m_devices->show();
 }
 
 void DetailsPanel::refreshRanks()
