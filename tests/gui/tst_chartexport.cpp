@@ -234,7 +234,8 @@ private slots:
             QStringLiteral("timeline-step.svg"), QStringLiteral("pie-layer.png"),       QStringLiteral("pie-layer.svg"),
             QStringLiteral("pie-kernel.png"),    QStringLiteral("pie-kernel.svg"),      QStringLiteral("bars-kernel.png"),
             QStringLiteral("bars-kernel.svg"),   QStringLiteral("breakdown-layer.csv"), QStringLiteral("breakdown-phase.csv"),
-            QStringLiteral("breakdown-op.csv"),  QStringLiteral("breakdown-kernel.csv")};
+            QStringLiteral("breakdown-op.csv"),  QStringLiteral("breakdown-kernel.csv"),  QStringLiteral("pie-category.png"),
+            QStringLiteral("pie-category.svg"),  QStringLiteral("breakdown-category.csv")};
         for (const QString& f : expected) {
             QFileInfo fi(out + QLatin1Char('/') + f);
             QVERIFY2(fi.isFile() && fi.size() > 0, qPrintable(f));
@@ -243,7 +244,8 @@ private slots:
         QString md = QString::fromUtf8(readAll(out + QStringLiteral("/index.md")));
         QString html = QString::fromUtf8(readAll(out + QStringLiteral("/index.html")));
         for (const QString& img : {QStringLiteral("timeline-step.png"), QStringLiteral("pie-layer.png"),
-                                   QStringLiteral("pie-kernel.png"), QStringLiteral("bars-kernel.png")}) {
+                                   QStringLiteral("pie-kernel.png"), QStringLiteral("bars-kernel.png"),
+                                   QStringLiteral("pie-category.png")}) {
             QVERIFY(md.contains(img));
             QVERIFY(html.contains(img));
         }
@@ -282,7 +284,7 @@ private slots:
         o.file = QString::fromStdString(m_path);
         ReportResult r = writeReport(o);
         QVERIFY2(r.ok, qPrintable(r.error));
-        QCOMPARE(r.files.size(), 14);
+        QCOMPARE(r.files.size(), 17);   // with the category pie (png, svg) and its CSV
         for (const QString& f : r.files)
             QVERIFY2(QFileInfo(o.outDir + QLatin1Char('/') + f).size() > 0, qPrintable(f));
         QString md = QString::fromUtf8(readAll(o.outDir + QStringLiteral("/index.md")));

@@ -94,7 +94,9 @@ QString htmlMetadata(const BreakdownSource& src)
 // Every file the report writes into OUTDIR.
 const char* const kReportFiles[] = {"timeline-step.png", "timeline-step.svg", "pie-layer.png",         "pie-layer.svg",
                                     "pie-kernel.png",    "pie-kernel.svg",    "bars-kernel.png",       "bars-kernel.svg",
+                                    "pie-category.png",  "pie-category.svg",
                                     "breakdown-layer.csv", "breakdown-phase.csv", "breakdown-op.csv", "breakdown-kernel.csv",
+                                    "breakdown-category.csv",
                                     "index.md",          "index.html",
                                     // The compare section (compare/comparereport.cpp): by layer, or by kernel
                                     // for runs without scopes; then the most-changed layer's ops and kernels.
@@ -194,12 +196,16 @@ ReportResult writeReport(const ReportOptions& o)
     const BreakdownResult kernels = src->compute({GroupBy::Kernel, {}});
     const BreakdownResult phases = src->compute({GroupBy::Phase, {}});
     const BreakdownResult ops = src->compute({GroupBy::Op, {}});
+    const BreakdownResult categories = src->compute({GroupBy::Category, {}});
     BreakdownPlot pie(BreakdownPlot::Kind::Pie);
     pie.setResult(layers, 0.02, QStringLiteral("Kernel time by layer"));
     if (!chart(plotPainter(&pie), QStringLiteral("pie-layer"), o.chartSize, QStringLiteral("Kernel time by layer"), {}))
         return fail(error);
     pie.setResult(kernels, 0.02, QStringLiteral("Kernel time by kernel name"));
     if (!chart(plotPainter(&pie), QStringLiteral("pie-kernel"), o.chartSize, QStringLiteral("Kernel time by kernel name"), {}))
+        return fail(error);
+    pie.setResult(categories, 0.02, QStringLiteral("Time by kernel category"));
+    if (!chart(plotPainter(&pie), QStringLiteral("pie-category"), o.chartSize, QStringLiteral("Time by kernel category"), {}))
         return fail(error);
     BreakdownPlot bars(BreakdownPlot::Kind::Bars);
     bars.setResult(kernels, 0.02, QStringLiteral("Kernels by time"));
@@ -209,7 +215,7 @@ ReportResult writeReport(const ReportOptions& o)
 
     // Tables.
     BreakdownModel model;
-    for (const BreakdownResult* r : {&layers, &phases, &ops, &kernels}) {
+    for (const BreakdownResult* r : {&layers, &phases, &ops, &kernels, &categories}) {
         model.setResult(*r);
         QString name = QStringLiteral("breakdown-%1.csv").arg(groupByLabel(r->level.groupBy));
         if (!writeTextFile(path(name), model.toCsv(), &error))
@@ -266,8 +272,10 @@ ReportResult writeReport(const ReportOptions& o)
     md += QStringLiteral("### Kernel time by layer\n\n![layer pie](pie-layer.png)\n\n");
     md += QStringLiteral("### Kernel time by kernel name\n\n![kernel pie](pie-kernel.png)\n\n");
     md += QStringLiteral("### Kernels by time\n\n![kernel bars](bars-kernel.png)\n\n");
-    md += QStringLiteral("Vector versions: `timeline-step.svg`, `pie-layer.svg`, `pie-kernel.svg`, `bars-kernel.svg`. "
-                         "Tables: `breakdown-layer.csv`, `breakdown-phase.csv`, `breakdown-op.csv`, `breakdown-kernel.csv`.\n");
+    md += QStringLiteral("### Time by kernel category\n\n![category pie](pie-category.png)\n\n");
+    md += QStringLiteral("Vector versions: `timeline-step.svg`, `pie-layer.svg`, `pie-kernel.svg`, `bars-kernel.svg`, `pie-category.svg`. "
+                         "Tables: `breakdown-layer.csv`, `breakdown-phase.csv`, `breakdown-op.csv`, `breakdown-kernel.csv`, "
+                         "`breakdown-category.csv`.\n");
     md += compareSection.markdown + variantsSection.markdown + scalingSection.markdown;
     if (!writeTextFile(path(QStringLiteral("index.md")), md, &error))
         return fail(error);
@@ -291,6 +299,8 @@ ReportResult writeReport(const ReportOptions& o)
     h += QStringLiteral("<h2>Kernel time by kernel name</h2>\n<img src=\"pie-kernel.png\" alt=\"kernel pie\">\n"
                         "<img src=\"bars-kernel.png\" alt=\"kernel bars\">\n") +
          htmlTable(kernels, 30);
+    h += QStringLiteral("<h2>Time by kernel category</h2>\n<img src=\"pie-category.png\" alt=\"category pie\">\n") +
+         htmlTable(categories, 30);
     h += QStringLiteral("<p>Files: ");
     for (const QString& f : res.files)
         h += QStringLiteral("<a href=\"%1\">%1</a> ").arg(html(f));
