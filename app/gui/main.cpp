@@ -332,6 +332,9 @@ int main(int argc, char** argv)
             }
             QTimer::singleShot(50, &app, [&, out] {
                 breakdown->view()->waitForResult();
+                // Draw the chart now, at its laid-out size: a queued replot may not have run
+                // yet, and a plot that never replotted grabs blank (docs/images/multirank.png).
+                breakdown->view()->currentPlot()->replot(QCustomPlot::rpImmediateRefresh);
                 QImage image = window.grab().toImage();
                 if (!image.save(out)) {
                     std::fprintf(stderr, "wheretime-gui: cannot write %s\n", qPrintable(out));

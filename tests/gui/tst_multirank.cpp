@@ -57,6 +57,23 @@ private:
         wt::Database db(m_file, wt::OpenMode::ReadWrite);
         wt::interop::importRanks(db, {a.toStdString(), b.toStdString()});
     }
+    // The pie's largest slice colour appears in the rendered plot (a blank plot has none).
+    static bool pieDrawn(BreakdownView* view)
+    {
+        QCoreApplication::processEvents();
+        const auto& slices = view->piePlot()->slices();
+        if (slices.empty())
+            return false;
+        const QImage img = view->piePlot()->grab().toImage().convertToFormat(QImage::Format_RGB32);
+        const QRgb want = slices.front().color & 0xffffff;
+        int hits = 0;
+        for (int y = 0; y < img.height(); ++y)
+            for (int x = 0; x < img.width(); ++x)
+                hits += (img.pixel(x, y) & 0xffffff) == want;
+        if (hits < 200)
+            qWarning("pie: %d pixels of the first slice's colour in a %dx%d plot", hits, img.width(), img.height());
+        return hits >= 200;
+    }
     static double timelineShare(MainWindow& w) { return double(w.timeline()->width()) / double(w.width()); }
 
 private slots:
@@ -197,6 +214,7 @@ private slots:
             comm = comm || g.path == "communication";
         QVERIFY(comm);
         QVERIFY(!view->piePlot()->slices().empty());
+        QVERIFY2(pieDrawn(view), "category pie");
 
         // Lane labels: analysis's, never twice on a device.
         const std::vector<std::string> want = wt::laneLabels(run->profile->tree);
@@ -244,6 +262,7 @@ private slots:
         QVERIFY(depth->maximum() >= 2);
         view->setGroupBy(wt::GroupBy::Layer);
         view->waitForResult();
+        QVERIFY2(pieDrawn(view), "layer pie");   // docs/images/multirank.png once showed it blank
         const size_t layersAt1 = view->result().rows.size();
         depth->setValue(2);
         view->waitForResult();

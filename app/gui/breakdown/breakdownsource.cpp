@@ -1,5 +1,6 @@
 #include "breakdownsource.h"
 
+#include "analysis/kernelcategory.h"
 #include "app/gui/core/layerpalette.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace wt::gui {
@@ -25,6 +27,19 @@ QRgb groupColor(const std::string& name)
 bool isScopeGrouping(GroupBy groupBy)
 {
     return groupBy != GroupBy::Kernel && groupBy != GroupBy::Kind && groupBy != GroupBy::Category;
+}
+
+QRgb categoryColor(const std::string& category)
+{
+    // Fixed, well-separated colours for the built-in categories (hashed colours made gemm and
+    // communication two near-identical pinks); user categories hash like other groups.
+    static const std::unordered_map<std::string, QRgb> colors = {
+        {kCategoryGemm, 0xff4e79a7},          {kCategoryAttention, 0xfff28e2b},  {kCategoryCommunication, 0xffe15759},
+        {kCategoryConvolution, 0xff76b7b2},   {kCategoryNormalization, 0xff59a14f}, {kCategorySoftmax, 0xffedc948},
+        {kCategoryElementwise, 0xffb07aa1},   {kCategoryReduction, 0xffff9da7}, {kCategoryMemory, 0xff9c755f},
+        {kCategoryOther, 0xffbab0ac}};
+    auto it = colors.find(category);
+    return it != colors.end() ? it->second : groupColor(category);
 }
 
 namespace {
@@ -302,7 +317,7 @@ BreakdownResult BreakdownSource::adapt(const BreakdownLevel& level, const Breakd
     for (const Group& g : b.groups) {
         BreakdownRow r;
         static_cast<Group&>(r) = g;
-        r.color = groupColor(g.name);
+        r.color = level.groupBy == GroupBy::Category ? categoryColor(g.name) : groupColor(g.name);
         out.rows.push_back(std::move(r));
     }
     return out;

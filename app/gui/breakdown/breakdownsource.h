@@ -63,6 +63,8 @@ std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount);
 // Color of a group (LayerPalette::groupColor: the timeline's colors, neutral without scope).
 QRgb groupColor(const std::string& name);
 inline constexpr QRgb kOtherColor = 0xffc8c8c8;
+// Color of a kernel category: fixed for the built-in ones, groupColor for user categories.
+QRgb categoryColor(const std::string& category);
 
 class BreakdownSource {
 public:
