@@ -2,6 +2,7 @@
 // --backend cuda in one line and falls back with a notice on --backend auto; a plugin of
 // another ABI is refused in one line; commands other than capture map no CUDA library.
 #include "capture/cudaplugin.h"
+#include "storage/database.h"
 #include "tests/support/testsupport.h"
 #include "wheretime_config.h"
 
@@ -94,7 +95,7 @@ private slots:
         QStringList l = r.out.trimmed().split(QLatin1Char('\n'));
         QCOMPARE(l.size(), 3);
         QCOMPARE(l[0], QStringLiteral("wheretime " WHERETIME_VERSION));
-        QCOMPARE(l[1], QStringLiteral("file schema: 1"));
+        QCOMPARE(l[1], QStringLiteral("file schema: %1").arg(wt::Database::kSchemaVersion));
         QCOMPARE(l[2], QStringLiteral("cuda plugin: not installed (CPU capture only)"));
     }
 

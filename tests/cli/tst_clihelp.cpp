@@ -69,7 +69,7 @@ private slots:
         }
         // From an option table (runs, import) and from a usage text (capture).
         QVERIFY(s.contains(QStringLiteral("runs) opts=\"--json --help\"")));
-        QVERIFY(s.contains(QStringLiteral("import) opts=\"-o --output --name --timing --help\"")));
+        QVERIFY(s.contains(QStringLiteral("import) opts=\"-o --output --name --one-run --step --layer-depth --categories --timing --help\"")));
         QString capture = s.section(QStringLiteral("capture) opts=\""), 1).section(QLatin1Char('"'), 0, 0);
         for (const char* o : {"--workload", "--backend", "--steps", "--no-trace", "--json", "-o"})
             QVERIFY2(capture.split(QLatin1Char(' ')).contains(QLatin1String(o)), o);
