@@ -78,6 +78,22 @@ Breakdown computeBreakdown(const RunProfile& profile, const GroupLevel& level, c
     Breakdown out = r ? sumGroups(rangeTotals(*activities, profile.tree, *r), profile.tree, grouper)
                       : sumGroups(profile.totals, profile.tree, grouper);
     out.range = r;
+    if (!r && !profile.launchCosts.empty()) {
+        std::unordered_map<std::string, Group*> byPath;
+        for (Group& g : out.groups)
+            byPath.emplace(g.path, &g);
+        for (const LaunchCost& c : profile.launchCosts) {
+            const int32_t g = grouper.indexOfScope(c.kind, c.scopeId, c.nameId);
+            if (g < 0)
+                continue;
+            auto it = byPath.find(grouper.keys()[size_t(g)]);
+            if (it == byPath.end())
+                continue;   // a launch whose activities were not recorded (no time, no row)
+            it->second->hasCost = true;
+            it->second->flops += c.flops;
+            it->second->bytes += c.bytes;
+        }
+    }
     if (!activities)
         return out;
     const std::vector<Distribution> dist = distributions(*activities, grouper, r);
@@ -170,7 +186,7 @@ RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& opti
     s.kernelTimeNs = s.run.kernelTimeNs;
     s.busyNs = s.run.busyNs;
     s.spanNs = s.run.spanEndNs - s.run.spanStartNs;
-    s.breakdown = computeBreakdown(profile.totals, profile.tree, profile.strings, options);
+    s.breakdown = computeBreakdown(profile, options.level());
     return s;
 }
 

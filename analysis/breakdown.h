@@ -37,6 +37,14 @@ struct Group {
     int64_t medianNs = 0;  // lower median
     int64_t minNs = 0;
     int64_t maxNs = 0;
+    // What the workload knew of the group's launches (captures of bundled workloads, whole
+    // run only): FLOPs and bytes read + written summed over them; achieved rates divide by
+    // timeNs.
+    bool hasCost = false;
+    double flops = 0;
+    double bytes = 0;
+    double flopPerS() const { return hasCost && timeNs > 0 ? flops / (double(timeNs) * 1e-9) : 0.0; }
+    double bytesPerS() const { return hasCost && timeNs > 0 ? bytes / (double(timeNs) * 1e-9) : 0.0; }
 };
 
 struct Breakdown {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 namespace wt {
 
@@ -12,6 +13,23 @@ TimeRange TimeRange::fromDouble(double t0, double t1)
     if (t1 < t0)
         std::swap(t0, t1);
     return TimeRange{int64_t(std::floor(t0)), int64_t(std::ceil(t1))};
+}
+
+std::string formatQuantity(double value, std::string_view unit)
+{
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    if (!std::isfinite(value))
+        return "-";
+    double v = std::fabs(value);
+    size_t p = 0;
+    while (v >= 999.5 && p + 1 < std::size(prefixes)) {
+        v /= 1000.0;
+        ++p;
+    }
+    const int decimals = v >= 99.95 || p == 0 ? 0 : v >= 9.995 ? 1 : 2;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%.*f %s", value < 0 ? "-" : "", decimals, v, prefixes[p]);
+    return std::string(buf) + std::string(unit);
 }
 
 std::string formatDuration(double ns)

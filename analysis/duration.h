@@ -14,6 +14,11 @@ namespace wt {
 
 std::string formatDuration(double ns);
 
+// A count or rate with an SI prefix and three significant digits: formatQuantity(1.23e10,
+// "FLOP/s") = "12.3 GFLOP/s", (37.5e9, "B/s") = "37.5 GB/s", (950, "B") = "950 B". Used for the
+// FLOPs, bytes and achieved rates of op features.
+std::string formatQuantity(double value, std::string_view unit);
+
 // "1500" (ns), "1500ns", "1.5us", "2ms", "0.25s" (also "1.5 us"): whole ns, rounded to nearest.
 // nullopt for anything else (negative values included).
 std::optional<int64_t> parseDuration(std::string_view text);

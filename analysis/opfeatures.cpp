@@ -6,17 +6,6 @@
 
 namespace wt {
 
-namespace {
-ActivityKind activityKindOf(const std::string& launchKind)
-{
-    if (launchKind == "memcpy")
-        return ActivityKind::Memcpy;
-    if (launchKind == "memset")
-        return ActivityKind::Memset;
-    return ActivityKind::Kernel;
-}
-}  // namespace
-
 RunSamples loadRunSamples(const Reader& reader, int64_t runId)
 {
     RunSamples out;
@@ -96,30 +85,6 @@ RunSamples loadRunSamples(const Reader& reader, int64_t runId)
                 s.timeNs = c->second;
         }
         out.launches.push_back(std::move(s));
-    }
-    return out;
-}
-
-std::unordered_map<std::string, GroupCost> groupCosts(const Reader& reader, const RunProfile& profile, const GroupLevel& level)
-{
-    std::unordered_map<std::string, GroupCost> out;
-    const std::vector<LaunchFeatures> launches = reader.launches(profile.run.id);
-    if (launches.empty())
-        return out;
-    std::unordered_map<int64_t, int64_t> scopeOf;
-    for (const ScopeInstance& si : reader.scopeInstances(profile.run.id))
-        scopeOf.emplace(si.id, si.scopeId);
-    Grouper grouper(profile.tree, profile.strings, level);
-    for (const LaunchFeatures& l : launches) {
-        auto it = scopeOf.find(l.scopeInstanceId);
-        const int64_t scopeId = it == scopeOf.end() ? 0 : it->second;
-        const int32_t g = grouper.indexOfScope(activityKindOf(l.kind), scopeId, l.nameId);
-        if (g < 0)
-            continue;
-        GroupCost& c = out[grouper.keys()[size_t(g)]];
-        c.flops += l.flops;
-        c.bytes += l.bytesRead + l.bytesWritten;
-        ++c.launches;
     }
     return out;
 }

@@ -1,7 +1,8 @@
 // Op features of a run (the launches table, schema version 2) joined with what was measured:
 // one LaunchSample per launch with its scope, layer, op kind, FLOPs, bytes, GEMM shape and
-// measured time, and the FLOPs/bytes sums of breakdown groups (`wheretime stats`, the GUI's
-// table and details). Runs without features (imports, older files) give none.
+// measured time (the predictor's training data). The FLOPs and bytes of breakdown groups come
+// with the breakdown (RunProfile::launchCosts, Group::flops). Runs without features (imports,
+// older files) give none.
 #pragma once
 
 #include "analysis/grouping.h"
@@ -40,15 +41,5 @@ struct RunSamples {
 
 // Loads the launches of a run with their measured times. Empty launches: the run has no features.
 RunSamples loadRunSamples(const Reader& reader, int64_t runId);
-
-struct GroupCost {
-    double flops = 0;
-    double bytes = 0;
-    int64_t launches = 0;
-};
-
-// FLOPs and bytes summed per group key (Group::path) of a grouping level, over every launch
-// the level's filters let through. Empty for runs without features.
-std::unordered_map<std::string, GroupCost> groupCosts(const Reader& reader, const RunProfile& profile, const GroupLevel& level);
 
 }  // namespace wt

@@ -3,6 +3,7 @@
 #include "storage/reader.h"
 
 #include <charconv>
+#include <unordered_map>
 
 namespace wt {
 
@@ -17,7 +18,37 @@ std::shared_ptr<const RunProfile> RunProfile::load(const Reader& reader, int64_t
     if (categories)
         p->tree.setCategories(std::move(categories));
     p->totals = reader.totals(runId);
+    const std::vector<LaunchFeatures> launches = reader.launches(runId);
+    if (!launches.empty()) {
+        std::unordered_map<int64_t, int64_t> scopeOf;
+        for (const ScopeInstance& si : reader.scopeInstances(runId))
+            scopeOf.emplace(si.id, si.scopeId);
+        p->launchCosts.reserve(launches.size());
+        for (const LaunchFeatures& l : launches) {
+            LaunchCost c;
+            c.scopeInstanceId = l.scopeInstanceId;
+            c.m = l.m;
+            c.n = l.n;
+            c.k = l.k;
+            if (auto it = scopeOf.find(l.scopeInstanceId); it != scopeOf.end())
+                c.scopeId = it->second;
+            c.nameId = l.nameId;
+            c.kind = activityKindOfLaunch(l.kind);
+            c.flops = l.flops;
+            c.bytes = l.bytesRead + l.bytesWritten;
+            p->launchCosts.push_back(c);
+        }
+    }
     return p;
+}
+
+ActivityKind activityKindOfLaunch(const std::string& launchKind)
+{
+    if (launchKind == "memcpy")
+        return ActivityKind::Memcpy;
+    if (launchKind == "memset")
+        return ActivityKind::Memset;
+    return ActivityKind::Kernel;
 }
 
 void applyRunSettings(ScopeTree& tree, const std::vector<std::pair<std::string, std::string>>& metadata)

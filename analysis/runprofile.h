@@ -1,7 +1,8 @@
 // What every figure of one run starts from, read once per run: the run's description and
 // summary, its scope tree, the interned strings, and the stored per-(scope, name, kind) totals.
 // The GUI loads one with the run (RunData keeps it) and the CLI one per command; nothing reads
-// the tree or the totals again. The grouping settings stored with the run (metadata
+// the tree or the totals again. Captures of bundled workloads also bring their launches' FLOPs
+// and bytes (LaunchCost), which the breakdown sums per group. The grouping settings stored with the run (metadata
 // kLayerDepthKey, kCategoriesKey; written by `wheretime import --layer-depth/--categories`) are
 // applied to the tree here.
 #pragma once
@@ -21,12 +22,30 @@ class Reader;
 inline constexpr const char* kLayerDepthKey = "analysis.layer_depth";    // integer >= 1
 inline constexpr const char* kCategoriesKey = "analysis.categories";     // rules text (kernelcategory.h)
 
+// What the workload knew about one launch (storage's LaunchFeatures), reduced to what the
+// breakdown sums per group: the launch's innermost scope, name and kind, its FLOPs and bytes.
+struct LaunchCost {
+    int64_t scopeInstanceId = 0;  // innermost scope instance (storage id), 0 = none
+    int64_t scopeId = 0;          // its scope node, 0 = none
+    uint32_t nameId = 0;          // the op's name (its kernels' name on the CPU)
+    ActivityKind kind = ActivityKind::Kernel;
+    double flops = 0;
+    double bytes = 0;             // read + written
+    int64_t m = 0, n = 0, k = 0;  // GEMM shape, 0 for other launches
+};
+
+// The activity kind of a launch kind ("memcpy", "memset"; "kernel" and "gemm" are kernels).
+ActivityKind activityKindOfLaunch(const std::string& launchKind);
+
 struct RunProfile {
     RunInfo run;
     std::vector<DeviceInfo> devices;
     ScopeTree tree;
     Strings strings;
     std::vector<TotalRow> totals;
+    // One per launch of a capture of a bundled workload (schema 2); empty for imports and
+    // older files, whose groups then have no FLOPs or bytes.
+    std::vector<LaunchCost> launchCosts;
 
     // Throws wt::StorageError (one-line reason) for a missing run or a bad file.
     // `categories` replaces the rules stored with the run (the CLI's --categories FILE).

@@ -232,9 +232,6 @@ int runStats(Args& args)
         steps = computeStepTimes(*profile, view);
         zeroNs = view.firstStartNs();
     }
-    // Op features (FLOPs, bytes) per group, where the run has them (captures since schema 2).
-    const auto costs = args.flag("--json") && !range ? groupCosts(reader, *profile, options.level())
-                                           : std::unordered_map<std::string, GroupCost>{};
     db.rollback();   // ends the read snapshot
     const Breakdown& b = s.breakdown;
 
@@ -257,12 +254,10 @@ int runStats(Args& args)
                       << ",\"time_ns\":" << gr.timeNs << ",\"share\":" << json::number(gr.share)
                       << ",\"count\":" << gr.count << ",\"mean_ns\":" << json::number(gr.meanNs)
                       << ",\"median_ns\":" << gr.medianNs << ",\"min_ns\":" << gr.minNs << ",\"max_ns\":" << gr.maxNs;
-            auto c = costs.find(gr.path);
-            if (c != costs.end() && gr.timeNs > 0) {   // achieved rates over the group's kernel time
-                const double sec = double(gr.timeNs) * 1e-9;
-                std::cout << ",\"flops\":" << json::number(c->second.flops) << ",\"bytes\":" << json::number(c->second.bytes)
-                          << ",\"flop_per_s\":" << json::number(c->second.flops / sec)
-                          << ",\"bytes_per_s\":" << json::number(c->second.bytes / sec);
+            if (gr.hasCost && gr.timeNs > 0) {   // achieved rates over the group's kernel time
+                std::cout << ",\"flops\":" << json::number(gr.flops) << ",\"bytes\":" << json::number(gr.bytes)
+                          << ",\"flop_per_s\":" << json::number(gr.flopPerS())
+                          << ",\"bytes_per_s\":" << json::number(gr.bytesPerS());
             } else {
                 std::cout << ",\"flops\":null,\"bytes\":null,\"flop_per_s\":null,\"bytes_per_s\":null";
             }
@@ -299,11 +294,17 @@ int runStats(Args& args)
         if (partial)
             std::fprintf(stderr, "wheretime stats: partial: run %lld is still being captured (%lld steps committed so far)\n",
                          static_cast<long long>(s.run.id), static_cast<long long>(committedSteps));
-        std::cout << "name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns\n";
-        for (const Group& gr : b.groups)
+        std::cout << "name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns,flops,bytes\n";
+        for (const Group& gr : b.groups) {
             std::cout << csv::field(gr.name) << ',' << csv::field(gr.path) << ',' << gr.timeNs << ','
                       << json::number(gr.share) << ',' << gr.count << ',' << json::number(gr.meanNs) << ',' << gr.medianNs
-                      << ',' << gr.minNs << ',' << gr.maxNs << '\n';
+                      << ',' << gr.minNs << ',' << gr.maxNs << ',';
+            if (gr.hasCost)   // op features: captures of bundled workloads only
+                std::cout << json::number(gr.flops) << ',' << json::number(gr.bytes);
+            else
+                std::cout << ',';
+            std::cout << '\n';
+        }
         return 0;
     }
     std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), s.run.name.c_str(),
@@ -323,13 +324,22 @@ int runStats(Args& args)
         names.push_back(width ? elideMiddle(gr.path, size_t(width)) : gr.path);
         nameWidth = std::max(nameWidth, displayLength(names.back()));
     }
-    std::printf("\n%s %14s %7s %9s %12s %12s\n", padded(std::string(toString(b.groupBy)), nameWidth).c_str(), "time", "share",
+    // Achieved rates where the run has op features (captures of bundled workloads).
+    const bool anyCost = std::any_of(b.groups.begin(), b.groups.end(), [](const Group& g) { return g.hasCost; });
+    std::printf("\n%s %14s %7s %9s %12s %12s", padded(std::string(toString(b.groupBy)), nameWidth).c_str(), "time", "share",
                 "count", "mean", distributions ? "median" : "");
+    if (anyCost)
+        std::printf(" %14s %12s", "FLOP/s", "B/s");
+    std::printf("\n");
     for (size_t i = 0; i < b.groups.size(); ++i) {
         const Group& gr = b.groups[i];
-        std::printf("%s %14s %7s %9lld %12s %12s\n", padded(names[i], nameWidth).c_str(), formatDuration(gr.timeNs).c_str(),
+        std::printf("%s %14s %7s %9lld %12s %12s", padded(names[i], nameWidth).c_str(), formatDuration(gr.timeNs).c_str(),
                     formatShare(gr.share).c_str(), static_cast<long long>(gr.count), formatDuration(gr.meanNs).c_str(),
                     gr.hasDistribution ? formatDuration(gr.medianNs).c_str() : "");
+        if (anyCost)
+            std::printf(" %14s %12s", gr.hasCost ? formatQuantity(gr.flopPerS(), "FLOP/s").c_str() : "-",
+                        gr.hasCost ? formatQuantity(gr.bytesPerS(), "B/s").c_str() : "-");
+        std::printf("\n");
     }
     return 0;
 }

@@ -22,6 +22,7 @@ private slots:
     void againstBruteForce();
     void layerMergesPhasesAndDrillDown();
     void importWithoutLevels();
+    void launchCostsPerGroup();
 };
 
 void TestBreakdown::againstBruteForce_data()
@@ -274,6 +275,88 @@ void TestBreakdown::importWithoutLevels()
     opt.groupBy = GroupBy::Op;
     Breakdown o = computeBreakdown(totals, tree, strings, opt);
     QCOMPARE(o.groups[0].path, std::string("aten::mm"));
+}
+
+void TestBreakdown::launchCostsPerGroup()
+{
+    // Two ops in two layers, one of them with two launches; a kernel without features.
+    std::string path = test::tempPath("costs.wt");
+    int64_t run = 0;
+    {
+        Database db(path, OpenMode::ReadWrite);
+        Writer w(db);
+        RunInfo info;
+        info.backend = "cpu";
+        run = w.beginRun(info);
+        int64_t t = w.addTrack(0, 1, TrackKind::Kernel);
+        int64_t step = w.addScope(0, "step", "step");
+        int64_t si = w.beginScopeInstance(step, 0, 0);
+        int64_t at = 0;
+        auto launch = [&](int64_t scope, const char* name, int64_t dur, double flops, double bytes, int64_t m) {
+            const int64_t inst = w.addScopeInstance(scope, si, at, at + dur);
+            Activity a;
+            a.trackId = t;
+            a.startNs = at;
+            a.endNs = at + dur;
+            at += dur + 1;
+            a.nameId = w.intern(name);
+            a.scopeInstanceId = inst;
+            w.addActivity(a);
+            if (flops < 0)
+                return;   // no features for this one
+            LaunchFeatures f;
+            f.scopeInstanceId = inst;
+            f.nameId = a.nameId;
+            f.kind = m > 0 ? "gemm" : "kernel";
+            f.flops = flops;
+            f.bytesRead = bytes / 2;
+            f.bytesWritten = bytes / 2;
+            f.m = m;
+            f.n = m;
+            f.k = m;
+            w.addLaunch(f);
+        };
+        int64_t sm = w.addScope(step, "softmax", "layer");
+        int64_t head = w.addScope(sm, "head_gemm", "op");
+        int64_t conv = w.addScope(step, "conv1", "layer");
+        int64_t glu = w.addScope(conv, "glu", "op");
+        launch(head, "sgemm_tn", 100, 2e6, 4e3, 100);
+        launch(head, "sgemm_tn", 300, 6e6, 12e3, 100);
+        launch(glu, "glu", 50, 1e3, 8e3, 0);
+        launch(glu, "glu_extra", 20, -1, 0, 0);
+        w.endScopeInstance(si, at);
+        w.finishRun(RunStatus::Complete, at);
+    }
+    Database db(path, OpenMode::ReadOnly);
+    Reader r(db);
+    auto profile = RunProfile::load(r, run);
+    QCOMPARE(profile->launchCosts.size(), size_t(3));
+    Breakdown layers = computeBreakdown(*profile, GroupLevel{GroupBy::Layer, {}});
+    QCOMPARE(layers.groups.size(), size_t(2));
+    const Group& softmax = layers.groups[0];
+    QCOMPARE(softmax.path, std::string("softmax"));
+    QVERIFY(softmax.hasCost);
+    QCOMPARE(softmax.flops, 8e6);
+    QCOMPARE(softmax.bytes, 16e3);
+    QCOMPARE(softmax.flopPerS(), 8e6 / 400e-9);   // over the group's kernel time (400 ns)
+    const Group& conv = layers.groups[1];
+    QCOMPARE(conv.path, std::string("conv1"));
+    QVERIFY(conv.hasCost);   // glu has features; glu_extra (no launch record) adds time only
+    QCOMPARE(conv.flops, 1e3);
+    QCOMPARE(conv.timeNs, int64_t(70));
+    // By kernel name: the launch's name is its kernel's; a kernel with no launch record has none.
+    Breakdown kernels = computeBreakdown(*profile, GroupLevel{GroupBy::Kernel, {}});
+    for (const Group& g : kernels.groups) {
+        if (g.path == "glu_extra")
+            QVERIFY(!g.hasCost);
+        else if (g.path == "sgemm_tn")
+            QCOMPARE(g.flops, 8e6);
+    }
+    // A time range has no costs (launches are not clipped).
+    const ActivityView none;
+    Breakdown range = computeBreakdown(*profile, GroupLevel{GroupBy::Layer, {}}, &none, TimeRange{0, 1000});
+    for (const Group& g : range.groups)
+        QVERIFY(!g.hasCost);
 }
 
 QTEST_GUILESS_MAIN(TestBreakdown)

@@ -153,16 +153,24 @@ void TestCli::statsJsonAndCsv()
                        QStringLiteral("--group-by"), QStringLiteral("kernel")});
     QCOMPARE(csv.exitCode, 0);
     QStringList lines = csv.out.trimmed().split(QLatin1Char('\n'));
-    QCOMPARE(lines[0], QStringLiteral("name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns"));
+    QCOMPARE(lines[0], QStringLiteral("name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns,flops,bytes"));
     qint64 csvTotal = 0;
+    int withFlops = 0;
     for (int i = 1; i < lines.size(); ++i) {   // names may hold quoted commas: count from the end
         QStringList fields = lines[i].split(QLatin1Char(','));
-        csvTotal += fields.at(fields.size() - 7).toLongLong();
-        const qint64 count = fields.at(fields.size() - 5).toLongLong(), minNs = fields.at(fields.size() - 2).toLongLong(),
-                     maxNs = fields.at(fields.size() - 1).toLongLong(), time = fields.at(fields.size() - 7).toLongLong();
+        csvTotal += fields.at(fields.size() - 9).toLongLong();
+        const qint64 count = fields.at(fields.size() - 7).toLongLong(), minNs = fields.at(fields.size() - 4).toLongLong(),
+                     maxNs = fields.at(fields.size() - 3).toLongLong(), time = fields.at(fields.size() - 9).toLongLong();
         QVERIFY(minNs * count <= time && time <= maxNs * count);
+        // Op features: FLOPs and bytes per group (empty without them).
+        if (!fields.at(fields.size() - 2).isEmpty()) {
+            ++withFlops;
+            QVERIFY(fields.at(fields.size() - 2).toDouble() >= 0);
+            QVERIFY(fields.at(fields.size() - 1).toDouble() > 0);
+        }
     }
     QCOMPARE(csvTotal, m_first.kernelTimeNs);
+    QCOMPARE(withFlops, 0);   // a synthetic run has no op features: the columns stay empty
 
     auto within = runCli({QStringLiteral("stats"), m_file + QStringLiteral(":first"), QStringLiteral("--json"),
                           QStringLiteral("--group-by"), QStringLiteral("op"), QStringLiteral("--within"), QStringLiteral("layer=softmax")});

@@ -77,6 +77,26 @@ void TestCliPredict::statsHasFeatures()
         flops += go.value("flops").toDouble();
     }
     QVERIFY(flops > 0);
+    // The table shows the achieved rates per group: softmax's line carries FLOP/s and B/s.
+    auto text = runCli({"stats", m_file + ":1", "--group-by", "layer"});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY(text.out.contains("FLOP/s") && text.out.contains("B/s"));
+    bool softmaxLine = false;
+    for (const QString& line : text.out.split('\n'))
+        if (line.startsWith("softmax ")) {
+            softmaxLine = true;
+            QVERIFY2(line.contains("FLOP/s") && line.contains("B/s"), qPrintable(line));
+        }
+    QVERIFY(softmaxLine);
+    // CSV: the same FLOPs per group as the JSON, in its last two columns.
+    auto csv = runCli({"stats", m_file + ":1", "--group-by", "layer", "--csv"});
+    QCOMPARE(csv.exitCode, 0);
+    double csvFlops = 0;
+    const QStringList lines = csv.out.trimmed().split('\n');
+    QVERIFY(lines.at(0).endsWith(",flops,bytes"));
+    for (int i = 1; i < lines.size(); ++i)
+        csvFlops += lines[i].split(',').at(lines[i].split(',').size() - 2).toDouble();
+    QVERIFY(std::abs(csvFlops - flops) <= 1e-9 * flops);
 }
 
 void TestCliPredict::calibrateStoresDevice()

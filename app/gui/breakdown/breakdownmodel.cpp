@@ -1,6 +1,7 @@
 #include "breakdownmodel.h"
 
 #include "app/gui/core/timeformat.h"
+#include "analysis/duration.h"
 
 #include <QColor>
 
@@ -21,6 +22,14 @@ void BreakdownModel::setResult(BreakdownResult result)
     beginResetModel();
     m_result = std::move(result);
     endResetModel();
+}
+
+bool BreakdownModel::hasCost() const
+{
+    for (const BreakdownRow& r : m_result.rows)
+        if (r.hasCost)
+            return true;
+    return false;
 }
 
 int BreakdownModel::rowCount(const QModelIndex& parent) const
@@ -66,6 +75,15 @@ QVariant BreakdownModel::data(const QModelIndex& index, int role) const
     case MedianColumn: return stat(r.medianNs);
     case MinColumn: return stat(r.minNs);
     case MaxColumn: return stat(r.maxNs);
+    case FlopsColumn:
+    case FlopRateColumn:
+    case ByteRateColumn: {
+        if (!r.hasCost)
+            return sort ? QVariant(-1.0) : QVariant(QStringLiteral("-"));
+        const double v = col == FlopsColumn ? r.flops : col == FlopRateColumn ? r.flopPerS() : r.bytesPerS();
+        const char* unit = col == FlopsColumn ? "FLOP" : col == FlopRateColumn ? "FLOP/s" : "B/s";
+        return sort ? QVariant(v) : QVariant(QString::fromStdString(wt::formatQuantity(v, unit)));
+    }
     default: return {};
     }
 }
@@ -74,7 +92,8 @@ QVariant BreakdownModel::headerData(int section, Qt::Orientation orientation, in
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= NUM_COLUMNS)
         return {};
-    static const char* const names[NUM_COLUMNS] = {"Name", "Total", "Share", "Count", "Mean", "Median", "Min", "Max"};
+    static const char* const names[NUM_COLUMNS] = {"Name", "Total", "Share", "Count", "Mean", "Median", "Min", "Max",
+                                                   "FLOPs", "FLOP/s", "B/s"};
     if (section == NameColumn)
         return QString(groupByLabel(m_result.level.groupBy).left(1).toUpper() + groupByLabel(m_result.level.groupBy).mid(1));
     return QString::fromLatin1(names[section]);
@@ -82,7 +101,7 @@ QVariant BreakdownModel::headerData(int section, Qt::Orientation orientation, in
 
 QString BreakdownModel::toCsv(const std::vector<size_t>& rows) const
 {
-    QString out = QStringLiteral("name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns\n");
+    QString out = QStringLiteral("name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns,flops,bytes\n");
     for (size_t i : rows) {
         if (i >= m_result.rows.size())
             continue;
@@ -92,7 +111,8 @@ QString BreakdownModel::toCsv(const std::vector<size_t>& rows) const
                QLatin1Char(',') + QString::number(r.timeNs) + QLatin1Char(',') + QString::number(r.share, 'g', 12) +
                QLatin1Char(',') + QString::number(r.count) + QLatin1Char(',') + QString::number(r.meanNs, 'f', 1) +
                QLatin1Char(',') + stat(r.medianNs) + QLatin1Char(',') + stat(r.minNs) + QLatin1Char(',') +
-               stat(r.maxNs) + QLatin1Char('\n');
+               stat(r.maxNs) + QLatin1Char(',') + (r.hasCost ? QString::number(r.flops, 'g', 15) : QString()) +
+               QLatin1Char(',') + (r.hasCost ? QString::number(r.bytes, 'g', 15) : QString()) + QLatin1Char('\n');
     }
     return out;
 }

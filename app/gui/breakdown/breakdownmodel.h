@@ -1,5 +1,5 @@
 // The breakdown table: one row per group with total time, share, count, mean, median, min and
-// max. Display text is formatted; SortRole holds the raw number so a QSortFilterProxyModel
+// max, and for captures of bundled workloads the FLOPs and achieved FLOP/s and B/s. Display text is formatted; SortRole holds the raw number so a QSortFilterProxyModel
 // sorts numerically. CSV uses raw numbers (ns, share as a fraction) like `wheretime stats --csv`.
 #pragma once
 
@@ -13,13 +13,17 @@ namespace wt::gui {
 class BreakdownModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { NameColumn, TimeColumn, ShareColumn, CountColumn, MeanColumn, MedianColumn, MinColumn, MaxColumn, NUM_COLUMNS };
+    // FLOPs, achieved FLOP/s and B/s: op features of captures (Group::hasCost), "-" elsewhere;
+    // the view hides them when no row has them.
+    enum Columns { NameColumn, TimeColumn, ShareColumn, CountColumn, MeanColumn, MedianColumn, MinColumn, MaxColumn,
+                   FlopsColumn, FlopRateColumn, ByteRateColumn, NUM_COLUMNS };
     enum Roles { SortRole = Qt::UserRole, PathRole, RowRole };
 
     explicit BreakdownModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
 
     void setResult(BreakdownResult result);
     const BreakdownResult& result() const { return m_result; }
+    bool hasCost() const;   // some row has op features
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -461,6 +461,9 @@ void BreakdownView::show(BreakdownResult r)
     m_pie->setResult(r, threshold(), t);
     m_bars->setResult(r, threshold(), t);
     m_model->setResult(std::move(r));
+    const bool cost = m_model->hasCost();
+    for (int c : {BreakdownModel::FlopsColumn, BreakdownModel::FlopRateColumn, BreakdownModel::ByteRateColumn})
+        m_table->setColumnHidden(c, !cost);
     updateCrumbs();
     syncFromTimeline();
     emit updated();

@@ -105,6 +105,37 @@ int RunData::laneCount(int deviceIndex) const
     return int(std::count_if(lanes.begin(), lanes.end(), [&](const LaneData& l) { return l.deviceIndex == deviceIndex; }));
 }
 
+RunData::Cost RunData::costUnder(uint32_t instance) const
+{
+    Cost c;
+    int gemms = 0;
+    auto add = [&](const LaunchCost& l) {
+        c.flops += l.flops;
+        c.bytes += l.bytes;
+        ++c.launches;
+        if (l.m > 0) {
+            ++gemms;
+            c.m = l.m;
+            c.n = l.n;
+            c.k = l.k;
+        }
+    };
+    if (instance == kNone) {
+        for (const LaunchCost& l : profile->launchCosts)
+            add(l);
+    } else if (instance < instances.size()) {
+        // Instances come in id order, parents first: the subtree lies at or after the instance
+        // (the pairs are sorted by instance). Captures hold at most a few 100k launches.
+        auto it = std::lower_bound(instanceLaunches.begin(), instanceLaunches.end(), std::make_pair(instance, 0u));
+        for (; it != instanceLaunches.end(); ++it)
+            if (it->first == instance || isWithin(it->first, instance))
+                add(profile->launchCosts[it->second]);
+    }
+    if (gemms != 1)
+        c.m = c.n = c.k = 0;
+    return c;
+}
+
 size_t RunData::memoryBytes() const
 {
     size_t b = sizeof(*this);
@@ -117,7 +148,7 @@ size_t RunData::memoryBytes() const
          instances.gpuEndNs.capacity() * 8;
     for (const LaneData& l : lanes)
         b += sizeof(l) + l.items.capacity() * 4 + l.index.bytes();
-    b += launchConfigs.capacity() * sizeof(LaunchConfig) + nameColors.capacity() * 4;
+    b += launchConfigs.capacity() * sizeof(LaunchConfig) + nameColors.capacity() * 4 + instanceLaunches.capacity() * 8;
     for (const auto& [id, s] : strings())
         b += 48 + s.capacity();
     return b;
@@ -296,6 +327,14 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         auto it = instanceIndex.find(id);
         return it == instanceIndex.end() ? kNone : it->second;
     };
+
+    // Op features by instance (the details panel's FLOPs and rates of a kernel or scope).
+    for (size_t j = 0; j < d.profile->launchCosts.size(); ++j) {
+        const uint32_t i = instanceOf(d.profile->launchCosts[j].scopeInstanceId);
+        if (i != kNone)
+            d.instanceLaunches.emplace_back(i, uint32_t(j));
+    }
+    std::sort(d.instanceLaunches.begin(), d.instanceLaunches.end());
 
     // Activities, track by track. Launch configs are interned: few distinct ones per run.
     const int nDevices = int(d.devices.size());

@@ -111,6 +111,9 @@ public:
     std::vector<LaunchConfig> launchConfigs;
     std::vector<QString> layerNames;      // layerIndex -> layer key; 0 = "(no scope)"
     std::vector<QRgb> nameColors;         // by string id: colors of kernels without a scope
+    // Op features (captures of bundled workloads): (instance index, index into
+    // profile->launchCosts) for every launch with a known instance, sorted by instance.
+    std::vector<std::pair<uint32_t, uint32_t>> instanceLaunches;
     int64_t spanStartNs = 0;              // first activity start
     int64_t spanEndNs = 0;                // last activity end
     int64_t kernelCount = 0;
@@ -126,6 +129,14 @@ public:
     uint32_t layerOf(const TrackData& track, size_t i) const;   // layerIndex, 0 = no scope
     QString scopePath(uint32_t instance) const;                 // "step/forward/decoder.3/ffn_up" (storage's ScopePaths)
     bool isWithin(uint32_t instance, uint32_t ancestor) const;  // ancestor-or-self
+    // FLOPs, bytes and launches of the op features under an instance (ancestor-or-self), or of
+    // the whole run (kNone); launches == 0 when the run has no features there.
+    struct Cost {
+        double flops = 0, bytes = 0;
+        int64_t launches = 0;
+        int64_t m = 0, n = 0, k = 0;      // the GEMM shape when exactly one launch is a GEMM
+    };
+    Cost costUnder(uint32_t instance) const;
     // Bytes held by the arrays above (capacity, not size): the resident cost of a run.
     size_t memoryBytes() const;
     // Number of lanes a device has.

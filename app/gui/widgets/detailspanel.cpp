@@ -3,6 +3,7 @@
 #include "app/gui/core/layerpalette.h"
 #include "app/gui/core/rangesummary.h"
 #include "app/gui/core/timeformat.h"
+#include "analysis/duration.h"
 #include "analysis/gputime.h"
 #include "analysis/rankstats.h"
 
@@ -23,6 +24,11 @@ QIcon swatch(QRgb color)
     QPixmap pm(12, 12);
     pm.fill(QColor::fromRgb(color));
     return QIcon(pm);
+}
+
+QString quantity(double value, const char* unit)
+{
+    return QString::fromStdString(wt::formatQuantity(value, unit));
 }
 
 }  // namespace
@@ -210,6 +216,22 @@ void DetailsPanel::refresh()
         item->setToolTip(1, v);
         return item;
     };
+    // Op features (captures of bundled workloads): what the work was, and the rates achieved
+    // over the given time (a kernel's duration, a scope's GPU span, the run's activity time).
+    auto addCost = [&](QTreeWidgetItem* top, const RunData::Cost& c, double timeNs, const QString& what) {
+        if (c.launches == 0)
+            return;
+        auto* item = add(top, QStringLiteral("work (%1)").arg(what), QStringLiteral("%1, %2 read + written")
+                                                                          .arg(quantity(c.flops, "FLOP"), quantity(c.bytes, "B")));
+        if (c.m > 0)
+            add(item, QStringLiteral("GEMM shape"), QStringLiteral("m %1, n %2, k %3").arg(c.m).arg(c.n).arg(c.k));
+        if (c.bytes > 0)
+            add(item, QStringLiteral("arithmetic intensity"), QStringLiteral("%1 FLOP/B").arg(c.flops / c.bytes, 0, 'f', 2));
+        if (timeNs > 0)
+            add(item, QStringLiteral("achieved"), QStringLiteral("%1, %2")
+                                                      .arg(quantity(c.flops / (timeNs * 1e-9), "FLOP/s"),
+                                                           quantity(c.bytes / (timeNs * 1e-9), "B/s")));
+    };
     const double origin = double(run->spanStartNs);
     const Selection& sel = m_state->selection();
     if (sel.kind == Selection::Activity && sel.track < run->tracks.size()) {
@@ -228,6 +250,16 @@ void DetailsPanel::refresh()
             add(top, QStringLiteral("registers"), QString::number(c.registers));
             add(top, QStringLiteral("static shared memory"), QStringLiteral("%1 B").arg(c.staticSmem));
             add(top, QStringLiteral("dynamic shared memory"), QStringLiteral("%1 B").arg(c.dynamicSmem));
+            if (t.instance[i] != kNone) {
+                // One launch in the op: its figures are this kernel's; several: the op's, over its span.
+                const RunData::Cost cost = run->costUnder(t.instance[i]);
+                const uint32_t in = t.instance[i];
+                const bool single = cost.launches == 1;
+                addCost(top, cost,
+                        single ? double(t.durationNs[i])
+                               : (run->instances.hasSpan(in) ? double(run->instances.gpuEndNs[in] - run->instances.gpuStartNs[in]) : 0.0),
+                        single ? QStringLiteral("this launch") : QStringLiteral("its op, %1 launches").arg(cost.launches));
+            }
         } else {
             add(top, QStringLiteral("kind"), QString::fromUtf8(toString(ActivityKind(t.activityKind[i])).data()));
             add(top, QStringLiteral("bytes"), QString::number(t.bytes[i]));
@@ -243,6 +275,9 @@ void DetailsPanel::refresh()
             add(top, QStringLiteral("GPU start"), formatDuration(double(in.gpuStartNs[sel.index]) - origin));
             add(top, QStringLiteral("GPU span"), formatDuration(double(in.gpuEndNs[sel.index] - in.gpuStartNs[sel.index])));
         }
+        const RunData::Cost cost = run->costUnder(uint32_t(sel.index));
+        addCost(top, cost, in.hasSpan(sel.index) ? double(in.gpuEndNs[sel.index] - in.gpuStartNs[sel.index]) : 0.0,
+                QStringLiteral("%1 launches, rates over the GPU span").arg(cost.launches));
         top->setIcon(0, swatch(n.color));
     }
     if (m_state->hasRangeSelection()) {
@@ -273,6 +308,11 @@ void DetailsPanel::refresh()
         add(top, QStringLiteral("status"), r.status == RunStatus::Writing ? QStringLiteral("writing (live: being captured)")
                                                                           : QString::fromUtf8(toString(r.status).data()));
         add(top, QStringLiteral("dropped records"), QString::number(r.droppedRecords));
+        int64_t activityNs = 0;
+        for (const TotalRow& row : run->profile->totals)
+            activityNs = saturatingAdd(activityNs, row.timeNs);
+        const RunData::Cost cost = run->costUnder(kNone);
+        addCost(top, cost, double(activityNs), QStringLiteral("%1 launches, rates over the activity time").arg(cost.launches));
     }
     m_tree->expandAll();
 }
