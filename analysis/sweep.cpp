@@ -91,6 +91,7 @@ std::vector<SweepInfo> listSweeps(const Reader& reader)
             s.info.key2 = tag->key2;
             s.info.workload = r.workload;
             s.info.preset = r.preset;
+            s.info.backend = r.backend;
             s.info.startedAt = r.startedAt;
             sweeps.push_back(std::move(s));
         }
@@ -217,6 +218,39 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
     return t;
 }
 
+std::optional<SweepInfo> predictedTwin(const std::vector<SweepInfo>& sweeps, const SweepInfo& measured)
+{
+    if (measured.predicted())
+        return std::nullopt;
+    std::optional<SweepInfo> twin;
+    for (const SweepInfo& s : sweeps) {
+        if (!s.predicted() || s.workload != measured.workload || s.preset != measured.preset)
+            continue;
+        const bool sameKeys = (s.key == measured.key && s.key2 == measured.key2) ||
+                              (!s.key2.empty() && s.key == measured.key2 && s.key2 == measured.key);
+        if (!sameKeys)
+            continue;
+        // Values of the measured first key, wherever the twin has that key.
+        const std::vector<std::string>& theirs = s.key == measured.key ? s.values : s.values2;
+        int shared = 0;
+        for (const std::string& v : measured.values)
+            shared += std::find(theirs.begin(), theirs.end(), v) != theirs.end();
+        if (shared >= 2)
+            twin = s;   // sweeps come oldest first: the last match is the newest
+    }
+    return twin;
+}
+
+const SweepPoint* findSweepPoint(const SweepTable& table, const std::string& name, const std::string& value)
+{
+    for (const SweepSeries& s : table.series)
+        if (s.name == name)
+            for (const SweepPoint& p : s.points)
+                if (p.value == value && p.present)
+                    return &p;
+    return nullptr;
+}
+
 SweepTable loadSweep(const Reader& reader, const std::string& id, const SweepOptions& options, const std::string& file)
 {
     std::vector<SweepInfo> sweeps = listSweeps(reader);
@@ -224,6 +258,9 @@ SweepTable loadSweep(const Reader& reader, const std::string& id, const SweepOpt
         throw SweepError((file.empty() ? std::string("the file") : file) +
                          " holds no sweep (capture one with `wheretime capture ... --sweep KEY=v1,v2`)");
     const SweepInfo* sweep = &sweeps.back();
+    for (const SweepInfo& s : sweeps)
+        if (!s.predicted())
+            sweep = &s;   // the newest measured one
     if (!id.empty()) {
         sweep = nullptr;
         for (const SweepInfo& s : sweeps)

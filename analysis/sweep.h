@@ -55,6 +55,8 @@ struct SweepInfo {
     std::vector<std::string> values2;  // distinct values of key2 (grids), in first-seen order
     std::vector<int64_t> runIds;       // the sweep's runs, by id
     std::string workload, preset;      // of its first run
+    std::string backend;               // of its first run: "cpu", "cuda", or "model" (predicted)
+    bool predicted() const { return backend == "model"; }
     std::string startedAt;             // of its first run (ISO 8601 UTC)
 };
 
@@ -111,7 +113,17 @@ struct SweepRun {
 // run has steps.
 SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun*>& runs, const SweepOptions& options = {});
 
-// Loads the runs of sweep `id` (empty: the newest sweep of the file) and computes its table.
+// The predicted twin of a measured sweep: the newest sweep of `sweeps` made by `wheretime
+// predict --sweep` (backend model) with the same key(s) (in either order), workload and preset,
+// sharing at least two values of the first key. nullopt for a predicted sweep or when none.
+std::optional<SweepInfo> predictedTwin(const std::vector<SweepInfo>& sweeps, const SweepInfo& measured);
+
+// The point of series `name` at x value `value` (a present one), nullptr when none: how a
+// measured point finds its predicted twin.
+const SweepPoint* findSweepPoint(const SweepTable& table, const std::string& name, const std::string& value);
+
+// Loads the runs of sweep `id` (empty: the newest measured sweep of the file, else the newest
+// predicted one: predicted sweeps are drawn over their measured twin) and computes its table.
 // Throws SweepError (no such sweep: the message lists the file's sweeps) and StorageError.
 SweepTable loadSweep(const Reader& reader, const std::string& id, const SweepOptions& options = {},
                      const std::string& file = {});

@@ -37,7 +37,10 @@ const char* kUsage =
     "               calibration stored in FILE (`wheretime calibrate FILE`, default name cpu)\n"
     "  --model      a predictor fitted with --fit and stored in FILE: its per-op-kind costs replace the\n"
     "               roofline (the device then only names the run)\n"
-    "  --sweep      one predicted run per value, tagged sweep_id/sweep_key/sweep_value in its metadata;\n"
+    "  --sweep      one predicted run per value, tagged sweep_id/sweep_key/sweep_value in its metadata\n"
+    "               (a second --sweep: one per pair, a grid, like capture --sweep); the scaling view\n"
+    "               draws a predicted sweep as dashed lines over its measured twin (same keys, workload\n"
+    "               and preset);\n"
     "               the key is a --set key, or variant\n"
     "  --steps N    identical predicted steps per run (default 3, as a capture)\n"
     "  --preset     default paper\n"
@@ -111,7 +114,13 @@ const char* levelOfDepth(size_t depth)
 struct PredictJob {
     std::string variant;
     std::vector<std::pair<std::string, std::string>> overrides;
-    std::string sweepValue;
+    std::string sweepValue, sweepValue2;   // this run's values of the swept key(s)
+};
+
+// One --sweep KEY=v1,v2,...
+struct SweepAxis {
+    std::string key;
+    std::vector<std::string> values;
 };
 
 int runPredictRuns(Args& args)
@@ -139,28 +148,45 @@ int runPredictRuns(Args& args)
         throw UsageError(e.what());
     }
     std::vector<PredictJob> jobs;
-    std::string sweepKey;
     const std::string baseVariant = args.value("--variant", "adaptive");
-    if (auto sweep = args.value("--sweep")) {
-        auto eq = sweep->find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 >= sweep->size())
-            throw UsageError("--sweep needs key=v1,v2,..., got '" + *sweep + "'");
-        sweepKey = sweep->substr(0, eq);
-        std::string rest = sweep->substr(eq + 1), value;
-        std::istringstream in(rest);
+    // One --sweep: one run per value; two: one per pair (a grid), like capture --sweep.
+    std::vector<SweepAxis> axes;
+    for (const std::string& sweep : args.values("--sweep")) {
+        auto eq = sweep.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 >= sweep.size())
+            throw UsageError("--sweep needs key=v1,v2,..., got '" + sweep + "'");
+        SweepAxis axis{sweep.substr(0, eq), {}};
+        std::string value;
+        std::istringstream in(sweep.substr(eq + 1));
         while (std::getline(in, value, ',')) {
             if (value.empty())
-                throw UsageError("--sweep has an empty value in '" + *sweep + "'");
-            PredictJob j{baseVariant, overrides, value};
-            if (sweepKey == "variant")
-                j.variant = value;
-            else
-                j.overrides.emplace_back(sweepKey, value);
+                throw UsageError("--sweep has an empty value in '" + sweep + "'");
+            axis.values.push_back(value);
+        }
+        axes.push_back(std::move(axis));
+    }
+    if (axes.size() > 2)
+        throw UsageError("at most two --sweep (a grid)");
+    if (axes.size() == 2 && axes[0].key == axes[1].key)
+        throw UsageError("the two --sweep name the same key '" + axes[0].key + "'");
+    const std::string sweepKey = axes.empty() ? "" : axes[0].key;
+    const std::string sweepKey2 = axes.size() < 2 ? "" : axes[1].key;
+    auto apply = [](PredictJob& j, const std::string& key, const std::string& value) {
+        if (key == "variant")
+            j.variant = value;
+        else
+            j.overrides.emplace_back(key, value);
+    };
+    const std::vector<std::string> none{""};
+    for (const std::string& v1 : axes.empty() ? none : axes[0].values)
+        for (const std::string& v2 : axes.size() < 2 ? none : axes[1].values) {
+            PredictJob j{baseVariant, overrides, v1, v2};
+            if (!sweepKey.empty())
+                apply(j, sweepKey, v1);
+            if (!sweepKey2.empty())
+                apply(j, sweepKey2, v2);
             jobs.push_back(std::move(j));
         }
-    } else {
-        jobs.push_back(PredictJob{baseVariant, overrides, ""});
-    }
     // Resolve every configuration before writing anything: a bad value writes no run.
     std::vector<std::unique_ptr<kernels::Model>> models;
     for (const PredictJob& j : jobs) {
@@ -204,7 +230,8 @@ int runPredictRuns(Args& args)
         const auto& cfg = model.config();
         RunInfo info;
         info.name = args.value("--name", cfg.workload + "-" + cfg.variant + "-" + preset + "-predicted-" + device->name) +
-                    (sweepKey.empty() ? "" : "-" + sweepKey + "=" + jobs[ji].sweepValue);
+                    (sweepKey.empty() ? "" : "-" + sweepKey + "=" + jobs[ji].sweepValue) +
+                    (sweepKey2.empty() ? "" : "-" + sweepKey2 + "=" + jobs[ji].sweepValue2);
         info.workload = cfg.workload;
         info.variant = cfg.variant;
         info.preset = preset;
@@ -279,6 +306,11 @@ int runPredictRuns(Args& args)
             writer.setMetadata("sweep_id", sweepId);
             writer.setMetadata("sweep_key", sweepKey);
             writer.setMetadata("sweep_value", jobs[ji].sweepValue);
+            writer.setMetadata("sweep_index", std::to_string(ji));
+            if (!sweepKey2.empty()) {
+                writer.setMetadata("sweep_key2", sweepKey2);
+                writer.setMetadata("sweep_value2", jobs[ji].sweepValue2);
+            }
         }
         writer.finishRun(RunStatus::Complete, t);
         std::printf("run %lld  %s  predicted step %.3f ms on %s (%s)\n", static_cast<long long>(writer.runId()),

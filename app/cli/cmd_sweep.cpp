@@ -10,6 +10,7 @@
 #include "storage/reader.h"
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -27,6 +28,9 @@ const char* kUsage =
     "and value of the second key.\n"
     "  --sweep ID   the sweep (default: the newest in FILE); --list shows the file's sweeps\n"
     "  --layer L    only layer L (e.g. softmax)\n"
+    "A predicted twin in the file (`wheretime predict --sweep` with the same keys, workload and preset)\n"
+    "adds its time per point: columns predicted and error; predicted_sweep, predicted_run, predicted_ns\n"
+    "and predicted_share in --json.\n"
     "  --json       {sweep: {id, key, key2, values, values2, runs, workload, preset, started_at}, x_key,\n"
     "               group_key, numeric, x_values, layers, notes, series: [{name, layer, group, points:\n"
     "               [{value, x, run, present, ns, share, step_ns}]}]} (ns per step; share a fraction)\n"
@@ -101,11 +105,20 @@ int runSweep(Args& args)
     } catch (const SweepError& e) {
         return fail(e.what());
     }
+    // The predicted twin (wheretime predict --sweep with the same keys): its time beside each point.
+    std::optional<SweepTable> predicted;
+    if (auto twin = predictedTwin(listSweeps(reader), t.sweep))
+        predicted = loadSweep(reader, twin->id, options, file);
+    auto twinOf = [&](const SweepSeries& s, const SweepPoint& p) -> const SweepPoint* {
+        return predicted && p.present ? findSweepPoint(*predicted, s.name, p.value) : nullptr;
+    };
     if (asJson) {
         std::cout << "{\"sweep\":" << sweepJson(t.sweep) << ",\"x_key\":" << json::quote(t.xKey)
                   << ",\"group_key\":" << json::quote(t.groupKey) << ",\"numeric\":" << (t.numeric ? "true" : "false")
                   << ",\"x_values\":" << strings(t.xValues) << ",\"layers\":" << strings(t.layers)
-                  << ",\"notes\":" << strings(t.notes) << ",\n\"series\":[";
+                  << ",\"notes\":" << strings(t.notes)
+                  << ",\"predicted_sweep\":" << (predicted ? json::quote(predicted->sweep.id) : std::string("null"))
+                  << ",\n\"series\":[";
         for (size_t i = 0; i < t.series.size(); ++i) {
             const SweepSeries& s = t.series[i];
             std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(s.name) << ",\"layer\":" << json::quote(s.layer)
@@ -115,7 +128,13 @@ int runSweep(Args& args)
                 std::cout << (j ? "," : "") << "{\"value\":" << json::quote(p.value)
                           << ",\"x\":" << (p.x ? json::number(*p.x) : std::string("null")) << ",\"run\":" << p.runId
                           << ",\"present\":" << (p.present ? "true" : "false") << ",\"ns\":" << json::number(p.ns)
-                          << ",\"share\":" << json::number(p.share) << ",\"step_ns\":" << json::number(p.stepNs) << "}";
+                          << ",\"share\":" << json::number(p.share) << ",\"step_ns\":" << json::number(p.stepNs);
+                if (const SweepPoint* tp = twinOf(s, p))
+                    std::cout << ",\"predicted_run\":" << tp->runId << ",\"predicted_ns\":" << json::number(tp->ns)
+                              << ",\"predicted_share\":" << json::number(tp->share);
+                else
+                    std::cout << ",\"predicted_run\":null,\"predicted_ns\":null,\"predicted_share\":null";
+                std::cout << "}";
             }
             std::cout << "]}";
         }
@@ -144,12 +163,27 @@ int runSweep(Args& args)
     size_t xw = std::max<size_t>(t.xKey.size(), 5);
     for (const std::string& x : t.xValues)
         xw = std::max(xw, x.size());
-    std::printf("\n%-*s %-*s %5s %12s %7s %12s\n", int(w), "series", int(xw), t.xKey.c_str(), "run", "time", "share", "step");
+    if (predicted)
+        std::printf("predicted twin: sweep %s (%zu runs, backend model): its time per step and its error\n",
+                    predicted->sweep.id.c_str(), predicted->sweep.runIds.size());
+    std::printf("\n%-*s %-*s %5s %12s %7s %12s", int(w), "series", int(xw), t.xKey.c_str(), "run", "time", "share", "step");
+    if (predicted)
+        std::printf(" %12s %8s", "predicted", "error");
+    std::printf("\n");
     for (const SweepSeries& se : t.series)
-        for (const SweepPoint& p : se.points)
-            std::printf("%-*s %-*s %5lld %12s %7s %12s\n", int(w), se.name.substr(0, w).c_str(), int(xw), p.value.c_str(),
+        for (const SweepPoint& p : se.points) {
+            std::printf("%-*s %-*s %5lld %12s %7s %12s", int(w), se.name.substr(0, w).c_str(), int(xw), p.value.c_str(),
                         static_cast<long long>(p.runId), p.present ? formatDuration(p.ns).c_str() : "-",
                         formatShare(p.share).c_str(), formatDuration(p.stepNs).c_str());
+            if (predicted) {
+                const SweepPoint* tp = twinOf(se, p);
+                char err[32] = "-";
+                if (tp && p.ns > 0)
+                    std::snprintf(err, sizeof err, "%+.1f%%", 100.0 * (tp->ns - p.ns) / p.ns);
+                std::printf(" %12s %8s", tp ? formatDuration(tp->ns).c_str() : "-", err);
+            }
+            std::printf("\n");
+        }
     return 0;
 }
 

@@ -2,6 +2,7 @@
 // stats --json gains FLOPs and bytes; --evaluate on a sweep of captures reports finite errors
 // (json fields named *mape*); --fit stores a named predictor that --model reuses; predicted runs
 // (roofline of a table device, sweeps with their tags) open in stats and compare; bad input.
+#include "analysis/sweep.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -40,6 +41,7 @@ private slots:
     void fitAndPredictWithModel();
     void predictTableDeviceSweep();
     void badInput();
+    void predictGrid();
 
 private:
     QString m_file;
@@ -207,6 +209,42 @@ void TestCliPredict::badInput()
     QCOMPARE(runCli({"predict", "--evaluate", q(test::tempPath("missing.wt"))}).exitCode, 1);
     QCOMPARE(runCli({"predict", "--fit", m_file}).exitCode, 2);   // no --name
     QCOMPARE(runCli({"calibrate"}).exitCode, 2);
+    QCOMPARE(runCli({"predict", "--workload", "gcn", "--device", "h100", "--sweep", "hidden=8,16", "--sweep", "hidden=4",
+                     "-o", out}).exitCode, 2);   // one key twice
+    QCOMPARE(runCli({"predict", "--workload", "gcn", "--device", "h100", "--sweep", "hidden=8", "--sweep", "variant=full",
+                     "--sweep", "batch=2", "-o", out}).exitCode, 2);   // three keys
+}
+
+void TestCliPredict::predictGrid()
+{
+    // Two --sweep: one predicted run per pair, tagged like a capture grid.
+    const QString out = q(test::tempPath("grid.wt"));
+    auto r = runCli({"predict", "--workload", "gcn", "--preset", "tiny", "--device", "h100", "--sweep", "hidden=16,32",
+                     "--sweep", "variant=full,adaptive,fused", "-o", out});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    Database db(out.toStdString(), OpenMode::ReadOnly);
+    Reader reader(db);
+    const std::vector<SweepInfo> sweeps = listSweeps(reader);
+    QCOMPARE(sweeps.size(), size_t(1));
+    QCOMPARE(sweeps[0].key, std::string("hidden"));
+    QCOMPARE(sweeps[0].key2, std::string("variant"));
+    QCOMPARE(sweeps[0].runIds.size(), size_t(6));
+    QCOMPARE(sweeps[0].values2, (std::vector<std::string>{"full", "adaptive", "fused"}));
+    QVERIFY(sweeps[0].predicted());
+    for (int64_t id : sweeps[0].runIds) {
+        const RunInfo run = reader.run(id);
+        const auto tag = sweepTagOf(reader.metadata(id));
+        QVERIFY(tag);
+        QCOMPARE(run.variant, tag->value2);   // the variant swept is the run's variant
+        QVERIFY(run.configJson.find("\"hidden\":" + tag->value) != std::string::npos);
+    }
+    // Its table: one line per variant on the softmax layer, times from the roofline (all > 0).
+    SweepTable t = loadSweep(reader, sweeps[0].id, SweepOptions{"softmax"});
+    QCOMPARE(t.xKey, std::string("hidden"));
+    QCOMPARE(t.series.size(), size_t(3));
+    for (const SweepSeries& s : t.series)
+        for (const SweepPoint& p : s.points)
+            QVERIFY(p.present && p.ns > 0);
 }
 
 QTEST_GUILESS_MAIN(TestCliPredict)

@@ -18,6 +18,9 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -56,6 +59,7 @@ private slots:
     void runBrowserOpensSweep();
     void unknownSweep();
     void report();
+    void predictedTwinDashed();   // last: adds a predicted sweep to the file
 
 private:
     QString m_file;   // one sweep: gcn tiny, hidden 8, 16, 32 (CPU, 2 steps each)
@@ -213,6 +217,79 @@ void TestScalingView::report()
     r = writeReport(o);
     QVERIFY(!r.ok);
     QVERIFY(r.error.contains(QStringLiteral("no-such-sweep")));
+}
+
+void TestScalingView::predictedTwinDashed()
+{
+    // The predicted twin of the sweep (same key and values, roofline of the H100).
+    auto pr = runCli({QStringLiteral("predict"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                      QStringLiteral("tiny"), QStringLiteral("--sweep"), QStringLiteral("hidden=8,16,32"), QStringLiteral("--device"),
+                      QStringLiteral("h100"), QStringLiteral("-o"), m_file});
+    QVERIFY2(pr.exitCode == 0, qPrintable(pr.err));
+    SweepTable predicted;
+    {
+        Database db(m_file.toStdString(), OpenMode::ReadOnly);
+        Reader reader(db);
+        const std::vector<SweepInfo> sweeps = listSweeps(reader);
+        QCOMPARE(sweeps.size(), size_t(2));
+        QVERIFY(sweeps[1].predicted());
+        auto twin = predictedTwin(sweeps, sweeps[0]);
+        QVERIFY(twin);
+        QCOMPARE(twin->id, sweeps[1].id);
+        QVERIFY(!predictedTwin(sweeps, sweeps[1]));   // a predicted sweep has no twin of its own
+        // The newest sweep is the predicted one; the default stays the measured one.
+        QCOMPARE(loadSweep(reader, {}).sweep.id, sweeps[0].id);
+        predicted = loadSweep(reader, twin->id);
+    }
+    ScalingView view;
+    QVERIFY(loadAndWait(view, m_file, {}));
+    QCOMPARE(view.table().sweep.id, m_table.sweep.id);
+    const ScalingChartData& d = view.timePlot()->chart();
+    const size_t measured = m_table.series.size();
+    QCOMPARE(d.lines.size(), 2 * measured);   // every layer has its predicted line
+    for (size_t i = 0; i < measured; ++i) {
+        const ScalingLine& m = d.lines[i];
+        QVERIFY(!m.predicted);
+        const ScalingLine* twin = nullptr;
+        for (size_t j = measured; j < d.lines.size(); ++j)
+            if (d.lines[j].name == m.name + QStringLiteral(" (predicted)"))
+                twin = &d.lines[j];
+        QVERIFY2(twin, qPrintable(m.name));
+        QVERIFY(twin->predicted);
+        QCOMPARE(twin->colorIndex, m.colorIndex);
+        QCOMPARE(twin->points.size(), size_t(3));
+        for (const ScalingPoint& p : twin->points) {
+            const SweepPoint* want = findSweepPoint(predicted, m.name.toStdString(), p.value.toStdString());
+            QVERIFY(want);
+            QVERIFY(near(p.ns, want->ns));
+            QCOMPARE(p.runId, want->runId);
+        }
+    }
+    // Drawn dashed, in the measured line's colour.
+    const int last = int(d.lines.size()) - 1;
+    QCOMPARE(view.timePlot()->lineGraph(last)->pen().style(), Qt::DashLine);
+    QCOMPARE(view.timePlot()->lineGraph(last)->pen().color(),
+             view.timePlot()->lineGraph(d.lines[size_t(last)].colorIndex)->pen().color());
+    QCOMPARE(view.timePlot()->lineGraph(0)->pen().style(), Qt::SolidLine);
+    QVERIFY(view.caption().contains(QStringLiteral("dashed: predicted")));
+    view.setLayer(QStringLiteral("softmax"));
+    QCOMPARE(view.chartCsv().trimmed().split(QLatin1Char('\n')).size(), 1 + 3 + 3);
+
+    // The CLI prints the same predicted time beside each measured point.
+    auto js = runCli({QStringLiteral("sweep"), m_file, QStringLiteral("--layer"), QStringLiteral("softmax"), QStringLiteral("--json")});
+    QCOMPARE(js.exitCode, 0);
+    const QJsonObject o = QJsonDocument::fromJson(js.out.toUtf8()).object();
+    QCOMPARE(o.value(QStringLiteral("predicted_sweep")).toString(), QString::fromStdString(predicted.sweep.id));
+    for (const auto& pt : o.value(QStringLiteral("series")).toArray().at(0).toObject().value(QStringLiteral("points")).toArray()) {
+        const QJsonObject po = pt.toObject();
+        const SweepPoint* want = findSweepPoint(predicted, "softmax", po.value(QStringLiteral("value")).toString().toStdString());
+        QVERIFY(want);
+        QVERIFY(near(po.value(QStringLiteral("predicted_ns")).toDouble(), want->ns));
+    }
+    auto text = runCli({QStringLiteral("sweep"), m_file});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY(text.out.contains(QStringLiteral("predicted twin: sweep")));
+    QVERIFY(text.out.contains(QStringLiteral("error")));
 }
 
 QTEST_MAIN(TestScalingView)

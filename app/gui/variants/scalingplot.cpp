@@ -15,7 +15,34 @@ QColor scalingLineColor(int index)
     return QColor::fromRgb(colors[size_t(index) % (sizeof colors / sizeof colors[0])]);
 }
 
-ScalingChartData scalingChartData(const SweepTable& t, const QString& file, const QString& layer)
+namespace {
+
+ScalingLine lineOf(const SweepSeries& s, const SweepTable& t, const QStringList& xValues)
+{
+    ScalingLine line;
+    line.name = QString::fromStdString(s.name);
+    line.layer = QString::fromStdString(s.layer);
+    line.group = QString::fromStdString(s.group);
+    for (const SweepPoint& p : s.points) {
+        if (!p.present)
+            continue;
+        ScalingPoint sp;
+        sp.value = QString::fromStdString(p.value);
+        const int pos = int(xValues.indexOf(sp.value));
+        if (!t.numeric && pos < 0)
+            continue;   // a predicted value the measured axis does not have
+        sp.x = t.numeric && p.x ? *p.x : double(pos + 1);
+        sp.ns = p.ns;
+        sp.share = p.share;
+        sp.runId = p.runId;
+        line.points.push_back(sp);
+    }
+    return line;
+}
+
+}  // namespace
+
+ScalingChartData scalingChartData(const SweepTable& t, const QString& file, const QString& layer, const SweepTable* predicted)
 {
     ScalingChartData d;
     d.file = file;
@@ -28,22 +55,33 @@ ScalingChartData scalingChartData(const SweepTable& t, const QString& file, cons
     for (const SweepSeries& s : t.series) {
         if (!layer.isEmpty() && QString::fromStdString(s.layer) != layer)
             continue;
-        ScalingLine line;
-        line.name = QString::fromStdString(s.name);
-        line.layer = QString::fromStdString(s.layer);
-        line.group = QString::fromStdString(s.group);
-        for (const SweepPoint& p : s.points) {
-            if (!p.present)
+        d.lines.push_back(lineOf(s, t, d.xValues));
+        d.lines.back().colorIndex = int(d.lines.size()) - 1;
+    }
+    if (!predicted || predicted->numeric != t.numeric || predicted->xKey != t.xKey)
+        return d;
+    // Numeric axes take the predicted values beyond the measured ones too (extrapolation).
+    if (t.numeric) {
+        for (const std::string& v : predicted->xValues)
+            if (!d.xValues.contains(QString::fromStdString(v)))
+                d.xValues << QString::fromStdString(v);
+        std::sort(d.xValues.begin(), d.xValues.end(), [](const QString& a, const QString& b) { return a.toDouble() < b.toDouble(); });
+    }
+    const size_t measured = d.lines.size();
+    for (size_t i = 0; i < measured; ++i) {
+        const std::string name = d.lines[i].name.toStdString();
+        for (const SweepSeries& s : predicted->series) {
+            if (s.name != name)
                 continue;
-            ScalingPoint sp;
-            sp.value = QString::fromStdString(p.value);
-            sp.x = t.numeric && p.x ? *p.x : double(d.xValues.indexOf(sp.value) + 1);
-            sp.ns = p.ns;
-            sp.share = p.share;
-            sp.runId = p.runId;
-            line.points.push_back(sp);
+            ScalingLine line = lineOf(s, *predicted, d.xValues);
+            if (line.points.empty())
+                break;
+            line.name += QStringLiteral(" (predicted)");
+            line.predicted = true;
+            line.colorIndex = int(i);
+            d.lines.push_back(std::move(line));
+            break;
         }
-        d.lines.push_back(std::move(line));
     }
     return d;
 }
@@ -72,7 +110,14 @@ ScalingPlot::ScalingPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_ki
     legend->setFont(f);
     legend->setBorderPen(QPen(QColor(200, 200, 200)));
     legend->setBrush(QColor(255, 255, 255, 230));
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // Below the axes, four entries a row: a legend inside would hide points (8 lines and more
+    // with a predicted twin).
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->addElement(3, 0, legend);
+    plotLayout()->setRowStretchFactor(3, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
+    legend->setMargins(QMargins(6, 3, 6, 3));
     // A click (not a drag) on a point opens its run.
     connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { m_pressPos = e->position().toPoint(); });
     connect(this, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
@@ -113,6 +158,7 @@ void ScalingPlot::rebuild()
     m_graphs.clear();
     m_marker = nullptr;
     legend->clearItems();
+    legend->setWrap(m_data.lines.size() > 6 ? 3 : 4);   // long predicted names need wider columns
     m_title->setText(title());
     QString sub = QStringLiteral("per step (mean of the steps) \u00b7 a point is a run: click it to open the run");
     if (!m_data.groupKey.isEmpty())
@@ -130,9 +176,12 @@ void ScalingPlot::rebuild()
         const ScalingLine& l = m_data.lines[size_t(i)];
         QCPGraph* g = addGraph(xAxis, yAxis);
         g->setName(l.name);
-        const QColor c = scalingLineColor(i);
-        g->setPen(QPen(c, 2));
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, Qt::white, 8));
+        const QColor c = scalingLineColor(l.colorIndex);
+        g->setPen(QPen(c, 2, l.predicted ? Qt::DashLine : Qt::SolidLine));
+        if (l.predicted)
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, c, 7));
+        else
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, Qt::white, 8));
         g->setSelectable(QCP::stNone);
         for (const ScalingPoint& p : l.points) {
             const double y = m_kind == Kind::Time ? p.ns / unit.ns : 100.0 * p.share;

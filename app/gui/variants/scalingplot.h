@@ -3,6 +3,7 @@
 // (one per layer; on a grid with variant one per variant of the chosen layer). Numeric x values
 // sit at their value (log axes optional), others evenly in capture order. Every point is one run:
 // pointAt() finds the point under a pixel, a click emits pointClicked (the view opens the run).
+// A predicted twin's lines are dashed, in their measured line's colour, over the points.
 #pragma once
 
 #include "analysis/sweep.h"
@@ -25,6 +26,8 @@ struct ScalingLine {
     QString name;            // "softmax", "softmax fused"
     QString layer;
     QString group;           // grids: the variant (or other key's value)
+    bool predicted = false;  // a line of the predicted twin: dashed, in its measured line's colour
+    int colorIndex = 0;      // the measured line's index (scalingLineColor)
     std::vector<ScalingPoint> points;
 };
 
@@ -39,7 +42,10 @@ struct ScalingChartData {
 };
 
 // The lines of analysis's table; layer empty = every series, else that layer's series only.
-ScalingChartData scalingChartData(const SweepTable& table, const QString& file, const QString& layer);
+// With a predicted twin, each measured line with a predicted series of the same name gets a
+// dashed line after the measured ones ("softmax (predicted)").
+ScalingChartData scalingChartData(const SweepTable& table, const QString& file, const QString& layer,
+                                  const SweepTable* predicted = nullptr);
 
 class ScalingPlot : public QCustomPlot {
     Q_OBJECT

@@ -46,6 +46,8 @@ ScalingResult loadScaling(const QString& file, const QString& sweepId)
     r.file = file;
     r.sweeps = listSweeps(reader);
     r.table = loadSweep(reader, sweepId.toStdString(), {}, file.toStdString());
+    if (auto twin = predictedTwin(r.sweeps, r.table.sweep))
+        r.predicted = loadSweep(reader, twin->id, {}, file.toStdString());
     return r;
 }
 
@@ -243,7 +245,7 @@ void ScalingView::refresh()
 {
     if (!m_result)
         return;
-    const ScalingChartData d = scalingChartData(m_result->table, m_file, m_layer);
+    const ScalingChartData d = scalingChartData(m_result->table, m_file, m_layer, m_result->predicted ? &*m_result->predicted : nullptr);
     m_time->setData(d);
     m_share->setData(d);
 }
@@ -267,7 +269,11 @@ QString ScalingView::caption() const
         .arg(q(t.sweep.id), q(t.sweep.workload), q(t.sweep.preset))
         .arg(t.sweep.runIds.size())
         .arg(q(t.sweep.startedAt), m_file, q(t.xKey), vals.join(QStringLiteral(", ")),
-             t.groupKey.empty() ? QString() : QStringLiteral(" \u00b7 one line per %1").arg(q(t.groupKey)));
+             t.groupKey.empty() ? QString() : QStringLiteral(" \u00b7 one line per %1").arg(q(t.groupKey))) +
+        (m_result->predicted ? QStringLiteral("\ndashed: predicted (sweep %1, %2 runs, backend model)")
+                                   .arg(q(m_result->predicted->sweep.id))
+                                   .arg(m_result->predicted->sweep.runIds.size())
+                             : QString());
 }
 
 bool ScalingView::exportChart(ScalingPlot::Kind kind, const QString& path, QString* error)
@@ -297,14 +303,15 @@ QString ScalingView::chartCsv() const
 {
     if (!m_result)
         return {};
-    const ScalingChartData d = scalingChartData(m_result->table, m_file, m_layer);
-    QString out = QStringLiteral("series,layer,%1,%2,run,layer_ns,share\n").arg(csvField(d.groupKey.isEmpty() ? QStringLiteral("group") : d.groupKey), csvField(d.xKey));
+    const ScalingChartData d = scalingChartData(m_result->table, m_file, m_layer, m_result->predicted ? &*m_result->predicted : nullptr);
+    QString out = QStringLiteral("series,layer,%1,%2,run,layer_ns,share,predicted\n").arg(csvField(d.groupKey.isEmpty() ? QStringLiteral("group") : d.groupKey), csvField(d.xKey));
     for (const ScalingLine& l : d.lines)
         for (const ScalingPoint& p : l.points)
-            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7\n")
+            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8\n")
                        .arg(csvField(l.name), csvField(l.layer), csvField(l.group), csvField(p.value))
                        .arg(p.runId)
-                       .arg(QString::number(p.ns, 'g', 12), QString::number(p.share, 'g', 12));
+                       .arg(QString::number(p.ns, 'g', 12), QString::number(p.share, 'g', 12),
+                            l.predicted ? QStringLiteral("1") : QStringLiteral("0"));
     return out;
 }
 

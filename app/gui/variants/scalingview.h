@@ -13,6 +13,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QCheckBox;
 class QComboBox;
@@ -25,9 +26,11 @@ struct ScalingResult {
     QString file;
     std::vector<SweepInfo> sweeps;   // every sweep of the file (the chooser)
     SweepTable table;
+    std::optional<SweepTable> predicted;   // the measured sweep's predicted twin (dashed lines)
 };
 
-// Loads a sweep on a worker thread (id empty: the newest); loaded or failed (one line).
+// Loads a sweep on a worker thread (id empty: the newest measured one) with its predicted twin
+// (analysis predictedTwin), if any; loaded or failed (one line).
 class ScalingLoader : public QObject {
     Q_OBJECT
 public:
