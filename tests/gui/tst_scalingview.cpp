@@ -18,6 +18,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -196,12 +197,15 @@ void TestScalingView::report()
     o.file = m_file;
     o.sweep = true;
     o.sweepId = QString::fromStdString(m_table.sweep.id);
+    o.chartSize = QSize(900, 700);   // the report's chart size and PNG scale reach the scaling charts
+    o.pngScale = 2.0;
     ReportResult r = writeReport(o);
     QVERIFY2(r.ok, qPrintable(r.error));
     for (const QString& f : scalingReportFiles()) {
         QVERIFY2(r.files.contains(f), qPrintable(f));
         QVERIFY2(QFileInfo(out + QLatin1Char('/') + f).size() > 50, qPrintable(f));
     }
+    QCOMPARE(QImage(out + QStringLiteral("/scaling-time.png")).size(), QSize(1800, 1400));
     QFile md(out + QStringLiteral("/index.md"));
     QVERIFY(md.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(md.readAll());

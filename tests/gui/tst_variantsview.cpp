@@ -20,6 +20,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -259,12 +260,15 @@ void TestVariantsView::report()
     o.file = m_file;
     o.run = QStringLiteral("adaptive");
     o.variants = true;
+    o.chartSize = QSize(900, 700);   // the width and PNG scale reach the variants charts
+    o.pngScale = 2.0;
     ReportResult r = writeReport(o);
     QVERIFY2(r.ok, qPrintable(r.error));
     for (const QString& f : variantsReportFiles()) {
         QVERIFY2(r.files.contains(f), qPrintable(f));
         QVERIFY2(QFileInfo(out + QLatin1Char('/') + f).size() > 50, qPrintable(f));
     }
+    QCOMPARE(QImage(out + QLatin1Char('/') + variantsChartFileName(VariantsPlot::Kind::LayerTime) + QStringLiteral(".png")).width(), 1800);
     QFile md(out + QStringLiteral("/index.md"));
     QVERIFY(md.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(md.readAll());

@@ -276,7 +276,7 @@ QString ScalingView::caption() const
                              : QString());
 }
 
-bool ScalingView::exportChart(ScalingPlot::Kind kind, const QString& path, QString* error)
+bool ScalingView::exportChart(ScalingPlot::Kind kind, const QString& path, QString* error, QSize size, double pngScale)
 {
     if (!m_result) {
         if (error)
@@ -295,7 +295,8 @@ bool ScalingView::exportChart(ScalingPlot::Kind kind, const QString& path, QStri
     ExportOptions o;
     o.title = p->title();
     o.caption = caption();
-    o.size = QSize(1200, 640 + captionHeight(o.caption));
+    o.size = size.isValid() && !size.isEmpty() ? size : QSize(1200, 640 + captionHeight(o.caption));
+    o.scale = pngScale > 0 ? pngScale : 1.0;
     return wt::gui::exportChart(plotPainter(p), path, *fmt, o, error);
 }
 

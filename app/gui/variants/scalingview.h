@@ -75,7 +75,11 @@ public:
     QCheckBox* logBox() const { return m_logBox; }
     QString title() const;
     QString caption() const;
-    bool exportChart(ScalingPlot::Kind kind, const QString& path, QString* error = nullptr);
+    // size valid: the picture's size, caption included (the report's chart size), else 1200 wide
+    // with 640 for the chart; pngScale:
+    // pixels per logical px of a PNG.
+    bool exportChart(ScalingPlot::Kind kind, const QString& path, QString* error = nullptr, QSize size = {},
+                     double pngScale = 1.0);
     // The table behind the charts: one row per (line, point), analysis's numbers.
     QString chartCsv() const;
 

@@ -25,12 +25,14 @@ QString mdCell(QString s)
 }
 
 // Writes base.png and base.svg of a chart through the view's export (same caption as on screen).
-template <typename View, typename Kind>
-bool pngAndSvg(View& view, Kind kind, const QDir& dir, const QString& base, VariantsReportSection* out, QString* error)
+// Size: what the view's exportChart takes (the report's chart width, or its whole size).
+template <typename View, typename Kind, typename Size>
+bool pngAndSvg(View& view, Kind kind, const QDir& dir, const QString& base, VariantsReportSection* out, QString* error,
+               Size size, double pngScale)
 {
     for (const char* ext : {".png", ".svg"}) {
         const QString name = base + QLatin1String(ext);
-        if (!view.exportChart(kind, dir.filePath(name), error))
+        if (!view.exportChart(kind, dir.filePath(name), error, size, pngScale))
             return false;
         out->files << name;
     }
@@ -57,8 +59,6 @@ QStringList scalingReportFiles()
 bool writeVariantsReport(const QString& dirPath, const CompareRuns& runs, QSize chartSize, double pngScale,
                          VariantsReportSection* out, QString* error)
 {
-    Q_UNUSED(chartSize);
-    Q_UNUSED(pngScale);
     QDir dir(dirPath);
     VariantsView view;
     view.setRuns(std::make_shared<const CompareRuns>(runs));
@@ -70,7 +70,8 @@ bool writeVariantsReport(const QString& dirPath, const CompareRuns& runs, QSize 
     const VariantsTable& t = view.table();
     for (VariantsPlot::Kind k : kKinds) {
         const QString base = variantsChartFileName(k);
-        if (!pngAndSvg(view, k, dir, base, out, error) || !view.exportChart(k, dir.filePath(base + QStringLiteral(".csv")), error))
+        if (!pngAndSvg(view, k, dir, base, out, error, chartSize.width(), pngScale) ||
+            !view.exportChart(k, dir.filePath(base + QStringLiteral(".csv")), error))
             return false;
         out->files << base + QStringLiteral(".csv");
     }
@@ -130,13 +131,11 @@ bool writeVariantsReport(const QString& dirPath, const CompareRuns& runs, QSize 
 bool writeScalingReport(const QString& dirPath, std::shared_ptr<const ScalingResult> sweep, QSize chartSize, double pngScale,
                         VariantsReportSection* out, QString* error)
 {
-    Q_UNUSED(chartSize);
-    Q_UNUSED(pngScale);
     QDir dir(dirPath);
     ScalingView view;
     view.setResult(std::move(sweep));
-    if (!pngAndSvg(view, ScalingPlot::Kind::Time, dir, QStringLiteral("scaling-time"), out, error) ||
-        !pngAndSvg(view, ScalingPlot::Kind::Share, dir, QStringLiteral("scaling-share"), out, error) ||
+    if (!pngAndSvg(view, ScalingPlot::Kind::Time, dir, QStringLiteral("scaling-time"), out, error, chartSize, pngScale) ||
+        !pngAndSvg(view, ScalingPlot::Kind::Share, dir, QStringLiteral("scaling-share"), out, error, chartSize, pngScale) ||
         !view.exportChart(ScalingPlot::Kind::Time, dir.filePath(QStringLiteral("scaling.csv")), error))
         return false;
     out->files << QStringLiteral("scaling.csv");

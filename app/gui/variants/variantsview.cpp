@@ -323,7 +323,7 @@ QString VariantsView::caption() const
     return lines.join(QLatin1Char('\n'));
 }
 
-bool VariantsView::exportChart(VariantsPlot::Kind kind, const QString& path, QString* error)
+bool VariantsView::exportChart(VariantsPlot::Kind kind, const QString& path, QString* error, int chartWidth, double pngScale)
 {
     if (!m_hasTable) {
         if (error)
@@ -342,7 +342,8 @@ bool VariantsView::exportChart(VariantsPlot::Kind kind, const QString& path, QSt
     ExportOptions o;
     o.title = p->title();
     o.caption = caption();
-    o.size = QSize(1200, p->preferredHeight() + captionHeight(o.caption));
+    o.size = QSize(chartWidth > 0 ? chartWidth : 1200, p->preferredHeight() + captionHeight(o.caption));
+    o.scale = pngScale > 0 ? pngScale : 1.0;
     return wt::gui::exportChart(plotPainter(p), path, *fmt, o, error);
 }
 

@@ -54,7 +54,10 @@ public:
 
     // The runs, one per line, and how they were compared; under every export.
     QString caption() const;
-    bool exportChart(VariantsPlot::Kind kind, const QString& path, QString* error = nullptr);
+    // chartWidth > 0: that width (the report's chart size) instead of 1200; pngScale: pixels per
+    // logical px of a PNG.
+    bool exportChart(VariantsPlot::Kind kind, const QString& path, QString* error = nullptr, int chartWidth = 0,
+                     double pngScale = 1.0);
     // The chart's numbers (analysis's, raw ns and fractions), one row per variant.
     QString chartCsv(VariantsPlot::Kind kind) const;
 
