@@ -13,21 +13,27 @@
 # /usr/local/cuda's library folders; gpu-check.sh adds others it finds). Checks that nothing
 # else outside the bundle is needed (ldd) and that it stays under 64 MiB.
 #
-#   scripts/gpu-bundle.sh [--out DIR] [--no-build] [--check]
-#     --out DIR    where to assemble it (default build/gpu-bundle/wheretime-gpu)
-#     --no-build   assemble from the existing build/gpu-bundle
+#   scripts/gpu-bundle.sh [--build-dir DIR] [--out DIR] [--no-build] [--check]
+#     --build-dir DIR  where to build (default build/gpu-bundle in the sources; CTest passes one
+#                  inside its own build directory, so any build directory works, in or out of tree)
+#     --out DIR    where to assemble it (default BUILD-DIR/wheretime-gpu)
+#     --no-build   assemble from the existing build directory
 #     --check      then run it here from another folder with a clean environment (env -i):
 #                  --version, a CPU capture at tiny, stats of the file, and the plugin
 #                  loads (--backend cuda must fail for want of a GPU, not of a library)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
+caller=$PWD
 cd "$src"
-out=build/gpu-bundle/wheretime-gpu
+abspath() { case "$1" in /*) echo "$1" ;; *) echo "$caller/$1" ;; esac; }   # relative to where it was called
+bdir=build/gpu-bundle
+out=
 build=1
 check=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    --out) out=$2; shift 2 ;;
+    --build-dir) bdir=$(abspath "$2"); shift 2 ;;
+    --out) out=$(abspath "$2"); shift 2 ;;
     --no-build) build=0; shift ;;
     --check) check=1; shift ;;
     *) echo "gpu-bundle.sh: unknown option $1" >&2; exit 2 ;;
@@ -35,7 +41,7 @@ while [ $# -gt 0 ]; do
 done
 die() { echo "gpu-bundle: error: $*" >&2; exit 1; }
 
-bdir=build/gpu-bundle
+out=${out:-$bdir/wheretime-gpu}
 if [ "$build" = 1 ] && ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "gpu-bundle: skipped: no CUDA toolkit (nvcc) on this machine; the bundle needs one to build"
   exit 77   # CTest: skipped
@@ -45,11 +51,14 @@ if [ "$build" = 1 ]; then
   if command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   fi
+  # The logs live inside the build directory, which is created first: nothing is written
+  # beside it, so a build directory outside the sources (or read-only sources) works.
+  mkdir -p "$bdir"
   if [ ! -f "$bdir/build.ninja" ]; then
-    cmake --preset gpu-bundle "${launcher[@]}" >"$bdir.configure.log" 2>&1 || { tail -30 "$bdir.configure.log"; die "configure failed (log: $bdir.configure.log)"; }
+    cmake --preset gpu-bundle -B "$bdir" "${launcher[@]}" >"$bdir/configure.log" 2>&1 || { tail -30 "$bdir/configure.log"; die "configure failed (log: $bdir/configure.log)"; }
   fi
-  cmake --build "$bdir" -j"${BUNDLE_JOBS:-$(nproc)}" --target wheretime wheretime-cuda tst_capture_gpu >"$bdir.build.log" 2>&1 ||
-    { tail -40 "$bdir.build.log"; die "build failed (log: $bdir.build.log)"; }
+  cmake --build "$bdir" -j"${BUNDLE_JOBS:-$(nproc)}" --target wheretime wheretime-cuda tst_capture_gpu >"$bdir/build.log" 2>&1 ||
+    { tail -40 "$bdir/build.log"; die "build failed (log: $bdir/build.log)"; }
 fi
 [ -x "$bdir/app/cli/wheretime" ] || die "$bdir/app/cli/wheretime is missing: build first (without --no-build)"
 [ -f "$bdir/app/cli/libwheretime-cuda.so" ] || die "$bdir has no CUDA plugin (app/cli/libwheretime-cuda.so): is it a CUDA build?"

@@ -49,11 +49,11 @@ void ActivityChunk::decode(std::string_view blob, const ChunkHeader& h, std::vec
 {
     Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
     if (blob.empty() || uint8_t(blob[0]) != kFormat)
-        throw StorageError("corrupt activity chunk (unknown format)");
+        throw StorageError("corrupt activity chunk: unknown format");
     ++c.p;
     uint64_t n = c.next();
     if (n > blob.size())   // every activity takes at least nine bytes
-        throw StorageError("corrupt activity chunk (bad count)");
+        throw StorageError("corrupt activity chunk: bad count");
     size_t base = out.size();
     out.resize(base + n);
     StoredActivity* r = out.data() + base;
@@ -63,12 +63,12 @@ void ActivityChunk::decode(std::string_view blob, const ChunkHeader& h, std::vec
         prev += uint64_t(unzigzag(c.next()));
         r[i].startNs = int64_t(prev);
         if (!timeInRange(r[i].startNs))
-            throw StorageError("corrupt activity chunk (start out of range)");
+            throw StorageError("corrupt activity chunk: start out of range");
     }
     for (uint64_t i = 0; i < n; ++i) {
         uint64_t d = c.next();
         if (d >= uint64_t(kMaxTimeNs))
-            throw StorageError("corrupt activity chunk (duration out of range)");
+            throw StorageError("corrupt activity chunk: duration out of range");
         r[i].durationNs = int64_t(d);
     }
     for (uint64_t i = 0; i < n; ++i) r[i].kind = uint8_t(c.next());
@@ -83,9 +83,9 @@ void ActivityChunk::decode(std::string_view blob, const ChunkHeader& h, std::vec
     for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].seq = int64_t(prev); }
     for (uint64_t i = 0; i < n; ++i)
         if (r[i].kind > uint8_t(ActivityKind::Memset))
-            throw StorageError("corrupt activity chunk (unknown activity kind)");
+            throw StorageError("corrupt activity chunk: unknown activity kind");
     if (c.p != c.end)
-        throw StorageError("corrupt activity chunk (trailing bytes)");
+        throw StorageError("corrupt activity chunk: trailing bytes");
 }
 
 }  // namespace wt

@@ -23,12 +23,14 @@ public:
 
     // Replaces `rows` by the next chunk's activities (sorted by start, seq; chunks come in
     // order of their first start, and may overlap where records came late). False at the end.
-    // Throws StorageError on a malformed chunk.
+    // Throws StorageError on a malformed chunk, naming the file and the run.
     bool next(std::vector<StoredActivity>& rows);
     // Chunks decoded so far.
     int64_t chunksRead() const { return m_chunksRead; }
 
 private:
+    const Database& m_db;
+    int64_t m_trackId;
     Statement m_stmt;
     int64_t m_chunksRead = 0;
 };

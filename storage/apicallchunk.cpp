@@ -29,11 +29,11 @@ void ApiCallChunk::decode(std::string_view blob, std::vector<ApiCall>& out)
 {
     varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
     if (blob.empty() || uint8_t(blob[0]) != kFormat)
-        throw StorageError("corrupt API call chunk (unknown format)");
+        throw StorageError("corrupt API call chunk: unknown format");
     ++c.p;
     uint64_t n = c.next();
     if (n > blob.size())
-        throw StorageError("corrupt API call chunk (bad count)");
+        throw StorageError("corrupt API call chunk: bad count");
     size_t base = out.size();
     out.resize(base + n);
     ApiCall* r = out.data() + base;
@@ -43,12 +43,12 @@ void ApiCallChunk::decode(std::string_view blob, std::vector<ApiCall>& out)
         prev += uint64_t(unzigzag(c.next()));
         r[i].startNs = int64_t(prev);
         if (!timeInRange(r[i].startNs))
-            throw StorageError("corrupt API call chunk (start out of range)");
+            throw StorageError("corrupt API call chunk: start out of range");
     }
     for (uint64_t i = 0; i < n; ++i) {
         r[i].endNs = int64_t(uint64_t(r[i].startNs) + uint64_t(unzigzag(c.next())));
         if (!timeInRange(r[i].endNs))
-            throw StorageError("corrupt API call chunk (end out of range)");
+            throw StorageError("corrupt API call chunk: end out of range");
     }
     prev = 0;
     for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].threadId = int64_t(prev); }
@@ -56,7 +56,7 @@ void ApiCallChunk::decode(std::string_view blob, std::vector<ApiCall>& out)
     prev = 0;
     for (uint64_t i = 0; i < n; ++i) { prev += uint64_t(unzigzag(c.next())); r[i].correlationId = int64_t(prev); }
     if (c.p != c.end)
-        throw StorageError("corrupt API call chunk (trailing bytes)");
+        throw StorageError("corrupt API call chunk: trailing bytes");
 }
 
 }  // namespace wt

@@ -55,6 +55,12 @@ std::string fileUri(const std::string& path, const char* query)
     return uri + "?" + query;
 }
 
+void closeConnection(sqlite3* db)
+{
+    forgetConnectionPath(db);
+    sqlite3_close(db);
+}
+
 off_t fileSize(const std::string& path)
 {
     struct stat st {};
@@ -80,6 +86,14 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
         fail("permission denied");
     if (exists && mode == OpenMode::ReadWrite && ::access(path.c_str(), W_OK) != 0)
         fail("the file is read-only; cannot write to it");
+    if (mode == OpenMode::ReadWrite) {
+        // Writing needs the directory too: SQLite creates its -wal, -shm or -journal beside the file.
+        const size_t slash = path.rfind('/');
+        const std::string dir = slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
+        if (::access(dir.c_str(), W_OK) != 0 && errno != ENOENT)
+            fail(exists ? "its directory " + dir + " is read-only; writing needs a journal beside the file"
+                        : "cannot create it: its directory " + dir + " is read-only");
+    }
     if (exists && st.st_size > 0)
         checkHeader();
 
@@ -88,10 +102,11 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
     int rc = sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
-        sqlite3_close(m_db);
+        closeConnection(m_db);
         m_db = nullptr;
         fail("cannot open: " + msg);
     }
+    registerConnectionPath(m_db, m_path);
     sqlite3_extended_result_codes(m_db, 1);
     sqlite3_busy_timeout(m_db, 5000);
 
@@ -154,12 +169,13 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
                      " and is read-only, so it cannot be migrated; copy it somewhere writable");
             if (mode == OpenMode::ReadOnly) {
                 // Migration needs write access: reopen read-write just for it.
-                sqlite3_close(m_db);
+                closeConnection(m_db);
                 m_db = nullptr;
                 { Database rw(path, OpenMode::ReadWrite); }
                 rc = sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
                 if (rc != SQLITE_OK)
                     fail("cannot reopen after migration");
+                registerConnectionPath(m_db, m_path);
                 m_version = kSchemaVersion;
             } else {
                 migrate(m_version);
@@ -174,7 +190,7 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
             recoverDeadWriters();
         }
     } catch (const StorageError& e) {
-        sqlite3_close(m_db);
+        closeConnection(m_db);
         m_db = nullptr;
         std::string what = e.what();
         if (what.rfind(m_path + ":", 0) == 0)
@@ -218,7 +234,7 @@ Database::~Database()
         sqlite3_busy_timeout(m_db, 0);
         sqlite3_exec(m_db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
     }
-    sqlite3_close(m_db);
+    closeConnection(m_db);
 }
 
 bool Database::openImmutable()
@@ -233,7 +249,8 @@ bool Database::openImmutable()
         sqlite3_close(db);
         return false;
     }
-    sqlite3_close(m_db);
+    registerConnectionPath(db, m_path);
+    closeConnection(m_db);
     m_db = db;
     sqlite3_extended_result_codes(m_db, 1);
     m_immutable = true;

@@ -29,11 +29,11 @@ void InstanceChunk::decode(std::string_view blob, std::vector<ScopeInstance>& ou
 {
     varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
     if (blob.empty() || uint8_t(blob[0]) != kFormat)
-        throw StorageError("corrupt scope instance chunk (unknown format)");
+        throw StorageError("corrupt scope instance chunk: unknown format");
     ++c.p;
     uint64_t n = c.next();
     if (n > blob.size())
-        throw StorageError("corrupt scope instance chunk (bad count)");
+        throw StorageError("corrupt scope instance chunk: bad count");
     size_t base = out.size();
     out.resize(base + n);
     ScopeInstance* r = out.data() + base;
@@ -51,26 +51,26 @@ void InstanceChunk::decode(std::string_view blob, std::vector<ScopeInstance>& ou
         prev += uint64_t(unzigzag(c.next()));
         r[i].startNs = int64_t(prev);
         if (!timeInRange(r[i].startNs))
-            throw StorageError("corrupt scope instance chunk (start out of range)");
+            throw StorageError("corrupt scope instance chunk: start out of range");
     }
     for (uint64_t i = 0; i < n; ++i) {
         r[i].endNs = int64_t(uint64_t(r[i].startNs) + uint64_t(unzigzag(c.next())));
         if (!timeInRange(r[i].endNs))
-            throw StorageError("corrupt scope instance chunk (end out of range)");
+            throw StorageError("corrupt scope instance chunk: end out of range");
     }
     if (c.p != c.end)
-        throw StorageError("corrupt scope instance chunk (trailing bytes)");
+        throw StorageError("corrupt scope instance chunk: trailing bytes");
 }
 
 int64_t InstanceChunk::countScopes(std::string_view blob, const std::vector<int64_t>& scopeIds)
 {
     varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
     if (blob.empty() || uint8_t(blob[0]) != kFormat)
-        throw StorageError("corrupt scope instance chunk (unknown format)");
+        throw StorageError("corrupt scope instance chunk: unknown format");
     ++c.p;
     uint64_t n = c.next();
     if (n > blob.size())
-        throw StorageError("corrupt scope instance chunk (bad count)");
+        throw StorageError("corrupt scope instance chunk: bad count");
     // The id column is skipped: n varints end in n bytes below 0x80.
     for (uint64_t left = n; left > 0; ++c.p) {
         if (c.p == c.end)

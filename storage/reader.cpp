@@ -151,6 +151,19 @@ void Reader::damaged(int64_t runId, const std::string& what) const
                        "); the file's other runs can still be read");
 }
 
+void Reader::damagedTrack(const Database& db, int64_t trackId, const std::string& what)
+{
+    int64_t runId = 0;
+    {
+        Statement s(db.handle(), "SELECT run_id FROM tracks WHERE id=?");
+        s.bind(1, trackId);
+        if (s.step())
+            runId = s.int64(0);
+    }
+    throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + what + ", track " +
+                       std::to_string(trackId) + "); the file's other runs can still be read");
+}
+
 std::vector<ScopeNode> Reader::scopes(int64_t runId) const
 {
     std::vector<ScopeNode> out;
@@ -214,8 +227,13 @@ std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
     std::vector<ScopeInstance> out;
     Statement s(m_db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
     s.bind(1, runId);
-    while (s.step())
-        InstanceChunk::decode(s.blob(0), out);
+    while (s.step()) {
+        try {
+            InstanceChunk::decode(s.blob(0), out);
+        } catch (const StorageError& e) {
+            damaged(runId, e.what());
+        }
+    }
     // Chunks hold instances in the order they ended; hand them out by id. A run's ids are
     // 1..n, so each goes straight to its place; only a run with holes (a killed writer lost
     // its last unwritten instances) is sorted.
@@ -296,8 +314,13 @@ std::vector<ApiCall> Reader::apiCalls(int64_t runId) const
     std::vector<ApiCall> out;
     Statement s(m_db.handle(), "SELECT data FROM api_call_chunks WHERE run_id=? ORDER BY id");
     s.bind(1, runId);
-    while (s.step())
-        ApiCallChunk::decode(s.blob(0), out);
+    while (s.step()) {
+        try {
+            ApiCallChunk::decode(s.blob(0), out);
+        } catch (const StorageError& e) {
+            damaged(runId, e.what());
+        }
+    }
     auto byStart = [](const ApiCall& a, const ApiCall& b) {
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.correlationId < b.correlationId;
     };
@@ -386,7 +409,11 @@ std::vector<Activity> Reader::activities(int64_t trackId, int64_t t0, int64_t t1
     while (s.step()) {
         ChunkHeader h{s.int64(0), s.int64(1), s.int64(2), s.int64(3)};
         size_t before = rows.size();
-        ActivityChunk::decode(s.blob(4), h, rows);
+        try {
+            ActivityChunk::decode(s.blob(4), h, rows);
+        } catch (const StorageError& e) {
+            damagedTrack(m_db, trackId, e.what());
+        }
         // Keep only the activities that overlap [t0, t1) (zero-length ones at t0 included).
         size_t w = before;
         for (size_t i = before; i < rows.size(); ++i) {
@@ -448,7 +475,11 @@ void Reader::forEachActivityBlock(int64_t runId,
             ChunkHeader h{s.int64(0), s.int64(1), s.int64(2), s.int64(3)};
             if (!overlapping)
                 rows.clear();
-            ActivityChunk::decode(s.blob(4), h, rows);
+            try {
+                ActivityChunk::decode(s.blob(4), h, rows);
+            } catch (const StorageError& e) {
+                damaged(runId, std::string(e.what()) + ", track " + std::to_string(t.id));
+            }
             if (!overlapping && !rows.empty() && !fn(t, rows.data(), rows.size()))
                 return;
         }

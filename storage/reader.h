@@ -64,6 +64,10 @@ public:
     const std::string& string(uint32_t id) const;
     const std::unordered_map<uint32_t, std::string>& strings() const;
 
+    // A chunk of `trackId` that does not decode: rethrows the decoder's reason naming the file
+    // and the track's run ("FILE: run N is damaged (corrupt activity chunk: ...)").
+    [[noreturn]] static void damagedTrack(const Database& db, int64_t trackId, const std::string& what);
+
 private:
     Database& m_db;
     mutable std::unordered_map<uint32_t, std::string> m_strings;

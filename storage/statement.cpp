@@ -1,6 +1,43 @@
 #include "statement.h"
 
+#include "lockholder.h"
+
+#include <mutex>
+#include <unordered_map>
+
 namespace wt {
+
+namespace {
+
+std::mutex g_pathsMutex;
+std::unordered_map<sqlite3*, std::string>& connectionPaths()
+{
+    static std::unordered_map<sqlite3*, std::string> paths;
+    return paths;
+}
+
+std::string connectionPath(sqlite3* db)
+{
+    std::lock_guard<std::mutex> lock(g_pathsMutex);
+    auto it = connectionPaths().find(db);
+    return it == connectionPaths().end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+void registerConnectionPath(sqlite3* db, const std::string& path)
+{
+    if (!db)
+        return;
+    std::lock_guard<std::mutex> lock(g_pathsMutex);
+    connectionPaths()[db] = path;
+}
+
+void forgetConnectionPath(sqlite3* db)
+{
+    std::lock_guard<std::mutex> lock(g_pathsMutex);
+    connectionPaths().erase(db);
+}
 
 void throwSqlite(sqlite3* db, int rc, std::string_view what)
 {
@@ -9,9 +46,19 @@ void throwSqlite(sqlite3* db, int rc, std::string_view what)
     case SQLITE_FULL: reason = "disk full"; break;
     case SQLITE_CORRUPT: reason = "the file is corrupt"; break;
     case SQLITE_NOTADB: reason = "not an SQLite database"; break;
-    case SQLITE_READONLY: reason = "the file is read-only"; break;
+    case SQLITE_READONLY:
+        // SQLite cannot write a journal beside a file in a read-only directory; the file itself may be writable.
+        reason = rc == SQLITE_READONLY_DIRECTORY ? "its directory is read-only (a journal is written beside the file)"
+                                                 : "the file is read-only";
+        break;
     case SQLITE_IOERR: reason = "I/O error"; break;
-    case SQLITE_BUSY: reason = "the file is locked by another writer"; break;
+    case SQLITE_BUSY: {
+        // Say who holds it: a reader (wheretime sql, a viewer) and a writer are waited for alike.
+        const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+        reason = file && *file ? describeLockHolder(file) + "; try again when it is done"
+                               : std::string("the file is locked by another process");
+        break;
+    }
     case SQLITE_CANTOPEN: reason = "cannot open the file"; break;
     default: reason = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc); break;
     }
@@ -20,7 +67,11 @@ void throwSqlite(sqlite3* db, int rc, std::string_view what)
         if (msg.find("disk") != std::string::npos || (rc == SQLITE_IOERR_WRITE))
             reason = "write failed (disk full or file size limit?)";
     }
-    throw StorageError(std::string(what) + ": " + reason);
+    const std::string file = db ? connectionPath(db) : std::string();
+    std::string where(what);
+    if (!file.empty() && where.rfind(file, 0) != 0)
+        where = file + ": " + where;
+    throw StorageError(where + ": " + reason);
 }
 
 Statement::Statement(sqlite3* db, std::string_view sql) : m_db(db)

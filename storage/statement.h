@@ -46,6 +46,11 @@ private:
 };
 
 // Throws a StorageError for an SQLite result code, naming what was being done.
+// Throws StorageError "FILE: what: reason", FILE being the path the connection was opened with
+// (registered by Database), so that every SQLite error names the file it is about.
 [[noreturn]] void throwSqlite(sqlite3* db, int rc, std::string_view what);
+// The path a user gave for a connection, for error messages; forget it before closing.
+void registerConnectionPath(sqlite3* db, const std::string& path);
+void forgetConnectionPath(sqlite3* db);
 
 }  // namespace wt

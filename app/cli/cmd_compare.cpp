@@ -6,6 +6,7 @@
 #include "analysis/textelide.h"
 #include "app/cli/command.h"
 #include "app/cli/format.h"
+#include "storage/pathidentity.h"
 #include "storage/csv.h"
 #include "storage/database.h"
 #include "storage/json.h"
@@ -125,7 +126,7 @@ size_t gNameWidth = 0;
 // --width, which caps the column), padded when shorter (UTF-8 aware).
 std::string fit(const std::string& s, size_t width)
 {
-    std::string out = elideMiddle(s, width);
+    std::string out = elideMiddle(printable(s), width);
     const size_t n = displayLength(out);
     return n >= width ? out : out + std::string(width - n, ' ');
 }
@@ -355,7 +356,7 @@ int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
                     r.other.present ? duration(r.other.ns).c_str() : "-", signedDuration(r.deltaNs).c_str(),
                     ratioText(r.ratio).c_str(), r.base.present ? countText(r.base.count).c_str() : "-",
                     r.other.present ? countText(r.other.count).c_str() : "-",
-                    (gNameWidth > 0 ? elideMiddle(kernel, gNameWidth) : kernel).c_str());
+                    (gNameWidth > 0 ? elideMiddle(printable(kernel), gNameWidth) : printable(kernel)).c_str());
     }
     return 0;
 }
@@ -419,6 +420,12 @@ int runCompare(Args& args)
         }
         runs.push_back(loadCompareRun(*o.reader, o.reader->resolveRun(selector), file, categories));
     }
+    // A run against itself has no change to show: say so instead of printing an empty answer.
+    for (size_t i = 1; i < runs.size(); ++i)
+        if (runs[i].info.id == runs[0].info.id && sameFile(runs[i].file, runs[0].file))
+            return fail("compare: " + args.positionals()[i] + " is the same run as BASE " + args.positionals()[0] + " (run " +
+                        std::to_string(runs[0].info.id) + " of " + runs[0].file +
+                        "): nothing to compare; give another run as OTHER");
 
     if (kernelsOf) {
         KernelDiffOptions ko;

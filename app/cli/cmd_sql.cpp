@@ -83,6 +83,25 @@ bool runSql(sqlite3* db, const std::string& sql, Format format, std::ostream& ou
         at = tail;
         if (!s)
             continue;   // whitespace or a comment
+        // A statement that writes is refused before it runs: query_only refuses it too, but only
+        // once it runs, and VACUUM INTO would have created its target file by then.
+        if (!sqlite3_stmt_readonly(s)) {
+            std::string text;
+            for (const char* c = sqlite3_sql(s); *c; ++c)   // one line: runs of blanks and newlines read as one space
+                if (static_cast<unsigned char>(*c) > ' ' || (!text.empty() && text.back() != ' '))
+                    text += static_cast<unsigned char>(*c) > ' ' ? *c : ' ';
+            while (!text.empty() && text.back() == ' ')
+                text.pop_back();
+            if (text.size() > 60) {
+                size_t cut = 57;
+                while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80)   // not inside a UTF-8 sequence
+                    --cut;
+                text = text.substr(0, cut) + "...";
+            }
+            error = "refusing a statement that writes (" + text + "): sql only reads";
+            sqlite3_finalize(s);
+            return false;
+        }
         int columns = sqlite3_column_count(s);
         std::vector<std::string> names;
         for (int i = 0; i < columns; ++i)

@@ -95,7 +95,7 @@ int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTim
     std::printf("\n");
     for (const DeviceTime& d : devices)
         std::printf("%s: span %s  busy %s  idle %s (%s)  communication %s (overlapped %s, exposed %s)\n",
-                    (width ? elideMiddle(d.name, width) : d.name).c_str(), formatDuration(d.time.spanNs).c_str(),
+                    (width ? elideMiddle(printable(d.name), width) : printable(d.name)).c_str(), formatDuration(d.time.spanNs).c_str(),
                     formatDuration(d.time.busyNs).c_str(), formatDuration(d.time.idleNs).c_str(),
                     share(d.time.idleNs, d.time.spanNs).c_str(), formatDuration(d.time.commNs).c_str(),
                     formatDuration(d.time.commOverlapNs).c_str(), formatDuration(d.time.commExposedNs()).c_str());
@@ -106,7 +106,7 @@ int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTim
     size_t nameWidth = 4;
     std::vector<std::string> names;
     for (const StepTime& st : steps) {
-        names.push_back(width ? elideMiddle(st.name, width) : st.name);
+        names.push_back(width ? elideMiddle(printable(st.name), width) : printable(st.name));
         nameWidth = std::max(nameWidth, displayLength(names.back()));
     }
     std::printf("\n%s %12s %8s %14s %14s %14s %7s %14s %14s\n", padded("step", nameWidth).c_str(), "start", "kernels", "kernel time",
@@ -156,7 +156,7 @@ int runDeviceStats(Args& args)
     std::printf("run %lld  %s  (%zu device%s)\n\n", static_cast<long long>(run.id), run.name.c_str(), rows.size(), rows.size() == 1 ? "" : "s");
     std::printf("%-40s %9s %14s %7s %6s %12s  %s\n", "device", "kernels", "kernel time", "share", "steps", "mean step", "slowest step");
     for (const RankStats& r : rows)
-        std::printf("%-40s %9lld %14s %7s %6lld %12s  %s%s\n", r.device.c_str(), static_cast<long long>(r.kernels),
+        std::printf("%-40s %9lld %14s %7s %6lld %12s  %s%s\n", printable(r.device).c_str(), static_cast<long long>(r.kernels),
                     formatDuration(r.kernelTimeNs).c_str(), formatShare(share(r)).c_str(), static_cast<long long>(r.steps),
                     r.steps ? formatDuration(r.meanStepNs).c_str() : "-",
                     r.steps ? (r.slowestStep + " " + formatDuration(r.slowestStepNs)).c_str() : "-", r.straggler ? "  <- slowest rank" : "");
@@ -282,7 +282,7 @@ int runStats(Args& args)
     }
     if (bySteps) {
         if (!args.flag("--csv")) {
-            std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), s.run.name.c_str(),
+            std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), printable(s.run.name).c_str(),
                         s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(),
                         std::string(toString(s.run.status)).c_str());
             std::printf("kernels %lld   kernel time %s   busy %s   span %s\n", static_cast<long long>(s.kernels),
@@ -307,7 +307,7 @@ int runStats(Args& args)
         }
         return 0;
     }
-    std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), s.run.name.c_str(),
+    std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), printable(s.run.name).c_str(),
                 s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(), std::string(toString(s.run.status)).c_str());
     if (partial)
         std::printf("partial: the capture is still running; these figures cover what it has committed (%lld steps done)\n",
@@ -321,7 +321,7 @@ int runStats(Args& args)
     std::vector<std::string> names;
     size_t nameWidth = toString(b.groupBy).size();
     for (const Group& gr : b.groups) {
-        names.push_back(width ? elideMiddle(gr.path, size_t(width)) : gr.path);
+        names.push_back(width ? elideMiddle(printable(gr.path), size_t(width)) : printable(gr.path));
         nameWidth = std::max(nameWidth, displayLength(names.back()));
     }
     // Achieved rates where the run has op features (captures of bundled workloads).

@@ -7,6 +7,7 @@
 #include "app/cli/format.h"
 #include "storage/database.h"
 #include "storage/json.h"
+#include "storage/pathidentity.h"
 #include "storage/reader.h"
 
 #include <algorithm>
@@ -173,6 +174,17 @@ int runVariants(Args& args)
             Reader& reader = open(file);
             runs.push_back(loadCompareRun(reader, reader.resolveRun(selector), file));
         }
+        // One run (or the same run twice) has nothing beside it: say what was asked and why.
+        std::vector<std::pair<std::string, int64_t>> distinct;
+        for (const CompareRun& r : runs)
+            if (std::none_of(distinct.begin(), distinct.end(),
+                             [&](const auto& d) { return d.second == r.info.id && sameFile(d.first, r.file); }))
+                distinct.emplace_back(r.file, r.info.id);
+        if (distinct.size() < 2)
+            return fail("variants: " + pos[0] + (pos.size() > 1 ? " (given " + std::to_string(pos.size()) + " times)" : std::string()) +
+                        " is one run (run " + std::to_string(runs[0].info.id) + " of " + runs[0].file +
+                        "); variants sets two or more runs side by side: name more FILE:RUN, or give FILE alone to "
+                        "pick the runs that differ in one setting");
     } else {
         const std::string& file = pos[0];
         Reader& reader = open(file);

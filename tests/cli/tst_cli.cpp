@@ -22,6 +22,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +45,9 @@ private slots:
     void fifoAndStandardInput();
     void inputsThatAreNotFiles();
     void statsPartialWhileCapturing();
+    void lockMessageNamesHolder();
+    void damageNamesFileAndRun();
+    void controlCharactersInNames();
 
 private:
     QString m_file;
@@ -481,6 +485,144 @@ void TestCli::statsPartialWhileCapturing()
     QCOMPARE(json[QStringLiteral("partial")].toBool(true), false);
     text = runCli({QStringLiteral("stats"), file});
     QVERIFY(!text.out.contains(QStringLiteral("partial")));
+}
+
+void TestCli::lockMessageNamesHolder()
+{
+    // A reader holds the file (`wheretime sql` inside a read transaction, statements from its
+    // standard input): a capture into it waits out the busy timeout and then says that a reader
+    // holds it, and which process, not "locked by another writer". The file keeps its runs.
+    const QString file = QString::fromStdString(test::tempPath("locked.wt"));
+    QFile::remove(file);
+    QVERIFY(QFile::copy(m_file, file));
+    const QByteArray before = readFile(file);
+    QProcess reader;
+    reader.start(qEnvironmentVariable("WHERETIME_CLI"), {QStringLiteral("sql"), file});
+    QVERIFY(reader.waitForStarted());
+    auto cleanup = qScopeGuard([&] {
+        reader.closeWriteChannel();
+        if (!reader.waitForFinished(10000))
+            reader.kill();
+    });
+    reader.write("BEGIN;\nSELECT count(*) AS n FROM runs;\n");
+    QByteArray answered;
+    QTRY_VERIFY2_WITH_TIMEOUT((answered += reader.readAllStandardOutput()).contains("n\n2"), // inside its read transaction
+                              qPrintable(QString::fromUtf8(answered + reader.readAllStandardError())), 30000);
+
+    auto capture = runCli({QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"),
+                           QStringLiteral("--preset"), QStringLiteral("tiny"), QStringLiteral("--backend"),
+                           QStringLiteral("cpu"), QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("-o"), file});
+    QCOMPARE(capture.exitCode, 1);
+    QCOMPARE(capture.err.count(QLatin1Char('\n')), 1);
+    const QString holder = QStringLiteral("the file is being read by process %1 (wheretime sql ").arg(reader.processId());
+    QVERIFY2(capture.err.contains(holder), qPrintable(capture.err));
+    QVERIFY2(!capture.err.contains(QStringLiteral("writer")), qPrintable(capture.err));
+
+    reader.write("COMMIT;\n");
+    reader.closeWriteChannel();
+    QVERIFY(reader.waitForFinished(30000));
+    QCOMPARE(reader.exitCode(), 0);
+    QCOMPARE(readFile(file), before);   // nothing was written, nothing lost
+    auto runs = runCli({QStringLiteral("runs"), file, QStringLiteral("--json")});
+    QCOMPARE(runs.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(runs.out.toUtf8()).array().size(), 2);
+}
+
+void TestCli::damageNamesFileAndRun()
+{
+    // A damaged chunk or page: the one-line error names the file and, for a chunk, the run, and
+    // the other run still reads.
+    const QString file = QString::fromStdString(test::tempPath("damaged-chunks.wt"));
+    QFile::remove(file);
+    QVERIFY(QFile::copy(m_file, file));
+    QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner);
+    auto exec = [&](const char* sql) {
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(file.toUtf8().constData(), &db), SQLITE_OK);
+        char* err = nullptr;
+        const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
+        QVERIFY2(rc == SQLITE_OK, err ? err : "");
+        sqlite3_close(db);
+    };
+    const QString second = QString::number(m_second.runId);
+    const QString prefix = QStringLiteral("wheretime: error: %1: run %2 is damaged (").arg(file, second);
+    const QString suffix = QStringLiteral("); the file's other runs can still be read\n");
+
+    exec(qPrintable(QStringLiteral("UPDATE scope_instance_chunks SET data = X'09' || substr(data, 2) WHERE run_id = %1").arg(second)));
+    auto instances = runCli({QStringLiteral("export"), file + QLatin1Char(':') + second, QStringLiteral("--format"),
+                             QStringLiteral("chrome"), QStringLiteral("-o"), QString::fromStdString(test::tempPath("damaged.json"))});
+    QCOMPARE(instances.exitCode, 1);
+    QCOMPARE(instances.err, prefix + QStringLiteral("corrupt scope instance chunk: unknown format") + suffix);
+    QCOMPARE(runCli({QStringLiteral("stats"), file + QLatin1Char(':') + QString::number(m_first.runId)}).exitCode, 0);
+
+    QVERIFY(QFile::remove(file));
+    QVERIFY(QFile::copy(m_file, file));
+    QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner);
+    exec(qPrintable(QStringLiteral("UPDATE activity_chunks SET data = X'09' || substr(data, 2) WHERE track_id = "
+                                   "(SELECT min(id) FROM tracks WHERE run_id = %1)").arg(second)));
+    auto activities = runCli({QStringLiteral("export"), file + QLatin1Char(':') + second, QStringLiteral("--format"),
+                              QStringLiteral("csv"), QStringLiteral("-o"), QString::fromStdString(test::tempPath("damaged.csv"))});
+    QCOMPARE(activities.exitCode, 1);
+    QCOMPARE(activities.err.count(QLatin1Char('\n')), 1);
+    QVERIFY2(activities.err.startsWith(prefix + QStringLiteral("corrupt activity chunk: unknown format, track ")), qPrintable(activities.err));
+    QVERIFY2(activities.err.endsWith(suffix), qPrintable(activities.err));
+    QCOMPARE(runCli({QStringLiteral("stats"), file + QLatin1Char(':') + QString::number(m_first.runId)}).exitCode, 0);
+
+    // A damaged page (the file's last pages overwritten): the message names the file.
+    QVERIFY(QFile::remove(file));
+    QVERIFY(QFile::copy(m_file, file));
+    QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner);
+    {
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadWrite));
+        const qint64 size = f.size();
+        QVERIFY(f.seek(size / 2));
+        f.write(QByteArray(int(size - size / 2), char(0x5a)));
+    }
+    auto page = runCli({QStringLiteral("export"), file + QLatin1Char(':') + second, QStringLiteral("--format"),
+                        QStringLiteral("csv"), QStringLiteral("-o"), QString::fromStdString(test::tempPath("damaged.csv"))});
+    QCOMPARE(page.exitCode, 1);
+    QCOMPARE(page.err.count(QLatin1Char('\n')), 1);
+    QVERIFY2(page.err.startsWith(QStringLiteral("wheretime: error: %1: ").arg(file)), qPrintable(page.err));
+}
+
+void TestCli::controlCharactersInNames()
+{
+    // Kernel names with an embedded NUL, a newline, a tab and an escape byte: the text table
+    // writes them escaped on one line each (neither cut at the NUL nor broken by the newline);
+    // CSV and JSON keep the raw names.
+    const QString json = QString::fromStdString(test::tempPath("control-names.json"));
+    writeFile(json, R"([
+ {"ph":"X","cat":"kernel","name":"gemm\u0000hidden","pid":0,"tid":3,"ts":100,"dur":10,"args":{"device":0,"stream":3}},
+ {"ph":"X","cat":"kernel","name":"line1\nline2\ttab\u001b[31m","pid":0,"tid":3,"ts":120,"dur":5,"args":{"device":0,"stream":3}}
+])");
+    const QString file = QString::fromStdString(test::tempPath("control-names.wt"));
+    QFile::remove(file);
+    auto imported = runCli({QStringLiteral("import"), json, QStringLiteral("-o"), file});
+    QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
+
+    auto text = runCli({QStringLiteral("stats"), file, QStringLiteral("--group-by"), QStringLiteral("kernel")});
+    QCOMPARE(text.exitCode, 0);
+    const QStringList lines = text.out.split(QLatin1Char('\n'));
+    auto lineWith = [&](const QString& needle) {
+        return std::count_if(lines.begin(), lines.end(), [&](const QString& l) { return l.contains(needle); });
+    };
+    QCOMPARE(lineWith(QStringLiteral("gemm\\0hidden ")), qsizetype(1));
+    QCOMPARE(lineWith(QStringLiteral("line1\\nline2\\ttab\\x1b[31m ")), qsizetype(1));
+    QVERIFY(!text.out.contains(QChar(0)));
+    QVERIFY(!text.out.contains(QChar(0x1b)));
+    QVERIFY(!text.out.contains(QStringLiteral("line1\n")));
+
+    auto csv = runCli({QStringLiteral("stats"), file, QStringLiteral("--group-by"), QStringLiteral("kernel"), QStringLiteral("--csv")});
+    QCOMPARE(csv.exitCode, 0);
+    QVERIFY(csv.out.contains(QStringLiteral("\"line1\nline2\ttab\x1b[31m\"")));
+    auto js = runCli({QStringLiteral("stats"), file, QStringLiteral("--group-by"), QStringLiteral("kernel"), QStringLiteral("--json")});
+    QCOMPARE(js.exitCode, 0);
+    QStringList names;
+    for (const QJsonValue& g : QJsonDocument::fromJson(js.out.toUtf8()).object()[QStringLiteral("groups")].toArray())
+        names << g.toObject()[QStringLiteral("name")].toString();
+    QVERIFY2(names.contains(QString::fromUtf8("gemm\0hidden", 11)), qPrintable(names.join(QLatin1Char('|'))));
+    QVERIFY2(names.contains(QStringLiteral("line1\nline2\ttab\x1b[31m")), qPrintable(names.join(QLatin1Char('|'))));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -240,6 +240,12 @@ void TestCliCompare::twoFilesAndSelf()
         QCOMPARE(g.value(QStringLiteral("ratio")).toArray()[1].toDouble(), 1.0);
         QVERIFY(g.value(QStringLiteral("ns")).toArray()[0].toDouble() > 0);
     }
+    // The same run of the same file as BASE and OTHER: refused in one line saying so (was: exit 0, empty).
+    auto self = runCli({QStringLiteral("compare"), m_file + QStringLiteral(":s1"), m_file + QStringLiteral(":s1")});
+    QCOMPARE(self.exitCode, 1);
+    QCOMPARE(self.err.count(QLatin1Char('\n')), 1);
+    QVERIFY2(self.err.contains(QStringLiteral("is the same run as BASE %1:s1").arg(m_file)), qPrintable(self.err));
+    QVERIFY(self.out.isEmpty());
 }
 
 void TestCliCompare::nRuns()

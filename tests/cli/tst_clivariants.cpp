@@ -228,6 +228,15 @@ void TestCliVariants::variantsRefusesTwoSettings()
     auto alone = runCli({"variants", file});
     QCOMPARE(alone.exitCode, 1);
     QVERIFY(alone.err.contains(QStringLiteral("only run 2")));
+    // One run named, or one run twice: nothing to set beside it, said in one line (was: exit 0, empty).
+    for (const QStringList& sel : {QStringList{file + ":1"}, QStringList{file + ":1", file + ":1"}}) {
+        auto one = runCli(QStringList{"variants"} + sel);
+        QCOMPARE(one.exitCode, 1);
+        QCOMPARE(one.err.count('\n'), 1);
+        QVERIFY2(one.err.startsWith(QStringLiteral("wheretime: error: variants: %1:1").arg(file)), qPrintable(one.err));
+        QVERIFY2(one.err.contains(QStringLiteral("is one run (run 1 of %1)").arg(file)), qPrintable(one.err));
+        QVERIFY(one.out.isEmpty());
+    }
 }
 
 void TestCliVariants::softmaxPerStepIsForwardBackward()

@@ -6,6 +6,7 @@
 #include "tests/support/testsupport.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -127,6 +128,33 @@ void TestCliSql::readOnly()
     }
     QCOMPARE(digest(m_file), before);
     QVERIFY(!QFile::exists(m_file + QStringLiteral("-wal")));
+
+    // VACUUM INTO is refused before it runs: it leaves no file anywhere, not even beside the
+    // input (a -wal or -journal) nor in another directory.
+    const QString elsewhere = QString::fromStdString(test::tempPath("vacuum-elsewhere"));
+    QVERIFY(QDir().mkpath(elsewhere));
+    const QStringList targets{elsewhere + QStringLiteral("/x.wt"), m_file + QStringLiteral("-wal"),
+                              m_file + QStringLiteral("-journal"), elsewhere + QStringLiteral("/y.wt")};
+    for (const QString& target : targets) {
+        const QString sql = target.endsWith(QStringLiteral("y.wt"))
+                                ? QStringLiteral("SELECT 1;\n  VACUUM\n INTO '%1';").arg(target)   // a later statement, over several lines
+                                : QStringLiteral("VACUUM INTO '%1'").arg(target);
+        auto r = runCli({QStringLiteral("sql"), m_file, sql});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        QVERIFY2(r.err.startsWith(QStringLiteral("wheretime: error: sql: refusing a statement that writes (VACUUM INTO '")),
+                 qPrintable(r.err));
+        QVERIFY2(!QFile::exists(target), qPrintable(target));
+    }
+    QVERIFY(QDir(elsewhere).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).isEmpty());
+    for (const char* sql : {"VACUUM", "PRAGMA journal_mode=WAL", "REINDEX", "ANALYZE"}) {
+        auto r = runCli({QStringLiteral("sql"), m_file, QString::fromLatin1(sql)});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+    }
+    QCOMPARE(digest(m_file), before);
+    QVERIFY(!QFile::exists(m_file + QStringLiteral("-wal")));
+    QVERIFY(!QFile::exists(m_file + QStringLiteral("-journal")));
 }
 
 void TestCliSql::badInput()

@@ -1126,6 +1126,25 @@ void TestStorage::readsWithoutWritableWalIndex()
             return readsAll(path);
         });
     QVERIFY2(ro.code == 0, (std::to_string(ro.code) + " " + ro.message).c_str());
+
+    // A writable file in that read-only directory: writing is refused naming the directory,
+    // not as "the file is read-only" (it is not); nothing is written.
+    chmod(path.c_str(), 0666);
+    ChildResult rw = inChild(
+        [] {
+            if (geteuid() == 0) {
+                struct passwd* nobody = getpwnam("nobody");
+                if (!nobody || setgid(nobody->pw_gid) != 0 || setuid(nobody->pw_uid) != 0)
+                    _exit(6);
+            }
+        },
+        [&] {
+            Database db(path, OpenMode::ReadWrite);
+            return false;
+        });
+    QCOMPARE(rw.code, 3);
+    QCOMPARE(rw.message, path + ": its directory " + dir + " is read-only; writing needs a journal beside the file");
+    chmod(path.c_str(), 0444);
     chmod(dir.c_str(), 0755);
 
     // A live writer (this process) on a file whose WAL index cannot be created: an immutable

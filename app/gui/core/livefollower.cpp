@@ -91,11 +91,14 @@ void LiveFollower::setLive(bool live)
     emit liveChanged(live);
 }
 
+int LiveFollower::intervalMs() const { return m_timer->interval(); }
+
 void LiveFollower::tick()
 {
     if (!m_live || m_busy)
         return;
     m_busy = true;
+    ++m_polls;
     const int generation = m_generation;
     QMetaObject::invokeMethod(
         m_worker,

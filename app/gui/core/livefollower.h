@@ -44,6 +44,10 @@ public:
     int64_t runId() const { return m_known.id; }
     // The followed run as last loaded (status, summary).
     const RunInfo& runInfo() const { return m_known; }
+    // Polls posted since construction: each poll reloads the run at most once, and a poll is
+    // posted only on a timer tick with none in flight, so reloads <= polls <= ticks.
+    int64_t polls() const { return m_polls; }
+    int intervalMs() const;
 
 signals:
     void liveChanged(bool live);
@@ -68,6 +72,7 @@ private:
     std::vector<RunInfo> m_rows;          // the file's rows as last polled
     bool m_live = false;
     bool m_busy = false;                  // a poll or reload is in flight
+    int64_t m_polls = 0;
     int m_generation = 0;                 // of follow()/stop(): late results of older ones are dropped
     std::shared_ptr<std::atomic<bool>> m_cancel;
 };
