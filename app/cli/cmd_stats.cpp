@@ -57,7 +57,8 @@ const char* kUsage =
     "               the rates over the group's time), devices: [{name,\n"
     "               span_ns, busy_ns, idle_ns, comm_ns, comm_overlap_ns}], steps: [{name, start_ns,\n"
     "               end_ns, kernels, kernel_time_ns, busy_ns, idle_ns, span_ns, comm_ns,\n"
-    "               comm_overlap_ns}]}; with --range, the distributions are of the clipped\n"
+    "               comm_overlap_ns}]} (group_by echoes --group-by; with --group-by step the groups are\n"
+    "               the steps, each with its index); with --range, the distributions are of the clipped\n"
     "               durations; step times count from the run's time 0, like --range\n"
     "  --csv        one row per group, the same fields (per step with --group-by step)\n"
     "--group-by device: one row per device (the ranks of a run imported with --one-run): kernels,\n"
@@ -242,13 +243,20 @@ int runStats(Args& args)
                   << ",\"partial\":" << (partial ? "true" : "false")
                   << ",\"kernels\":" << s.kernels << ",\"kernel_time_ns\":" << s.kernelTimeNs
                   << ",\"busy_ns\":" << s.busyNs << ",\"span_ns\":" << s.spanNs
-                  << ",\"group_by\":" << json::quote(toString(b.groupBy)) << ",\"depth\":" << b.depth;
+                  << ",\"group_by\":" << json::quote(bySteps ? std::string("step") : std::string(toString(b.groupBy)))
+                  << ",\"depth\":" << b.depth;
         if (range)
             std::cout << ",\"range\":{\"start_ns\":" << range->startNs << ",\"end_ns\":" << range->endNs << "}";
         else
             std::cout << ",\"range\":null";
         std::cout << ",\"total_ns\":" << b.totalNs << ",\"groups\":[";
-        for (size_t i = 0; i < b.groups.size(); ++i) {
+        // --group-by step: the groups are the steps (the same objects as "steps" below).
+        for (size_t i = 0; bySteps && i < steps.size(); ++i) {
+            std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(steps[i].name) << ",\"index\":" << steps[i].index << ',';
+            printGpuTimeJson(steps[i].time, zeroNs);
+            std::cout << "}";
+        }
+        for (size_t i = 0; !bySteps && i < b.groups.size(); ++i) {
             const Group& gr = b.groups[i];
             std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(gr.name) << ",\"path\":" << json::quote(gr.path)
                       << ",\"time_ns\":" << gr.timeNs << ",\"share\":" << json::number(gr.share)

@@ -43,6 +43,7 @@ private slots:
     void namesFullOrElided();
     void layerDepth();
     void badSettings();
+    void groupByEchoed();
 
 private:
     QString m_file;
@@ -243,6 +244,51 @@ void TestCliAnalysis::badSettings()
     QCOMPARE(depth.exitCode, 2);
     QVERIFY(!QFile::exists(out));
     QCOMPARE(runCli({QStringLiteral("stats"), m_file, QStringLiteral("--width"), QStringLiteral("-1")}).exitCode, 2);
+}
+
+void TestCliAnalysis::groupByEchoed()
+{
+    // JSON answers the question asked: for every --group-by, group_by echoes it and the groups
+    // are its groups (before, --group-by step said "layer" and listed the layers).
+    NEED_TRACE();
+    for (const char* by : {"layer", "scope", "phase", "op", "kernel", "kind", "category", "step", "device"}) {
+        auto r = runCli({QStringLiteral("stats"), m_file + QStringLiteral(":plain"), QStringLiteral("--group-by"),
+                         QString::fromLatin1(by), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonObject o = jsonOf(r);
+        QCOMPARE(o[QStringLiteral("group_by")].toString(), QString::fromLatin1(by));
+        const QJsonArray groups = o[QStringLiteral("groups")].toArray();
+        QVERIFY2(!groups.isEmpty(), by);
+        if (QByteArray(by) == "step") {
+            // The steps, as the CSV lists them (one row each, same names, same order).
+            auto csv = runCli({QStringLiteral("stats"), m_file + QStringLiteral(":plain"), QStringLiteral("--group-by"),
+                               QStringLiteral("step"), QStringLiteral("--csv")});
+            QStringList rows = csv.out.trimmed().split(QLatin1Char('\n'));
+            rows.removeFirst();
+            QCOMPARE(groups.size(), rows.size());
+            for (qsizetype i = 0; i < groups.size(); ++i) {
+                QVERIFY(rows[i].startsWith(groups[i].toObject()[QStringLiteral("name")].toString() + QLatin1Char(',')));
+                QCOMPARE(groups[i].toObject()[QStringLiteral("index")].toInteger(), qint64(i));
+                QVERIFY(groups[i].toObject().contains(QStringLiteral("busy_ns")));
+            }
+            const QJsonArray steps = o[QStringLiteral("steps")].toArray();   // the same steps as "steps"
+            QCOMPARE(steps.size(), groups.size());
+            for (qsizetype i = 0; i < steps.size(); ++i)
+                QCOMPARE(steps[i].toObject()[QStringLiteral("start_ns")], groups[i].toObject()[QStringLiteral("start_ns")]);
+        }
+        if (QByteArray(by) == "kernel") {
+            // Kernel names, not layer paths: the groups' names are the CSV's kernel names.
+            auto csv = runCli({QStringLiteral("stats"), m_file + QStringLiteral(":plain"), QStringLiteral("--group-by"),
+                               QStringLiteral("kernel"), QStringLiteral("--csv")});
+            QCOMPARE(groups.size() + 1, csv.out.trimmed().split(QLatin1Char('\n')).size());
+        }
+    }
+    for (const char* by : {"layer", "scope", "phase", "op", "kernel", "kind", "category"}) {
+        auto r = runCli({QStringLiteral("compare"), m_file + QStringLiteral(":plain"), m_file + QStringLiteral(":set"),
+                         QStringLiteral("--group-by"), QString::fromLatin1(by), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(jsonOf(r)[QStringLiteral("group_by")].toString(), QString::fromLatin1(by));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliAnalysis)
