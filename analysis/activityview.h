@@ -36,7 +36,7 @@ struct ActivityView {
     const uint32_t* instanceParent = nullptr;
     size_t instanceCount = 0;
 
-    // The start of the first activity (0 when there is none): the time 0 of the GUI's ruler
+    // The start of the first activity (0 when there is none); the run's time 0 is stored time 0
     // and of `wheretime stats --range`.
     int64_t firstStartNs() const;
     // The ScopeTree position of an activity's scope, ScopeTree::kNoNode when none.

@@ -42,8 +42,9 @@ const char* kUsage =
     "               after one line per device with the same figures\n"
     "  --depth N    scope path depth for --group-by scope (default 3)\n"
     "  --within G=K only kernels whose group under G is K, e.g. --within layer=softmax\n"
-    "  --range T0:T1  only the time range [T0, T1), counted from the run's time 0 (its first\n"
-    "               activity, the 0 of the GUI's ruler): ns, or with a unit, e.g. 2ms:5ms,\n"
+    "  --range T0:T1  only the time range [T0, T1), counted from the run's time 0 (the capture's\n"
+    "               start, an import's earliest event: the 0 of every output, the CSV and Chrome\n"
+    "               exports and the GUI's ruler): ns, or with a unit, e.g. 2ms:5ms,\n"
     "               1.5us:20us. Each activity counts with its overlap with the range (the GUI's\n"
     "               range selection rule)\n"
     "  --categories FILE  category rules (REGEX -> CATEGORY a line, first match wins) instead of\n"
@@ -219,19 +220,16 @@ int runStats(Args& args)
     const int64_t committedSteps = partial ? countSteps(reader, runId, profile->tree) : 0;
     std::vector<DeviceTime> devices;
     std::vector<StepTime> steps;
-    int64_t zeroNs = 0;   // the run's time 0 (its first activity): step times count from it
+    const int64_t zeroNs = 0;   // stored times are measured from the run's time 0 (docs/schema.md), as --range is
     if (distributions) {
         // Distributions and ranges need every activity, not only the stored totals.
         ActivityColumns columns = ActivityColumns::load(reader, runId, profile->tree);
         const ActivityView view = columns.view();
-        // Range ends count from the run's time 0, its first activity (the GUI ruler's 0).
-        std::optional<TimeRange> onClock;
-        if (range)
-            onClock = TimeRange{range->startNs + view.firstStartNs(), range->endNs + view.firstStartNs()};
-        s.breakdown = computeBreakdown(*profile, options.level(), &view, onClock);
+        // Range ends count from the run's time 0, as every stored time, the CSV and Chrome exports
+        // and the GUI's ruler do.
+        s.breakdown = computeBreakdown(*profile, options.level(), &view, range);
         devices = computeDeviceTimes(*profile, view);
         steps = computeStepTimes(*profile, view);
-        zeroNs = view.firstStartNs();
     }
     db.rollback();   // ends the read snapshot
     const Breakdown& b = s.breakdown;

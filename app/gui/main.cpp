@@ -1,6 +1,7 @@
 // wheretime-gui [FILE[:RUN]]: the desktop app. --screenshot PNG renders the window after the
 // run loaded and exits (used by scripts/screenshot.sh; works with QT_QPA_PLATFORM=offscreen).
 // --report OUTDIR writes the headless report (charts, CSVs, index.md, index.html) and exits.
+#include "analysis/duration.h"
 #include "app/gui/breakdown/breakdownactions.h"
 #include "app/gui/breakdown/breakdownview.h"
 #include "app/gui/breakdown/report.h"
@@ -26,6 +27,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <tuple>
 
@@ -93,7 +95,7 @@ int main(int argc, char** argv)
     parser.addPositionalArgument(QStringLiteral("FILE[:RUN]"), QStringLiteral("wheretime file; RUN is a run id or name (default: newest)"));
     QCommandLineOption shot(QStringLiteral("screenshot"), QStringLiteral("Render the window to PNG after loading, then exit."), QStringLiteral("PNG"));
     QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x900)."), QStringLiteral("WxH"), QStringLiteral("1600x900"));
-    QCommandLineOption range(QStringLiteral("range"), QStringLiteral("Visible range in ns from the first activity, T0:T1."), QStringLiteral("T0:T1"));
+    QCommandLineOption range(QStringLiteral("range"), QStringLiteral("Visible range from the run's time 0, T0:T1 (ns, or with a unit: 2ms:5ms), as stats --range."), QStringLiteral("T0:T1"));
     QCommandLineOption report(QStringLiteral("report"), QStringLiteral("Write a report of FILE[:RUN] (charts, CSVs, index.md, index.html) into OUTDIR, then exit."), QStringLiteral("OUTDIR"));
     QCommandLineOption compare(QStringLiteral("compare"), QStringLiteral("The run to compare FILE[:RUN] with: the report's compare section (--report), or the compare view (--screenshot)."), QStringLiteral("FILE[:RUN]"));
     QCommandLineOption timelines(QStringLiteral("timelines"), QStringLiteral("With --compare --screenshot: show the synchronized timelines."));
@@ -108,6 +110,15 @@ int main(int argc, char** argv)
                               QStringLiteral("below|beside"));
     parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels});
     parser.process(app);
+    std::optional<wt::TimeRange> parsedRange;
+    if (parser.isSet(range)) {
+        parsedRange = wt::parseTimeRange(parser.value(range).toStdString());
+        if (!parsedRange) {
+            std::fprintf(stderr, "wheretime-gui: --range needs T0:T1 with T0 <= T1 (ns, or with a unit: 2ms:5ms), got '%s'\n",
+                         qPrintable(parser.value(range)));
+            return 2;
+        }
+    }
 
     if (parser.isSet(report)) {
         const QStringList args = parser.positionalArguments();
@@ -324,12 +335,8 @@ int main(int argc, char** argv)
                 }
                 view->waitForResult();
             }
-            if (parser.isSet(range)) {
-                QStringList r = parser.value(range).split(QLatin1Char(':'));
-                const auto& run = window.viewState()->run();
-                double origin = double(run->spanStartNs);
-                window.timeline()->setViewRange(origin + r.value(0).toDouble(), origin + r.value(1).toDouble());
-            }
+            if (parsedRange)   // from the run's time 0, as every stored time and `stats --range`
+                window.timeline()->setViewRange(double(parsedRange->startNs), double(parsedRange->endNs));
             QTimer::singleShot(50, &app, [&, out] {
                 breakdown->view()->waitForResult();
                 // Draw the chart now, at its laid-out size: a queued replot may not have run

@@ -328,15 +328,23 @@ void TstCrossCheck::rangeAgainstExportedCsv()
     if (!input.isEmpty())
         groupings.push_back(GroupBy::Layer);
     const int64_t span = last - first;
-    // Time 0 is the run's first activity; ranges in ns and with units, one past the end.
+    // One time 0 for every output: times copied from the CSV export, as they are, select in
+    // `stats --range` exactly the activities they select in the CSV. Ranges in ns and with
+    // units, one past the end, and one kernel's own start and end copied from its row.
+    const int64_t a = first + span / 3, b = first + span / 2, c = first + span / 10000, d = first + span / 1000 * 7;
+    const CsvRow* kernel = nullptr;
+    for (size_t i = rows.size() / 2; i < rows.size() && !kernel; ++i)
+        if (rows[i].kind == "kernel" && rows[i].endNs > rows[i].startNs)
+            kernel = &rows[i];
+    QVERIFY(kernel);
     const std::vector<std::pair<QString, std::pair<int64_t, int64_t>>> ranges = {
-        {QStringLiteral("%1:%2").arg(span / 3).arg(span / 2), {span / 3, span / 2}},
-        {QStringLiteral("0:%1").arg(span + 5), {0, span + 5}},
-        {QStringLiteral("%1us:%2us").arg(double(span / 10000) / 1000.0, 0, 'f', 3).arg(double(span / 1000 * 7) / 1000.0, 0, 'f', 3),
-         {span / 10000, span / 1000 * 7}},
+        {QStringLiteral("%1:%2").arg(a).arg(b), {a, b}},
+        {QStringLiteral("0:%1").arg(last + 5), {0, last + 5}},
+        {QStringLiteral("%1us:%2us").arg(double(c) / 1000.0, 0, 'f', 3).arg(double(d) / 1000.0, 0, 'f', 3), {c, d}},
+        {QStringLiteral("%1:%2").arg(kernel->startNs).arg(kernel->endNs), {kernel->startNs, kernel->endNs}},
     };
     for (const auto& [text, r] : ranges) {
-        const int64_t t0 = first + r.first, t1 = first + r.second;
+        const int64_t t0 = r.first, t1 = r.second;
         for (GroupBy g : groupings) {
             std::map<std::string, std::vector<int64_t>> want;
             for (const CsvRow& a : rows) {

@@ -2,6 +2,7 @@
 #include "app/gui/core/timeformat.h"
 #include "app/gui/core/timemapping.h"
 
+#include <QRegularExpression>
 #include <QTest>
 
 using wt::gui::TimeMapping;
@@ -155,6 +156,51 @@ private slots:
         }
         QVERIFY(majors >= 10 && majors <= 21);
         QCOMPARE(ticks.front().label, QStringLiteral("0 ") + unit);
+    }
+    void deepZoomRuler_data()
+    {
+        QTest::addColumn<double>("start");
+        QTest::addColumn<double>("span");
+        QTest::addColumn<bool>("hasOffset");
+        QTest::addColumn<QString>("offset");
+        QTest::addColumn<QString>("firstMajor");
+        // From time 0 at run scale: plain labels, as before.
+        QTest::newRow("whole 1 s run") << 0.0 << 1e9 << false << QString() << QStringLiteral("0 ms");
+        QTest::newRow("2 ms at 5 ms") << 5e6 << 2e6 << false << QString() << QStringLiteral("5000 us");
+        // Deeper, labels from 0 would read "540950 us" or "1200000 us": an offset and "+" ticks
+        // in the window's unit instead.
+        QTest::newRow("10 us at 540.95 ms") << 540.95e6 << 1e4 << true << QStringLiteral("540.9500 ms") << QStringLiteral("+0.0 us");
+        QTest::newRow("1 ms at 1.2 s") << 1.2e9 << 1e6 << true << QStringLiteral("1.20000 s") << QStringLiteral("+0.00 ms");
+    }
+    void deepZoomRuler()
+    {
+        QFETCH(double, start);
+        QFETCH(double, span);
+        QFETCH(bool, hasOffset);
+        QFETCH(QString, offset);
+        QFETCH(QString, firstMajor);
+        TimeMapping m(start, start + span, 1800);
+        const wt::gui::Ruler r = wt::gui::timeRuler(m, 90);
+        QCOMPARE(r.hasOffset, hasOffset);
+        QCOMPARE(r.offsetLabel, offset);
+        QVERIFY(r.offsetNs <= start);
+        QVERIFY(!r.ticks.empty());
+        QString first;
+        int majors = 0;
+        for (const auto& t : r.ticks) {
+            QVERIFY(t.timeNs >= start - span && t.timeNs <= start + span * 1.01);   // times stay from 0
+            if (!t.major)
+                continue;
+            if (first.isEmpty())
+                first = t.label;
+            ++majors;
+            QCOMPARE(t.label.startsWith(QLatin1Char('+')), hasOffset);
+            // No label needs more than 4 digits with an offset.
+            QVERIFY2(!hasOffset || t.label.count(QRegularExpression(QStringLiteral("[0-9]"))) <= 4, qPrintable(t.label));
+        }
+        QVERIFY(majors >= 10);
+        QCOMPARE(first, firstMajor);
+        QCOMPARE(wt::gui::formatTimeAt(540950000, 2000), QStringLiteral("540.950 ms"));
     }
 };
 

@@ -86,7 +86,7 @@ void BreakdownActions::exportTimeline()
         return;
     const double t0 = m_window->viewState()->viewStartNs(), t1 = m_window->viewState()->viewEndNs();
     const QString title = QStringLiteral("Timeline %1 .. %2")
-                              .arg(formatDuration(t0 - double(run->spanStartNs)), formatDuration(t1 - double(run->spanStartNs)));
+                              .arg(formatDuration(t0), formatDuration(t1));   // from the run's time 0
     QSize size = m_window->timeline()->size().expandedTo(QSize(800, 400));
     exportChartInteractive(m_window, timelinePainter(run, t0, t1), QStringLiteral("timeline.png"), size, title,
                            runCaption(run->run) + QStringLiteral(" \u00b7 ") + title, run->filePath);

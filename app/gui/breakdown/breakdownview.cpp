@@ -402,8 +402,7 @@ QString BreakdownView::title() const
         t += QStringLiteral(" \u203a ") + groupByLabel(g) + QLatin1Char(' ') + QString::fromStdString(key);
     if (usesRange())
         t += QStringLiteral("  (range %1 .. %2)")
-                 .arg(formatDuration(m_state->rangeStartNs() - double(m_state->run()->spanStartNs)),
-                      formatDuration(m_state->rangeEndNs() - double(m_state->run()->spanStartNs)));
+                 .arg(formatDuration(m_state->rangeStartNs()), formatDuration(m_state->rangeEndNs()));   // from time 0
     return t;
 }
 

@@ -30,14 +30,16 @@ double tickStepNs(double nsPerPx, double minMajorPx)
     return 10 * p;
 }
 
-std::vector<Tick> rulerTicks(const TimeMapping& mapping, double originNs, double minMajorPx)
+namespace {
+
+std::vector<Tick> ticksIn(const TimeMapping& mapping, double originNs, double minMajorPx, const TimeUnit* unit)
 {
     std::vector<Tick> out;
     if (!mapping.isValid())
         return out;
     double step = tickStepNs(mapping.nsPerPx(), minMajorPx);
     double minor = step / 5;
-    TimeUnit u = unitFor(step);
+    TimeUnit u = unit ? *unit : unitFor(step);
     // Decimals so that consecutive labels differ: step expressed in the unit.
     double stepInUnit = step / u.ns;
     int decimals = stepInUnit >= 1 ? 0 : stepInUnit >= 0.1 ? 1 : 2;
@@ -60,6 +62,44 @@ std::vector<Tick> rulerTicks(const TimeMapping& mapping, double originNs, double
             break;   // cannot happen with a valid mapping; guards a degenerate one
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<Tick> rulerTicks(const TimeMapping& mapping, double originNs, double minMajorPx)
+{
+    return ticksIn(mapping, originNs, minMajorPx, nullptr);
+}
+
+QString formatTimeAt(double ns, double stepNs)
+{
+    const TimeUnit u = unitFor(std::max(std::fabs(ns), 1.0));
+    const double ratio = u.ns / std::max(stepNs, 1.0);
+    const int decimals = ratio <= 1 ? 0 : std::min(9, int(std::ceil(std::log10(ratio) - 1e-9)));
+    return withUnit(ns / u.ns, decimals, u.name);
+}
+
+Ruler timeRuler(const TimeMapping& mapping, double minMajorPx)
+{
+    Ruler r;
+    if (!mapping.isValid())
+        return r;
+    const double step = tickStepNs(mapping.nsPerPx(), minMajorPx);
+    const TimeUnit u = unitFor(step);
+    const double far = std::max(std::fabs(mapping.startNs()), std::fabs(mapping.endNs()));
+    if (far / u.ns >= 1e4) {
+        r.hasOffset = true;
+        r.offsetNs = std::floor(mapping.startNs() / step) * step;
+        r.offsetLabel = formatTimeAt(r.offsetNs, step);
+    }
+    // Relative labels in the window's unit ("+2.5 us", not "+2500 ns"): a few digits each.
+    const TimeUnit windowUnit = unitFor(mapping.spanNs());
+    r.ticks = ticksIn(mapping, r.offsetNs, minMajorPx, r.hasOffset ? &windowUnit : nullptr);
+    if (r.hasOffset)
+        for (Tick& t : r.ticks)
+            if (t.major)
+                t.label.prepend(QLatin1Char('+'));
+    return r;
 }
 
 TimeUnit unitFor(double maxNs)

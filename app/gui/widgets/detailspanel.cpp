@@ -232,7 +232,7 @@ void DetailsPanel::refresh()
                                                       .arg(quantity(c.flops / (timeNs * 1e-9), "FLOP/s"),
                                                            quantity(c.bytes / (timeNs * 1e-9), "B/s")));
     };
-    const double origin = double(run->spanStartNs);
+    const double origin = 0;   // stored times are measured from the run's time 0 (docs/schema.md)
     const Selection& sel = m_state->selection();
     if (sel.kind == Selection::Activity && sel.track < run->tracks.size()) {
         const TrackData& t = run->tracks[sel.track];

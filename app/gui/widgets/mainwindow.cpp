@@ -121,8 +121,8 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         const auto& run = m_state->run();
         if (run)
             m_rangeLabel->setText(QStringLiteral("%1 .. %2  (%3 shown)")
-                                      .arg(formatDuration(t0 - double(run->spanStartNs)),
-                                           formatDuration(t1 - double(run->spanStartNs)), formatDuration(t1 - t0)));
+                                      // from time 0, with the digits the window's width needs ("540.9500 ms")
+                                      .arg(formatTimeAt(t0, (t1 - t0) / 100), formatTimeAt(t1, (t1 - t0) / 100), formatDuration(t1 - t0)));
     });
 
     // Menus.

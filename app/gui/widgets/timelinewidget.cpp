@@ -248,7 +248,7 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
         return {};
     const Row& row = m_layout.rows()[size_t(h.row)];
     const DrawItem& d = m_draw.rows[size_t(h.row)][size_t(h.item)];
-    const double origin = double(m_run->spanStartNs);
+    const double origin = 0;   // stored times are measured from the run's time 0 (docs/schema.md)
     QStringList lines;
     if (row.kind == Row::Lane) {
         const LaneData& lane = m_run->lanes[size_t(row.index)];
@@ -637,13 +637,15 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     p.setPen(grid);
     p.drawLine(kGutterWidth - 1, top, kGutterWidth - 1, height());
 
-    // Ruler: adaptive units, relative to the first activity.
+    // Ruler: adaptive units, from the run's time 0; at deep zoom an offset and relative ticks.
     p.fillRect(QRect(0, 0, width(), top), pal.color(QPalette::Window));
     p.setPen(pal.color(QPalette::WindowText));
+    const Ruler ruler = timeRuler(m_mapping);
+    // With an offset, the gutter names it: the ticks to its right count from it.
     p.drawText(QRect(6, 0, kGutterWidth - 10, top), Qt::AlignVCenter | Qt::AlignLeft,
-               formatDuration(m_mapping.spanNs()) + QStringLiteral(" shown"));
+               ruler.hasOffset ? ruler.offsetLabel + QStringLiteral(" +") : formatDuration(m_mapping.spanNs()) + QStringLiteral(" shown"));
     p.setClipRect(QRect(plot.left(), 0, plot.width(), top));
-    for (const Tick& t : rulerTicks(m_mapping, double(m_run->spanStartNs))) {
+    for (const Tick& t : ruler.ticks) {
         double x = plot.left() + t.x;
         p.setPen(grid);
         p.drawLine(QPointF(x, t.major ? top - 10 : top - 4), QPointF(x, top));
