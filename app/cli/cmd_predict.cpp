@@ -192,6 +192,8 @@ int runPredictRuns(Args& args)
     for (const PredictJob& j : jobs) {
         try {
             models.push_back(kernels::Model::create(*workload, preset, j.variant, j.overrides, kernels::BackendKind::Cpu, 1));
+        } catch (const kernels::SizeError& e) {
+            return fail(e.what());   // one line, exit 1, before the file is opened
         } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());
         }
