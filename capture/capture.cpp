@@ -139,6 +139,8 @@ CaptureResult runCapture(const CaptureOptions& o)
     kernels::ModelConfig config;
     try {
         config = kernels::resolveConfig(o.workload, res.preset, o.variant, o.overrides);
+    } catch (const kernels::SizeError&) {
+        throw;   // a size out of range: one line, exit 1 (not the usage text)
     } catch (const std::invalid_argument& e) {
         throw CaptureUsageError(e.what());
     }
@@ -156,6 +158,8 @@ CaptureResult runCapture(const CaptureOptions& o)
     } else {
         try {
             model = std::make_unique<CpuWorkload>(kernels::Model::create(config));
+        } catch (const kernels::SizeError&) {
+            throw;
         } catch (const std::invalid_argument& e) {
             throw CaptureUsageError(e.what());
         }

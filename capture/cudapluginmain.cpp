@@ -43,6 +43,9 @@ Workload* createWorkload(const kernels::ModelConfig& config, std::string* error,
         kernels::ModelConfig c = config;
         c.backend = kernels::BackendKind::Cuda;
         return new CudaWorkload(kernels::Model::create(c));
+    } catch (const kernels::SizeError& e) {   // an error, not a usage mistake (kernels/model.h)
+        *error = e.what();
+        *usage = false;
     } catch (const std::invalid_argument& e) {
         *error = e.what();
         *usage = true;

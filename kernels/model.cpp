@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 namespace wt::kernels {
@@ -90,15 +91,129 @@ ModelConfig presetConfig(const std::string& workload, const std::string& preset)
     return c;
 }
 
-int64_t parseInt(const std::string& key, const std::string& v)
+// Tensors are indexed by int32 GEMM sizes and token positions: no tensor of a step may reach
+// 2^31 elements.
+constexpr int64_t kMaxElements = std::numeric_limits<int32_t>::max();
+
+// The range of each integer setting on its own (a workload checks the keys it has). hidden,
+// ffn, layers and kernel keep the limits the runtime was built for; batch and seq are held
+// mostly by the products in checkSizes.
+struct SizeBound {
+    const char* key;
+    int64_t lo, hi;
+};
+constexpr SizeBound kSizeBounds[] = {
+    {"vocab", 2, kMaxElements - 1},   // ids are int32, and bert's [MASK] is id vocab
+    {"hidden", 1, 1 << 20},
+    {"layers", 1, 4096},
+    {"kernel", 1, 4096},
+    {"heads", 1, 1 << 20},
+    {"ffn", 1, 1 << 22},
+    {"batch", 1, kMaxElements},
+    {"seq", 1, kMaxElements},
+    {"cutoffs", 1, kMaxElements - 1},   // each cutoff (and below vocab, checked with it)
+    {"block", 1, 1 << 20},
+    {"groups", 1, 1 << 20},
+    {"conv_groups", 0, 1 << 20},        // 0: depthwise
+    {"warmup", 0, kMaxElements},        // steps
+    {"prune_every", 0, kMaxElements},   // steps; 0: never
+};
+
+const SizeBound& sizeBound(const std::string& key)
+{
+    for (const SizeBound& b : kSizeBounds)
+        if (key == b.key)
+            return b;
+    throw std::logic_error("no bound for size '" + key + "'");
+}
+
+SizeError outOfRange(const std::string& key, const std::string& text, const SizeBound& b)
+{
+    return SizeError(key + "=" + text + " is out of range: " + (key == "cutoffs" ? "each cutoff" : key) +
+                     " must be between " + std::to_string(b.lo) + " and " + std::to_string(b.hi));
+}
+
+// An integer setting within its bound. `text` is what the message quotes (cutoffs: the list).
+int64_t parseSize(const std::string& key, const std::string& v, const std::string& text)
 {
     int64_t x = 0;
     auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-    if (ec != std::errc() || p != v.data() + v.size())
+    const bool integer = p == v.data() + v.size() && !v.empty();
+    if (ec == std::errc::result_out_of_range && integer)   // digits beyond int64: out of range too
+        throw outOfRange(key, text, sizeBound(key));
+    if (ec != std::errc() || !integer)
         throw std::invalid_argument("size '" + key + "' needs an integer, got '" + v + "'");
-    if (x <= 0)
-        throw std::invalid_argument("size '" + key + "' must be positive, got " + v);
+    const SizeBound& b = sizeBound(key);
+    if (x < b.lo || x > b.hi)
+        throw outOfRange(key, text, b);
     return x;
+}
+int64_t parseSize(const std::string& key, const std::string& v) { return parseSize(key, v, v); }
+
+std::string joinSizes(const std::vector<int64_t>& v, const char* sep)
+{
+    std::string s;
+    for (int64_t x : v)
+        s += (s.empty() ? "" : sep) + std::to_string(x);
+    return s;
+}
+
+// The integer setting `key` of `c` (not cutoffs, a list); nullopt for other settings.
+std::optional<int64_t> sizeSetting(const ModelConfig& c, const std::string& key)
+{
+    const std::pair<const char*, int64_t> fields[] = {
+        {"vocab", c.vocab}, {"hidden", c.hidden}, {"layers", c.layers}, {"kernel", c.kernel},
+        {"heads", c.heads}, {"ffn", c.ffn}, {"batch", c.batch}, {"seq", c.seq}, {"block", c.block},
+        {"groups", c.groups}, {"conv_groups", c.convGroups}, {"warmup", c.warmup}, {"prune_every", c.pruneEvery}};
+    for (const auto& [k, v] : fields)
+        if (key == k)
+            return v;
+    return std::nullopt;
+}
+
+// The value of a size setting of `c`, as --set writes it.
+std::string settingText(const ModelConfig& c, const std::string& key)
+{
+    if (key == "cutoffs")
+        return joinSizes(c.cutoffs, ",");
+    auto v = sizeSetting(c, key);
+    return v ? std::to_string(*v) : std::string();
+}
+
+// One factor of a tensor's size: how the message writes it, its value, and the setting it
+// comes from ("" for a constant).
+struct Factor {
+    std::string label;
+    int64_t value;
+    std::string setting;
+};
+
+// Throws SizeError when the product of `factors` (one tensor's elements) reaches 2^31. The
+// product is computed with overflow checks: a wrapped product would pass the check (and did).
+void checkProduct(const ModelConfig& c, const std::vector<std::string>& changed, const std::vector<Factor>& factors)
+{
+    int64_t p = 1;
+    bool overflow = false;
+    for (const Factor& f : factors)
+        overflow |= __builtin_mul_overflow(p, f.value, &p);
+    if (!overflow && p <= kMaxElements)
+        return;
+    // Name the setting the user changed (the first one given that takes part), else the first.
+    std::string key;
+    for (const std::string& k : changed)
+        for (const Factor& f : factors)
+            if (key.empty() && f.setting == k)
+                key = k;
+    for (const Factor& f : factors)
+        if (key.empty() && !f.setting.empty())
+            key = f.setting;
+    std::string expr, values;
+    for (const Factor& f : factors) {
+        expr += (expr.empty() ? "" : "*") + f.label;
+        values += (values.empty() ? "" : " x ") + std::to_string(f.value);
+    }
+    throw SizeError(key + "=" + settingText(c, key) + " is out of range: " + expr + " must stay below 2^31 (" +
+                    values + ")");
 }
 
 double parseReal(const std::string& key, const std::string& v, bool zeroOk = false)
@@ -276,14 +391,14 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
             known |= k.key == key;
         if (!known)
             throw std::invalid_argument("unknown size '" + key + "' for " + workload + " (" + joinKeys(info->sizes) + ")");
-        if (key == "vocab") c.vocab = parseInt(key, value);
-        else if (key == "hidden") c.hidden = parseInt(key, value);
-        else if (key == "layers") c.layers = parseInt(key, value);
-        else if (key == "kernel") c.kernel = parseInt(key, value);
-        else if (key == "heads") c.heads = parseInt(key, value);
-        else if (key == "ffn") c.ffn = parseInt(key, value);
-        else if (key == "batch") c.batch = parseInt(key, value);
-        else if (key == "seq") c.seq = parseInt(key, value);
+        if (key == "vocab") c.vocab = parseSize(key, value);
+        else if (key == "hidden") c.hidden = parseSize(key, value);
+        else if (key == "layers") c.layers = parseSize(key, value);
+        else if (key == "kernel") c.kernel = parseSize(key, value);
+        else if (key == "heads") c.heads = parseSize(key, value);
+        else if (key == "ffn") c.ffn = parseSize(key, value);
+        else if (key == "batch") c.batch = parseSize(key, value);
+        else if (key == "seq") c.seq = parseSize(key, value);
         else if (key == "lr") c.lr = parseReal(key, value);
         else if (key == "zipf") c.zipf = parseReal(key, value);
         else if (key == "momentum") {
@@ -292,7 +407,7 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
                 throw std::invalid_argument("'momentum' must be below 1, got " + value);
         } else if (key == "clip") c.clip = parseReal(key, value, true);
         else if (key == "warmup") {
-            c.warmup = value == "0" ? 0 : parseInt(key, value);
+            c.warmup = parseSize(key, value);
         }
         else if (key == "norm") {
             if (value != "pre" && value != "post")
@@ -306,8 +421,8 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
             c.density = parseReal(key, value);
             if (c.density > 1)
                 throw std::invalid_argument("'density' must be in (0, 1], got " + value);
-        } else if (key == "block") c.block = parseInt(key, value);
-        else if (key == "prune_every") c.pruneEvery = value == "0" ? 0 : parseInt(key, value);
+        } else if (key == "block") c.block = parseSize(key, value);
+        else if (key == "prune_every") c.pruneEvery = parseSize(key, value);
         else if (key == "prune_fraction") {
             c.pruneFraction = parseReal(key, value, true);
             if (c.pruneFraction >= 1)
@@ -316,8 +431,8 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
             if (value != "0" && value != "1")
                 throw std::invalid_argument("'sparse_attention' is 0 or 1, got '" + value + "'");
             c.sparseAttention = value == "1";
-        } else if (key == "groups") c.groups = parseInt(key, value);
-        else if (key == "conv_groups") c.convGroups = value == "0" ? 0 : parseInt(key, value);
+        } else if (key == "groups") c.groups = parseSize(key, value);
+        else if (key == "conv_groups") c.convGroups = parseSize(key, value);
         else if (key == "corpus") {
             if (value.empty())
                 throw std::invalid_argument("'corpus' needs a file name");
@@ -326,24 +441,24 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
             c.cutoffs.clear();
             std::stringstream ss(value);
             for (std::string part; std::getline(ss, part, ',');)
-                c.cutoffs.push_back(parseInt("cutoffs", part));
+                c.cutoffs.push_back(parseSize("cutoffs", part, value));
             if (c.cutoffs.empty())
                 throw std::invalid_argument("'cutoffs' needs a comma-separated list, e.g. 10000,20000");
         }
     }
-    // Sizes that cannot work.
-    if (c.vocab < 2 || c.vocab > std::numeric_limits<int32_t>::max())
-        throw std::invalid_argument("vocab must be in [2, 2^31), got " + std::to_string(c.vocab));
+    // Sizes that cannot work: each in its range, no tensor of 2^31 elements or more; then the
+    // sizes that must increase or divide each other.
+    std::vector<std::string> changed;
+    for (const auto& kv : overrides)
+        changed.push_back(kv.first);
+    checkSizes(c, changed);
     if (variant != "full") {
         int64_t prev = 0;
         for (int64_t x : c.cutoffs) {
-            if (x <= prev || x >= c.vocab)
-                throw std::invalid_argument("cutoffs must increase strictly and stay below vocab=" +
-                                            std::to_string(c.vocab));
+            if (x <= prev)
+                throw std::invalid_argument("cutoffs must increase strictly, got " + joinSizes(c.cutoffs, ","));
             prev = x;
         }
-        if (c.cutoffs.empty() || c.cutoffs.size() > 15)
-            throw std::invalid_argument("the adaptive softmax needs 1 to 15 cutoffs");
     }
     if (c.mlm()) {
         auto need = [](bool ok, const std::string& what) {
@@ -359,17 +474,91 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
         need(workload != "groupbert" || c.kernel % 2 == 1, "kernel must be odd (same padding), got " + std::to_string(c.kernel));
         need(c.convGroups == 0 || c.hidden % c.convGroups == 0,
              "conv_groups=" + std::to_string(c.convGroups) + " must divide hidden=" + h);
-        need(c.vocab < std::numeric_limits<int32_t>::max(), "vocab is too large");
     }
     if (workload == "transformer" && c.hidden % c.heads != 0)
         throw std::invalid_argument("hidden=" + std::to_string(c.hidden) + " is not divisible by heads=" +
                                     std::to_string(c.heads));
-    const int64_t intMax = std::numeric_limits<int32_t>::max();
-    if (c.batch * c.seq > intMax / std::max<int64_t>(c.hidden * 4, 1))
-        throw std::invalid_argument("batch*seq*hidden is too large");
-    if (c.hidden > 1 << 20 || c.layers > 4096 || c.kernel > 4096 || c.ffn > 1 << 22)
-        throw std::invalid_argument("a size is beyond what this runtime supports");
     return c;
+}
+
+void checkSizes(const ModelConfig& c, const std::vector<std::string>& changed)
+{
+    const WorkloadInfo* info = nullptr;
+    for (const auto& w : workloads())
+        if (w.name == c.workload)
+            info = &w;
+    if (!info)
+        throw std::invalid_argument("unknown workload '" + c.workload + "'");
+    const bool adaptive = c.variant != "full";
+    for (const SizeKey& k : info->sizes) {
+        if (k.key == "cutoffs") {   // the list: each within (0, vocab), 1 to 15 of them (adaptive only)
+            if (!adaptive)
+                continue;
+            const std::string list = joinSizes(c.cutoffs, ",");
+            for (int64_t x : c.cutoffs)
+                if (x < 1 || x >= c.vocab)
+                    throw SizeError("cutoffs=" + list + " is out of range: each cutoff must be between 1 and vocab-1 (" +
+                                    std::to_string(c.vocab - 1) + ")");
+            if (c.cutoffs.empty() || c.cutoffs.size() > 15)
+                throw SizeError("cutoffs=" + list + " is out of range: the adaptive softmax takes 1 to 15 cutoffs");
+            continue;
+        }
+        auto v = sizeSetting(c, k.key);
+        if (!v)
+            continue;   // not an integer size (lr, norm, corpus, ...)
+        const SizeBound& b = sizeBound(k.key);
+        if (*v < b.lo || *v > b.hi)
+            throw outOfRange(k.key, std::to_string(*v), b);
+    }
+
+    // Every tensor a step allocates, by its shape. Each size is bounded above, but a product of
+    // a few can still pass int64: checkProduct multiplies with overflow checks.
+    auto check = [&](const std::vector<Factor>& f) { checkProduct(c, changed, f); };
+    const Factor batch{"batch", c.batch, "batch"}, seq{"seq", c.seq, "seq"}, hidden{"hidden", c.hidden, "hidden"};
+    const Factor two{"2", 2, ""}, three{"3", 3, ""};
+    check({batch, seq, hidden});   // every layer's activations [tokens, d]
+    if (c.workload == "gcn") {
+        const Factor kernel{"kernel", c.kernel, "kernel"};
+        check({two, batch, seq, hidden});           // conv output [tokens, 2d]
+        check({batch, seq, kernel, hidden});        // im2col columns [tokens, k*d]
+        check({two, hidden, kernel, hidden});       // conv weight [2d, k*d]
+    } else {
+        const Factor ffn{"ffn", c.ffn, "ffn"}, heads{"heads", c.heads, "heads"};
+        check({three, batch, seq, hidden});         // qkv [tokens, 3d]
+        check({batch, seq, ffn});                   // FFN activations [tokens, ffn] (sparse panels: no wider)
+        check({batch, heads, seq, seq});            // attention scores [batch, heads, seq, seq]
+        check({three, hidden, hidden});             // qkv weight [3d, d]
+        check({ffn, hidden});                       // FFN weights [ffn, d]
+        if (c.workload == "groupbert") {            // conv weight [d, kernel, d / conv_groups]
+            const int64_t cg = c.convGroups > 0 ? c.hidden / c.convGroups : 1;
+            check({hidden, Factor{"kernel", c.kernel, "kernel"}, Factor{"hidden/conv_groups", cg, "conv_groups"}});
+        }
+    }
+    // The embedding table (bert: one more row, [MASK]).
+    check({c.mlm() ? Factor{"(vocab+1)", c.vocab + 1, "vocab"} : Factor{"vocab", c.vocab, "vocab"}, hidden});
+    // The softmax layer's rows: the tokens (bert: the masked ones).
+    auto rows = [&](const Factor& width) {
+        std::vector<Factor> f{batch, c.mlm() ? Factor{"masked_per_seq", c.maskedPerSeq(), "seq"} : seq};
+        f.push_back(width);
+        return f;
+    };
+    if (!adaptive) {
+        check(rows({"vocab", c.vocab, "vocab"}));   // logits [rows, vocab]
+        return;
+    }
+    // Head logits [rows, cutoffs[0] + clusters]; the tail arenas [rows, largest cluster].
+    const int64_t nc = int64_t(c.cutoffs.size());
+    check(rows({"(cutoffs[0]+" + std::to_string(nc) + ")", c.cutoffs[0] + nc, "cutoffs"}));
+    int64_t largest = 0, at = 0;
+    for (int64_t i = 0; i < nc; ++i) {
+        const int64_t size = (i + 1 < nc ? c.cutoffs[size_t(i) + 1] : c.vocab) - c.cutoffs[size_t(i)];
+        if (size > largest)
+            largest = size, at = i;
+    }
+    const bool last = at + 1 == nc;   // the last cluster ends at vocab
+    const std::string lo = "cutoffs[" + std::to_string(at) + "]";
+    check(rows({"(" + (last ? std::string("vocab") : "cutoffs[" + std::to_string(at + 1) + "]") + "-" + lo + ")",
+                largest, last ? "vocab" : "cutoffs"}));
 }
 
 std::string ModelConfig::toJson() const
@@ -421,6 +610,7 @@ std::unique_ptr<Model> Model::create(const std::string& workload, const std::str
 
 std::unique_ptr<Model> Model::create(const ModelConfig& config)
 {
+    checkSizes(config);   // a config built by hand gets the bounds of resolveConfig's
     std::unique_ptr<Model> m(new Model(config));
     const ModelConfig& c = m->m_config;
     m->m_rt = std::make_unique<Runtime>(c.backend == BackendKind::Cuda ? makeCudaBackend() : makeCpuBackend());

@@ -72,16 +72,29 @@ struct ModelConfig {
     std::string toJson() const;
 };
 
+// A size setting the runtime cannot run: outside its own bound, or a product of sizes that
+// sizes a tensor would reach 2^31 elements. The value is well-formed, so the CLI reports it as
+// an error (exit 1, one line), not as a usage mistake. The message names the setting and its
+// limit: "batch=N is out of range: batch*seq*hidden must stay below 2^31 (N x 8 x 16)".
+struct SizeError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
 // Throws std::invalid_argument with a one-line message for unknown names, unknown keys,
-// malformed values and impossible sizes. Does not allocate anything.
+// malformed values and impossible sizes (SizeError for sizes out of range; every product
+// checked without overflow). Does not allocate anything.
 ModelConfig resolveConfig(const std::string& workload, const std::string& preset, const std::string& variant,
                           const std::vector<std::pair<std::string, std::string>>& overrides);
+// Throws SizeError when a size of `config` is out of its range (resolveConfig's check;
+// Model::create makes it too). `changed`: the keys the user set, in order; the message names
+// the first of them that a failing product involves.
+void checkSizes(const ModelConfig& config, const std::vector<std::string>& changed = {});
 // "key=value" -> (key, value); std::invalid_argument when there is no '='.
 std::pair<std::string, std::string> parseOverride(const std::string& text);
 
 class Model {
 public:
-    // Throws std::invalid_argument (bad config), DeviceError (CUDA backend unusable).
+    // Throws std::invalid_argument (bad config; SizeError: checkSizes), DeviceError (CUDA backend unusable).
     // Allocates nothing: parameters are allocated by prepare() or the first step().
     static std::unique_ptr<Model> create(const ModelConfig& config);
     static std::unique_ptr<Model> create(const std::string& workload, const std::string& preset,

@@ -6,7 +6,8 @@
 
 namespace wt::cli {
 
-void Args::parse(const std::vector<std::string>& valued, const std::vector<std::string>& flags)
+void Args::parse(const std::vector<std::string>& valued, const std::vector<std::string>& flags,
+                 const std::vector<std::string>& several)
 {
     auto has = [](const std::vector<std::string>& v, const std::string& s) {
         return std::find(v.begin(), v.end(), s) != v.end();
@@ -29,13 +30,16 @@ void Args::parse(const std::vector<std::string>& valued, const std::vector<std::
             val = a.substr(eq + 1);
             inlineValue = true;
         }
-        if (has(valued, key)) {
+        if (has(valued, key) || has(several, key)) {
             if (!inlineValue) {
                 if (i + 1 >= m_argv.size())
                     throw UsageError("option " + key + " needs a value");
                 val = m_argv[++i];
             }
             m_values.emplace_back(key, val);
+            // The further values: up to the next option (a file named "-x" needs --fit=-x).
+            while (has(several, key) && i + 1 < m_argv.size() && !m_argv[i + 1].empty() && m_argv[i + 1][0] != '-')
+                m_values.emplace_back(key, m_argv[++i]);
         } else if (has(flags, key) && !inlineValue) {
             m_flags.push_back(key);
         } else {
@@ -46,11 +50,12 @@ void Args::parse(const std::vector<std::string>& valued, const std::vector<std::
 
 void Args::parse()
 {
-    std::vector<std::string> valued, flags;
+    std::vector<std::string> valued, flags, several;
+    auto takesSeveral = [](const std::string& v) { return v.size() > 3 && v.compare(v.size() - 3, 3, "...") == 0; };
     if (m_options)
         for (const Option& o : *m_options)
-            (o.value.empty() ? flags : valued).push_back(o.name);
-    parse(valued, flags);
+            (o.value.empty() ? flags : takesSeveral(o.value) ? several : valued).push_back(o.name);
+    parse(valued, flags, several);
 }
 
 bool Args::flag(const std::string& name) const

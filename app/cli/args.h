@@ -25,9 +25,12 @@ class Args {
 public:
     Args(std::vector<std::string> argv) : m_argv(std::move(argv)) {}
 
-    // Declare options before parse(): valued options take the next argument.
-    void parse(const std::vector<std::string>& valued, const std::vector<std::string>& flags);
-    // Parses with the command's own option table (Command::options, set by main()).
+    // Declare options before parse(): valued options take the next argument; a `several` option
+    // (help: "--fit FILE[:RUN]...") takes it and every argument after it up to the next option.
+    void parse(const std::vector<std::string>& valued, const std::vector<std::string>& flags,
+               const std::vector<std::string>& several = {});
+    // Parses with the command's own option table (Command::options, set by main()); an option
+    // whose value ends in "..." takes several.
     void parse();
     void setOptions(const std::vector<Option>* options) { m_options = options; }
 

@@ -267,6 +267,8 @@ int runCaptureCommand(Args& args)
         }
         try {
             kernels::resolveConfig(c.workload, c.preset.empty() ? "small" : c.preset, c.variant, c.overrides);
+        } catch (const kernels::SizeError& e) {
+            throw kernels::SizeError(std::string("--sweep: ") + e.what());
         } catch (const std::invalid_argument& e) {
             throw UsageError(std::string("--sweep: ") + e.what());
         }

@@ -45,7 +45,8 @@ const char* kUsage =
     "  --steps N    identical predicted steps per run (default 3, as a capture)\n"
     "  --preset     default paper\n"
     "--fit: fits a predictor on measured runs with op features (FILE alone: every such run in it) and\n"
-    "stores it as NAME in -o FILE (default: the first FILE).\n"
+    "stores it as NAME in -o FILE (default: the first FILE). --fit takes every FILE[:RUN] up to the\n"
+    "next option (--fit a.wt:1 a.wt:2 b.wt), or may be repeated.\n"
     "--evaluate: holds each measured run of FILE out in turn, fits on the rest, predicts it; prints\n"
     "per-layer and whole-step mean absolute percentage errors of the predictor, the roofline of\n"
     "--device (default: the file's first calibration) and FLOPs alone (one ns/FLOP fitted on the rest).\n"
@@ -192,6 +193,8 @@ int runPredictRuns(Args& args)
     for (const PredictJob& j : jobs) {
         try {
             models.push_back(kernels::Model::create(*workload, preset, j.variant, j.overrides, kernels::BackendKind::Cpu, 1));
+        } catch (const kernels::SizeError& e) {
+            return fail(e.what());   // one line, exit 1, before the file is opened
         } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());
         }
@@ -319,6 +322,7 @@ int runPredictRuns(Args& args)
     return 0;
 }
 
+// --fit FILE[:RUN]...: Args hands every selector after --fit (and of a repeated --fit).
 int runFit(Args& args)
 {
     auto name = args.value("--name");
@@ -429,9 +433,7 @@ int runEvaluate(Args& args)
 
 int runPredict(Args& args)
 {
-    args.parse({"--workload", "--variant", "--preset", "--set", "--sweep", "--device", "--model", "--steps", "--name", "-o",
-                "--output", "--fit", "--evaluate"},
-               {"--json"});
+    args.parse();
     if (!args.positionals().empty())
         throw UsageError("unexpected argument '" + args.positionals()[0] + "'");
     const bool fit = !args.values("--fit").empty(), eval = args.value("--evaluate").has_value();
@@ -444,8 +446,24 @@ int runPredict(Args& args)
     return runPredictRuns(args);
 }
 
+// The table is what parsing, the completions and the man page read (command.h): the usage
+// text alone also named `workloads W --ops`, so the completions offered --ops here.
 const RegisterCommand reg{{"predict", "predicted runs from a cost model (roofline or fitted), --fit, --evaluate", kUsage,
-                           runPredict}};
+                           runPredict,
+                           {{"--workload", "W", "the bundled workload to predict (gcn, transformer, bert, groupbert)"},
+                            {"--variant", "V", "softmax variant (default adaptive)"},
+                            {"--preset", "P", "size preset (default paper)"},
+                            {"--set", "KEY=VALUE", "a size, as capture --set (repeatable)"},
+                            {"--sweep", "KEY=VALUES", "one predicted run per value, comma-separated (twice: a grid)"},
+                            {"--device", "NAME", "a table device or a calibration stored in the file"},
+                            {"--model", "NAME", "a predictor fitted with --fit and stored in the file"},
+                            {"--steps", "N", "identical predicted steps per run (default 3)"},
+                            {"--name", "NAME", "the run's name; with --fit, the predictor's"},
+                            {"-o", "FILE", "the wheretime file to write to"},
+                            {"--output", "FILE", "the same as -o"},
+                            {"--fit", "FILE[:RUN]...", "fit a predictor on these runs (every FILE[:RUN] up to the next option)"},
+                            {"--evaluate", "FILE", "leave-one-run-out evaluation of the runs of FILE"},
+                            {"--json", "", "--evaluate: print JSON"}}}};
 
 }  // namespace
 }  // namespace wt::cli

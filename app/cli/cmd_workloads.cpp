@@ -119,6 +119,8 @@ int runWorkloads(Args& args)
     try {
         model = Model::create(args.positionals()[0], args.value("--preset", "small"), args.value("--variant", "adaptive"),
                               overrides, backend == "cuda" ? BackendKind::Cuda : BackendKind::Cpu, uint64_t(seed));
+    } catch (const SizeError& e) {
+        return fail(e.what());
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }

@@ -520,7 +520,8 @@ void TestCapture::badInput()
         {{QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--variant"), QStringLiteral("magic")}, 2, "magic"},
         {{QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"), QStringLiteral("huge")}, 2, "huge"},
         {{QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--set"), QStringLiteral("colour=3")}, 2, "colour"},
-        {{QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--set"), QStringLiteral("hidden=0")}, 2, "hidden"},
+        // A size out of range is an error (one line, exit 1), not a usage mistake (tst_clisizes).
+        {{QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--set"), QStringLiteral("hidden=0")}, 1, "hidden=0 is out of range"},
         {{QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--set"), QStringLiteral("hidden")}, 2, "hidden"},
         {{QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--steps"), QStringLiteral("0")}, 2, "steps"},
         {{QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--backend"), QStringLiteral("tpu")}, 2, "tpu"},

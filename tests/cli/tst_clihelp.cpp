@@ -73,6 +73,9 @@ private slots:
         QString capture = s.section(QStringLiteral("capture) opts=\""), 1).section(QLatin1Char('"'), 0, 0);
         for (const char* o : {"--workload", "--backend", "--steps", "--no-trace", "--json", "-o"})
             QVERIFY2(capture.split(QLatin1Char(' ')).contains(QLatin1String(o)), o);
+        // predict's table: --fit, and not the --ops its usage text mentions (of workloads).
+        QVERIFY(s.contains(QStringLiteral("predict) opts=\"--workload --variant --preset --set --sweep --device --model --steps "
+                                          "--name -o --output --fit --evaluate --json --help\"")));
         // It is valid bash, and it completes: "wheretime ru<TAB>" -> runs.
         QString file = writeTemp(QStringLiteral("wheretime.bash"), s);
         auto syntax = runProgram(QStringLiteral("bash"), {QStringLiteral("-n"), file});
@@ -94,6 +97,8 @@ private slots:
             QVERIFY2(r.out.contains(QStringLiteral("        ") + c + QStringLiteral(") _arguments")), qPrintable(c));
         }
         QVERIFY(r.out.contains(QStringLiteral("'-o[the wheretime file to add runs to]:FILE:_files'")));
+        QVERIFY(r.out.contains(QStringLiteral("'--fit[fit a predictor on these runs (every FILE\\[\\:RUN\\] up to the next "
+                                              "option)]:FILE\\[\\:RUN\\]...:_files'")));
         if (!QStandardPaths::findExecutable(QStringLiteral("zsh")).isEmpty()) {
             auto syntax = runProgram(QStringLiteral("zsh"), {QStringLiteral("-n"), writeTemp(QStringLiteral("_wheretime"), r.out)});
             QVERIFY2(syntax.exitCode == 0, qPrintable(syntax.err));
@@ -110,6 +115,7 @@ private slots:
         for (const QString& c : m_commands)
             QVERIFY2(r.out.contains(QStringLiteral("\n.SS ") + c + QLatin1Char('\n')), qPrintable(c));
         QVERIFY(r.out.contains(QStringLiteral(".B \\-\\-timing\nalso print parse and write times\n")));
+        QVERIFY(r.out.contains(QStringLiteral(".B \\-\\-fit \\fIFILE[:RUN]...\\fR\nfit a predictor on these runs")));
         // No line may start with a stray request character from a usage text.
         for (const QString& l : r.out.split(QLatin1Char('\n')))
             QVERIFY2(!l.startsWith(QLatin1Char('\'')), qPrintable(l));

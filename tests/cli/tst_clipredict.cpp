@@ -1,7 +1,9 @@
 // `wheretime calibrate` and `wheretime predict` as a user runs them, on real tiny CPU captures:
 // stats --json gains FLOPs and bytes; --evaluate on a sweep of captures reports finite errors
-// (json fields named *mape*); --fit stores a named predictor that --model reuses; predicted runs
+// (json fields named *mape*); --fit stores a named predictor that --model reuses, fitted on
+// several FILE[:RUN] after one --fit as documented; predicted runs
 // (roofline of a table device, sweeps with their tags) open in stats and compare; bad input.
+#include "analysis/predictor.h"
 #include "analysis/sweep.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
@@ -39,6 +41,7 @@ private slots:
     void calibrateStoresDevice();
     void evaluateSweep();
     void fitAndPredictWithModel();
+    void fitTakesSeveralRuns();
     void predictTableDeviceSweep();
     void badInput();
     void predictGrid();
@@ -163,6 +166,51 @@ void TestCliPredict::fitAndPredictWithModel()
     // --evaluate skips predicted runs.
     auto e = runCli({"predict", "--evaluate", m_file, "--json"});
     QCOMPARE(parseObject(e.out).value("runs").toArray().size(), 6);
+}
+
+void TestCliPredict::fitTakesSeveralRuns()
+{
+    // `--fit FILE[:RUN]...` (the help, docs/prediction.md): once failed with "unexpected argument".
+    const QString out = q(test::tempPath("fit-runs.wt"));
+    auto two = runCli({"predict", "--fit", m_file + ":1", m_file + ":2", "--name", "two", "-o", out});
+    QVERIFY2(two.exitCode == 0, qPrintable(two.err));
+    QVERIFY2(two.out.startsWith("fitted two on 2 runs"), qPrintable(two.out));
+    auto one = runCli({"predict", "--fit", m_file + ":1", "--name", "one", "-o", out});
+    QVERIFY2(one.exitCode == 0, qPrintable(one.err));
+    QVERIFY2(one.out.startsWith("fitted one on 1 runs"), qPrintable(one.out));
+    auto repeated = runCli({"predict", "--fit", m_file + ":1", "--fit", m_file + ":2", "--name", "repeated", "-o", out});
+    QVERIFY2(repeated.exitCode == 0, qPrintable(repeated.err));
+    int64_t launches1 = 0, launches2 = 0;
+    {
+        Database db(m_file.toStdString(), OpenMode::ReadOnly);
+        Reader reader(db);
+        launches1 = reader.countLaunches(1);
+        launches2 = reader.countLaunches(2);
+    }
+    QVERIFY(launches1 > 0 && launches2 > 0);
+    Database db(out.toStdString(), OpenMode::ReadOnly);
+    CostModelStore store(db);
+    auto load = [&](const char* name) {
+        auto stored = store.get(name);
+        return stored ? Predictor::fromJson(stored->body) : std::nullopt;
+    };
+    auto pTwo = load("two"), pOne = load("one"), pRepeated = load("repeated");
+    QVERIFY(pTwo && pOne && pRepeated);
+    // The global class holds every measured launch it was fitted on: both runs' for two.
+    QCOMPARE(pOne->classes.at("*").samples, launches1);
+    QCOMPARE(pTwo->classes.at("*").samples, launches1 + launches2);
+    QVERIFY(pTwo->classes.at("*").overheadNs != pOne->classes.at("*").overheadNs ||
+            pTwo->classes.at("*").nsPerByte != pOne->classes.at("*").nsPerByte);
+    // --fit repeated is the same fit.
+    QCOMPARE(pRepeated->classes.size(), pTwo->classes.size());
+    for (const auto& [key, c] : pTwo->classes) {
+        QCOMPARE(pRepeated->classes.at(key).samples, c.samples);
+        QCOMPARE(pRepeated->classes.at(key).overheadNs, c.overheadNs);
+    }
+    // Outside --fit an argument is still refused.
+    auto stray = runCli({"predict", "--workload", "gcn", "--device", "h200", m_file, "-o", out});
+    QCOMPARE(stray.exitCode, 2);
+    QVERIFY2(stray.err.startsWith("wheretime predict: unexpected argument '" + m_file + "'"), qPrintable(stray.err));
 }
 
 void TestCliPredict::predictTableDeviceSweep()

@@ -177,6 +177,116 @@ private slots:
         if (!cudaAvailable())
             QVERIFY_THROWS_EXCEPTION(DeviceError, Model::create("gcn", "tiny", "adaptive", {}, BackendKind::Cuda));
     }
+    // Sizes out of range: a SizeError whose one line names the setting and its limit. The
+    // products are multiplied with overflow checks: batch=2^61 once wrapped batch*seq*hidden
+    // past the old check and crashed listOps; the rows with 2^31-ish factors wrap int64 too.
+    void sizesOutOfRange_data()
+    {
+        QTest::addColumn<QString>("workload");
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QStringList>("sets");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char* name, const char* w, const char* v, QStringList sets, const char* message) {
+            QTest::newRow(name) << QString::fromLatin1(w) << QString::fromLatin1(v) << sets << QString::fromLatin1(message);
+        };
+        row("batch 2^61", "gcn", "adaptive", {"batch=2305843009213693952"},
+            "batch=2305843009213693952 is out of range: batch must be between 1 and 2147483647");
+        row("hidden 2^62", "gcn", "adaptive", {"hidden=4611686018427387904"},
+            "hidden=4611686018427387904 is out of range: hidden must be between 1 and 1048576");
+        row("hidden int64 max", "transformer", "adaptive", {"hidden=9223372036854775807"},
+            "hidden=9223372036854775807 is out of range: hidden must be between 1 and 1048576");
+        row("seq 2^62", "bert", "full", {"seq=4611686018427387904"},
+            "seq=4611686018427387904 is out of range: seq must be between 1 and 2147483647");
+        row("beyond int64", "gcn", "adaptive", {"seq=99999999999999999999"},
+            "seq=99999999999999999999 is out of range: seq must be between 1 and 2147483647");
+        row("zero", "gcn", "adaptive", {"hidden=0"}, "hidden=0 is out of range: hidden must be between 1 and 1048576");
+        row("negative", "groupbert", "full", {"batch=-3"}, "batch=-3 is out of range: batch must be between 1 and 2147483647");
+        row("vocab", "gcn", "full", {"vocab=2147483647"}, "vocab=2147483647 is out of range: vocab must be between 2 and 2147483646");
+        row("block", "bert", "full", {"density=0.5", "block=2305843009213693952"},
+            "block=2305843009213693952 is out of range: block must be between 1 and 1048576");
+        row("conv_groups", "groupbert", "full", {"conv_groups=-1"},
+            "conv_groups=-1 is out of range: conv_groups must be between 0 and 1048576");
+        row("cutoff zero", "gcn", "adaptive", {"cutoffs=0,16"},
+            "cutoffs=0,16 is out of range: each cutoff must be between 1 and 2147483646");
+        row("cutoffs past vocab", "gcn", "adaptive", {"vocab=10"},
+            "cutoffs=16,32 is out of range: each cutoff must be between 1 and vocab-1 (9)");
+        row("16 cutoffs", "transformer", "fused", {"cutoffs=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16"},
+            "cutoffs=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16 is out of range: the adaptive softmax takes 1 to 15 cutoffs");
+        row("tokens*hidden wraps int64", "gcn", "adaptive", {"batch=2147483647", "seq=2147483647", "hidden=1048576"},
+            "batch=2147483647 is out of range: batch*seq*hidden must stay below 2^31 (2147483647 x 2147483647 x 1048576)");
+        row("names the setting changed", "gcn", "adaptive", {"seq=2147483647", "batch=2147483647"},
+            "seq=2147483647 is out of range: batch*seq*hidden must stay below 2^31 (2147483647 x 2147483647 x 16)");
+        row("im2col", "gcn", "adaptive", {"batch=100000", "kernel=4096"},
+            "batch=100000 is out of range: batch*seq*kernel*hidden must stay below 2^31 (100000 x 8 x 4096 x 16)");
+        row("attention scores", "transformer", "adaptive", {"heads=16", "seq=100000"},
+            "heads=16 is out of range: batch*heads*seq*seq must stay below 2^31 (2 x 16 x 100000 x 100000)");
+        row("ffn weight", "transformer", "adaptive", {"ffn=4194304", "hidden=1024"},
+            "ffn=4194304 is out of range: ffn*hidden must stay below 2^31 (4194304 x 1024)");
+        row("groupbert conv weight", "groupbert", "adaptive", {"kernel=9", "hidden=16384", "conv_groups=1"},
+            "kernel=9 is out of range: hidden*kernel*hidden/conv_groups must stay below 2^31 (16384 x 9 x 16384)");
+        row("full softmax logits", "gcn", "full", {"batch=1048576", "vocab=4096"},
+            "batch=1048576 is out of range: batch*seq*vocab must stay below 2^31 (1048576 x 8 x 4096)");
+        row("bert masked logits", "bert", "full", {"batch=1000", "vocab=2000000"},
+            "batch=1000 is out of range: batch*masked_per_seq*vocab must stay below 2^31 (1000 x 2 x 2000000)");
+        row("adaptive head", "transformer", "bucketed", {"batch=100000", "vocab=100000", "cutoffs=50000"},
+            "batch=100000 is out of range: batch*seq*(cutoffs[0]+1) must stay below 2^31 (100000 x 8 x 50001)");
+        row("adaptive tail cluster", "transformer", "adaptive", {"batch=100000", "vocab=100000", "cutoffs=10"},
+            "batch=100000 is out of range: batch*seq*(vocab-cutoffs[0]) must stay below 2^31 (100000 x 8 x 99990)");
+    }
+    void sizesOutOfRange()
+    {
+        QFETCH(QString, workload);
+        QFETCH(QString, variant);
+        QFETCH(QStringList, sets);
+        QFETCH(QString, message);
+        std::vector<std::pair<std::string, std::string>> ov;
+        for (const QString& s : sets)
+            ov.push_back(parseOverride(s.toStdString()));
+        try {
+            resolveConfig(workload.toStdString(), "tiny", variant.toStdString(), ov);
+            QFAIL("no SizeError");
+        } catch (const SizeError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()), message);
+        }
+    }
+    // Every integer setting of every workload has a bound, below and above (a new size key
+    // must be put in one of the two lists here); the presets are within every bound.
+    void everySizeBounded()
+    {
+        const std::set<std::string> integers{"vocab", "hidden", "layers", "kernel", "heads", "ffn", "batch",
+                                             "seq", "cutoffs", "block", "groups", "conv_groups", "warmup", "prune_every"};
+        const std::set<std::string> others{"lr", "momentum", "clip", "zipf", "corpus", "norm", "mask",
+                                           "density", "prune_fraction", "sparse_attention"};
+        for (const WorkloadInfo& w : workloads())
+            for (const SizeKey& k : w.sizes) {
+                QVERIFY2(integers.count(k.key) || others.count(k.key), k.key.c_str());
+                if (!integers.count(k.key))
+                    continue;
+                for (const char* v : {"-1", "9223372036854775807", "99999999999999999999"}) {
+                    const std::string what = w.name + " " + k.key + "=" + v;
+                    try {
+                        resolveConfig(w.name, "tiny", "adaptive", {{k.key, v}});
+                        QFAIL(qPrintable(QString::fromStdString(what + ": no SizeError")));
+                    } catch (const SizeError& e) {
+                        const std::string prefix = k.key + "=" + v + " is out of range: ";
+                        QVERIFY2(std::string(e.what()).rfind(prefix, 0) == 0, (what + ": " + e.what()).c_str());
+                    }
+                }
+            }
+        for (const WorkloadInfo& w : workloads())
+            for (const std::string& p : presets())
+                for (const std::string& v : variants())
+                    resolveConfig(w.name, p, v, {});
+        // A config built by hand gets the same check from Model::create, before anything exists.
+        ModelConfig c = resolveConfig("gcn", "tiny", "adaptive", {});
+        c.batch = int64_t(1) << 61;
+        try {
+            Model::create(c);
+            QFAIL("no SizeError");
+        } catch (const SizeError& e) {
+            QCOMPARE(std::string(e.what()), std::string("batch=2305843009213693952 is out of range: batch must be between 1 and 2147483647"));
+        }
+    }
     void configJson()
     {
         auto m = Model::create("transformer", "tiny", "fused", {{"hidden", "24"}, {"cutoffs", "10,20"}}, BackendKind::Cpu, 7);
