@@ -20,11 +20,19 @@ std::string cutName(std::string_view text)
 {
     if (text.size() <= kMaxNameBytes)
         return std::string(text);
-    size_t keep = kMaxNameBytes;
-    // Never split a UTF-8 sequence: back up over continuation bytes (10xxxxxx).
-    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
-        --keep;
-    return std::string(text.substr(0, keep)) + "\xE2\x80\xA6[cut " + std::to_string(text.size() - keep) + " bytes]";
+    // The marker counts against the limit, and its length depends on the number of bytes
+    // dropped, which depends on where the cut falls: try each digit count until one fits (the
+    // first that does keeps the most). A cut name is then never cut again (export + import
+    // keep it byte for byte).
+    for (size_t digits = 1;; ++digits) {
+        size_t keep = kMaxNameBytes - (sizeof kCutMarkerPrefix - 1) - digits - (sizeof kCutMarkerSuffix - 1);
+        // Never split a UTF-8 sequence: back up over continuation bytes (10xxxxxx).
+        while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
+            --keep;
+        std::string dropped = std::to_string(text.size() - keep);
+        if (dropped.size() <= digits)
+            return std::string(text.substr(0, keep)) + kCutMarkerPrefix + dropped + kCutMarkerSuffix;
+    }
 }
 
 uint32_t StringTable::intern(std::string_view text)

@@ -27,8 +27,12 @@ constexpr int64_t kMaxTimeNs = (int64_t(1) << 62) - 1;
 // Names longer than this are cut at import (at a UTF-8 boundary) and end in
 // "…[cut N bytes]": a 50 MB kernel name must not make every view slow.
 constexpr size_t kMaxNameBytes = 4096;
+constexpr char kCutMarkerPrefix[] = "\xE2\x80\xA6[cut ";   // "…[cut ", then N
+constexpr char kCutMarkerSuffix[] = " bytes]";
 
-// `text` cut to kMaxNameBytes with the marker; unchanged when it is not longer.
+// `text` (valid UTF-8) cut to at most kMaxNameBytes, the marker included, keeping as much as
+// fits without splitting a UTF-8 sequence; N = the bytes dropped. Unchanged when it is not
+// longer, so cutting twice is cutting once.
 std::string cutName(std::string_view text);
 
 // Strings of one imported trace (kernel, API, range names, levels) by dense index. Names
