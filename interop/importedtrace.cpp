@@ -2,6 +2,7 @@
 
 #include "importerror.h"
 
+#include "storage/utf8.h"
 #include "storage/writer.h"
 
 #include <algorithm>
@@ -35,14 +36,24 @@ std::string cutName(std::string_view text)
     }
 }
 
+std::string storedName(std::string_view text)
+{
+    return utf8::isValid(text) ? cutName(text) : cutName(utf8::repaired(text));
+}
+
 uint32_t StringTable::intern(std::string_view text)
 {
-    std::string key = text.size() > kMaxNameBytes ? cutName(text) : std::string(text);
+    const bool valid = utf8::isValid(text);
+    const std::string repaired = valid ? std::string() : utf8::repaired(text);
+    const std::string_view clean = valid ? text : std::string_view(repaired);
+    std::string key = cutName(clean);
     auto it = m_index.find(key);
     if (it != m_index.end())
         return it->second;
-    if (text.size() > kMaxNameBytes)
+    if (clean.size() > kMaxNameBytes)
         ++m_cut;
+    if (!valid)
+        ++m_repaired;
     uint32_t id = uint32_t(m_values.size());
     m_values.push_back(std::move(key));
     m_index.emplace(m_values.back(), id);
@@ -355,6 +366,8 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         w.setMetadata(k, v);
     if (t.strings.cutCount() > 0)
         w.setMetadata("import.names_cut", std::to_string(t.strings.cutCount()));
+    if (t.strings.repairedCount() > 0)
+        w.setMetadata("import.names_invalid_utf8", std::to_string(t.strings.repairedCount()));
 
     std::vector<uint32_t> nameIds(t.strings.size(), 0);
     auto name = [&](uint32_t local) {
