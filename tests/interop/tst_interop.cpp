@@ -1105,6 +1105,7 @@ void TestInterop::multiRankRefused()
     std::string w4 = write("w4.json", rankTrace(1, 4, t0 + 5));
     std::string late = write("late.json", rankTrace(1, 2, t0 + 10000000));
     std::string none = write("none.json", rankTrace(1, 2, t0 + 5, false));
+    std::string r0again = write("r0-again.json", rankTrace(0, 2, t0 + 5));
     std::string out = wt::test::tempPath("ranks-bad.wt");
     Database db(out, OpenMode::ReadWrite);
     struct Case {
@@ -1112,7 +1113,8 @@ void TestInterop::multiRankRefused()
         const char* why;
     } cases[] = {
         {{r0, w4}, "different jobs"},
-        {{r0, r0}, "the same rank twice"},
+        {{r0, r0again}, "the same rank twice"},
+        {{r0, r0}, "one file given twice"},
         {{r0, late}, "no time in common"},
         {{r0, none}, "says no rank"},
     };
