@@ -2,6 +2,7 @@
 
 #include "importerror.h"
 
+#include "storage/utf8.h"
 #include "storage/writer.h"
 
 #include <algorithm>
@@ -20,21 +21,39 @@ std::string cutName(std::string_view text)
 {
     if (text.size() <= kMaxNameBytes)
         return std::string(text);
-    size_t keep = kMaxNameBytes;
-    // Never split a UTF-8 sequence: back up over continuation bytes (10xxxxxx).
-    while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
-        --keep;
-    return std::string(text.substr(0, keep)) + "\xE2\x80\xA6[cut " + std::to_string(text.size() - keep) + " bytes]";
+    // The marker counts against the limit, and its length depends on the number of bytes
+    // dropped, which depends on where the cut falls: try each digit count until one fits (the
+    // first that does keeps the most). A cut name is then never cut again (export + import
+    // keep it byte for byte).
+    for (size_t digits = 1;; ++digits) {
+        size_t keep = kMaxNameBytes - (sizeof kCutMarkerPrefix - 1) - digits - (sizeof kCutMarkerSuffix - 1);
+        // Never split a UTF-8 sequence: back up over continuation bytes (10xxxxxx).
+        while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80)
+            --keep;
+        std::string dropped = std::to_string(text.size() - keep);
+        if (dropped.size() <= digits)
+            return std::string(text.substr(0, keep)) + kCutMarkerPrefix + dropped + kCutMarkerSuffix;
+    }
+}
+
+std::string storedName(std::string_view text)
+{
+    return utf8::isValid(text) ? cutName(text) : cutName(utf8::repaired(text));
 }
 
 uint32_t StringTable::intern(std::string_view text)
 {
-    std::string key = text.size() > kMaxNameBytes ? cutName(text) : std::string(text);
+    const bool valid = utf8::isValid(text);
+    const std::string repaired = valid ? std::string() : utf8::repaired(text);
+    const std::string_view clean = valid ? text : std::string_view(repaired);
+    std::string key = cutName(clean);
     auto it = m_index.find(key);
     if (it != m_index.end())
         return it->second;
-    if (text.size() > kMaxNameBytes)
+    if (clean.size() > kMaxNameBytes)
         ++m_cut;
+    if (!valid)
+        ++m_repaired;
     uint32_t id = uint32_t(m_values.size());
     m_values.push_back(std::move(key));
     m_index.emplace(m_values.back(), id);
@@ -347,6 +366,8 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         w.setMetadata(k, v);
     if (t.strings.cutCount() > 0)
         w.setMetadata("import.names_cut", std::to_string(t.strings.cutCount()));
+    if (t.strings.repairedCount() > 0)
+        w.setMetadata("import.names_invalid_utf8", std::to_string(t.strings.repairedCount()));
 
     std::vector<uint32_t> nameIds(t.strings.size(), 0);
     auto name = [&](uint32_t local) {

@@ -27,23 +27,33 @@ constexpr int64_t kMaxTimeNs = (int64_t(1) << 62) - 1;
 // Names longer than this are cut at import (at a UTF-8 boundary) and end in
 // "…[cut N bytes]": a 50 MB kernel name must not make every view slow.
 constexpr size_t kMaxNameBytes = 4096;
+constexpr char kCutMarkerPrefix[] = "\xE2\x80\xA6[cut ";   // "…[cut ", then N
+constexpr char kCutMarkerSuffix[] = " bytes]";
 
-// `text` cut to kMaxNameBytes with the marker; unchanged when it is not longer.
+// `text` (valid UTF-8) cut to at most kMaxNameBytes, the marker included, keeping as much as
+// fits without splitting a UTF-8 sequence; N = the bytes dropped. Unchanged when it is not
+// longer, so cutting twice is cutting once.
 std::string cutName(std::string_view text);
 
-// Strings of one imported trace (kernel, API, range names, levels) by dense index. Names
-// longer than kMaxNameBytes are stored cut (cutName()).
+// A name as it is stored: ill-formed UTF-8 replaced by U+FFFD (utf8::repaired()), then cut
+// (cutName()). Applying it again changes nothing.
+std::string storedName(std::string_view text);
+
+// Strings of one imported trace (kernel, API, range names, levels) by dense index, stored as
+// storedName() makes them: valid UTF-8 (the exports are JSON and CSV) of at most kMaxNameBytes.
 class StringTable {
 public:
     uint32_t intern(std::string_view text);
     const std::string& at(uint32_t id) const { return m_values[id]; }
     size_t size() const { return m_values.size(); }
-    size_t cutCount() const { return m_cut; }   // distinct names that were cut
+    size_t cutCount() const { return m_cut; }           // distinct names that were cut
+    size_t repairedCount() const { return m_repaired; } // distinct names that were not valid UTF-8
 
 private:
     std::vector<std::string> m_values;
     std::unordered_map<std::string, uint32_t> m_index;
     size_t m_cut = 0;
+    size_t m_repaired = 0;
 };
 
 struct ImportedTrace {
@@ -119,7 +129,8 @@ struct WriteResult {
 // info supplies name/sourceFile/etc.; workload, backend, originNs, device are set here.
 // Throws ImportError (naming info.sourceFile and the event) before writing anything when a
 // time is beyond ±kMaxTimeNs, the events span more than kMaxTimeNs, or the clock base puts
-// them out of range. Names that were cut are counted in the run's metadata (import.names_cut).
+// them out of range. Names that were cut, and names that were not valid UTF-8, are counted in
+// the run's metadata (import.names_cut, import.names_invalid_utf8).
 WriteResult writeTrace(Writer& writer, ImportedTrace& trace, RunInfo info);
 
 }  // namespace wt::interop

@@ -385,6 +385,7 @@ ImportResult importRanks(Database& db, const std::vector<std::string>& paths, co
     for (const auto& p : paths)
         if (p == "-")
             throw ImportError("<stdin>", "standard input cannot be one of the ranks of a run; give the files");
+    checkDistinctFiles(paths);
     // Parse (and nest + attribute, on each file's own thread ids and correlation ids) on a few
     // threads; large files also parse in slices on two threads of their own.
     std::vector<RankedTrace> traces(paths.size());

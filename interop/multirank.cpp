@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <dirent.h>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <sys/stat.h>
@@ -72,7 +74,42 @@ Span activitySpan(const ImportedTrace& t)
 
 std::string us(int64_t ns) { return std::to_string(ns / 1000) + " us"; }
 
+// Whether two regular files of the same size hold the same bytes; stops at the first difference.
+bool sameBytes(const std::string& a, const std::string& b)
+{
+    std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+    if (!fa || !fb)
+        return false;
+    std::vector<char> ba(size_t(1) << 16), bb(ba.size());
+    while (fa && fb) {
+        fa.read(ba.data(), std::streamsize(ba.size()));
+        fb.read(bb.data(), std::streamsize(bb.size()));
+        if (fa.gcount() != fb.gcount() || std::memcmp(ba.data(), bb.data(), size_t(fa.gcount())) != 0)
+            return false;
+    }
+    return fa.eof() && fb.eof();
+}
+
 }  // namespace
+
+void checkDistinctFiles(const std::vector<std::string>& paths)
+{
+    const size_t n = paths.size();
+    std::vector<struct stat> st(n);
+    std::vector<bool> known(n);
+    for (size_t i = 0; i < n; ++i)
+        known[i] = ::stat(paths[i].c_str(), &st[i]) == 0;
+    for (size_t j = 1; j < n; ++j) {
+        for (size_t i = 0; i < j; ++i) {
+            if (!known[i] || !known[j])
+                continue;
+            if (st[i].st_dev == st[j].st_dev && st[i].st_ino == st[j].st_ino)
+                throw ImportError(paths[j], "is the same file as " + paths[i] + ": one file given twice (its kernels would count twice, as two ranks)");
+            if (S_ISREG(st[i].st_mode) && S_ISREG(st[j].st_mode) && st[i].st_size == st[j].st_size && sameBytes(paths[i], paths[j]))
+                throw ImportError(paths[j], "has the same bytes as " + paths[i] + ": one file given twice (a copy; its kernels would count twice, as two ranks)");
+        }
+    }
+}
 
 MergeResult mergeRanks(std::vector<RankedTrace> traces)
 {

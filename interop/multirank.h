@@ -39,6 +39,13 @@ struct MergeResult {
 // Throws ImportError naming the file(s) and the reason when they are not one job.
 MergeResult mergeRanks(std::vector<RankedTrace> traces);
 
+// Throws ImportError naming both arguments when two of `paths` are one file: the same file
+// (device and inode, so the same path, a symlink or a hard link) or two regular files with the
+// same bytes (a copy). Files that say no rank cannot tell one file given twice from two ranks
+// (with distributedInfo, mergeRanks() refuses the same rank twice). Paths that cannot be
+// stat'ed are left to the parser; FIFOs and devices are never read here.
+void checkDistinctFiles(const std::vector<std::string>& paths);
+
 // The trace files in a directory, sorted by name with numbers compared as numbers (rank-2
 // before rank-10): regular, not hidden, ending in .json, .json.gz, .gz, .sqlite or .sqlite3.
 // Throws ImportError when it cannot be listed or holds none.

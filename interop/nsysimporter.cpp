@@ -3,6 +3,7 @@
 #include "importerror.h"
 
 #include "storage/database.h"
+#include "storage/utf8.h"
 
 #include <sqlite3.h>
 
@@ -240,7 +241,7 @@ ImportedTrace NsysImporter::parse(const std::string& path)
             std::string k = s.text(0);
             if (k.find("USER") != std::string::npos || k.find("HOST") != std::string::npos || k.find("PATH") != std::string::npos)
                 continue;   // personal data stays out of the wheretime file
-            t.metadata.emplace_back("nsys." + k, s.text(1));
+            t.metadata.emplace_back(utf8::repaired("nsys." + k), utf8::repaired(s.text(1)));
         }
     }
 
@@ -286,7 +287,7 @@ ImportedTrace NsysImporter::parse(const std::string& path)
                 if (!s.isNull(int(3 + i)))
                     json += (json.size() > 1 ? "," : "") + jsonEscape(props[i]) + ":" + std::to_string(s.int64(int(3 + i)));
             json += "}";
-            t.devices.push_back(DeviceInfo{id, s.isNull(1) ? "GPU " + std::to_string(id) : s.text(1), json});
+            t.devices.push_back(DeviceInfo{id, s.isNull(1) ? "GPU " + std::to_string(id) : utf8::repaired(s.text(1)), json});
         }
     }
 

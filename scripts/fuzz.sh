@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build/fuzz and runs each for a bounded
-# time (CI): the importers (fuzz_traceevent, fuzz_nsys), opening damaged wheretime files
+# time (CI): the importers (fuzz_traceevent, fuzz_nsys), names through the Chrome export and
+# re-import (fuzz_names: UTF-8 repair, the cut, byte-for-byte round trip), opening damaged wheretime files
 # (fuzz_wtfile: reader, scope tree, chunk decoders, breakdowns) and the chunk decoders alone
 # (fuzz_chunks). FUZZ_SECONDS sets the time per target (default 60).
 #   scripts/fuzz.sh --long    each target until FUZZ_RUNS executions (default 1000000), in
@@ -16,13 +17,13 @@ LONG=0
 if [ "${1:-}" = "--long" ]; then
   LONG=1
 fi
-TARGETS=${FUZZ_TARGETS:-"fuzz_traceevent:json fuzz_nsys:nsys fuzz_wtfile:wtfile fuzz_chunks:chunks"}
+TARGETS=${FUZZ_TARGETS:-"fuzz_traceevent:json fuzz_nsys:nsys fuzz_names:names fuzz_wtfile:wtfile fuzz_chunks:chunks"}
 BUILD=build/fuzz
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWHERETIME_FUZZ=ON -DWHERETIME_GUI=OFF -DWHERETIME_TESTS=OFF -DWHERETIME_BENCH=OFF -DWHERETIME_CUDA=OFF \
   -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
-cmake --build "$BUILD" --target fuzz_traceevent fuzz_nsys fuzz_wtfile fuzz_chunks -j"${JOBS:-2}"
+cmake --build "$BUILD" --target fuzz_traceevent fuzz_nsys fuzz_names fuzz_wtfile fuzz_chunks -j"${JOBS:-2}"
 
 # Seed corpora: the small JSON fixtures, and a cut-down real Nsight export.
 mkdir -p "$BUILD/corpus/json" "$BUILD/corpus/nsys"
@@ -43,6 +44,15 @@ if [ -f "$TRACES/nsys-2022.2_a100_saxpy-mpi.sqlite" ] && command -v sqlite3 >/de
       VACUUM;"
   fi
 fi
+
+# Names (fuzz_names): byte 0 = repeat - 1, bytes 1-2 = the kernel name's length, then the
+# kernel's and the scope's bytes: plain, not UTF-8 (ff fe, a sequence cut short, a surrogate),
+# and a euro sign that a repeat puts across the cut.
+mkdir -p "$BUILD/corpus/names"
+printf '\000\006\000gemm_kstep' >"$BUILD/corpus/names/plain"
+printf '\000\012\000kernel\377\376_xlayer\303' >"$BUILD/corpus/names/not-utf8"
+printf '\077\003\000\355\240\200a\342\202\254b' >"$BUILD/corpus/names/surrogate-euro"
+printf '\077\106\000%s\342\202\254%s' "$(printf 'k%.0s' $(seq 1 67))" "$(printf 's%.0s' $(seq 1 70))" >"$BUILD/corpus/names/cut-euro"
 
 # Damaged wheretime files: small synthetic runs and copies with damaged rows and pages
 # (written by fuzz_wtfile itself), plus a real capture when a built CLI is at hand.

@@ -6,7 +6,8 @@
 
 namespace wt::csv {
 
-// The text as one CSV field: quoted (with doubled quotes) when it holds a comma, quote or newline.
+// The text as one CSV field: quoted (with doubled quotes) when it holds a comma, quote or newline;
+// ill-formed UTF-8 becomes U+FFFD (utf8::repaired()).
 std::string field(std::string_view text);
 
 }  // namespace wt::csv

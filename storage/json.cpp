@@ -1,5 +1,7 @@
 #include "json.h"
 
+#include "utf8.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -10,7 +12,20 @@ std::string quote(std::string_view text)
     std::string out;
     out.reserve(text.size() + 2);
     out += '"';
-    for (char c : text) {
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            // JSON is UTF-8: an ill-formed sequence (a name an older version stored raw, a file
+            // path) becomes U+FFFD, or json.load and our own importer refuse the whole file.
+            bool valid = false;
+            size_t n = utf8::sequenceAt(text, i, valid);
+            if (valid)
+                out.append(text.substr(i, n));
+            else
+                out.append(utf8::kReplacement);
+            i += n - 1;
+            continue;
+        }
         switch (c) {
         case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;

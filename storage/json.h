@@ -7,7 +7,7 @@
 
 namespace wt::json {
 
-// The string as a quoted JSON string literal.
+// The string as a quoted JSON string literal; ill-formed UTF-8 becomes U+FFFD (utf8::repaired()).
 std::string quote(std::string_view text);
 // A double with enough digits to round-trip (NaN/inf become null).
 std::string number(double value);

@@ -897,7 +897,9 @@ void TestInterop::longNamesAreCut()
     // A 5 MB kernel name (a 50 MB one made the GUI report take 143 s and write a 105 MB CSV).
     const size_t longBytes = size_t(5) << 20;
     std::string longName(longBytes, 'n');
-    longName.replace(kMaxNameBytes - 1, 3, "\xE2\x82\xAC");   // a euro sign across the cut: never split
+    // The marker "…[cut 5238807 bytes]" takes 22 of the 4096 bytes: the cut falls at byte 4074,
+    // inside this euro sign (bytes 4073-4075), and backs up to its start: never split.
+    longName.replace(kMaxNameBytes - 23, 3, "\xE2\x82\xAC");
     std::string other = longName;
     other.back() = 'x';                                            // same prefix: the same cut name
     QByteArray json = R"({"traceEvents":[)";
@@ -912,7 +914,7 @@ void TestInterop::longNamesAreCut()
     Database db(wt::test::tempPath("long-names.wt"), OpenMode::ReadWrite);
     ImportResult r = importTrace(db, path);
     Reader reader(db);
-    const std::string kept = longName.substr(0, kMaxNameBytes - 1);   // up to the euro sign
+    const std::string kept = longName.substr(0, kMaxNameBytes - 23);   // up to the euro sign
     const std::string expected = kept + "\xE2\x80\xA6[cut " + std::to_string(longBytes - kept.size()) + " bytes]";
     std::map<std::string, int> names;
     reader.forEachActivity(r.written.runId, [&](const Activity& a) {
@@ -928,7 +930,8 @@ void TestInterop::longNamesAreCut()
     QCOMPARE(cut->second, std::string("1"));   // one distinct name (kernel and range share it)
     // The bound itself and below: untouched.
     QCOMPARE(cutName(std::string(kMaxNameBytes, 'a')), std::string(kMaxNameBytes, 'a'));
-    QCOMPARE(cutName(std::string(kMaxNameBytes + 1, 'a')), std::string(kMaxNameBytes, 'a') + "\xE2\x80\xA6[cut 1 bytes]");
+    QCOMPARE(cutName(std::string(kMaxNameBytes + 1, 'a')), std::string(4079, 'a') + "\xE2\x80\xA6[cut 18 bytes]");
+    QCOMPARE(expected.size(), kMaxNameBytes - 1);   // the marker included
 }
 
 void TestInterop::cliImportExport()
@@ -1102,6 +1105,7 @@ void TestInterop::multiRankRefused()
     std::string w4 = write("w4.json", rankTrace(1, 4, t0 + 5));
     std::string late = write("late.json", rankTrace(1, 2, t0 + 10000000));
     std::string none = write("none.json", rankTrace(1, 2, t0 + 5, false));
+    std::string r0again = write("r0-again.json", rankTrace(0, 2, t0 + 5));
     std::string out = wt::test::tempPath("ranks-bad.wt");
     Database db(out, OpenMode::ReadWrite);
     struct Case {
@@ -1109,7 +1113,8 @@ void TestInterop::multiRankRefused()
         const char* why;
     } cases[] = {
         {{r0, w4}, "different jobs"},
-        {{r0, r0}, "the same rank twice"},
+        {{r0, r0again}, "the same rank twice"},
+        {{r0, r0}, "one file given twice"},
         {{r0, late}, "no time in common"},
         {{r0, none}, "says no rank"},
     };
