@@ -46,8 +46,10 @@ private:
 void ChromeExporter::write(const Reader& reader, int64_t runId, std::ostream& out)
 {
     const RunInfo run = reader.run(runId);
-    const int64_t origin = run.originNs;
-    auto ts = [&](int64_t rel) { return nsToMicrosText(origin + rel); };
+    // ts counts from the run's time 0, as every other output does (a ts copied into `stats
+    // --range` selects the same activities); the header keeps the clock value of time 0, so an
+    // import of this file restores the run's times exactly (and aligns ranks by clock).
+    auto ts = [&](int64_t rel) { return nsToMicrosText(rel); };
     auto dur = [&](int64_t ns) { return nsToMicrosText(std::max<int64_t>(0, ns)); };
 
     out << "{\"displayTimeUnit\":\"ns\",\n\"wheretime\":{\"run\":" << json::quote(std::to_string(run.id))
@@ -55,7 +57,7 @@ void ChromeExporter::write(const Reader& reader, int64_t runId, std::ostream& ou
         << ",\"variant\":" << json::quote(run.variant) << ",\"preset\":" << json::quote(run.preset)
         << ",\"backend\":" << json::quote(run.backend) << ",\"device\":" << json::quote(run.device)
         << ",\"started_at\":" << json::quote(run.startedAt) << ",\"source_file\":" << json::quote(run.sourceFile)
-        << ",\"status\":" << json::quote(toString(run.status)) << "},\n";
+        << ",\"status\":" << json::quote(toString(run.status)) << ",\"origin_ns\":" << run.originNs << "},\n";
     // Perfetto shows otherData in its metadata panel.
     out << "\"otherData\":{\"device\":" << json::quote(run.device) << ",\"workload\":" << json::quote(run.workload)
         << ",\"variant\":" << json::quote(run.variant) << ",\"run\":" << json::quote(run.name) << "},\n";

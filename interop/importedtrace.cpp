@@ -289,6 +289,10 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         see(r.startNs, r.endNs);
     if (origin == INT64_MAX)
         origin = last = 0;
+    // A wheretime export says where its time 0 is: keep it, so the run's times come back as they
+    // were (its first activity is not moved to 0).
+    if (t.zeroAtClockBase && origin > 0)
+        origin = 0;
     if (last - origin > kMaxTimeNs)
         throw ImportError(info.sourceFile, "the events span " + std::to_string(last - origin) + " ns, from " + std::to_string(origin) + " to " +
                                                std::to_string(last) + " ns: more than about 146 years, out of range");

@@ -61,6 +61,7 @@ struct ImportedTrace {
     std::string startedAt;                    // ISO 8601 UTC when known
     int64_t clockBaseNs = 0;                  // added to every raw time to get the source's absolute clock
     bool epochClock = false;                  // absolute times are ns since 1970 (startedAt derives from them)
+    bool zeroAtClockBase = false;             // raw time 0 is the run's time 0 (a wheretime Chrome export)
     std::vector<DeviceInfo> devices;
     std::vector<std::pair<std::string, std::string>> metadata;
     StringTable strings;

@@ -618,6 +618,12 @@ void Parser::parseDocument(const char* json, size_t size, size_t capacity)
                             od::value mv = f.value().value();
                             if (mv.type() == od::json_type::string)
                                 m_t.metadata.emplace_back("source." + std::string(mk), std::string(mv.get_string().value()));
+                            else if (mk == "origin_ns") {   // our export: ts count from the run's time 0
+                                m_t.clockBaseNs = m_reader.number(mv, "origin_ns");
+                                if (m_t.clockBaseNs < -kMaxTimeNs || m_t.clockBaseNs > kMaxTimeNs)
+                                    fail("origin_ns " + std::to_string(m_t.clockBaseNs) + " is out of range");
+                                m_t.zeroAtClockBase = true;
+                            }
                         }
                 }
             }

@@ -48,6 +48,7 @@ private slots:
     void lockMessageNamesHolder();
     void damageNamesFileAndRun();
     void controlCharactersInNames();
+    void chromeExportTimeBase();
 
 private:
     QString m_file;
@@ -623,6 +624,84 @@ void TestCli::controlCharactersInNames()
         names << g.toObject()[QStringLiteral("name")].toString();
     QVERIFY2(names.contains(QString::fromUtf8("gemm\0hidden", 11)), qPrintable(names.join(QLatin1Char('|'))));
     QVERIFY2(names.contains(QStringLiteral("line1\nline2\ttab\x1b[31m")), qPrintable(names.join(QLatin1Char('|'))));
+}
+
+void TestCli::chromeExportTimeBase()
+{
+    // One time base: a capture's first kernel comes after its time 0; the CSV export, the Chrome
+    // export's ts and `stats --range` all count from that 0, and importing the Chrome export
+    // gives back the same times.
+    const QString file = QString::fromStdString(test::tempPath("timebase.wt"));
+    QFile::remove(file);
+    auto cap = runCli({QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                       QStringLiteral("tiny"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--steps"),
+                       QStringLiteral("2"), QStringLiteral("-o"), file});
+    QVERIFY2(cap.exitCode == 0, qPrintable(cap.err));
+    auto kernelsOfCsv = [](const QString& csvPath) {
+        QFile f(csvPath);
+        std::vector<std::pair<qint64, qint64>> out;
+        if (!f.open(QIODevice::ReadOnly))
+            return out;
+        const QStringList lines = QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const QStringList header = lines.front().split(QLatin1Char(','));
+        const qsizetype cs = header.indexOf(QStringLiteral("start_ns")), ce = header.indexOf(QStringLiteral("end_ns")),
+                        ck = header.indexOf(QStringLiteral("kind"));
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const QStringList c = lines[i].split(QLatin1Char(','));   // capture names hold no commas
+            if (c.value(ck) == QLatin1String("kernel"))
+                out.emplace_back(c.value(cs).toLongLong(), c.value(ce).toLongLong());
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    const QString csv = QString::fromStdString(test::tempPath("timebase.csv"));
+    const QString chrome = QString::fromStdString(test::tempPath("timebase.json"));
+    QCOMPARE(runCli({QStringLiteral("export"), file, QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("-o"), csv}).exitCode, 0);
+    QCOMPARE(runCli({QStringLiteral("export"), file, QStringLiteral("--format"), QStringLiteral("chrome"), QStringLiteral("-o"), chrome}).exitCode, 0);
+    const auto fromCsv = kernelsOfCsv(csv);
+    QVERIFY(fromCsv.size() > 10);
+    QVERIFY(fromCsv.front().first > 0);   // the first kernel comes after time 0
+
+    // The Chrome export's kernels at the same times (ts and dur in us, exact to the ns).
+    QFile jf(chrome);
+    QVERIFY(jf.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(jf.readAll()).object();
+    std::vector<std::pair<qint64, qint64>> fromChrome;
+    for (const QJsonValue& v : doc[QStringLiteral("traceEvents")].toArray()) {
+        const QJsonObject e = v.toObject();
+        if (e[QStringLiteral("cat")].toString() != QLatin1String("kernel"))
+            continue;
+        const qint64 start = qRound64(e[QStringLiteral("ts")].toDouble() * 1000);
+        fromChrome.emplace_back(start, start + qRound64(e[QStringLiteral("dur")].toDouble() * 1000));
+    }
+    std::sort(fromChrome.begin(), fromChrome.end());
+    QCOMPARE(fromChrome, fromCsv);
+    QVERIFY(doc[QStringLiteral("wheretime")].toObject()[QStringLiteral("origin_ns")].toInteger() != 0);
+
+    // A kernel's ts and dur from the Chrome export, as a --range: exactly the kernels the CSV
+    // says overlap it (brute force).
+    const auto [k0, k1] = fromCsv[fromCsv.size() / 2];
+    qint64 expected = 0;
+    for (const auto& [s, e] : fromCsv)
+        expected += (e == s ? (s >= k0 && s < k1) : (std::min(e, k1) - std::max(s, k0) > 0)) ? 1 : 0;
+    auto ranged = runCli({QStringLiteral("stats"), file, QStringLiteral("--group-by"), QStringLiteral("kind"), QStringLiteral("--json"),
+                          QStringLiteral("--range"), QStringLiteral("%1us:%2us").arg(double(k0) / 1000, 0, 'f', 3).arg(double(k1) / 1000, 0, 'f', 3)});
+    QCOMPARE(ranged.exitCode, 0);
+    qint64 counted = 0;
+    for (const QJsonValue& g : QJsonDocument::fromJson(ranged.out.toUtf8()).object()[QStringLiteral("groups")].toArray())
+        if (g.toObject()[QStringLiteral("name")].toString() == QLatin1String("kernel"))
+            counted = g.toObject()[QStringLiteral("count")].toInteger();
+    QCOMPARE(counted, expected);
+    QVERIFY(expected >= 1);
+
+    // Imported back, the run has the same times (not moved to start its first kernel at 0).
+    const QString back = QString::fromStdString(test::tempPath("timebase-back.wt"));
+    QFile::remove(back);
+    auto imp = runCli({QStringLiteral("import"), chrome, QStringLiteral("-o"), back});
+    QVERIFY2(imp.exitCode == 0, qPrintable(imp.err));
+    const QString backCsv = QString::fromStdString(test::tempPath("timebase-back.csv"));
+    QCOMPARE(runCli({QStringLiteral("export"), back, QStringLiteral("--format"), QStringLiteral("csv"), QStringLiteral("-o"), backCsv}).exitCode, 0);
+    QCOMPARE(kernelsOfCsv(backCsv), fromCsv);
 }
 
 QTEST_GUILESS_MAIN(TestCli)

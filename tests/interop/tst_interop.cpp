@@ -461,6 +461,10 @@ void TestInterop::chromeRoundTrip()
     };
     auto [actsA, scopesA] = collect(gen.runId, a);
     auto [actsB, scopesB] = collect(r.written.runId, b);
+    // The export keeps time 0 (its origin_ns): the stored times come back as they were, not
+    // moved so that the first activity starts at 0.
+    QCOMPARE(b.originNs, a.originNs);
+    QCOMPARE(b.spanStartNs, a.spanStartNs);
     QCOMPARE(int64_t(actsB.size()), int64_t(actsA.size()));
     QCOMPARE(b.kernels, a.kernels);
     QCOMPARE(b.kernelTimeNs, a.kernelTimeNs);

@@ -170,4 +170,4 @@ void TestMultiRank::twoRanklessFilesAreTwoRanks()
 }
 
 QTEST_GUILESS_MAIN(TestMultiRank)
-#include "tst_multirank.moc"
+#include "tst_multirankimport.moc"
