@@ -4,6 +4,7 @@
 #include "analysis/textelide.h"
 #include "storage/csv.h"
 #include "storage/json.h"
+#include "storage/utf8.h"
 
 #include <algorithm>
 #include <charconv>
@@ -36,9 +37,11 @@ std::string jsonValue(const Cell& c)
     return "null";
 }
 
-// One line per cell: control characters as C escapes (an embedded NUL, newlines, tabs).
-std::string printable(std::string_view s)
+// One line per cell, valid UTF-8: control characters as C escapes (an embedded NUL, newlines,
+// tabs), ill-formed UTF-8 as U+FFFD.
+std::string printable(std::string_view raw)
 {
+    const std::string s = utf8::isValid(raw) ? std::string(raw) : utf8::repaired(raw);
     std::string out;
     out.reserve(s.size());
     for (char ch : s) {
@@ -77,7 +80,14 @@ std::string shortestNumber(double value)
         return "null";
     char buf[64];
     auto r = std::to_chars(buf, buf + sizeof buf, value);
-    return std::string(buf, r.ptr);
+    std::string s(buf, r.ptr);
+    // A large integral real written as digits ("36895890067321151488") reads as an integer that
+    // overflows 64 bits in JSON readers (simdjson, our importer's): write it with an exponent.
+    if (std::fabs(value) >= 1e15 && s.find_first_of(".e") == std::string::npos) {
+        r = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+        s.assign(buf, r.ptr);
+    }
+    return s;
 }
 
 std::string csv(const Table& table)

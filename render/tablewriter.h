@@ -25,13 +25,16 @@ struct TextOptions {
 };
 // Aligned columns (text left, numbers right, two spaces between), a header of titles; control
 // characters in text cells written as C escapes so a cell can neither end early nor break the
-// table. Columns with inText false are left out.
+// table, ill-formed UTF-8 as U+FFFD (every output is valid UTF-8). Columns with inText false
+// are left out.
 std::string text(const Table& table, const TextOptions& options = {});
 
 // The text of one cell as text() writes it (and the GUI shows it): "12.50 us", "25.0%", "-".
 std::string cellText(const Column& column, const Cell& cell);
 
-// The shortest decimal that reads back as the same double ("0.1", "1e+20"); "null" when not finite.
+// The shortest decimal that reads back as the same double ("0.1", "1.23e+10"); integral values
+// of 1e15 and more always with an exponent (readers take plain digits for an integer, which
+// may overflow 64 bits); "null" when not finite.
 std::string shortestNumber(double value);
 
 }  // namespace wt::render

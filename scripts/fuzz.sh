@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) in build/fuzz and runs each for a bounded
 # time (CI): the importers (fuzz_traceevent, fuzz_nsys), names through the Chrome export and
-# re-import (fuzz_names: UTF-8 repair, the cut, byte-for-byte round trip), opening damaged wheretime files
+# re-import (fuzz_names: UTF-8 repair, the cut, byte-for-byte round trip), the table writer
+# (fuzz_tablewriter: CSV, JSON and text of any table), opening damaged wheretime files
 # (fuzz_wtfile: reader, scope tree, chunk decoders, breakdowns) and the chunk decoders alone
 # (fuzz_chunks). FUZZ_SECONDS sets the time per target (default 60).
 #   scripts/fuzz.sh --long    each target until FUZZ_RUNS executions (default 1000000), in
@@ -17,13 +18,13 @@ LONG=0
 if [ "${1:-}" = "--long" ]; then
   LONG=1
 fi
-TARGETS=${FUZZ_TARGETS:-"fuzz_traceevent:json fuzz_nsys:nsys fuzz_names:names fuzz_wtfile:wtfile fuzz_chunks:chunks"}
+TARGETS=${FUZZ_TARGETS:-"fuzz_traceevent:json fuzz_nsys:nsys fuzz_names:names fuzz_tablewriter:tables fuzz_wtfile:wtfile fuzz_chunks:chunks"}
 BUILD=build/fuzz
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWHERETIME_FUZZ=ON -DWHERETIME_GUI=OFF -DWHERETIME_TESTS=OFF -DWHERETIME_BENCH=OFF -DWHERETIME_CUDA=OFF \
   -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" >/dev/null
-cmake --build "$BUILD" --target fuzz_traceevent fuzz_nsys fuzz_names fuzz_wtfile fuzz_chunks -j"${JOBS:-2}"
+cmake --build "$BUILD" --target fuzz_traceevent fuzz_nsys fuzz_names fuzz_tablewriter fuzz_wtfile fuzz_chunks -j"${JOBS:-2}"
 
 # Seed corpora: the small JSON fixtures, and a cut-down real Nsight export.
 mkdir -p "$BUILD/corpus/json" "$BUILD/corpus/nsys"
@@ -53,6 +54,12 @@ printf '\000\006\000gemm_kstep' >"$BUILD/corpus/names/plain"
 printf '\000\012\000kernel\377\376_xlayer\303' >"$BUILD/corpus/names/not-utf8"
 printf '\077\003\000\355\240\200a\342\202\254b' >"$BUILD/corpus/names/surrogate-euro"
 printf '\077\106\000%s\342\202\254%s' "$(printf 'k%.0s' $(seq 1 67))" "$(printf 's%.0s' $(seq 1 70))" >"$BUILD/corpus/names/cut-euro"
+
+# Tables (fuzz_tablewriter): byte 0 = columns - 1, byte 1 = rows, byte 2 = flags, a unit per
+# column, then cells (type byte; 8 bytes for numbers; a length and bytes for text).
+mkdir -p "$BUILD/corpus/tables"
+printf '\002\002\001\000\001\003\005gemm,\001\020\047\000\000\000\000\000\000\003\003a\nb\002\000\000\000\000\000\000\340\077' >"$BUILD/corpus/tables/two-rows"
+printf '\000\001\002\000\003\004\377\376"x' >"$BUILD/corpus/tables/not-utf8"
 
 # Damaged wheretime files: small synthetic runs and copies with damaged rows and pages
 # (written by fuzz_wtfile itself), plus a real capture when a built CLI is at hand.
