@@ -115,9 +115,11 @@ inline std::vector<Slice> topSlices(const Breakdown& b, size_t maxCount) { retur
 struct RunStats {
     RunInfo run;
     int64_t kernels = 0;
-    int64_t kernelTimeNs = 0;
-    int64_t busyNs = 0;
-    int64_t spanNs = 0;
+    int64_t kernelTimeNs = 0;      // sum of kernel durations
+    // The stored summary's union of kernel intervals, all devices together (kernels only, no
+    // memory operations: not the devices' busy of gputime.h; docs/definitions.md).
+    int64_t kernelBusyNs = 0;
+    int64_t spanNs = 0;            // first kernel start to last kernel end, all devices
     Breakdown breakdown;
 };
 RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& options);
