@@ -185,7 +185,7 @@ RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& opti
     s.kernels = s.run.kernels;
     s.kernelTimeNs = s.run.kernelTimeNs;
     s.kernelBusyNs = s.run.busyNs;
-    s.spanNs = s.run.spanEndNs - s.run.spanStartNs;
+    s.kernelSpanNs = s.run.spanEndNs - s.run.spanStartNs;
     s.breakdown = computeBreakdown(profile, options.level());
     return s;
 }

@@ -129,7 +129,7 @@ struct RunStats {
     // The stored summary's union of kernel intervals, all devices together (kernels only, no
     // memory operations: not the devices' busy of gputime.h; docs/definitions.md).
     int64_t kernelBusyNs = 0;
-    int64_t spanNs = 0;            // first kernel start to last kernel end, all devices
+    int64_t kernelSpanNs = 0;      // first kernel start to last kernel end, all devices
     Breakdown breakdown;
 };
 RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& options);

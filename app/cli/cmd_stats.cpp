@@ -52,9 +52,10 @@ const char* kUsage =
     "  --width N    elide names longer than N characters in the middle (default: full names)\n"
     "A run still being captured (status writing) shows what it has committed so far, marked\n"
     "partial (a line; \"partial\": true in --json; a note on stderr with --csv).\n"
-    "  --json       {run, partial, kernels, kernel_time_ns, kernel_busy_ns (union of kernel intervals,\n"
-    "               all devices), span_ns, range, groups: [{name, path, time_ns, share, count, mean_ns,\n"
-    "               median_ns, min_ns, max_ns, flops, bytes, flop_per_s, bytes_per_s}] (op features\n"
+    "  --json       {run, partial, kernels, kernel_time_ns, kernel_busy_ns, kernel_span_ns (the\n"
+    "               kernels' union and extent, all devices), range, groups: [{name, path, time_ns,\n"
+    "               share, count, mean_ns, median_ns, min_ns, max_ns, flops, bytes, flop_per_s,\n"
+    "               bytes_per_s}] (op features\n"
     "               summed over the group, null where the run has none; the rates over the group's\n"
     "               summed time), devices: [{id, name, TIME}], steps: [{name, TIME}]} where TIME is\n"
     "               start_ns, end_ns, kernels, memory_ops, kernel_time_ns, busy_ns, idle_ns, span_ns,\n"
@@ -256,7 +257,7 @@ int runStats(Args& args)
                   << ",\"device\":" << json::quote(s.run.device) << ",\"status\":" << json::quote(toString(s.run.status))
                   << ",\"partial\":" << (partial ? "true" : "false")
                   << ",\"kernels\":" << s.kernels << ",\"kernel_time_ns\":" << s.kernelTimeNs
-                  << ",\"kernel_busy_ns\":" << s.kernelBusyNs << ",\"span_ns\":" << s.spanNs
+                  << ",\"kernel_busy_ns\":" << s.kernelBusyNs << ",\"kernel_span_ns\":" << s.kernelSpanNs
                   << ",\"group_by\":" << json::quote(toString(b.groupBy)) << ",\"depth\":" << b.depth;
         if (range)
             std::cout << ",\"range\":{\"start_ns\":" << range->startNs << ",\"end_ns\":" << range->endNs << "}";
@@ -299,8 +300,8 @@ int runStats(Args& args)
             std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), printable(s.run.name).c_str(),
                         s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(),
                         std::string(toString(s.run.status)).c_str());
-            std::printf("kernels %lld   kernel time %s   kernel busy %s   span %s\n", static_cast<long long>(s.kernels),
-                        formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.kernelBusyNs).c_str(), formatDuration(s.spanNs).c_str());
+            std::printf("kernels %lld   kernel time %s   kernel busy %s   kernel span %s\n", static_cast<long long>(s.kernels),
+                        formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.kernelBusyNs).c_str(), formatDuration(s.kernelSpanNs).c_str());
         }
         return printSteps(devices, steps, zeroNs, args.flag("--csv"), size_t(width));
     }
@@ -326,8 +327,8 @@ int runStats(Args& args)
     if (partial)
         std::printf("partial: the capture is still running; these figures cover what it has committed (%lld steps done)\n",
                     static_cast<long long>(committedSteps));
-    std::printf("kernels %lld   kernel time %s   kernel busy %s   span %s\n", static_cast<long long>(s.kernels),
-                formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.kernelBusyNs).c_str(), formatDuration(s.spanNs).c_str());
+    std::printf("kernels %lld   kernel time %s   kernel busy %s   kernel span %s\n", static_cast<long long>(s.kernels),
+                formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.kernelBusyNs).c_str(), formatDuration(s.kernelSpanNs).c_str());
     if (range)
         std::printf("range %s .. %s   time in range %s\n", formatDuration(range->startNs).c_str(),
                     formatDuration(range->endNs).c_str(), formatDuration(b.totalNs).c_str());

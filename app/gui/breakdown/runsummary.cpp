@@ -72,7 +72,7 @@ QString markdownMetadata(const BreakdownSource& source)
     // The stored summary: kernels only, every device together (the devices' busy, with memory
     // operations, is in the device table).
     row(QStringLiteral("kernel busy (all devices)"), formatDuration(double(s.kernelBusyNs)));
-    row(QStringLiteral("span"), formatDuration(double(s.spanNs)));
+    row(QStringLiteral("kernel span (all devices)"), formatDuration(double(s.kernelSpanNs)));
     return out;
 }
 
