@@ -175,22 +175,23 @@ struct ActivitySet {
         }
         // Bits: 1 compute, 2 communication, 4 memory (the GpuWork order).
         const std::array<int64_t, 8> by = coverageOf(u[0], u[1], u[2]);
-        auto sum = [&](unsigned all, unsigned none) {
+        // The time during which at least the work in `all` ran (0: anything).
+        auto covering = [&](unsigned all) {
             int64_t n = 0;
             for (unsigned m = 1; m < 8; ++m)
-                if ((m & all) == all && (m & none) == 0)
+                if ((m & all) == all)
                     n = saturatingAdd(n, by[m]);
             return n;
         };
         GpuTime t = time;
         t.spanNs = empty() ? 0 : t.endNs - t.startNs;
-        t.busyNs = sum(0, 0);
+        t.busyNs = covering(0);
         t.idleNs = t.spanNs - t.busyNs;
-        t.computeNs = sum(1, 0);
-        t.commNs = sum(2, 0);
-        t.commOverlapNs = sum(1 | 2, 0);
-        t.memoryNs = sum(4, 0);
-        t.memoryOverlapNs = sum(1 | 4, 0);
+        t.computeNs = covering(1);
+        t.commNs = covering(2);
+        t.commOverlapNs = covering(1 | 2);
+        t.memoryNs = covering(4);
+        t.memoryOverlapNs = covering(1 | 4);
         t.memoryExposedNs = by[4];
         return t;
     }
