@@ -61,4 +61,33 @@ std::vector<Distribution> distributions(const ActivityView& view, Grouper& group
     return out;
 }
 
+int64_t kernelTimeUnder(const ActivityView& view, uint32_t instance)
+{
+    const size_t n = view.instanceCount;
+    if (!view.instanceParent || instance >= n)
+        return 0;
+    // Whether each instance lies under `instance`, resolved up the parent chain once per
+    // instance (1 yes, 0 no, -1 not yet), in any instance order.
+    std::vector<int8_t> under(n, -1);
+    under[instance] = 1;
+    std::vector<uint32_t> chain;
+    for (size_t i = 0; i < n; ++i) {
+        chain.clear();
+        uint32_t at = uint32_t(i);
+        while (at < n && under[at] < 0 && chain.size() <= n) {
+            chain.push_back(at);
+            at = view.instanceParent[at];
+        }
+        const int8_t v = at < n && under[at] == 1 ? 1 : 0;
+        for (uint32_t c : chain)
+            under[c] = v;
+    }
+    int64_t sum = 0;
+    for (const TrackActivities& t : view.tracks)
+        for (size_t i = 0; i < t.size; ++i)
+            if (t.kindAt(i) == ActivityKind::Kernel && t.instance[i] < n && under[t.instance[i]] == 1)
+                sum = saturatingAdd(sum, int64_t(t.durationNs[i]));
+    return sum;
+}
+
 }  // namespace wt

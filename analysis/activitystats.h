@@ -50,4 +50,10 @@ struct Distribution {
 // Per group index of the grouper (groups that received nothing have count 0).
 std::vector<Distribution> distributions(const ActivityView& view, Grouper& grouper, const std::optional<TimeRange>& range);
 
+// Summed kernel durations under a scope instance (its own kernels and its descendants'), the
+// time the details panel's achieved rates of a scope divide by (docs/definitions.md). Needs
+// view.instanceParent; 0 without it or for an unknown instance. One pass over the instances
+// and one over the activities.
+int64_t kernelTimeUnder(const ActivityView& view, uint32_t instance);
+
 }  // namespace wt

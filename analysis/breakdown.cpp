@@ -184,8 +184,8 @@ RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& opti
     s.run = profile.run;
     s.kernels = s.run.kernels;
     s.kernelTimeNs = s.run.kernelTimeNs;
-    s.busyNs = s.run.busyNs;
-    s.spanNs = s.run.spanEndNs - s.run.spanStartNs;
+    s.kernelBusyNs = s.run.busyNs;
+    s.kernelSpanNs = s.run.spanEndNs - s.run.spanStartNs;
     s.breakdown = computeBreakdown(profile, options.level());
     return s;
 }

@@ -23,6 +23,15 @@ namespace wt {
 
 class Reader;
 
+// The achieved rate of docs/definitions.md: an amount of work (FLOPs, bytes read + written)
+// over the summed duration of the activities that did it (kernel time for kernels; a group's
+// time for a group), per second; 0 without time. The one division behind every FLOP/s and B/s
+// of the tables, `wheretime stats` and the details panel.
+inline double achievedPerS(double amount, int64_t timeNs)
+{
+    return timeNs > 0 ? amount / (double(timeNs) * 1e-9) : 0.0;
+}
+
 // One group of a breakdown: the one row type the CLI, the tables, the charts and the details
 // panel show (views add their colour).
 struct Group {
@@ -38,13 +47,14 @@ struct Group {
     int64_t minNs = 0;
     int64_t maxNs = 0;
     // What the workload knew of the group's launches (captures of bundled workloads, whole
-    // run only): FLOPs and bytes read + written summed over them; achieved rates divide by
-    // timeNs.
+    // run only): FLOPs and bytes read + written summed over the launches of the activities the
+    // group counts (kernels; memcpy and memset too when grouping by kind or category); the
+    // achieved rates divide them by timeNs, those activities' summed duration.
     bool hasCost = false;
     double flops = 0;
     double bytes = 0;
-    double flopPerS() const { return hasCost && timeNs > 0 ? flops / (double(timeNs) * 1e-9) : 0.0; }
-    double bytesPerS() const { return hasCost && timeNs > 0 ? bytes / (double(timeNs) * 1e-9) : 0.0; }
+    double flopPerS() const { return hasCost ? achievedPerS(flops, timeNs) : 0.0; }
+    double bytesPerS() const { return hasCost ? achievedPerS(bytes, timeNs) : 0.0; }
 };
 
 struct Breakdown {
@@ -115,9 +125,11 @@ inline std::vector<Slice> topSlices(const Breakdown& b, size_t maxCount) { retur
 struct RunStats {
     RunInfo run;
     int64_t kernels = 0;
-    int64_t kernelTimeNs = 0;
-    int64_t busyNs = 0;
-    int64_t spanNs = 0;
+    int64_t kernelTimeNs = 0;      // sum of kernel durations
+    // The stored summary's union of kernel intervals, all devices together (kernels only, no
+    // memory operations: not the devices' busy of gputime.h; docs/definitions.md).
+    int64_t kernelBusyNs = 0;
+    int64_t kernelSpanNs = 0;      // first kernel start to last kernel end, all devices
     Breakdown breakdown;
 };
 RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& options);

@@ -45,6 +45,61 @@ int64_t overlapOf(const std::vector<Interval>& a, const std::vector<Interval>& b
     return n;
 }
 
+std::array<int64_t, 8> coverageOf(const std::vector<Interval>& a, const std::vector<Interval>& b,
+                                  const std::vector<Interval>& c)
+{
+    // Each list is disjoint, so at any time each has at most one interval open: a bit per
+    // list says which, and the time between two boundaries goes to the mask that held there.
+    const std::vector<Interval>* lists[3] = {&a, &b, &c};
+    size_t at[3] = {0, 0, 0};
+    unsigned mask = 0;
+    std::array<int64_t, 8> out{};
+    int64_t t = 0;
+    bool started = false;
+    while (true) {
+        int64_t next = 0;
+        bool any = false;
+        for (int k = 0; k < 3; ++k) {
+            if (at[k] >= lists[k]->size())
+                continue;
+            const Interval& iv = (*lists[k])[at[k]];
+            const int64_t b = (mask >> k) & 1u ? iv.endNs : iv.startNs;
+            if (!any || b < next)
+                next = b;
+            any = true;
+        }
+        if (!any)
+            break;
+        if (started && mask != 0)
+            out[mask] = saturatingAdd(out[mask], next - t);
+        t = next;
+        started = true;
+        // One boundary per list at a time: a zero-length interval opens here and closes on
+        // the next pass, at the same time.
+        for (int k = 0; k < 3; ++k) {
+            if (at[k] >= lists[k]->size())
+                continue;
+            const Interval& iv = (*lists[k])[at[k]];
+            if ((mask >> k) & 1u) {
+                if (iv.endNs == t) {
+                    mask &= ~(1u << k);
+                    ++at[k];
+                }
+            } else if (iv.startNs == t) {
+                mask |= 1u << k;
+            }
+        }
+    }
+    return out;
+}
+
+GpuWork gpuWorkOf(ActivityKind kind, const std::string& category)
+{
+    if (kind != ActivityKind::Kernel || category == kCategoryMemory)
+        return GpuWork::Memory;
+    return category == kCategoryCommunication ? GpuWork::Communication : GpuWork::Compute;
+}
+
 namespace {
 
 // Intervals gathered track by track: each track's part is sorted by start, so the whole is
@@ -78,63 +133,85 @@ struct Runs {
     }
 };
 
-// The kernels of one set (a device, a step): communication and the rest apart.
-struct KernelSet {
-    Runs comm, other;
+// The activities of one set (a device, a step): compute, communication and memory apart.
+struct ActivitySet {
+    Runs work[3];   // by GpuWork
     GpuTime time;
-    int32_t device = 0;   // of the first kernel added
+    int32_t device = 0;   // of the first activity added
 
-    void add(int64_t start, int64_t end, bool isComm)
+    bool empty() const { return time.kernels == 0 && time.memoryOps == 0; }
+    void add(int64_t start, int64_t end, bool kernel, GpuWork what)
     {
-        (isComm ? comm : other).intervals.push_back(Interval{start, end});
-        if (time.kernels == 0 || start < time.startNs)
+        work[size_t(what)].intervals.push_back(Interval{start, end});
+        if (empty() || start < time.startNs)
             time.startNs = start;
-        if (time.kernels == 0 || end > time.endNs)
+        if (empty() || end > time.endNs)
             time.endNs = end;
-        ++time.kernels;
-        time.kernelTimeNs = saturatingAdd(time.kernelTimeNs, end - start);
+        if (kernel) {
+            ++time.kernels;
+            time.kernelTimeNs = saturatingAdd(time.kernelTimeNs, end - start);
+        } else {
+            ++time.memoryOps;
+        }
     }
     void endPart()
     {
-        comm.endPart();
-        other.endPart();
+        for (Runs& r : work)
+            r.endPart();
     }
     GpuTime finish(bool partsSorted)
     {
         auto byStart = [](const Interval& a, const Interval& b) { return a.startNs < b.startNs; };
-        std::vector<Interval> c, o;
-        if (partsSorted) {
-            c = comm.sorted();
-            o = other.sorted();
-        } else {
-            c = std::move(comm.intervals);
-            o = std::move(other.intervals);
-            std::sort(c.begin(), c.end(), byStart);
-            std::sort(o.begin(), o.end(), byStart);
+        std::vector<Interval> u[3];
+        for (int k = 0; k < 3; ++k) {
+            std::vector<Interval> v;
+            if (partsSorted) {
+                v = work[k].sorted();
+            } else {
+                v = std::move(work[k].intervals);
+                std::sort(v.begin(), v.end(), byStart);
+            }
+            u[k] = unionOf(v);
         }
-        const std::vector<Interval> cu = unionOf(c), ou = unionOf(o);
+        // Bits: 1 compute, 2 communication, 4 memory (the GpuWork order).
+        const std::array<int64_t, 8> by = coverageOf(u[0], u[1], u[2]);
+        // The time during which at least the work in `all` ran (0: anything).
+        auto covering = [&](unsigned all) {
+            int64_t n = 0;
+            for (unsigned m = 1; m < 8; ++m)
+                if ((m & all) == all)
+                    n = saturatingAdd(n, by[m]);
+            return n;
+        };
         GpuTime t = time;
-        t.spanNs = t.kernels > 0 ? t.endNs - t.startNs : 0;
-        t.commNs = lengthOf(cu);
-        t.commOverlapNs = overlapOf(cu, ou);
-        t.busyNs = t.commNs + lengthOf(ou) - t.commOverlapNs;
+        t.spanNs = empty() ? 0 : t.endNs - t.startNs;
+        t.busyNs = covering(0);
         t.idleNs = t.spanNs - t.busyNs;
+        t.computeNs = covering(1);
+        t.commNs = covering(2);
+        t.commOverlapNs = covering(1 | 2);
+        t.memoryNs = covering(4);
+        t.memoryOverlapNs = covering(1 | 4);
+        t.memoryExposedNs = by[4];
         return t;
     }
 };
 
-// Whether a name id is a communication kernel, cached per id.
-class CommTest {
+// What an activity counts as, cached per name id for kernels (memory operations always are
+// memory).
+class WorkTest {
 public:
-    explicit CommTest(const RunProfile& profile) : m_profile(profile) {}
-    bool operator()(uint32_t nameId)
+    explicit WorkTest(const RunProfile& profile) : m_profile(profile) {}
+    GpuWork operator()(ActivityKind kind, uint32_t nameId)
     {
+        if (kind != ActivityKind::Kernel)
+            return GpuWork::Memory;
         if (nameId >= m_cache.size())
             m_cache.resize(size_t(nameId) + 1, -1);
         int8_t& c = m_cache[nameId];
         if (c < 0)
-            c = m_profile.tree.categories().categoryOf(ActivityKind::Kernel, m_profile.string(nameId)) == kCategoryCommunication;
-        return c == 1;
+            c = int8_t(gpuWorkOf(kind, m_profile.tree.categories().categoryOf(kind, m_profile.string(nameId))));
+        return GpuWork(c);
     }
 
 private:
@@ -146,16 +223,16 @@ private:
 
 std::vector<DeviceTime> computeDeviceTimes(const RunProfile& profile, const ActivityView& activities)
 {
-    CommTest isComm(profile);
-    std::map<int32_t, KernelSet> byDevice;
+    WorkTest workOf(profile);
+    std::map<int32_t, ActivitySet> byDevice;
     for (const TrackActivities& t : activities.tracks) {
-        KernelSet* set = nullptr;
+        ActivitySet* set = nullptr;
         for (size_t i = 0; i < t.size; ++i) {
-            if (t.kindAt(i) != ActivityKind::Kernel)
-                continue;
             if (!set)
                 set = &byDevice[t.deviceId];
-            set->add(t.startNs[i], t.startNs[i] + int64_t(t.durationNs[i]), isComm(t.nameId[i]));
+            const ActivityKind kind = t.kindAt(i);
+            set->add(t.startNs[i], t.startNs[i] + int64_t(t.durationNs[i]), kind == ActivityKind::Kernel,
+                     workOf(kind, t.nameId[i]));
         }
         if (set)
             set->endPart();
@@ -204,23 +281,22 @@ std::vector<StepTime> computeStepTimes(const RunProfile& profile, const Activity
         }
     }
 
-    CommTest isComm(profile);
-    std::map<uint32_t, KernelSet> byInstance;
+    WorkTest workOf(profile);
+    std::map<uint32_t, ActivitySet> byInstance;
     for (const TrackActivities& t : activities.tracks)
         for (size_t i = 0; i < t.size; ++i) {
-            if (t.kindAt(i) != ActivityKind::Kernel)
-                continue;
             const uint32_t inst = t.instance[i];
             const uint32_t step = inst < n ? stepOf[inst] : kNoInstance;
             if (step == kNoInstance)
                 continue;
-            KernelSet& set = byInstance[step];
-            if (set.time.kernels == 0)
+            ActivitySet& set = byInstance[step];
+            if (set.empty())
                 set.device = t.deviceId;
-            set.add(t.startNs[i], t.startNs[i] + int64_t(t.durationNs[i]), isComm(t.nameId[i]));
+            const ActivityKind kind = t.kindAt(i);
+            set.add(t.startNs[i], t.startNs[i] + int64_t(t.durationNs[i]), kind == ActivityKind::Kernel, workOf(kind, t.nameId[i]));
         }
 
-    // Instances of one step scope whose kernels overlap in time, each on another device, are
+    // Instances of one step scope whose activities overlap in time, each on another device, are
     // one step (the ranks of a job); the others (a capture's step 1, 2, 3 of one scope) are
     // steps of their own.
     struct Part {
@@ -236,20 +312,24 @@ std::vector<StepTime> computeStepTimes(const RunProfile& profile, const Activity
     });
     std::vector<StepTime> out;
     for (size_t i = 0; i < parts.size();) {
-        KernelSet merged;
+        ActivitySet merged;
         int64_t end = parts[i].endNs;
         std::vector<int32_t> devices;
         size_t j = i;
         for (; j < parts.size() && parts[j].node == parts[i].node && (j == i || parts[j].startNs < end); ++j) {
-            KernelSet& s = byInstance[parts[j].instance];
+            ActivitySet& s = byInstance[parts[j].instance];
             if (std::find(devices.begin(), devices.end(), s.device) != devices.end())
                 break;   // this device's next step
             devices.push_back(s.device);
             end = std::max(end, parts[j].endNs);
-            for (const Interval& v : s.comm.intervals)
-                merged.add(v.startNs, v.endNs, true);
-            for (const Interval& v : s.other.intervals)
-                merged.add(v.startNs, v.endNs, false);
+            for (int k = 0; k < 3; ++k)
+                merged.work[k].intervals.insert(merged.work[k].intervals.end(), s.work[k].intervals.begin(),
+                                                s.work[k].intervals.end());
+            merged.time.kernels += s.time.kernels;
+            merged.time.memoryOps += s.time.memoryOps;
+            merged.time.kernelTimeNs = saturatingAdd(merged.time.kernelTimeNs, s.time.kernelTimeNs);
+            merged.time.startNs = j == i ? s.time.startNs : std::min(merged.time.startNs, s.time.startNs);
+            merged.time.endNs = j == i ? s.time.endNs : std::max(merged.time.endNs, s.time.endNs);
         }
         StepTime st;
         st.name = profile.tree.name(nodes[parts[i].node].id);
@@ -267,9 +347,10 @@ std::vector<StepTime> computeStepTimes(const RunProfile& profile, const Activity
 
 std::vector<BarSegment> deviceBarSegments(const GpuTime& t)
 {
-    return {{"compute", t.busyNs - t.commNs},
+    return {{"compute", t.computeNs - t.commOverlapNs},
             {"overlapped communication", t.commOverlapNs},
             {"exposed communication", t.commExposedNs()},
+            {"exposed memory", t.memoryExposedNs},
             {"idle", t.idleNs}};
 }
 

@@ -52,7 +52,7 @@ struct RunInfo {
     // Summary, filled in when the run is finished.
     int64_t kernels = 0;             // count of kernel activities
     int64_t kernelTimeNs = 0;        // sum of kernel durations
-    int64_t busyNs = 0;              // union of kernel intervals
+    int64_t busyNs = 0;              // union of kernel intervals, all devices together (kernels only)
     int64_t spanStartNs = 0;         // first kernel start (relative)
     int64_t spanEndNs = 0;           // last kernel end (relative)
 };

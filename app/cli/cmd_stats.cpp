@@ -1,8 +1,8 @@
 // wheretime stats FILE[:RUN]: where a run's kernel time goes, grouped by layer, scope path,
 // phase, op, kernel name, activity kind or kernel category; of the whole run or of a time range
 // (--range, by the clip rule the GUI's range selection uses), with per-group distributions in
-// --json and --csv; per step (--group-by step) the time on the GPU of each step. Every figure
-// is analysis/'s (computeRunStats, computeBreakdown, countSteps, computeStepTimes,
+// --json and --csv; per step (--group-by step) the time on the GPU of each step (busy, idle,
+// compute, communication, memory: docs/definitions.md). Every figure is analysis/'s (computeRunStats, computeBreakdown, countSteps, computeStepTimes,
 // computeDeviceTimes). A run still being captured prints what it has committed, marked partial.
 #include "analysis/rankstats.h"
 #include "analysis/activityview.h"
@@ -38,8 +38,9 @@ const char* kUsage =
     "               phase, op, kernel (name), kind (kernel, memcpy, memset), category (gemm,\n"
     "               attention, communication, ... by the kernel name, docs/categories.md; memcpy\n"
     "               and memset count as memory), or step: per step its kernels, kernel time,\n"
-    "               busy (union of kernel intervals), idle (span - busy), span and communication,\n"
-    "               after one line per device with the same figures\n"
+    "               busy (union of kernels and memory operations), idle (span - busy), span,\n"
+    "               compute, exposed communication and exposed memory, after one line per device\n"
+    "               with busy, idle, compute, communication and memory (docs/definitions.md)\n"
     "  --depth N    scope path depth for --group-by scope (default 3)\n"
     "  --within G=K only kernels whose group under G is K, e.g. --within layer=softmax\n"
     "  --range T0:T1  only the time range [T0, T1), counted from the run's time 0 (the capture's\n"
@@ -52,15 +53,17 @@ const char* kUsage =
     "  --width N    elide names longer than N characters in the middle (default: full names)\n"
     "A run still being captured (status writing) shows what it has committed so far, marked\n"
     "partial (a line; \"partial\": true in --json; a note on stderr with --csv).\n"
-    "  --json       {run, partial, kernels, kernel_time_ns, busy_ns, span_ns, range, groups: [{name, path,\n"
-    "               time_ns, share, count, mean_ns, median_ns, min_ns, max_ns, flops, bytes, flop_per_s,\n"
-    "               bytes_per_s}] (op features summed over the group, null where the run has none;\n"
-    "               the rates over the group's time), devices: [{name,\n"
-    "               span_ns, busy_ns, idle_ns, comm_ns, comm_overlap_ns}], steps: [{name, start_ns,\n"
-    "               end_ns, kernels, kernel_time_ns, busy_ns, idle_ns, span_ns, comm_ns,\n"
-    "               comm_overlap_ns}]} (group_by echoes --group-by; with --group-by step the groups are\n"
-    "               the steps, each with its index); with --range, the distributions are of the clipped\n"
-    "               durations; step times count from the run's time 0, like --range\n"
+    "  --json       {run, partial, kernels, kernel_time_ns, kernel_busy_ns, kernel_span_ns (the\n"
+    "               kernels' union and extent, all devices), range, groups: [{name, path, time_ns,\n"
+    "               share, count, mean_ns, median_ns, min_ns, max_ns, flops, bytes, flop_per_s,\n"
+    "               bytes_per_s}] (op features\n"
+    "               summed over the group, null where the run has none; the rates over the group's\n"
+    "               summed time), devices: [{id, name, TIME}], steps: [{name, TIME}]} where TIME is\n"
+    "               start_ns, end_ns, kernels, memory_ops, kernel_time_ns, busy_ns, idle_ns, span_ns,\n"
+    "               compute_ns, non_compute_ns, comm_ns, comm_overlap_ns, comm_exposed_ns, memory_ns,\n"
+    "               memory_overlap_ns, memory_exposed_ns (group_by echoes --group-by; with --group-by step\n"
+    "               the groups are the steps, each with its index); with --range, the distributions are\n"
+    "               of the clipped durations; step and device times count from the run's time 0, like --range\n"
     "  --csv        one row per group, the same fields (per step with --group-by step)\n"
     "--group-by device: one row per device (the ranks of a run imported with --one-run): kernels,\n"
     "  kernel time, share, steps, mean step time and slowest step (a step's GPU span on the device),\n"
@@ -77,8 +80,11 @@ std::string padded(const std::string& text, size_t width)
 void printGpuTimeJson(const GpuTime& t, int64_t zeroNs)
 {
     std::cout << "\"start_ns\":" << (t.startNs - zeroNs) << ",\"end_ns\":" << (t.endNs - zeroNs) << ",\"kernels\":" << t.kernels
-              << ",\"kernel_time_ns\":" << t.kernelTimeNs << ",\"busy_ns\":" << t.busyNs << ",\"idle_ns\":" << t.idleNs
-              << ",\"span_ns\":" << t.spanNs << ",\"comm_ns\":" << t.commNs << ",\"comm_overlap_ns\":" << t.commOverlapNs;
+              << ",\"memory_ops\":" << t.memoryOps << ",\"kernel_time_ns\":" << t.kernelTimeNs << ",\"busy_ns\":" << t.busyNs
+              << ",\"idle_ns\":" << t.idleNs << ",\"span_ns\":" << t.spanNs << ",\"compute_ns\":" << t.computeNs
+              << ",\"non_compute_ns\":" << t.nonComputeNs() << ",\"comm_ns\":" << t.commNs << ",\"comm_overlap_ns\":" << t.commOverlapNs
+              << ",\"comm_exposed_ns\":" << t.commExposedNs() << ",\"memory_ns\":" << t.memoryNs
+              << ",\"memory_overlap_ns\":" << t.memoryOverlapNs << ",\"memory_exposed_ns\":" << t.memoryExposedNs;
 }
 
 // --group-by step: one line per device, then one row per step (text or CSV).
@@ -86,21 +92,30 @@ int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTim
                bool csvOut, size_t width)
 {
     if (csvOut) {
-        std::cout << "name,start_ns,end_ns,kernels,kernel_time_ns,busy_ns,idle_ns,span_ns,comm_ns,comm_overlap_ns\n";
-        for (const StepTime& st : steps)
-            std::cout << csv::field(st.name) << ',' << (st.time.startNs - zeroNs) << ',' << (st.time.endNs - zeroNs) << ','
-                      << st.time.kernels << ',' << st.time.kernelTimeNs << ',' << st.time.busyNs << ',' << st.time.idleNs << ','
-                      << st.time.spanNs << ',' << st.time.commNs << ',' << st.time.commOverlapNs << '\n';
+        // The first ten columns keep their places (scripts read them by position); the new follow.
+        std::cout << "name,start_ns,end_ns,kernels,kernel_time_ns,busy_ns,idle_ns,span_ns,comm_ns,comm_overlap_ns,"
+                     "memory_ops,compute_ns,memory_ns,memory_overlap_ns,memory_exposed_ns\n";
+        for (const StepTime& st : steps) {
+            const GpuTime& t = st.time;
+            std::cout << csv::field(st.name) << ',' << (t.startNs - zeroNs) << ',' << (t.endNs - zeroNs) << ',' << t.kernels << ','
+                      << t.kernelTimeNs << ',' << t.busyNs << ',' << t.idleNs << ',' << t.spanNs << ',' << t.commNs << ','
+                      << t.commOverlapNs << ',' << t.memoryOps << ',' << t.computeNs << ',' << t.memoryNs << ','
+                      << t.memoryOverlapNs << ',' << t.memoryExposedNs << '\n';
+        }
         return 0;
     }
     auto share = [](int64_t part, int64_t whole) { return whole > 0 ? formatShare(double(part) / double(whole)) : std::string("-"); };
     std::printf("\n");
-    for (const DeviceTime& d : devices)
-        std::printf("%s: span %s  busy %s  idle %s (%s)  communication %s (overlapped %s, exposed %s)\n",
-                    (width ? elideMiddle(printable(d.name), width) : printable(d.name)).c_str(), formatDuration(d.time.spanNs).c_str(),
-                    formatDuration(d.time.busyNs).c_str(), formatDuration(d.time.idleNs).c_str(),
-                    share(d.time.idleNs, d.time.spanNs).c_str(), formatDuration(d.time.commNs).c_str(),
-                    formatDuration(d.time.commOverlapNs).c_str(), formatDuration(d.time.commExposedNs()).c_str());
+    for (const DeviceTime& d : devices) {
+        const GpuTime& t = d.time;
+        std::printf("%s: span %s  busy %s  idle %s (%s)  compute %s  communication %s (overlapped %s, exposed %s)  "
+                    "memory %s (overlapped %s, exposed %s)\n",
+                    (width ? elideMiddle(printable(d.name), width) : printable(d.name)).c_str(), formatDuration(t.spanNs).c_str(),
+                    formatDuration(t.busyNs).c_str(), formatDuration(t.idleNs).c_str(), share(t.idleNs, t.spanNs).c_str(),
+                    formatDuration(t.computeNs).c_str(), formatDuration(t.commNs).c_str(), formatDuration(t.commOverlapNs).c_str(),
+                    formatDuration(t.commExposedNs()).c_str(), formatDuration(t.memoryNs).c_str(),
+                    formatDuration(t.memoryOverlapNs).c_str(), formatDuration(t.memoryExposedNs).c_str());
+    }
     if (steps.empty()) {
         std::printf("\nno steps in this run (imports: ranges named like the --step pattern of `wheretime import`)\n");
         return 0;
@@ -111,14 +126,15 @@ int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTim
         names.push_back(width ? elideMiddle(printable(st.name), width) : printable(st.name));
         nameWidth = std::max(nameWidth, displayLength(names.back()));
     }
-    std::printf("\n%s %12s %8s %14s %14s %14s %7s %14s %14s\n", padded("step", nameWidth).c_str(), "start", "kernels", "kernel time",
-                "busy", "idle", "idle%", "span", "exposed comm");
+    std::printf("\n%s %12s %8s %14s %14s %14s %7s %14s %14s %14s %14s\n", padded("step", nameWidth).c_str(), "start", "kernels",
+                "kernel time", "busy", "idle", "idle%", "span", "compute", "exposed comm", "exposed mem");
     for (size_t i = 0; i < steps.size(); ++i) {
         const GpuTime& t = steps[i].time;
-        std::printf("%s %12s %8lld %14s %14s %14s %7s %14s %14s\n", padded(names[i], nameWidth).c_str(),
+        std::printf("%s %12s %8lld %14s %14s %14s %7s %14s %14s %14s %14s\n", padded(names[i], nameWidth).c_str(),
                     formatDuration(double(t.startNs - zeroNs)).c_str(), static_cast<long long>(t.kernels),
                     formatDuration(t.kernelTimeNs).c_str(), formatDuration(t.busyNs).c_str(), formatDuration(t.idleNs).c_str(),
-                    share(t.idleNs, t.spanNs).c_str(), formatDuration(t.spanNs).c_str(), formatDuration(t.commExposedNs()).c_str());
+                    share(t.idleNs, t.spanNs).c_str(), formatDuration(t.spanNs).c_str(), formatDuration(t.computeNs).c_str(),
+                    formatDuration(t.commExposedNs()).c_str(), formatDuration(t.memoryExposedNs).c_str());
     }
     return 0;
 }
@@ -240,7 +256,7 @@ int runStats(Args& args)
                   << ",\"device\":" << json::quote(s.run.device) << ",\"status\":" << json::quote(toString(s.run.status))
                   << ",\"partial\":" << (partial ? "true" : "false")
                   << ",\"kernels\":" << s.kernels << ",\"kernel_time_ns\":" << s.kernelTimeNs
-                  << ",\"busy_ns\":" << s.busyNs << ",\"span_ns\":" << s.spanNs
+                  << ",\"kernel_busy_ns\":" << s.kernelBusyNs << ",\"kernel_span_ns\":" << s.kernelSpanNs
                   << ",\"group_by\":" << json::quote(bySteps ? std::string("step") : std::string(toString(b.groupBy)))
                   << ",\"depth\":" << b.depth;
         if (range)
@@ -260,7 +276,7 @@ int runStats(Args& args)
                       << ",\"time_ns\":" << gr.timeNs << ",\"share\":" << json::number(gr.share)
                       << ",\"count\":" << gr.count << ",\"mean_ns\":" << json::number(gr.meanNs)
                       << ",\"median_ns\":" << gr.medianNs << ",\"min_ns\":" << gr.minNs << ",\"max_ns\":" << gr.maxNs;
-            if (gr.hasCost && gr.timeNs > 0) {   // achieved rates over the group's kernel time
+            if (gr.hasCost && gr.timeNs > 0) {   // achieved rates over the group's summed time (definitions.md)
                 std::cout << ",\"flops\":" << json::number(gr.flops) << ",\"bytes\":" << json::number(gr.bytes)
                           << ",\"flop_per_s\":" << json::number(gr.flopPerS())
                           << ",\"bytes_per_s\":" << json::number(gr.bytesPerS());
@@ -271,11 +287,10 @@ int runStats(Args& args)
         }
         std::cout << "],\n\"devices\":[";
         for (size_t i = 0; i < devices.size(); ++i) {
-            const GpuTime& t = devices[i].time;
             std::cout << (i ? ",\n " : "\n ") << "{\"id\":" << devices[i].deviceId << ",\"name\":" << json::quote(devices[i].name)
-                      << ",\"kernels\":" << t.kernels << ",\"span_ns\":" << t.spanNs << ",\"busy_ns\":" << t.busyNs
-                      << ",\"idle_ns\":" << t.idleNs << ",\"comm_ns\":" << t.commNs << ",\"comm_overlap_ns\":" << t.commOverlapNs
-                      << "}";
+                      << ',';
+            printGpuTimeJson(devices[i].time, zeroNs);
+            std::cout << "}";
         }
         std::cout << "],\n\"steps\":[";
         for (size_t i = 0; i < steps.size(); ++i) {
@@ -291,8 +306,8 @@ int runStats(Args& args)
             std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), printable(s.run.name).c_str(),
                         s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(),
                         std::string(toString(s.run.status)).c_str());
-            std::printf("kernels %lld   kernel time %s   busy %s   span %s\n", static_cast<long long>(s.kernels),
-                        formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.busyNs).c_str(), formatDuration(s.spanNs).c_str());
+            std::printf("kernels %lld   kernel time %s   kernel busy %s   kernel span %s\n", static_cast<long long>(s.kernels),
+                        formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.kernelBusyNs).c_str(), formatDuration(s.kernelSpanNs).c_str());
         }
         return printSteps(devices, steps, zeroNs, args.flag("--csv"), size_t(width));
     }
@@ -318,8 +333,8 @@ int runStats(Args& args)
     if (partial)
         std::printf("partial: the capture is still running; these figures cover what it has committed (%lld steps done)\n",
                     static_cast<long long>(committedSteps));
-    std::printf("kernels %lld   kernel time %s   busy %s   span %s\n", static_cast<long long>(s.kernels),
-                formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.busyNs).c_str(), formatDuration(s.spanNs).c_str());
+    std::printf("kernels %lld   kernel time %s   kernel busy %s   kernel span %s\n", static_cast<long long>(s.kernels),
+                formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.kernelBusyNs).c_str(), formatDuration(s.kernelSpanNs).c_str());
     if (range)
         std::printf("range %s .. %s   time in range %s\n", formatDuration(range->startNs).c_str(),
                     formatDuration(range->endNs).c_str(), formatDuration(b.totalNs).c_str());

@@ -1,7 +1,8 @@
 // Range totals, distributions and range summaries against a brute-force clip over every
 // activity of synthetic runs; the whole-run breakdown with distributions against the stored
 // totals; the Grouper against groupKey; the layer rule for runs without a layer level; the
-// 'other' rule of threshold and top-N slices.
+// 'other' rule of threshold and top-N slices; the kernel time under a scope instance against
+// a walk up every kernel's scope chain.
 #include "analysis/activitystats.h"
 #include "analysis/breakdown.h"
 #include "analysis/rangesummary.h"
@@ -38,6 +39,7 @@ private slots:
     void grouperMatchesGroupKey();
     void layerRuleWithoutLayerLevel();
     void slices();
+    void kernelTimeUnderInstances();
 
 private:
     std::string m_path;
@@ -256,6 +258,36 @@ void TestActivityStats::slices()
     QCOMPARE(bars[2].timeNs, int64_t(200));
     QCOMPARE(topSlices(b, 5).size(), size_t(5));
     QVERIFY(!topSlices(b, 5).back().other);
+}
+
+void TestActivityStats::kernelTimeUnderInstances()
+{
+    Database db(m_path, OpenMode::ReadOnly);
+    Reader r(db);
+    auto profile = RunProfile::load(r, m_run);
+    ActivityColumns columns = ActivityColumns::load(r, m_run, profile->tree);
+    const ActivityView view = columns.view();
+    QVERIFY(view.instanceParent && view.instanceCount > 10);
+    // Brute force: each kernel counts for every instance up its parent chain (memcpys never).
+    std::vector<int64_t> want(view.instanceCount, 0);
+    int64_t memcpys = 0;
+    for (const TrackActivities& t : view.tracks)
+        for (size_t i = 0; i < t.size; ++i) {
+            if (t.kindAt(i) != ActivityKind::Kernel) {
+                ++memcpys;
+                continue;
+            }
+            for (uint32_t at = t.instance[i]; at < view.instanceCount; at = view.instanceParent[at])
+                want[at] += t.durationNs[i];
+        }
+    QVERIFY(memcpys > 0);   // o.memcpyEvery: memory operations that must not count
+    const size_t stride = std::max<size_t>(1, view.instanceCount / 40);
+    for (size_t inst = 0; inst < view.instanceCount; inst += stride)
+        QCOMPARE(kernelTimeUnder(view, uint32_t(inst)), want[inst]);
+    QCOMPARE(kernelTimeUnder(view, uint32_t(view.instanceCount)), int64_t(0));   // no such instance
+    ActivityView noParents = view;
+    noParents.instanceParent = nullptr;
+    QCOMPARE(kernelTimeUnder(noParents, 0), int64_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestActivityStats)

@@ -272,7 +272,7 @@ private slots:
         QCOMPARE(o.value(QStringLiteral("total_ns")).toInteger(), r.totalNs);
         QCOMPARE(o.value(QStringLiteral("kernels")).toInteger(), m_source->stats().kernels);
         QCOMPARE(o.value(QStringLiteral("kernel_time_ns")).toInteger(), m_source->stats().kernelTimeNs);
-        QCOMPARE(o.value(QStringLiteral("busy_ns")).toInteger(), m_source->stats().busyNs);
+        QCOMPARE(o.value(QStringLiteral("kernel_busy_ns")).toInteger(), m_source->stats().kernelBusyNs);
         QJsonArray groups = o.value(QStringLiteral("groups")).toArray();
         QCOMPARE(size_t(groups.size()), r.rows.size());
         for (qsizetype i = 0; i < groups.size(); ++i) {

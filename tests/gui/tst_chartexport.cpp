@@ -10,6 +10,8 @@
 #include "app/gui/breakdown/exportdialog.h"
 #include "app/gui/breakdown/report.h"
 #include "app/gui/breakdown/runsummary.h"
+#include "app/gui/core/timeformat.h"
+#include "analysis/gputime.h"
 #include "bench/synth/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
@@ -289,6 +291,22 @@ private slots:
             QVERIFY2(QFileInfo(o.outDir + QLatin1Char('/') + f).size() > 0, qPrintable(f));
         QString md = QString::fromUtf8(readAll(o.outDir + QStringLiteral("/index.md")));
         QVERIFY(!md.contains(QStringLiteral("Compare")));   // not requested, not mentioned
+        // The time on the GPU per device, analysis's figures (docs/definitions.md), in both files;
+        // the stored summary named for what it is.
+        QVERIFY(md.contains(QStringLiteral("| kernel busy (all devices) | ")));
+        QVERIFY(md.contains(QStringLiteral("## Time on the GPU per device")));
+        auto run = loadRun(m_path, 1);
+        QVERIFY(run);
+        const std::vector<wt::DeviceTime> devices = wt::computeDeviceTimes(*run->profile, run->activities());
+        QVERIFY(!devices.empty());
+        const wt::GpuTime& t = devices[0].time;
+        QVERIFY2(md.contains(QStringLiteral("| %1 | %2 | %3 | ")
+                                 .arg(markdownCell(QString::fromStdString(devices[0].name)), formatDuration(double(t.spanNs)),
+                                      formatDuration(double(t.busyNs)))),
+                 qPrintable(md));
+        const QString html = QString::fromUtf8(readAll(o.outDir + QStringLiteral("/index.html")));
+        QVERIFY(html.contains(QStringLiteral("<h2>Time on the GPU per device</h2>")));
+        QVERIFY(html.contains(QStringLiteral("<td>%1</td>").arg(formatDuration(double(t.busyNs)).toHtmlEscaped())));
     }
 
     void reportRefusesToOverwriteItsInput()

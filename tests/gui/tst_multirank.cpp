@@ -240,7 +240,11 @@ private slots:
             QCOMPARE(t->item(row, DetailsPanel::DevBusy)->text(), formatDuration(double(g.busyNs)));
             QCOMPARE(t->item(row, DetailsPanel::DevIdle)->text(), formatDuration(double(g.idleNs)));
             QCOMPARE(t->item(row, DetailsPanel::DevExposed)->text(), formatDuration(double(g.commExposedNs())));
+            QCOMPARE(t->item(row, DetailsPanel::DevCompute)->text(), formatDuration(double(g.computeNs)));
+            QCOMPARE(t->item(row, DetailsPanel::DevMemory)->text(), formatDuration(double(g.memoryNs)));
+            QCOMPARE(t->item(row, DetailsPanel::DevMemoryExposed)->text(), formatDuration(double(g.memoryExposedNs)));
             QVERIFY(g.commNs > 0);
+            QVERIFY(g.memoryNs > 0);   // both ranks ran memcpys: busy counts them (docs/definitions.md)
             auto* bar = qobject_cast<DeviceBar*>(t->cellWidget(row, DetailsPanel::DevBar));
             QVERIFY(bar);
             const std::vector<wt::BarSegment> segs = wt::deviceBarSegments(g);

@@ -52,8 +52,8 @@ Numbers numbersOf(Database& db, int64_t runId)
     RunStats s = computeRunStats(r, runId, BreakdownOptions{});
     n.kernels = s.kernels;
     n.kernelTimeNs = s.kernelTimeNs;
-    n.busyNs = s.busyNs;
-    n.spanNs = s.spanNs;
+    n.busyNs = s.kernelBusyNs;   // the stored summary: kernels only, the README's busy and span
+    n.spanNs = s.kernelSpanNs;
     std::map<int64_t, const Track*> tracks;
     auto ts = r.tracks(runId);
     for (const auto& t : ts)

@@ -91,6 +91,38 @@ QString htmlMetadata(const BreakdownSource& src)
     return out + QStringLiteral("</table>\n");
 }
 
+// A plain Markdown table (header, separator, rows; cells escaped by markdownCell) -> HTML.
+QString htmlFromMarkdownTable(const QString& md)
+{
+    const QStringList lines = md.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QString out = QStringLiteral("<table>\n");
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        if (i == 1)
+            continue;   // |---|---:|
+        // Split on unescaped '|' (markdownCell escapes them as "\|").
+        QStringList cells;
+        QString cell;
+        const QString line = lines[i].trimmed();
+        for (qsizetype k = 1; k + 1 < line.size(); ++k) {
+            if (line[k] == QLatin1Char('\\') && k + 2 < line.size()) {
+                cell += line[++k];
+            } else if (line[k] == QLatin1Char('|')) {
+                cells << cell.trimmed();
+                cell.clear();
+            } else {
+                cell += line[k];
+            }
+        }
+        cells << cell.trimmed();
+        const QString tag = i == 0 ? QStringLiteral("th") : QStringLiteral("td");
+        out += QStringLiteral("<tr>");
+        for (const QString& c : cells)
+            out += QStringLiteral("<%1>%2</%1>").arg(tag, html(c));
+        out += QStringLiteral("</tr>\n");
+    }
+    return out + QStringLiteral("</table>\n");
+}
+
 // Every file the report writes into OUTDIR.
 const char* const kReportFiles[] = {"timeline-step.png", "timeline-step.svg", "pie-layer.png",         "pie-layer.svg",
                                     "pie-kernel.png",    "pie-kernel.svg",    "bars-kernel.png",       "bars-kernel.svg",
@@ -291,6 +323,10 @@ ReportResult writeReport(const ReportOptions& o)
                     .arg(info.id);
     h += QStringLiteral("<h1>Run %1: %2</h1>\n<p>%3</p>\n").arg(info.id).arg(html(QString::fromStdString(info.name)), html(caption));
     h += htmlMetadata(*src);
+    if (const QString devices = markdownDeviceTable(*src); !devices.isEmpty())
+        h += QStringLiteral("<h2>Time on the GPU per device</h2>\n<p>Busy: a kernel or a memory operation running; idle: nothing; "
+                            "exposed: not under compute (docs/definitions.md).</p>\n") +
+             htmlFromMarkdownTable(devices);
     if (info.droppedRecords > 0)
         h += QStringLiteral("<p><b>%1 records were dropped by the tracer:</b> times undercount.</p>\n").arg(info.droppedRecords);
     h += QStringLiteral("<h2>%1</h2>\n<img src=\"timeline-step.png\" alt=\"timeline\">\n").arg(html(timelineTitle));

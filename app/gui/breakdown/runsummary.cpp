@@ -1,6 +1,7 @@
 #include "runsummary.h"
 
 #include "app/gui/core/timeformat.h"
+#include "analysis/gputime.h"
 
 namespace wt::gui {
 
@@ -68,8 +69,32 @@ QString markdownMetadata(const BreakdownSource& source)
         row(QStringLiteral("imported from"), qs(r.sourceFile));
     row(QStringLiteral("kernels"), QString::number(s.kernels));
     row(QStringLiteral("kernel time"), formatDuration(double(s.kernelTimeNs)));
-    row(QStringLiteral("GPU busy"), formatDuration(double(s.busyNs)));
-    row(QStringLiteral("span"), formatDuration(double(s.spanNs)));
+    // The stored summary: kernels only, every device together (the devices' busy, with memory
+    // operations, is in the device table).
+    row(QStringLiteral("kernel busy (all devices)"), formatDuration(double(s.kernelBusyNs)));
+    row(QStringLiteral("kernel span (all devices)"), formatDuration(double(s.kernelSpanNs)));
+    return out;
+}
+
+QString markdownDeviceTable(const BreakdownSource& source)
+{
+    const auto& data = source.runData();
+    if (!data)
+        return {};
+    const std::vector<DeviceTime> devices = computeDeviceTimes(source.profile(), data->activities());
+    if (devices.empty())
+        return {};
+    QString out = QStringLiteral("| device | span | busy | idle | compute | communication | exposed communication | memory | "
+                                 "exposed memory |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    auto d = [](int64_t ns) { return formatDuration(double(ns)); };
+    for (const DeviceTime& dev : devices) {
+        const GpuTime& t = dev.time;
+        out += QStringLiteral("| %1 | %2 | %3 | %4 (%5) | %6 | %7 | %8 | %9 | %10 |\n")
+                   .arg(markdownCell(qs(dev.name)), d(t.spanNs), d(t.busyNs), d(t.idleNs),
+                        pct(t.spanNs > 0 ? double(t.idleNs) / double(t.spanNs) : 0.0), d(t.computeNs), d(t.commNs),
+                        d(t.commExposedNs()), d(t.memoryNs))
+                   .arg(d(t.memoryExposedNs));
+    }
     return out;
 }
 
@@ -80,6 +105,10 @@ QString runSummaryMarkdown(const BreakdownSource& source, size_t maxRows)
     out += markdownMetadata(source);
     if (r.droppedRecords > 0)
         out += QStringLiteral("\n> %1 records were dropped by the tracer: times below undercount.\n").arg(r.droppedRecords);
+    if (const QString devices = markdownDeviceTable(source); !devices.isEmpty())
+        out += QStringLiteral("\n## Time on the GPU per device\n\nBusy: a kernel or a memory operation running; idle: "
+                              "nothing; exposed: not under compute (docs/definitions.md).\n\n") +
+               devices;
     out += QStringLiteral("\n## Kernel time by layer\n\n") + markdownTable(source.compute({GroupBy::Layer, {}}), maxRows);
     out += QStringLiteral("\n## Kernel time by phase\n\n") + markdownTable(source.compute({GroupBy::Phase, {}}), maxRows);
     out += QStringLiteral("\n## Top kernels\n\n") + markdownTable(source.compute({GroupBy::Kernel, {}}), maxRows);

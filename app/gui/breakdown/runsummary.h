@@ -12,7 +12,11 @@ namespace wt::gui {
 QString markdownTable(const BreakdownResult& result, size_t maxRows);
 // Metadata table of the run (workload, variant, device, date, dropped records, totals).
 QString markdownMetadata(const BreakdownSource& source);
-// Title, metadata and the layer / phase / top-kernel tables.
+// Time on the GPU per device (analysis computeDeviceTimes: span, busy, idle, compute,
+// communication and memory with their exposed parts; docs/definitions.md) as a Markdown
+// table; empty without the run's activities (a BreakdownSource without RunData).
+QString markdownDeviceTable(const BreakdownSource& source);
+// Title, metadata, the device table and the layer / phase / top-kernel tables.
 QString runSummaryMarkdown(const BreakdownSource& source, size_t maxRows = 15);
 // Escapes Markdown table metacharacters (| and line breaks) of a cell.
 QString markdownCell(const QString& text);

@@ -112,6 +112,10 @@ RunData::Cost RunData::costUnder(uint32_t instance) const
     auto add = [&](const LaunchCost& l) {
         c.flops += l.flops;
         c.bytes += l.bytes;
+        if (l.kind == ActivityKind::Kernel) {
+            c.kernelFlops += l.flops;
+            c.kernelBytes += l.bytes;
+        }
         ++c.launches;
         if (l.m > 0) {
             ++gemms;

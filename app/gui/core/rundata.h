@@ -133,6 +133,9 @@ public:
     // the whole run (kNone); launches == 0 when the run has no features there.
     struct Cost {
         double flops = 0, bytes = 0;
+        // Of the launches that ran as kernels: what the achieved rates divide by kernel time
+        // (docs/definitions.md); memcpy and memset launches have their own activities.
+        double kernelFlops = 0, kernelBytes = 0;
         int64_t launches = 0;
         int64_t m = 0, n = 0, k = 0;      // the GEMM shape when exactly one launch is a GEMM
     };

@@ -3,6 +3,8 @@
 #include "app/gui/core/layerpalette.h"
 #include "app/gui/core/rangesummary.h"
 #include "app/gui/core/timeformat.h"
+#include "analysis/activitystats.h"
+#include "analysis/breakdown.h"
 #include "analysis/duration.h"
 #include "analysis/gputime.h"
 #include "analysis/rankstats.h"
@@ -47,15 +49,19 @@ DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
     m_devices->setObjectName(QStringLiteral("devicesTable"));
     m_devices->setColumnCount(DevColumnCount);
     m_devices->setHorizontalHeaderLabels({QStringLiteral("Device"), QStringLiteral("GPU time"), QStringLiteral("Span"),
-                                          QStringLiteral("Busy"), QStringLiteral("Idle"), QStringLiteral("Communication"),
-                                          QStringLiteral("Overlapped"), QStringLiteral("Exposed")});
+                                          QStringLiteral("Busy"), QStringLiteral("Idle"), QStringLiteral("Compute"),
+                                          QStringLiteral("Communication"), QStringLiteral("Overlapped"), QStringLiteral("Exposed"),
+                                          QStringLiteral("Memory"), QStringLiteral("Mem. overlapped"), QStringLiteral("Mem. exposed")});
     m_devices->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_devices->verticalHeader()->hide();
     m_devices->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_devices->setTextElideMode(Qt::ElideMiddle);
-    m_devices->setToolTip(QStringLiteral("Per device, first kernel start to last kernel end: busy = some kernel running, idle = none; "
-                                         "communication = NCCL/collective kernels, overlapped = while another kernel ran, exposed = the rest. "
-                                         "Bar: compute, overlapped communication, exposed communication, idle."));
+    m_devices->setToolTip(QStringLiteral("Per device, first activity start to last activity end: busy = some kernel or memory operation "
+                                         "running, idle = nothing; compute = kernels that are neither communication nor memory; "
+                                         "communication = NCCL/collective kernels; memory = memcpy, memset and memory kernels; "
+                                         "overlapped = while a compute kernel ran; exposed communication = the rest; exposed memory = "
+                                         "while neither compute nor communication ran. Bar: compute, overlapped communication, exposed "
+                                         "communication, exposed memory, idle (docs/definitions.md)."));
     connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refreshDevices);
     connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refreshDevices);
     refreshDevices();
@@ -132,15 +138,16 @@ void DetailsPanel::refreshDevices()
         m_devices->hide();
         return;
     }
-    // compute, overlapped communication, exposed communication, idle
-    static const QRgb kColors[] = {0xff4e79a7, 0xff59a14f, 0xffe15759, 0xffd8d8d8};
+    // compute, overlapped communication, exposed communication, exposed memory, idle
+    static const QRgb kColors[] = {0xff4e79a7, 0xff59a14f, 0xffe15759, 0xfff28e2b, 0xffd8d8d8};
+    constexpr size_t kColorCount = sizeof(kColors) / sizeof(kColors[0]);
     m_devices->setRowCount(int(times.size()));
     for (int i = 0; i < int(times.size()); ++i) {
         const GpuTime& t = times[size_t(i)].time;
-        const QString cells[DevColumnCount] = {QString::fromStdString(times[size_t(i)].name), QString(),
-                                               formatDuration(double(t.spanNs)), formatDuration(double(t.busyNs)),
-                                               formatDuration(double(t.idleNs)), formatDuration(double(t.commNs)),
-                                               formatDuration(double(t.commOverlapNs)), formatDuration(double(t.commExposedNs()))};
+        auto d = [](int64_t ns) { return formatDuration(double(ns)); };
+        const QString cells[DevColumnCount] = {QString::fromStdString(times[size_t(i)].name), QString(), d(t.spanNs), d(t.busyNs),
+                                               d(t.idleNs), d(t.computeNs), d(t.commNs), d(t.commOverlapNs), d(t.commExposedNs()),
+                                               d(t.memoryNs), d(t.memoryOverlapNs), d(t.memoryExposedNs)};
         for (int c = 0; c < DevColumnCount; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             item->setToolTip(cells[c]);
@@ -149,7 +156,7 @@ void DetailsPanel::refreshDevices()
         std::vector<DeviceBar::Segment> segments;
         size_t k = 0;
         for (const BarSegment& b : deviceBarSegments(t))
-            segments.push_back({QString::fromLatin1(b.label), b.ns, kColors[std::min<size_t>(k++, 3)]});
+            segments.push_back({QString::fromLatin1(b.label), b.ns, kColors[std::min(k++, kColorCount - 1)]});
         m_devices->setCellWidget(i, DevBar, new DeviceBar(std::move(segments), m_devices));
     }
     m_devices->resizeColumnsToContents();
@@ -216,9 +223,10 @@ void DetailsPanel::refresh()
         item->setToolTip(1, v);
         return item;
     };
-    // Op features (captures of bundled workloads): what the work was, and the rates achieved
-    // over the given time (a kernel's duration, a scope's GPU span, the run's activity time).
-    auto addCost = [&](QTreeWidgetItem* top, const RunData::Cost& c, double timeNs, const QString& what) {
+    // Op features (captures of bundled workloads): what the work was, and the rates achieved:
+    // its kernel launches' FLOPs and bytes over the summed kernel time (analysis achievedPerS,
+    // the division of the breakdown table's FLOP/s and B/s; docs/definitions.md).
+    auto addCost = [&](QTreeWidgetItem* top, const RunData::Cost& c, int64_t kernelTimeNs, const QString& what) {
         if (c.launches == 0)
             return;
         auto* item = add(top, QStringLiteral("work (%1)").arg(what), QStringLiteral("%1, %2 read + written")
@@ -227,10 +235,11 @@ void DetailsPanel::refresh()
             add(item, QStringLiteral("GEMM shape"), QStringLiteral("m %1, n %2, k %3").arg(c.m).arg(c.n).arg(c.k));
         if (c.bytes > 0)
             add(item, QStringLiteral("arithmetic intensity"), QStringLiteral("%1 FLOP/B").arg(c.flops / c.bytes, 0, 'f', 2));
-        if (timeNs > 0)
-            add(item, QStringLiteral("achieved"), QStringLiteral("%1, %2")
-                                                      .arg(quantity(c.flops / (timeNs * 1e-9), "FLOP/s"),
-                                                           quantity(c.bytes / (timeNs * 1e-9), "B/s")));
+        if (kernelTimeNs > 0)
+            add(item, QStringLiteral("achieved"), QStringLiteral("%1, %2 over %3 kernel time")
+                                                      .arg(quantity(wt::achievedPerS(c.kernelFlops, kernelTimeNs), "FLOP/s"),
+                                                           quantity(wt::achievedPerS(c.kernelBytes, kernelTimeNs), "B/s"),
+                                                           formatDuration(double(kernelTimeNs))));
     };
     const double origin = 0;   // stored times are measured from the run's time 0 (docs/schema.md)
     const Selection& sel = m_state->selection();
@@ -251,13 +260,10 @@ void DetailsPanel::refresh()
             add(top, QStringLiteral("static shared memory"), QStringLiteral("%1 B").arg(c.staticSmem));
             add(top, QStringLiteral("dynamic shared memory"), QStringLiteral("%1 B").arg(c.dynamicSmem));
             if (t.instance[i] != kNone) {
-                // One launch in the op: its figures are this kernel's; several: the op's, over its span.
+                // The op's launches over the op's kernel time (one launch: usually this kernel).
                 const RunData::Cost cost = run->costUnder(t.instance[i]);
-                const uint32_t in = t.instance[i];
                 const bool single = cost.launches == 1;
-                addCost(top, cost,
-                        single ? double(t.durationNs[i])
-                               : (run->instances.hasSpan(in) ? double(run->instances.gpuEndNs[in] - run->instances.gpuStartNs[in]) : 0.0),
+                addCost(top, cost, wt::kernelTimeUnder(run->activities(), t.instance[i]),
                         single ? QStringLiteral("this launch") : QStringLiteral("its op, %1 launches").arg(cost.launches));
             }
         } else {
@@ -276,8 +282,8 @@ void DetailsPanel::refresh()
             add(top, QStringLiteral("GPU span"), formatDuration(double(in.gpuEndNs[sel.index] - in.gpuStartNs[sel.index])));
         }
         const RunData::Cost cost = run->costUnder(uint32_t(sel.index));
-        addCost(top, cost, in.hasSpan(sel.index) ? double(in.gpuEndNs[sel.index] - in.gpuStartNs[sel.index]) : 0.0,
-                QStringLiteral("%1 launches, rates over the GPU span").arg(cost.launches));
+        addCost(top, cost, wt::kernelTimeUnder(run->activities(), uint32_t(sel.index)),
+                QStringLiteral("%1 launches").arg(cost.launches));
         top->setIcon(0, swatch(n.color));
     }
     if (m_state->hasRangeSelection()) {
@@ -308,11 +314,8 @@ void DetailsPanel::refresh()
         add(top, QStringLiteral("status"), r.status == RunStatus::Writing ? QStringLiteral("writing (live: being captured)")
                                                                           : QString::fromUtf8(toString(r.status).data()));
         add(top, QStringLiteral("dropped records"), QString::number(r.droppedRecords));
-        int64_t activityNs = 0;
-        for (const TotalRow& row : run->profile->totals)
-            activityNs = saturatingAdd(activityNs, row.timeNs);
         const RunData::Cost cost = run->costUnder(kNone);
-        addCost(top, cost, double(activityNs), QStringLiteral("%1 launches, rates over the activity time").arg(cost.launches));
+        addCost(top, cost, run->profile->run.kernelTimeNs, QStringLiteral("%1 launches").arg(cost.launches));
     }
     m_tree->expandAll();
 }

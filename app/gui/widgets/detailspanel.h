@@ -1,8 +1,8 @@
 // Fields of the selected kernel or scope, or, for a selected time range, the time by layer
 // and the top kernels inside it; for a run of several devices (the ranks of a job) a per-rank
 // table: each rank's mean step time and slowest step (analysis/rankstats); per device, the time
-// on the GPU (analysis/gputime: busy, idle, communication overlapped and exposed) as figures
-// and a small stacked bar. Listens to the ViewState.
+// on the GPU (analysis/gputime: busy, idle, compute, communication and memory, overlapped and
+// exposed; docs/definitions.md) as figures and a small stacked bar. Listens to the ViewState.
 #pragma once
 
 #include "app/gui/core/viewstate.h"
@@ -27,10 +27,14 @@ public:
     QTableWidget* ranksTable() const { return m_ranks; }
     enum RankColumns { RankDevice, RankSteps, RankMeanStep, RankSlowestStep, RankSlowestTime, RankKernelTime, RankColumnCount };
     // Time on the GPU per device (analysis computeDeviceTimes): the device, a stacked bar
-    // (deviceBarSegments: compute, overlapped communication, exposed communication, idle; the
-    // parts sum to the span), then span, busy, idle, communication, overlapped, exposed.
+    // (deviceBarSegments: compute, overlapped communication, exposed communication, exposed
+    // memory, idle; the parts sum to the span), then span, busy, idle, compute, communication
+    // with its overlapped and exposed parts, memory with its overlapped and exposed parts.
     QTableWidget* devicesTable() const { return m_devices; }
-    enum DeviceColumns { DevName, DevBar, DevSpan, DevBusy, DevIdle, DevComm, DevOverlap, DevExposed, DevColumnCount };
+    enum DeviceColumns {
+        DevName, DevBar, DevSpan, DevBusy, DevIdle, DevCompute, DevComm, DevOverlap, DevExposed,
+        DevMemory, DevMemoryOverlap, DevMemoryExposed, DevColumnCount
+    };
 
 private:
     void refresh();
