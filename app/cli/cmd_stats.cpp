@@ -2,11 +2,15 @@
 // phase, op, kernel name, activity kind or kernel category; of the whole run or of a time range
 // (--range, by the clip rule the GUI's range selection uses), with per-group distributions in
 // --json and --csv; per step (--group-by step) the time on the GPU of each step (busy, idle,
-// compute, communication, memory: docs/definitions.md). Every figure is analysis/'s (computeRunStats, computeBreakdown, countSteps, computeStepTimes,
-// computeDeviceTimes). A run still being captured prints what it has committed, marked partial.
+// compute, communication, memory: docs/definitions.md). Every figure is analysis/'s
+// (computeRunStats, computeBreakdown, countSteps, computeStepTimes, computeDeviceTimes); the
+// groups are analysis's breakdown table (breakdownTable), rendered by the one writer (render/):
+// the text table, --csv and --json's "groups". A run still being captured prints what it has
+// committed, marked partial.
 #include "analysis/rankstats.h"
 #include "analysis/activityview.h"
 #include "analysis/breakdown.h"
+#include "analysis/breakdowntable.h"
 #include "analysis/compare.h"
 #include "analysis/duration.h"
 #include "analysis/gputime.h"
@@ -16,6 +20,7 @@
 #include "analysis/runprofile.h"
 #include "app/cli/command.h"
 #include "app/cli/format.h"
+#include "render/tablewriter.h"
 #include "storage/csv.h"
 #include "storage/database.h"
 #include "storage/json.h"
@@ -56,15 +61,17 @@ const char* kUsage =
     "  --json       {run, partial, kernels, kernel_time_ns, kernel_busy_ns, kernel_span_ns (the\n"
     "               kernels' union and extent, all devices), range, groups: [{name, path, time_ns,\n"
     "               share, count, mean_ns, median_ns, min_ns, max_ns, flops, bytes, flop_per_s,\n"
-    "               bytes_per_s}] (op features\n"
-    "               summed over the group, null where the run has none; the rates over the group's\n"
-    "               summed time), devices: [{id, name, TIME}], steps: [{name, TIME}]} where TIME is\n"
+    "               bytes_per_s}] (op features summed over the group, null where the run has none;\n"
+    "               the rates over the group's summed time; median, min and max null without a\n"
+    "               distribution), devices: [{id, name, TIME}], steps: [{name, TIME}]} where TIME is\n"
     "               start_ns, end_ns, kernels, memory_ops, kernel_time_ns, busy_ns, idle_ns, span_ns,\n"
     "               compute_ns, non_compute_ns, comm_ns, comm_overlap_ns, comm_exposed_ns, memory_ns,\n"
     "               memory_overlap_ns, memory_exposed_ns (group_by echoes --group-by; with --group-by step\n"
     "               the groups are the steps, each with its index); with --range, the distributions are\n"
     "               of the clipped durations; step and device times count from the run's time 0, like --range\n"
-    "  --csv        one row per group, the same fields (per step with --group-by step)\n"
+    "  --csv        one row per group, the fields of --json's groups in that order (raw numbers,\n"
+    "               empty where --json has null): the bytes of the GUI's table export and of the\n"
+    "               report's breakdown-*.csv (per step with --group-by step)\n"
     "--group-by device: one row per device (the ranks of a run imported with --one-run): kernels,\n"
     "  kernel time, share, steps, mean step time and slowest step (a step's GPU span on the device),\n"
     "  the rank with the largest mean step marked; --json {run, name, group_by, total_ns, groups:\n"
@@ -263,29 +270,20 @@ int runStats(Args& args)
             std::cout << ",\"range\":{\"start_ns\":" << range->startNs << ",\"end_ns\":" << range->endNs << "}";
         else
             std::cout << ",\"range\":null";
-        std::cout << ",\"total_ns\":" << b.totalNs << ",\"groups\":[";
-        // --group-by step: the groups are the steps (the same objects as "steps" below).
-        for (size_t i = 0; bySteps && i < steps.size(); ++i) {
-            std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(steps[i].name) << ",\"index\":" << steps[i].index << ',';
-            printGpuTimeJson(steps[i].time, zeroNs);
-            std::cout << "}";
-        }
-        for (size_t i = 0; !bySteps && i < b.groups.size(); ++i) {
-            const Group& gr = b.groups[i];
-            std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(gr.name) << ",\"path\":" << json::quote(gr.path)
-                      << ",\"time_ns\":" << gr.timeNs << ",\"share\":" << json::number(gr.share)
-                      << ",\"count\":" << gr.count << ",\"mean_ns\":" << json::number(gr.meanNs)
-                      << ",\"median_ns\":" << gr.medianNs << ",\"min_ns\":" << gr.minNs << ",\"max_ns\":" << gr.maxNs;
-            if (gr.hasCost && gr.timeNs > 0) {   // achieved rates over the group's summed time (definitions.md)
-                std::cout << ",\"flops\":" << json::number(gr.flops) << ",\"bytes\":" << json::number(gr.bytes)
-                          << ",\"flop_per_s\":" << json::number(gr.flopPerS())
-                          << ",\"bytes_per_s\":" << json::number(gr.bytesPerS());
-            } else {
-                std::cout << ",\"flops\":null,\"bytes\":null,\"flop_per_s\":null,\"bytes_per_s\":null";
+        std::cout << ",\"total_ns\":" << b.totalNs << ",\"groups\":";
+        if (bySteps) {
+            // --group-by step: the groups are the steps (the same objects as "steps" below).
+            std::cout << "[";
+            for (size_t i = 0; i < steps.size(); ++i) {
+                std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(steps[i].name) << ",\"index\":" << steps[i].index << ',';
+                printGpuTimeJson(steps[i].time, zeroNs);
+                std::cout << "}";
             }
-            std::cout << "}";
+            std::cout << "]";
+        } else {
+            std::cout << render::jsonRows(breakdownTable(b));   // the groups: the breakdown table's rows
         }
-        std::cout << "],\n\"devices\":[";
+        std::cout << ",\n\"devices\":[";
         for (size_t i = 0; i < devices.size(); ++i) {
             std::cout << (i ? ",\n " : "\n ") << "{\"id\":" << devices[i].deviceId << ",\"name\":" << json::quote(devices[i].name)
                       << ',';
@@ -311,21 +309,12 @@ int runStats(Args& args)
         }
         return printSteps(devices, steps, zeroNs, args.flag("--csv"), size_t(width));
     }
+    const Table table = breakdownTable(b);
     if (args.flag("--csv")) {
         if (partial)
             std::fprintf(stderr, "wheretime stats: partial: run %lld is still being captured (%lld steps committed so far)\n",
                          static_cast<long long>(s.run.id), static_cast<long long>(committedSteps));
-        std::cout << "name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns,flops,bytes\n";
-        for (const Group& gr : b.groups) {
-            std::cout << csv::field(gr.name) << ',' << csv::field(gr.path) << ',' << gr.timeNs << ','
-                      << json::number(gr.share) << ',' << gr.count << ',' << json::number(gr.meanNs) << ',' << gr.medianNs
-                      << ',' << gr.minNs << ',' << gr.maxNs << ',';
-            if (gr.hasCost)   // op features: captures of bundled workloads only
-                std::cout << json::number(gr.flops) << ',' << json::number(gr.bytes);
-            else
-                std::cout << ',';
-            std::cout << '\n';
-        }
+        std::cout << render::csv(table);   // the bytes the GUI's export and the report write
         return 0;
     }
     std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), printable(s.run.name).c_str(),
@@ -338,30 +327,11 @@ int runStats(Args& args)
     if (range)
         std::printf("range %s .. %s   time in range %s\n", formatDuration(range->startNs).c_str(),
                     formatDuration(range->endNs).c_str(), formatDuration(b.totalNs).c_str());
-    // Full names (the column as wide as the longest), or elided in the middle with --width.
-    std::vector<std::string> names;
-    size_t nameWidth = toString(b.groupBy).size();
-    for (const Group& gr : b.groups) {
-        names.push_back(width ? elideMiddle(printable(gr.path), size_t(width)) : printable(gr.path));
-        nameWidth = std::max(nameWidth, displayLength(names.back()));
-    }
-    // Achieved rates where the run has op features (captures of bundled workloads).
-    const bool anyCost = std::any_of(b.groups.begin(), b.groups.end(), [](const Group& g) { return g.hasCost; });
-    std::printf("\n%s %14s %7s %9s %12s %12s", padded(std::string(toString(b.groupBy)), nameWidth).c_str(), "time", "share",
-                "count", "mean", distributions ? "median" : "");
-    if (anyCost)
-        std::printf(" %14s %12s", "FLOP/s", "B/s");
-    std::printf("\n");
-    for (size_t i = 0; i < b.groups.size(); ++i) {
-        const Group& gr = b.groups[i];
-        std::printf("%s %14s %7s %9lld %12s %12s", padded(names[i], nameWidth).c_str(), formatDuration(gr.timeNs).c_str(),
-                    formatShare(gr.share).c_str(), static_cast<long long>(gr.count), formatDuration(gr.meanNs).c_str(),
-                    gr.hasDistribution ? formatDuration(gr.medianNs).c_str() : "");
-        if (anyCost)
-            std::printf(" %14s %12s", gr.hasCost ? formatQuantity(gr.flopPerS(), "FLOP/s").c_str() : "-",
-                        gr.hasCost ? formatQuantity(gr.bytesPerS(), "B/s").c_str() : "-");
-        std::printf("\n");
-    }
+    // Full names (the column as wide as the longest), or elided in the middle with --width; the
+    // median where distributions were computed, FLOP/s and B/s where the run has op features.
+    render::TextOptions text;
+    text.width = size_t(width);
+    std::cout << '\n' << render::text(table, text);
     return 0;
 }
 

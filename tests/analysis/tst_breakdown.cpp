@@ -1,8 +1,11 @@
 // Breakdown: stored totals against a brute-force sum over the activities, for random runs and
-// every grouping; shares; drill-down filters; fallbacks for imports without levels.
+// every grouping; shares; drill-down filters; fallbacks for imports without levels; the
+// breakdown as a table (the columns, none where a figure is unknown, the CSV).
 #include "analysis/breakdown.h"
+#include "analysis/breakdowntable.h"
 #include "analysis/scopetree.h"
 #include "bench/synth/synthrun.h"
+#include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/writer.h"
@@ -23,6 +26,7 @@ private slots:
     void layerMergesPhasesAndDrillDown();
     void importWithoutLevels();
     void launchCostsPerGroup();
+    void table();
 };
 
 void TestBreakdown::againstBruteForce_data()
@@ -357,6 +361,71 @@ void TestBreakdown::launchCostsPerGroup()
     Breakdown range = computeBreakdown(*profile, GroupLevel{GroupBy::Layer, {}}, &none, TimeRange{0, 1000});
     for (const Group& g : range.groups)
         QVERIFY(!g.hasCost);
+}
+
+void TestBreakdown::table()
+{
+    Breakdown b;
+    b.groupBy = GroupBy::Layer;
+    Group softmax;
+    softmax.name = softmax.path = "softmax";
+    softmax.timeNs = 3000;
+    softmax.share = 0.75;
+    softmax.count = 2;
+    softmax.meanNs = 1500;
+    softmax.hasDistribution = true;
+    softmax.medianNs = 1000;
+    softmax.minNs = 1000;
+    softmax.maxNs = 2000;
+    softmax.hasCost = true;
+    softmax.flops = 6e6;
+    softmax.bytes = 3e3;
+    Group embedding;   // no distribution, no op features
+    embedding.name = "embedding";
+    embedding.path = "model/embedding";
+    embedding.timeNs = 1000;
+    embedding.share = 0.25;
+    embedding.count = 3;
+    embedding.meanNs = 1000.0 / 3;
+    Group idle = embedding;   // op features over no time: FLOPs known, rates not
+    idle.name = idle.path = "idle";
+    idle.timeNs = 0;
+    idle.share = 0;
+    idle.count = 1;
+    idle.meanNs = 0;
+    idle.hasCost = true;
+    idle.flops = 10;
+    b.groups = {softmax, embedding, idle};
+    const Table t = breakdownTable(b);
+    QCOMPARE(t.id, std::string("breakdown"));
+    const char* ids[] = {"name", "path", "time_ns", "share", "count", "mean_ns", "median_ns", "min_ns", "max_ns",
+                         "flops", "bytes", "flop_per_s", "bytes_per_s"};
+    QCOMPARE(t.columns.size(), size_t(BreakdownColumn::NumColumns));
+    for (size_t i = 0; i < t.columns.size(); ++i)
+        QCOMPARE(t.columns[i].id, std::string(ids[i]));
+    QCOMPARE(t.column("time_ns"), size_t(BreakdownColumn::Time));
+    QCOMPARE(t.column("bytes_per_s"), size_t(BreakdownColumn::ByteRate));
+    // The rates are Group's.
+    QCOMPARE(std::get<double>(t.at(0, "flop_per_s")), softmax.flopPerS());
+    QCOMPARE(std::get<double>(t.at(0, "bytes_per_s")), softmax.bytesPerS());
+    QVERIFY(isNone(t.at(1, "median_ns")) && isNone(t.at(1, "flops")) && isNone(t.at(1, "flop_per_s")));
+    QCOMPARE(std::get<double>(t.at(2, "flops")), 10.0);
+    QVERIFY(isNone(t.at(2, "flop_per_s")) && isNone(t.at(2, "bytes_per_s")));
+    QCOMPARE(render::csv(t), std::string("name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns,flops,bytes,flop_per_s,bytes_per_s\n"
+                                         "softmax,softmax,3000,0.75,2,1500,1000,1000,2000,6e+06,3000,2e+12,1e+09\n"
+                                         "embedding,model/embedding,1000,0.25,3,333.3333333333333,,,,,,,\n"
+                                         "idle,idle,0,0,1,0,,,,10,0,,\n"));
+    // The text table as `stats` prints it: the path titled by the grouping, time, share, count,
+    // mean, median (some group has a distribution), FLOP/s and B/s (some has op features).
+    const std::string text = render::text(t);
+    QCOMPARE(text.substr(0, text.find('\n')), std::string("layer                time  share  count      mean    median        FLOP/s        B/s"));
+    QVERIFY2(text.find("model/embedding") != std::string::npos, text.c_str());
+    b.groups = {embedding};
+    const Table plain = breakdownTable(b);
+    QVERIFY(!plain.columns[size_t(BreakdownColumn::Median)].inText);
+    QVERIFY(!plain.columns[size_t(BreakdownColumn::FlopRate)].inText);
+    QVERIFY(!plain.columns[size_t(BreakdownColumn::Name)].inText);
+    QVERIFY(plain.columns[size_t(BreakdownColumn::Path)].inText);
 }
 
 QTEST_GUILESS_MAIN(TestBreakdown)

@@ -93,14 +93,14 @@ void TestCliPredict::statsHasFeatures()
             QVERIFY2(line.contains("FLOP/s") && line.contains("B/s"), qPrintable(line));
         }
     QVERIFY(softmaxLine);
-    // CSV: the same FLOPs per group as the JSON, in its last two columns.
+    // CSV: the same FLOPs per group as the JSON, before bytes and the two rates.
     auto csv = runCli({"stats", m_file + ":1", "--group-by", "layer", "--csv"});
     QCOMPARE(csv.exitCode, 0);
     double csvFlops = 0;
     const QStringList lines = csv.out.trimmed().split('\n');
-    QVERIFY(lines.at(0).endsWith(",flops,bytes"));
+    QVERIFY(lines.at(0).endsWith(",flops,bytes,flop_per_s,bytes_per_s"));
     for (int i = 1; i < lines.size(); ++i)
-        csvFlops += lines[i].split(',').at(lines[i].split(',').size() - 2).toDouble();
+        csvFlops += lines[i].split(',').at(lines[i].split(',').size() - 4).toDouble();
     QVERIFY(std::abs(csvFlops - flops) <= 1e-9 * flops);
 }
 

@@ -306,12 +306,21 @@ private slots:
         model.setResult(m_source->compute({GroupBy::Layer, {}}));
         proxy.setFilterText({});
         QCOMPARE(proxy.rowCount(), model.rowCount());
-        // CSV: header + one line per row, raw numbers.
+        // CSV: header + one line per row, raw numbers (byte for byte `stats --csv`: tst_breakdowncsv).
         QStringList lines = model.toCsv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), model.rowCount() + 1);
-        QVERIFY(lines[0].startsWith(QStringLiteral("name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns")));
+        QCOMPARE(lines[0], QStringLiteral("name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns,flops,bytes,flop_per_s,bytes_per_s"));
         QCOMPARE(lines[1].split(QLatin1Char(','))[2].toLongLong(), model.result().rows[0].timeNs);
-        QCOMPARE(csvField(QStringLiteral("a,\"b\"")), QStringLiteral("\"a,\"\"b\"\"\""));
+        // The columns are the table's, named by analysis's BreakdownColumn.
+        for (auto [c, id] : {std::pair{BreakdownModel::NameColumn, "name"}, std::pair{BreakdownModel::PathColumn, "path"},
+                             std::pair{BreakdownModel::TimeColumn, "time_ns"}, std::pair{BreakdownModel::CountColumn, "count"},
+                             std::pair{BreakdownModel::MedianColumn, "median_ns"}, std::pair{BreakdownModel::FlopsColumn, "flops"},
+                             std::pair{BreakdownModel::FlopRateColumn, "flop_per_s"}, std::pair{BreakdownModel::ByteRateColumn, "bytes_per_s"}})
+            QCOMPARE(model.headerData(c, Qt::Horizontal, BreakdownModel::ColumnIdRole).toString(), QString::fromLatin1(id));
+        // The row's group and index.
+        QCOMPARE(model.index(0, BreakdownModel::TimeColumn).data(BreakdownModel::PathRole).toString().toStdString(),
+                 model.result().rows[0].path);
+        QCOMPARE(model.index(1, BreakdownModel::ShareColumn).data(BreakdownModel::RowRole).toInt(), 1);
     }
 
     void layerGroupMarksExactlyItsKernels()

@@ -100,7 +100,7 @@ private slots:
             QCOMPARE(model.index(row, BreakdownModel::FlopsColumn).data(BreakdownModel::SortRole).toDouble(), r.flops);
         }
         QVERIFY(std::abs(flops - m_flops) <= 1e-9 * m_flops);   // the layers partition the launches
-        QVERIFY(model.toCsv().section(QLatin1Char('\n'), 0, 0).endsWith(QStringLiteral(",flops,bytes")));
+        QVERIFY(model.toCsv().section(QLatin1Char('\n'), 0, 0).endsWith(QStringLiteral(",flops,bytes,flop_per_s,bytes_per_s")));
     }
 
     void detailsShowWork()

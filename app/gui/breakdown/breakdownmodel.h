@@ -1,38 +1,44 @@
-// The breakdown table: one row per group with total time, share, count, mean, median, min and
-// max, and for captures of bundled workloads the FLOPs and achieved FLOP/s and B/s. Display text is formatted; SortRole holds the raw number so a QSortFilterProxyModel
-// sorts numerically. CSV uses raw numbers (ns, share as a fraction) like `wheretime stats --csv`.
+// The breakdown table: the TableModel adapter over analysis's breakdown table
+// (analysis/breakdowntable.h), one row per group with time, share, count, mean, median, min and
+// max, and for captures of bundled workloads the FLOPs and achieved FLOP/s and B/s. Display
+// text, raw sort values and the CSV are TableModel's (the writer's), so the table shows what
+// `wheretime stats` prints and exports the bytes of `wheretime stats --csv`. Added here: the
+// breakdown itself (with its colours), the group's path and row as roles, the path as tooltip.
 #pragma once
 
 #include "breakdownsource.h"
 
-#include <QAbstractTableModel>
+#include "analysis/breakdowntable.h"
+#include "app/gui/core/tablemodel.h"
+
 #include <QSortFilterProxyModel>
 
 namespace wt::gui {
 
-class BreakdownModel : public QAbstractTableModel {
+class BreakdownModel : public TableModel {
     Q_OBJECT
 public:
-    // FLOPs, achieved FLOP/s and B/s: op features of captures (Group::hasCost), "-" elsewhere;
-    // the view hides them when no row has them.
-    enum Columns { NameColumn, TimeColumn, ShareColumn, CountColumn, MeanColumn, MedianColumn, MinColumn, MaxColumn,
-                   FlopsColumn, FlopRateColumn, ByteRateColumn, NUM_COLUMNS };
-    enum Roles { SortRole = Qt::UserRole, PathRole, RowRole };
+    // The table's columns (analysis's BreakdownColumn). The view shows the name, not the
+    // path, and hides the op-feature columns (FLOPs, FLOP/s, B/s) when no row has them.
+    enum Columns {
+        NameColumn = int(BreakdownColumn::Name), PathColumn = int(BreakdownColumn::Path),
+        TimeColumn = int(BreakdownColumn::Time), ShareColumn = int(BreakdownColumn::Share),
+        CountColumn = int(BreakdownColumn::Count), MeanColumn = int(BreakdownColumn::Mean),
+        MedianColumn = int(BreakdownColumn::Median), MinColumn = int(BreakdownColumn::Min),
+        MaxColumn = int(BreakdownColumn::Max), FlopsColumn = int(BreakdownColumn::Flops),
+        BytesColumn = int(BreakdownColumn::Bytes), FlopRateColumn = int(BreakdownColumn::FlopRate),
+        ByteRateColumn = int(BreakdownColumn::ByteRate), NUM_COLUMNS = int(BreakdownColumn::NumColumns)
+    };
+    // After TableModel's roles (SortRole, RawRole, ColumnIdRole).
+    enum BreakdownRoles { PathRole = ColumnIdRole + 1, RowRole };
 
-    explicit BreakdownModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+    explicit BreakdownModel(QObject* parent = nullptr);
 
     void setResult(BreakdownResult result);
     const BreakdownResult& result() const { return m_result; }
     bool hasCost() const;   // some row has op features
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-
-    // Header line plus the given rows (indices into result().rows), raw numbers.
-    QString toCsv(const std::vector<size_t>& rows) const;
-    QString toCsv() const;   // every row
 
 private:
     BreakdownResult m_result;
@@ -52,8 +58,5 @@ protected:
 private:
     QString m_text;
 };
-
-// One CSV field: quoted when it holds a comma, quote or line break.
-QString csvField(const QString& text);
 
 }  // namespace wt::gui

@@ -158,6 +158,9 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->horizontalHeader()->setSectionResizeMode(BreakdownModel::NameColumn, QHeaderView::Stretch);
+    // Which of the table's columns show (again after every new breakdown: a reset forgets).
+    connect(m_model, &QAbstractItemModel::modelReset, this, &BreakdownView::updateColumns);
+    updateColumns();
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_table, &QWidget::customContextMenuRequested, this, &BreakdownView::showTableMenu);
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& idx) {
@@ -460,12 +463,20 @@ void BreakdownView::show(BreakdownResult r)
     m_pie->setResult(r, threshold(), t);
     m_bars->setResult(r, threshold(), t);
     m_model->setResult(std::move(r));
-    const bool cost = m_model->hasCost();
-    for (int c : {BreakdownModel::FlopsColumn, BreakdownModel::FlopRateColumn, BreakdownModel::ByteRateColumn})
-        m_table->setColumnHidden(c, !cost);
     updateCrumbs();
     syncFromTimeline();
     emit updated();
+}
+
+void BreakdownView::updateColumns()
+{
+    // The name stands for the group (its path is the tooltip); the sum of bytes is CSV-only;
+    // FLOPs and the rates show for runs with op features.
+    m_table->setColumnHidden(BreakdownModel::PathColumn, true);
+    m_table->setColumnHidden(BreakdownModel::BytesColumn, true);
+    const bool cost = m_model->hasCost();
+    for (int c : {BreakdownModel::FlopsColumn, BreakdownModel::FlopRateColumn, BreakdownModel::ByteRateColumn})
+        m_table->setColumnHidden(c, !cost);
 }
 
 void BreakdownView::updateCrumbs()

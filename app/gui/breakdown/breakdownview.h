@@ -99,6 +99,7 @@ private:
     void show(BreakdownResult result);
     void finishCompute(QFutureWatcher<BreakdownResult>* watcher, int generation);
     void updateCrumbs();
+    void updateColumns();
     void syncFromTimeline();
     void showInTimeline(const std::vector<size_t>& rowIndices);
     void showPlotMenu(BreakdownPlot* plot, const QPoint& pos);

@@ -6,12 +6,14 @@
 #include "chartexport.h"
 #include "runsummary.h"
 
+#include "analysis/breakdowntable.h"
 #include "app/gui/compare/comparereport.h"
 #include "app/gui/variants/variantsactions.h"
 #include "app/gui/variants/variantsreport.h"
 #include "app/gui/core/timeformat.h"
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/widgets/timelinewidget.h"
+#include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/pathidentity.h"
 #include "storage/reader.h"
@@ -56,23 +58,30 @@ QString html(const QString& s)
     return s.toHtmlEscaped();
 }
 
+// The first rows of the breakdown table (the CSV's table; the writer's cell text, as the GUI's
+// table shows it), with each group's colour.
 QString htmlTable(const BreakdownResult& r, size_t maxRows)
 {
-    QString out = QStringLiteral("<table><tr><th>%1</th><th>time</th><th>share</th><th>count</th><th>mean</th><th>median</th>"
-                                 "<th>min</th><th>max</th></tr>\n")
-                      .arg(groupByLabel(r.level.groupBy));
-    for (size_t i = 0; i < r.rows.size() && i < maxRows; ++i) {
-        const BreakdownRow& row = r.rows[i];
-        auto stat = [&](int64_t v) { return row.hasDistribution ? formatDuration(double(v)) : QStringLiteral("-"); };
-        out += QStringLiteral("<tr><td><span class=\"sw\" style=\"background:%1\"></span>%2</td><td>%3</td><td>%4%</td>"
-                              "<td>%5</td><td>%6</td><td>%7</td><td>%8</td><td>%9</td></tr>\n")
-                   .arg(QColor::fromRgb(row.color).name(), html(QString::fromStdString(row.name)),
-                        formatDuration(double(row.timeNs)), QString::number(100.0 * row.share, 'f', 1),
-                        QString::number(row.count), formatDuration(row.meanNs), stat(row.medianNs),
-                        stat(row.minNs), stat(row.maxNs));
+    const Table t = breakdownTable(r.level.groupBy, r.rows);
+    std::vector<size_t> cols;
+    for (const char* id : {"name", "time_ns", "share", "count", "mean_ns", "median_ns", "min_ns", "max_ns"})
+        cols.push_back(t.column(id));
+    QString out = QStringLiteral("<table><tr>");
+    for (size_t c : cols)
+        out += QStringLiteral("<th>%1</th>").arg(html(QString::fromStdString(t.columns[c].title)));
+    out += QStringLiteral("</tr>\n");
+    for (size_t i = 0; i < t.rows.size() && i < maxRows; ++i) {
+        out += QStringLiteral("<tr>");
+        for (size_t c : cols) {
+            const QString cell = html(QString::fromStdString(render::cellText(t.columns[c], t.rows[i][c])));
+            out += c == cols.front() ? QStringLiteral("<td><span class=\"sw\" style=\"background:%1\"></span>%2</td>")
+                                           .arg(QColor::fromRgb(r.rows[i].color).name(), cell)
+                                     : QStringLiteral("<td>%1</td>").arg(cell);
+        }
+        out += QStringLiteral("</tr>\n");
     }
-    if (r.rows.size() > maxRows)
-        out += QStringLiteral("<tr><td colspan=\"8\"><i>%1 more rows in the CSV</i></td></tr>\n").arg(r.rows.size() - maxRows);
+    if (t.rows.size() > maxRows)
+        out += QStringLiteral("<tr><td colspan=\"%1\"><i>%2 more rows in the CSV</i></td></tr>\n").arg(cols.size()).arg(t.rows.size() - maxRows);
     return out + QStringLiteral("</table>\n");
 }
 
@@ -245,7 +254,7 @@ ReportResult writeReport(const ReportOptions& o)
                QStringLiteral("Kernels by time"), {}))
         return fail(error);
 
-    // Tables.
+    // Tables: the table model's CSV, what the view's export writes (and `wheretime stats --csv`).
     BreakdownModel model;
     for (const BreakdownResult* r : {&layers, &phases, &ops, &kernels, &categories}) {
         model.setResult(*r);
