@@ -344,9 +344,12 @@ timeout "$T" "$bin" sweep "$sdb" --layer softmax --json >"$out/scaling-gcn.json"
 summary=$(python3 - "$out/scaling-gcn.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))
-parts = []
-for s in t["series"]:
-    parts.append(s["group"] + " " + "/".join(f"{p['share'] * 100:.0f}%" for p in s["points"]))
+parts, series = [], {}
+for r in t["rows"]:   # one row per point, in series order (the sweep table, docs/softmax-variants.md)
+    if r["source"] == "measured":
+        series.setdefault(r.get(t["group_key"]) or r["series"], []).append(r)
+for name, points in series.items():
+    parts.append(name + " " + "/".join("-" if p["share"] is None else f"{p['share'] * 100:.0f}%" for p in points))
 print(f"softmax share at {t['x_key']}={','.join(t['x_values'])}: " + "; ".join(parts))
 PY
 ) || fail "cannot read $out/scaling-gcn.json"

@@ -1,13 +1,16 @@
 // wheretime predict: predicted runs of a bundled workload (backend `model`), from the roofline
 // of a device in the table or a calibrated CPU, or from a fitted predictor (--model); fitting
 // predictors on measured runs (--fit); leave-one-run-out evaluation (--evaluate). The figures
-// come from analysis/costmodel.h and analysis/predictor.h; this file lists the ops (kernels'
+// come from analysis/costmodel.h and analysis/predictor.h (the evaluation's tables from
+// analysis/evaluationtable.h, written by render/); this file lists the ops (kernels'
 // dry run) and writes the runs with the scope tree a capture has.
 #include "analysis/costmodel.h"
+#include "analysis/evaluationtable.h"
 #include "analysis/opfeatures.h"
 #include "analysis/predictor.h"
 #include "app/cli/command.h"
 #include "kernels/model.h"
+#include "render/tablewriter.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
 #include "storage/json.h"
@@ -29,7 +32,7 @@ const char* kUsage =
     "usage: wheretime predict --workload W [--variant V] [--preset P] [--set key=value]...\n"
     "                         [--sweep key=v1,v2,...] --device NAME [--model NAME] [--steps N] -o FILE\n"
     "       wheretime predict --fit FILE[:RUN]... --name NAME [-o FILE]\n"
-    "       wheretime predict --evaluate FILE [--device NAME] [--json]\n\n"
+    "       wheretime predict --evaluate FILE [--device NAME] [--json | --csv]\n\n"
     "Predicted runs: the ops of a training step (as `wheretime workloads W --ops` lists them), each\n"
     "with a predicted time, written as a run with backend `model` and the scope tree of a capture,\n"
     "so stats, compare and the GUI show it like a measurement (metadata predicted=true).\n"
@@ -50,10 +53,11 @@ const char* kUsage =
     "--evaluate: holds each measured run of FILE out in turn, fits on the rest, predicts it; prints\n"
     "per-layer and whole-step mean absolute percentage errors of the predictor, the roofline of\n"
     "--device (default: the file's first calibration) and FLOPs alone (one ns/FLOP fitted on the rest).\n"
-    "  --json       {runs:[{run, name, measured_step_ns, model_step_ns, roofline_step_ns, flops_step_ns,\n"
-    "               layer_mape_model, ...}], step_mape_model, step_mape_roofline, step_mape_flops,\n"
-    "               layer_mape_model, layer_mape_roofline, layer_mape_flops} (percent; roofline null\n"
-    "               without a device)\n";
+    "  --csv        one row per held-out run: run, name, measured_step_ns, model_step_ns,\n"
+    "               roofline_step_ns, flops_step_ns, layers, layer_mape_model, layer_mape_roofline,\n"
+    "               layer_mape_flops (ns per step; MAPE in percent; roofline empty without a device)\n"
+    "  --json       {file, roofline_device, runs: [the --csv rows as objects], mape: [{error_of: \"per\n"
+    "               layer\" | \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
 
 std::string nowIso()
 {
@@ -370,6 +374,8 @@ int runFit(Args& args)
 int runEvaluate(Args& args)
 {
     const std::string file = *args.value("--evaluate");
+    if (args.flag("--json") && args.flag("--csv"))
+        throw UsageError("--json and --csv exclude each other");
     Database db(file, OpenMode::ReadOnly);
     Reader reader(db);
     std::vector<RunSamples> runs;
@@ -396,38 +402,19 @@ int runEvaluate(Args& args)
     } catch (const std::invalid_argument& e) {
         return fail(file + ": " + e.what());
     }
-    auto num = [&](double v, bool known) { return known ? json::number(v) : std::string("null"); };
+    const std::string deviceName = device ? device->name : std::string();
+    const Table runsTable = evaluationRunsTable(ev, file, deviceName), mape = evaluationMapeTable(ev);
     if (args.flag("--json")) {
         std::cout << "{\"file\":" << json::quote(file) << ",\"roofline_device\":"
-                  << (device ? json::quote(device->name) : std::string("null")) << ",\"runs\":[";
-        for (size_t i = 0; i < ev.runs.size(); ++i) {
-            const RunEvaluation& r = ev.runs[i];
-            std::cout << (i ? ",\n " : "\n ") << "{\"run\":" << r.runId << ",\"name\":" << json::quote(r.name)
-                      << ",\"measured_step_ns\":" << json::number(r.measuredStepNs)
-                      << ",\"model_step_ns\":" << json::number(r.modelStepNs)
-                      << ",\"roofline_step_ns\":" << num(r.rooflineStepNs, ev.hasRoofline)
-                      << ",\"flops_step_ns\":" << json::number(r.flopsStepNs) << ",\"layers\":" << r.layers
-                      << ",\"layer_mape_model\":" << json::number(r.layerMapeModel)
-                      << ",\"layer_mape_roofline\":" << num(r.layerMapeRoofline, ev.hasRoofline)
-                      << ",\"layer_mape_flops\":" << json::number(r.layerMapeFlops) << "}";
-        }
-        std::cout << "],\"step_mape_model\":" << json::number(ev.stepMapeModel)
-                  << ",\"step_mape_roofline\":" << num(ev.stepMapeRoofline, ev.hasRoofline)
-                  << ",\"step_mape_flops\":" << json::number(ev.stepMapeFlops)
-                  << ",\"layer_mape_model\":" << json::number(ev.layerMapeModel)
-                  << ",\"layer_mape_roofline\":" << num(ev.layerMapeRoofline, ev.hasRoofline)
-                  << ",\"layer_mape_flops\":" << json::number(ev.layerMapeFlops) << "}\n";
+                  << (device ? json::quote(device->name) : std::string("null")) << ",\n\"runs\":" << render::jsonRows(runsTable)
+                  << ",\n\"mape\":" << render::jsonRows(mape) << "}\n";
         return 0;
     }
-    std::printf("leave-one-run-out over %zu runs of %s (roofline: %s)\n\n", ev.runs.size(), file.c_str(),
-                device ? device->name.c_str() : "none, no calibration");
-    std::printf("%-44s %12s %12s %12s %12s %8s\n", "run", "measured ms", "model ms", "roofline ms", "flops ms", "layer%");
-    for (const RunEvaluation& r : ev.runs)
-        std::printf("%-44.44s %12.3f %12.3f %12.3f %12.3f %8.1f\n", r.name.c_str(), r.measuredStepNs / 1e6,
-                    r.modelStepNs / 1e6, r.rooflineStepNs / 1e6, r.flopsStepNs / 1e6, r.layerMapeModel);
-    std::printf("\nMAPE          predictor   roofline   flops-only\n");
-    std::printf("per layer     %8.1f%%  %8.1f%%  %9.1f%%\n", ev.layerMapeModel, ev.layerMapeRoofline, ev.layerMapeFlops);
-    std::printf("whole step    %8.1f%%  %8.1f%%  %9.1f%%\n", ev.stepMapeModel, ev.stepMapeRoofline, ev.stepMapeFlops);
+    if (args.flag("--csv")) {
+        std::cout << render::csv(runsTable);
+        return 0;
+    }
+    std::cout << render::text(runsTable, {44}) << "\n" << render::text(mape);
     return 0;
 }
 
@@ -463,7 +450,8 @@ const RegisterCommand reg{{"predict", "predicted runs from a cost model (rooflin
                             {"--output", "FILE", "the same as -o"},
                             {"--fit", "FILE[:RUN]...", "fit a predictor on these runs (every FILE[:RUN] up to the next option)"},
                             {"--evaluate", "FILE", "leave-one-run-out evaluation of the runs of FILE"},
-                            {"--json", "", "--evaluate: print JSON"}}}};
+                            {"--json", "", "--evaluate: print JSON"},
+                            {"--csv", "", "--evaluate: print the per-run table as CSV"}}}};
 
 }  // namespace
 }  // namespace wt::cli

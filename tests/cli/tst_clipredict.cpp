@@ -122,19 +122,43 @@ void TestCliPredict::evaluateSweep()
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     QJsonObject o = parseObject(r.out);
     QCOMPARE(o.value("runs").toArray().size(), 6);
+    // The MAPE table: per layer and whole step, for the predictor, the roofline (calibrated by
+    // the test above) and FLOPs alone.
+    const QJsonArray mape = o.value("mape").toArray();
+    QCOMPARE(mape.size(), 2);
+    QCOMPARE(mape[0].toObject().value("error_of").toString(), QStringLiteral("per layer"));
+    QCOMPARE(mape[1].toObject().value("error_of").toString(), QStringLiteral("whole step"));
     int mapeFields = 0;
-    for (const QString& key : o.keys())
-        if (key.contains("mape")) {
+    for (const auto& row : mape)
+        for (const char* key : {"model", "roofline", "flops"}) {
+            const QJsonValue v = row.toObject().value(QLatin1String(key));
+            QVERIFY2(v.isDouble() && std::isfinite(v.toDouble()) && v.toDouble() >= 0, key);
             ++mapeFields;
-            QVERIFY2(o.value(key).isDouble() && std::isfinite(o.value(key).toDouble()), qPrintable(key));
-            QVERIFY(o.value(key).toDouble() >= 0);
         }
-    QCOMPARE(mapeFields, 6);   // model, roofline (calibrated by the test above), flops; step and layer
+    QCOMPARE(mapeFields, 6);
+    // The whole step's MAPE is the mean of the runs' step errors (computed here from the rows).
+    double stepApe = 0;
+    for (const auto& run : o.value("runs").toArray()) {
+        const QJsonObject ro = run.toObject();
+        stepApe += 100.0 * std::abs(ro.value("model_step_ns").toDouble() - ro.value("measured_step_ns").toDouble()) /
+                   ro.value("measured_step_ns").toDouble();
+    }
+    stepApe /= o.value("runs").toArray().size();
+    QVERIFY2(std::abs(stepApe - mape[1].toObject().value("model").toDouble()) <= 1e-9 * std::max(1.0, stepApe),
+             qPrintable(QString::number(stepApe)));
     for (const auto& run : o.value("runs").toArray())
         QVERIFY(run.toObject().value("measured_step_ns").toDouble() > 0);
     auto text = runCli({"predict", "--evaluate", m_file});
     QCOMPARE(text.exitCode, 0);
     QVERIFY(text.out.contains("whole step"));
+    // --csv: the per-run table, the same numbers as the JSON rows.
+    auto csv = runCli({"predict", "--evaluate", m_file, "--csv"});
+    QCOMPARE(csv.exitCode, 0);
+    const QStringList lines = csv.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 1 + 6);
+    QCOMPARE(lines[0], QStringLiteral("run,name,measured_step_ns,model_step_ns,roofline_step_ns,flops_step_ns,layers,"
+                                      "layer_mape_model,layer_mape_roofline,layer_mape_flops"));
+    QCOMPARE(runCli({"predict", "--evaluate", m_file, "--csv", "--json"}).exitCode, 2);
 }
 
 void TestCliPredict::fitAndPredictWithModel()

@@ -83,28 +83,30 @@ void TestCliVariants::sweepOfThreeCaptures()
     QCOMPARE(t["x_key"].toString(), QStringLiteral("hidden"));
     QVERIFY(t["numeric"].toBool());
     QCOMPARE(t["x_values"].toArray().toVariantList(), (QVariantList{"8", "16", "32"}));
-    QJsonArray series = t["series"].toArray();
-    QVERIFY(series.size() >= 3);
+    // One row per (series, value): the table's rows, keyed by the CSV header.
+    QJsonArray rows = t["rows"].toArray();
+    QVERIFY(rows.size() >= 3 * 3);
+    QCOMPARE(rows.size() % 3, 0);
     bool sawSoftmax = false;
-    for (const auto& v : series) {
-        QJsonObject se = v.toObject();
-        QJsonArray points = se["points"].toArray();
-        QCOMPARE(points.size(), 3);
-        QCOMPARE(points[0].toObject()["x"].toDouble(), 8.0);
-        for (const auto& p : points) {
-            QJsonObject po = p.toObject();
-            for (const char* f : {"value", "x", "run", "present", "ns", "share", "step_ns"})
-                QVERIFY2(po.contains(QLatin1String(f)), f);
-            if (po["present"].toBool())
-                QCOMPARE(po["share"].toDouble(), po["ns"].toDouble() / po["step_ns"].toDouble());
-        }
-        sawSoftmax |= se["layer"].toString() == QLatin1String("softmax");
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        QJsonObject po = rows[i].toObject();
+        for (const char* f : {"series", "layer", "hidden", "run", "source", "layer_ns", "share", "step_ns", "predicted_ns",
+                              "predicted_run", "error_pct"})
+            QVERIFY2(po.contains(QLatin1String(f)), f);
+        QCOMPARE(po["hidden"].toString(), (QStringList{"8", "16", "32"})[int(i % 3)]);   // x order within a series
+        QCOMPARE(po["source"].toString(), QStringLiteral("measured"));
+        QVERIFY(po["predicted_ns"].isNull());   // no predicted twin in this file
+        if (!po["layer_ns"].isNull())
+            QCOMPARE(po["share"].toDouble(), po["layer_ns"].toDouble() / po["step_ns"].toDouble());
+        sawSoftmax |= po["layer"].toString() == QLatin1String("softmax");
     }
     QVERIFY(sawSoftmax);
 
     auto one = runCli({"sweep", file, "--layer", "softmax", "--csv"});
     QVERIFY2(one.exitCode == 0, qPrintable(one.err));
     QCOMPARE(one.out.trimmed().split('\n').size(), 4);   // header + 3 points
+    QCOMPARE(one.out.section('\n', 0, 0),
+             QStringLiteral("series,layer,hidden,run,source,layer_ns,share,step_ns,predicted_ns,predicted_run,error_pct"));
     auto list = runCli({"sweep", file, "--list"});
     QVERIFY(list.exitCode == 0);
     QVERIFY(list.out.contains(*ids.begin()));
@@ -160,16 +162,16 @@ void TestCliVariants::variantsEqualCompare()
     QCOMPARE(runs.size(), 3);
     for (const auto& x : runs) {
         QJsonObject o = x.toObject();
-        for (const char* f : {"file", "id", "name", "workload", "variant", "preset", "value", "steps", "forward_ns",
-                              "backward_ns", "update_ns", "layer_ns", "share", "step_ns", "step_wall_ns", "speedup",
-                              "forward_speedup", "backward_speedup", "step_speedup", "ops"})
+        for (const char* f : {"variant", "baseline", "run", "name", "file", "steps", "forward_ns", "backward_ns", "update_ns",
+                              "layer_ns", "share", "step_ns", "step_wall_ns", "speedup", "forward_speedup", "backward_speedup",
+                              "step_speedup"})
             QVERIFY2(o.contains(QLatin1String(f)), f);
     }
 
     // compare over the same runs, in the same order.
     QStringList sel{"compare"};
     for (const auto& x : runs)
-        sel << file + ":" + QString::number(x.toObject()["id"].toInt());
+        sel << file + ":" + QString::number(x.toObject()["run"].toInt());
     auto c = runCli(QStringList(sel) << "--json");
     QVERIFY2(c.exitCode == 0, qPrintable(c.err));
     QJsonObject cmp = parseObject(c.out);
@@ -195,9 +197,10 @@ void TestCliVariants::variantsEqualCompare()
         QCOMPARE(o["forward_ns"].toDouble(), fwdNs[i].toDouble());
         QCOMPARE(o["share"].toDouble(), softmaxNs[i].toDouble() / totals[i].toDouble());
         QCOMPARE(o["speedup"].toDouble(), baseNs / o["layer_ns"].toDouble());
+        // The op table: one column per run, named by its value; the ops add up to the layer.
         double ops = 0;
-        for (const auto& op : o["ops"].toObject())
-            ops += op.toDouble();
+        for (const auto& op : t["ops"].toArray())
+            ops += op.toObject()[o["variant"].toString() + QStringLiteral("_ns")].toDouble();   // null (absent) reads 0
         QVERIFY(std::abs(ops - o["layer_ns"].toDouble()) <= 1e-6 * ops);
     }
     // The same runs given as FILE:RUN, and another baseline.
@@ -208,6 +211,7 @@ void TestCliVariants::variantsEqualCompare()
     QJsonObject gt = parseObject(g.out);
     QCOMPARE(gt["baseline_value"].toString(), QStringLiteral("full"));
     QCOMPARE(gt["runs"].toArray()[0].toObject()["speedup"].toDouble(), 1.0);
+    QCOMPARE(gt["runs"].toArray()[0].toObject()["baseline"].toString(), QStringLiteral("yes"));
     auto text = runCli({"variants", file});
     QVERIFY(text.exitCode == 0);
     QVERIFY(text.out.contains(QStringLiteral("differ in variant")));

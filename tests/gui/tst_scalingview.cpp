@@ -4,6 +4,7 @@
 // the run browser; the run browser opens the sweep of a tagged run; an unknown sweep id is one
 // line; the headless report writes the scaling section.
 #include "app/gui/breakdown/report.h"
+#include "app/gui/core/tablemodel.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/variants/scalingview.h"
 #include "app/gui/variants/variantsactions.h"
@@ -38,6 +39,62 @@ bool near(double a, double b)
     return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
 }
 
+// The layer's kernel time per step of a run, straight from the file: docs/schema.md's "time per
+// layer" query over the stored totals (no analysis code), divided by the run's steps.
+double layerNsPerStep(const QString& file, qint64 run, const char* layer, int steps)
+{
+    Database db(file.toStdString(), OpenMode::ReadOnly);
+    const char* sql =
+        "WITH RECURSIVE up(scope, anc) AS (SELECT id, id FROM scopes UNION ALL "
+        "  SELECT up.scope, s.parent_id FROM up JOIN scopes s ON s.id = up.anc WHERE s.parent_id != 0) "
+        "SELECT sum(t.time_ns) FROM totals t JOIN up ON up.scope = t.scope_id JOIN scopes s ON s.id = up.anc "
+        "  JOIN strings l ON l.id = s.level_id AND l.value = 'layer' JOIN strings n ON n.id = s.name_id "
+        "WHERE t.run_id = ?1 AND t.kind = 0 AND n.value = ?2";
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db.handle(), sql, -1, &st, nullptr) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, run);
+    sqlite3_bind_text(st, 2, layer, -1, SQLITE_STATIC);
+    double ns = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : -1;
+    sqlite3_finalize(st);
+    return ns / steps;
+}
+
+QByteArray readFile(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Every measured row with a predicted twin: its error_pct against (predicted - measured) /
+// measured of the layer's time per step computed from the file; returns the rows checked.
+int checkErrors(const QString& file, const QByteArray& csv, int measuredSteps, int predictedSteps)
+{
+    const QList<QByteArray> lines = csv.trimmed().split('\n');
+    const QList<QByteArray> head = lines.value(0).split(',');
+    const int layer = int(head.indexOf("layer")), run = int(head.indexOf("run")), source = int(head.indexOf("source")),
+              predictedRun = int(head.indexOf("predicted_run")), error = int(head.indexOf("error_pct"));
+    if (layer < 0 || run < 0 || source < 0 || predictedRun < 0 || error < 0)
+        return -1;
+    int checked = 0;
+    for (int i = 1; i < lines.size(); ++i) {
+        const QList<QByteArray> f = lines[i].split(',');
+        if (f.size() != head.size())
+            return -1;
+        if (f[source] != "measured" || f[predictedRun].isEmpty())
+            continue;
+        const double m = layerNsPerStep(file, f[run].toLongLong(), f[layer].constData(), measuredSteps);
+        const double p = layerNsPerStep(file, f[predictedRun].toLongLong(), f[layer].constData(), predictedSteps);
+        const double want = 100.0 * (p - m) / m;
+        if (!(m > 0) || !(std::abs(f[error].toDouble() - want) <= 1e-9 * std::max(1.0, std::abs(want)))) {
+            qWarning("row %d: error_pct %s, computed %.17g (measured %.17g, predicted %.17g)", i, f[error].constData(), want, m, p);
+            return -1;
+        }
+        ++checked;
+    }
+    return checked;
+}
+
 bool loadAndWait(ScalingView& view, const QString& file, const QString& id, bool expectReady = true)
 {
     QSignalSpy ready(&view, &ScalingView::ready);
@@ -60,7 +117,9 @@ private slots:
     void runBrowserOpensSweep();
     void unknownSweep();
     void report();
-    void predictedTwinDashed();   // last: adds a predicted sweep to the file
+    void predictedTwinDashed();   // adds a predicted sweep to the file
+    void csvByteForByte();        // the CLI's --csv, the view's export and the report's scaling.csv
+    void gridCsvByteForByte();    // the same on a hidden x variant grid with its predicted twin
 
 private:
     QString m_file;   // one sweep: gcn tiny, hidden 8, 16, 32 (CPU, 2 steps each)
@@ -284,16 +343,115 @@ void TestScalingView::predictedTwinDashed()
     QCOMPARE(js.exitCode, 0);
     const QJsonObject o = QJsonDocument::fromJson(js.out.toUtf8()).object();
     QCOMPARE(o.value(QStringLiteral("predicted_sweep")).toString(), QString::fromStdString(predicted.sweep.id));
-    for (const auto& pt : o.value(QStringLiteral("series")).toArray().at(0).toObject().value(QStringLiteral("points")).toArray()) {
+    int measuredRows = 0;
+    for (const auto& pt : o.value(QStringLiteral("rows")).toArray()) {
         const QJsonObject po = pt.toObject();
-        const SweepPoint* want = findSweepPoint(predicted, "softmax", po.value(QStringLiteral("value")).toString().toStdString());
+        if (po.value(QStringLiteral("source")).toString() != QLatin1String("measured"))
+            continue;
+        ++measuredRows;
+        const SweepPoint* want = findSweepPoint(predicted, "softmax", po.value(QStringLiteral("hidden")).toString().toStdString());
         QVERIFY(want);
         QVERIFY(near(po.value(QStringLiteral("predicted_ns")).toDouble(), want->ns));
+        QCOMPARE(po.value(QStringLiteral("predicted_run")).toInteger(), want->runId);
     }
+    QCOMPARE(measuredRows, 3);
+    // Hovering a predicted point names its measured twin and the prediction's error.
+    for (size_t l = measured; l < d.lines.size(); ++l)
+        for (int p = 0; p < int(d.lines[l].points.size()); ++p) {
+            const QString tip = scalingPointText(d, int(l), p);
+            QVERIFY2(tip.contains(QStringLiteral("predicted (run")) && tip.contains(QStringLiteral("measured ")) &&
+                         tip.contains(QStringLiteral("prediction error")),
+                     qPrintable(tip));
+        }
     auto text = runCli({QStringLiteral("sweep"), m_file});
     QCOMPARE(text.exitCode, 0);
     QVERIFY(text.out.contains(QStringLiteral("predicted twin: sweep")));
     QVERIFY(text.out.contains(QStringLiteral("error")));
+}
+
+void TestScalingView::csvByteForByte()
+{
+    // m_file holds the measured sweep (hidden 8, 16, 32; 2 steps) and its predicted twin (3 steps).
+    ScalingView view;
+    QVERIFY(loadAndWait(view, m_file, {}));
+    QVERIFY(view.hasTable());
+    const QString dir = QFileInfo(QString::fromStdString(test::tempPath("bytes/x"))).absolutePath();
+    QDir().mkpath(dir);
+    for (const QString& layer : {QString(), QStringLiteral("softmax")}) {
+        view.setLayer(layer);
+        QStringList args{QStringLiteral("sweep"), m_file, QStringLiteral("--csv")};
+        if (!layer.isEmpty())
+            args << QStringLiteral("--layer") << layer;
+        auto cli = runCli(args);
+        QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+        const QByteArray want = cli.out.toUtf8();
+        QVERIFY(want.startsWith("series,layer,hidden,run,source,layer_ns,share,step_ns,predicted_ns,predicted_run,error_pct\n"));
+        QCOMPARE(view.chartCsv().toUtf8(), want);
+        const QString path = dir + QStringLiteral("/scaling-%1.csv").arg(layer.isEmpty() ? QStringLiteral("all") : layer);
+        QString error;
+        QVERIFY2(view.exportChart(ScalingPlot::Kind::Share, path, &error), qPrintable(error));
+        QCOMPARE(readFile(path), want);
+        // The table under the charts is the same table: its rows, the writer's text in each cell.
+        QCOMPARE(view.tableModel()->toCsv().toUtf8(), want);
+        QCOMPARE(view.tableModel()->rowCount(), int(want.count('\n')) - 1);
+        // Three measured points per series carry the twin's time and error, checked from the file.
+        const int series = layer.isEmpty() ? int(m_table.series.size()) : 1;
+        QCOMPARE(checkErrors(m_file, want, 2, 3), 3 * series);
+    }
+    // The report's scaling.csv (a one-key sweep: every layer).
+    ReportOptions o;
+    o.outDir = QFileInfo(QString::fromStdString(test::tempPath("bytes-report/x"))).absolutePath();
+    o.file = m_file;
+    o.sweep = true;
+    o.sweepId = QString::fromStdString(m_table.sweep.id);
+    ReportResult r = writeReport(o);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    auto cli = runCli({QStringLiteral("sweep"), m_file, QStringLiteral("--csv")});
+    QCOMPARE(readFile(o.outDir + QStringLiteral("/scaling.csv")), cli.out.toUtf8());
+    // The report's table names the prediction's error at each measured point.
+    QVERIFY(QString::fromUtf8(readFile(o.outDir + QStringLiteral("/index.md"))).contains(QStringLiteral(", predicted ")));
+}
+
+void TestScalingView::gridCsvByteForByte()
+{
+    const QString file = QFileInfo(QString::fromStdString(test::tempPath("grid.wt"))).absoluteFilePath();
+    const QString variants = QStringLiteral("variant=full,adaptive,fused,bucketed");
+    auto c = runCli({QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                     QStringLiteral("tiny"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--steps"), QStringLiteral("2"),
+                     QStringLiteral("--sweep"), QStringLiteral("hidden=16,32"), QStringLiteral("--sweep"), variants, QStringLiteral("-o"), file},
+                    600000);
+    QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+    // The predicted twin: the same grid and one hidden size beyond (docs/prediction.md).
+    auto p = runCli({QStringLiteral("predict"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                     QStringLiteral("tiny"), QStringLiteral("--sweep"), QStringLiteral("hidden=16,32,64"), QStringLiteral("--sweep"), variants,
+                     QStringLiteral("--device"), QStringLiteral("h100"), QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("-o"), file});
+    QVERIFY2(p.exitCode == 0, qPrintable(p.err));
+    ScalingView view;
+    QVERIFY(loadAndWait(view, file, {}));
+    QCOMPARE(view.layer(), QStringLiteral("softmax"));   // a grid starts at the softmax layer
+    auto cli = runCli({QStringLiteral("sweep"), file, QStringLiteral("--layer"), QStringLiteral("softmax"), QStringLiteral("--csv")});
+    QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+    const QByteArray want = cli.out.toUtf8();
+    QVERIFY2(want.startsWith("series,layer,variant,hidden,run,source,layer_ns,share,step_ns,predicted_ns,predicted_run,error_pct\n"),
+             want.left(200).constData());
+    // 4 variants x 2 measured sizes, then 4 x 3 predicted points.
+    QCOMPARE(int(want.count('\n')), 1 + 8 + 12);
+    QCOMPARE(view.chartCsv().toUtf8(), want);
+    QCOMPARE(checkErrors(file, want, 2, 3), 8);
+    ReportOptions o;
+    o.outDir = QFileInfo(QString::fromStdString(test::tempPath("grid-report/x"))).absolutePath();
+    o.file = file;
+    o.sweep = true;
+    o.sweepId = QString::fromStdString(view.table().sweep.id);
+    ReportResult r = writeReport(o);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(readFile(o.outDir + QStringLiteral("/scaling.csv")), want);
+    // The lines: one per variant, measured and predicted; the predicted ones reach hidden 64.
+    const ScalingChartData& d = view.timePlot()->chart();
+    QCOMPARE(d.lines.size(), size_t(8));
+    QCOMPARE(d.xValues, (QStringList{QStringLiteral("16"), QStringLiteral("32"), QStringLiteral("64")}));
+    for (const ScalingLine& l : d.lines)
+        QCOMPARE(l.points.size(), size_t(l.predicted ? 3 : 2));
 }
 
 QTEST_MAIN(TestScalingView)

@@ -6,6 +6,7 @@
 // (PNG, SVG, PDF, CSV), and the headless report writes the variants section and still refuses
 // to write over its input.
 #include "app/gui/breakdown/report.h"
+#include "app/gui/core/tablemodel.h"
 #include "app/gui/variants/variantsactions.h"
 #include "app/gui/variants/variantsreport.h"
 #include "app/gui/variants/variantsview.h"
@@ -24,6 +25,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QMenu>
 #include <QSignalSpy>
 #include <QTest>
@@ -60,6 +62,7 @@ private slots:
     void runBrowserComparesVariants();
     void exportsEveryChart();
     void report();
+    void csvByteForByte();   // the CLI's --csv, the view's export and the report's CSVs, four variants
 
 private:
     // Loads the runs into the view and waits for ready (or failed).
@@ -155,7 +158,7 @@ void TestVariantsView::barsEqualAnalysis()
     for (const QJsonValue& v : rows) {
         const QJsonObject o = v.toObject();
         for (const VariantRow& r : t.rows)
-            if (o.value(QStringLiteral("id")).toInteger() == r.info.id) {
+            if (o.value(QStringLiteral("run")).toInteger() == r.info.id) {
                 QVERIFY(near(o.value(QStringLiteral("layer_ns")).toDouble(), r.layerNs));
                 ++matched;
             }
@@ -241,12 +244,19 @@ void TestVariantsView::exportsEveryChart()
     const QByteArray s = svg.readAll();
     for (const char* v : {"variant adaptive", "variant full", "variant fused", "baseline adaptive"})
         QVERIFY2(s.contains(v), v);
-    // CSV: one row per variant with analysis's raw numbers.
+    // CSV: the variants table, one row per variant with analysis's raw numbers.
     const QStringList lines = view.chartCsv(VariantsPlot::Kind::LayerTime).trimmed().split(QLatin1Char('\n'));
     QCOMPARE(lines.size(), 4);
-    QVERIFY(lines[0].startsWith(QStringLiteral("variant,run,file,forward_ns,backward_ns")));
+    QVERIFY2(lines[0].startsWith(QStringLiteral("variant,baseline,run,name,file,steps,forward_ns,backward_ns")), qPrintable(lines[0]));
     const VariantRow& r0 = view.table().rows[0];
-    QCOMPARE(lines[1].split(QLatin1Char(','))[3].toDouble(), r0.forwardNs);
+    QCOMPARE(lines[1].split(QLatin1Char(','))[6].toDouble(), r0.forwardNs);
+    // The table under the charts is the same table, in the writer's text.
+    QCOMPARE(view.tableModel()->toCsv(), view.chartCsv(VariantsPlot::Kind::Share));
+    QCOMPARE(view.tableModel()->rowCount(), 3);
+    // The ops chart's CSV: the op table, one row per op of the stack.
+    const QStringList opLines = view.chartCsv(VariantsPlot::Kind::Ops).trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(opLines[0], QStringLiteral("op,adaptive_ns,full_ns,fused_ns"));
+    QCOMPARE(opLines.size(), 1 + int(view.table().opNames.size()));
     QString error;
     QVERIFY(!view.exportChart(VariantsPlot::Kind::Share, dir + QStringLiteral("/x.txt"), &error));
     QVERIFY(error.contains(QStringLiteral(".csv")));
@@ -274,7 +284,7 @@ void TestVariantsView::report()
     const QString text = QString::fromUtf8(md.readAll());
     QVERIFY(text.contains(QStringLiteral("## Variants: Softmax layer by variant")));
     QVERIFY(text.contains(QStringLiteral("![variants-layer](variants-layer.png)")));
-    QVERIFY(text.contains(QStringLiteral("adaptive (baseline)")));
+    QVERIFY2(text.contains(QStringLiteral("| adaptive | yes | ")), qPrintable(text));   // the baseline, as the CLI prints it
     QFile html(out + QStringLiteral("/index.html"));
     QVERIFY(html.open(QIODevice::ReadOnly));
     QVERIFY(html.readAll().contains("<img src=\"variants-ops.png\""));
@@ -302,6 +312,71 @@ void TestVariantsView::report()
     QVERIFY2(!r.error.isEmpty(), "no error line");
     QCOMPARE(QFileInfo(input).size(), size);
     QVERIFY(!QFileInfo::exists(trap + QStringLiteral("/index.md")));
+}
+
+void TestVariantsView::csvByteForByte()
+{
+    // The four variants of scripts/variants.sh, captured by one sweep.
+    const QString file = QFileInfo(QString::fromStdString(test::tempPath("four.wt"))).absoluteFilePath();
+    auto c = runCli({QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                     QStringLiteral("tiny"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--steps"), QStringLiteral("2"),
+                     QStringLiteral("--sweep"), QStringLiteral("variant=full,adaptive,fused,bucketed"), QStringLiteral("-o"), file},
+                    600000);
+    QVERIFY2(c.exitCode == 0, qPrintable(c.err));
+    auto cli = runCli({QStringLiteral("variants"), file, QStringLiteral("--csv")});
+    QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
+    auto ops = runCli({QStringLiteral("variants"), file, QStringLiteral("--csv"), QStringLiteral("--ops")});
+    QVERIFY2(ops.exitCode == 0, qPrintable(ops.err));
+    const QByteArray want = cli.out.toUtf8(), wantOps = ops.out.toUtf8();
+    QVERIFY2(want.startsWith("variant,baseline,run,name,file,steps,forward_ns,backward_ns,update_ns,layer_ns,share,step_ns,"
+                             "step_wall_ns,speedup,forward_speedup,backward_speedup,step_speedup\n"),
+             want.left(200).constData());
+    QCOMPARE(int(want.count('\n')), 1 + 4);
+    QVERIFY2(wantOps.startsWith("op,full_ns,adaptive_ns,fused_ns,bucketed_ns\n"), wantOps.left(200).constData());
+
+    // The view over the same runs (the file's four, oldest first).
+    std::vector<CompareSelector> runs;
+    for (const char* v : {"1", "2", "3", "4"})
+        runs.push_back({file, runId(file, v)});
+    VariantsView view;
+    QVERIFY(loadAndWait(view, runs));
+    QCOMPARE(view.chartCsv(VariantsPlot::Kind::LayerTime).toUtf8(), want);
+    QCOMPARE(view.chartCsv(VariantsPlot::Kind::Ops).toUtf8(), wantOps);
+    const QString dir = QFileInfo(QString::fromStdString(test::tempPath("four-exports/x"))).absolutePath();
+    QDir().mkpath(dir);
+    auto readFile = [](const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    for (VariantsPlot::Kind k : {VariantsPlot::Kind::LayerTime, VariantsPlot::Kind::Ops, VariantsPlot::Kind::Share, VariantsPlot::Kind::StepTime}) {
+        const QString path = dir + QLatin1Char('/') + variantsChartFileName(k) + QStringLiteral(".csv");
+        QString error;
+        QVERIFY2(view.exportChart(k, path, &error), qPrintable(error));
+        QCOMPARE(readFile(path), k == VariantsPlot::Kind::Ops ? wantOps : want);
+    }
+
+    // The report (anchored at adaptive: the same four runs).
+    ReportOptions o;
+    o.outDir = QFileInfo(QString::fromStdString(test::tempPath("four-report/x"))).absolutePath();
+    o.file = file;
+    o.run = QStringLiteral("2");
+    o.variants = true;
+    ReportResult r = writeReport(o);
+    QVERIFY2(r.ok, qPrintable(r.error));
+    QCOMPARE(readFile(o.outDir + QStringLiteral("/variants.csv")), want);
+    QCOMPARE(readFile(o.outDir + QStringLiteral("/variants-ops.csv")), wantOps);
+    // Its Markdown table is the CLI's text table, cell for cell.
+    const QString md = QString::fromUtf8(readFile(o.outDir + QStringLiteral("/index.md")));
+    auto text = runCli({QStringLiteral("variants"), file});
+    QVERIFY(text.exitCode == 0);
+    // Text columns are two spaces apart, a cell's text has single spaces: each row's cells.
+    const QStringList lines = text.out.split(QLatin1Char('\n'));
+    QCOMPARE(lines.value(1).split(QRegularExpression(QStringLiteral("\\s{2,}"))).value(0), QStringLiteral("variant"));
+    for (int i = 2; i < 6; ++i) {
+        const QString row = QStringLiteral("| ") + lines[i].trimmed().split(QRegularExpression(QStringLiteral("\\s{2,}"))).join(QStringLiteral(" | ")) +
+                            QStringLiteral(" |");
+        QVERIFY2(md.contains(row), qPrintable(row + QStringLiteral("\n") + md));
+    }
 }
 
 QTEST_MAIN(TestVariantsView)

@@ -1,6 +1,10 @@
 #include "scalingplot.h"
 
+#include "analysis/sweeptable.h"
 #include "app/gui/core/timeformat.h"
+#include "render/tablewriter.h"
+
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -15,33 +19,6 @@ QColor scalingLineColor(int index)
     return QColor::fromRgb(colors[size_t(index) % (sizeof colors / sizeof colors[0])]);
 }
 
-namespace {
-
-ScalingLine lineOf(const SweepSeries& s, const SweepTable& t, const QStringList& xValues)
-{
-    ScalingLine line;
-    line.name = QString::fromStdString(s.name);
-    line.layer = QString::fromStdString(s.layer);
-    line.group = QString::fromStdString(s.group);
-    for (const SweepPoint& p : s.points) {
-        if (!p.present)
-            continue;
-        ScalingPoint sp;
-        sp.value = QString::fromStdString(p.value);
-        const int pos = int(xValues.indexOf(sp.value));
-        if (!t.numeric && pos < 0)
-            continue;   // a predicted value the measured axis does not have
-        sp.x = t.numeric && p.x ? *p.x : double(pos + 1);
-        sp.ns = p.ns;
-        sp.share = p.share;
-        sp.runId = p.runId;
-        line.points.push_back(sp);
-    }
-    return line;
-}
-
-}  // namespace
-
 ScalingChartData scalingChartData(const SweepTable& t, const QString& file, const QString& layer, const SweepTable* predicted)
 {
     ScalingChartData d;
@@ -50,40 +27,88 @@ ScalingChartData scalingChartData(const SweepTable& t, const QString& file, cons
     d.xKey = QString::fromStdString(t.xKey);
     d.groupKey = QString::fromStdString(t.groupKey);
     d.numeric = t.numeric;
+    d.table = sweepTable(t, predicted, layer.toStdString());
     for (const std::string& v : t.xValues)
         d.xValues << QString::fromStdString(v);
-    for (const SweepSeries& s : t.series) {
-        if (!layer.isEmpty() && QString::fromStdString(s.layer) != layer)
-            continue;
-        d.lines.push_back(lineOf(s, t, d.xValues));
-        d.lines.back().colorIndex = int(d.lines.size()) - 1;
-    }
-    if (!predicted || predicted->numeric != t.numeric || predicted->xKey != t.xKey)
-        return d;
+    const Table& tb = d.table;
+    const size_t series = tb.column(kSweepSeriesColumn), layerCol = tb.column(kSweepLayerColumn),
+                 value = tb.column(sweepValueColumn(t)), group = tb.column(sweepGroupColumn(t)),
+                 run = tb.column(kSweepRunColumn), source = tb.column(kSweepSourceColumn), ns = tb.column(kSweepLayerNsColumn),
+                 share = tb.column(kSweepShareColumn), error = tb.column(kSweepErrorColumn);
     // Numeric axes take the predicted values beyond the measured ones too (extrapolation).
     if (t.numeric) {
-        for (const std::string& v : predicted->xValues)
-            if (!d.xValues.contains(QString::fromStdString(v)))
-                d.xValues << QString::fromStdString(v);
+        for (const auto& row : tb.rows)
+            if (!d.xValues.contains(QString::fromStdString(textOf(row[value]))))
+                d.xValues << QString::fromStdString(textOf(row[value]));
         std::sort(d.xValues.begin(), d.xValues.end(), [](const QString& a, const QString& b) { return a.toDouble() < b.toDouble(); });
     }
-    const size_t measured = d.lines.size();
-    for (size_t i = 0; i < measured; ++i) {
-        const std::string name = d.lines[i].name.toStdString();
-        for (const SweepSeries& s : predicted->series) {
-            if (s.name != name)
-                continue;
-            ScalingLine line = lineOf(s, *predicted, d.xValues);
-            if (line.points.empty())
-                break;
-            line.name += QStringLiteral(" (predicted)");
-            line.predicted = true;
-            line.colorIndex = int(i);
-            d.lines.push_back(std::move(line));
-            break;
-        }
+    // Measured rows come first, by series; then the twin's, by the measured series they follow.
+    auto lineOf = [&](const std::vector<Cell>& row) -> ScalingLine& {
+        const QString name = QString::fromStdString(textOf(row[series]));
+        const bool isPredicted = textOf(row[source]) == "predicted";
+        for (ScalingLine& l : d.lines)
+            if (l.predicted == isPredicted && (isPredicted ? l.name == name + QStringLiteral(" (predicted)") : l.name == name))
+                return l;
+        ScalingLine l;
+        l.name = isPredicted ? name + QStringLiteral(" (predicted)") : name;
+        l.layer = QString::fromStdString(textOf(row[layerCol]));
+        l.group = group == Table::npos ? QString() : QString::fromStdString(textOf(row[group]));
+        l.predicted = isPredicted;
+        l.colorIndex = int(d.lines.size());
+        for (const ScalingLine& m : d.lines)
+            if (!m.predicted && m.name == name)
+                l.colorIndex = m.colorIndex;
+        d.lines.push_back(std::move(l));
+        return d.lines.back();
+    };
+    for (size_t r = 0; r < tb.rows.size(); ++r) {
+        const std::vector<Cell>& row = tb.rows[r];
+        ScalingLine& line = lineOf(row);
+        if (isNone(row[ns]))
+            continue;   // the run has no kernels in the layer
+        ScalingPoint p;
+        p.value = QString::fromStdString(textOf(row[value]));
+        p.x = t.numeric ? p.value.toDouble() : double(d.xValues.indexOf(p.value) + 1);
+        p.ns = numberOf(row[ns]);
+        p.share = numberOf(row[share]);
+        p.runId = int64_t(numberOf(row[run]));
+        p.row = int(r);
+        // The pair of a measured and a predicted row: the same series at the same value.
+        for (size_t o = 0; o < tb.rows.size(); ++o)
+            if (o != r && textOf(tb.rows[o][series]) == textOf(row[series]) && textOf(tb.rows[o][value]) == textOf(row[value]) &&
+                textOf(tb.rows[o][source]) != textOf(row[source]))
+                p.twinRow = int(o);
+        const Cell& err = line.predicted ? (p.twinRow >= 0 ? tb.rows[size_t(p.twinRow)][error] : Cell()) : row[error];
+        if (!isNone(err))
+            p.errorPct = numberOf(err);
+        line.points.push_back(p);
     }
     return d;
+}
+
+QString scalingPointText(const ScalingChartData& d, int line, int point)
+{
+    if (line < 0 || size_t(line) >= d.lines.size() || point < 0 || size_t(point) >= d.lines[size_t(line)].points.size())
+        return {};
+    const ScalingPoint& p = d.lines[size_t(line)].points[size_t(point)];
+    const Table& t = d.table;
+    auto cell = [&](int row, const char* id) {
+        const size_t c = t.column(id);
+        return row < 0 || c == Table::npos ? QString() : QString::fromStdString(render::cellText(t.columns[c], t.rows[size_t(row)][c]));
+    };
+    const QString source = cell(p.row, kSweepSourceColumn);
+    QString text = QStringLiteral("%1 \u00b7 %2 %3 \u00b7 %4 (run %5)")
+                       .arg(cell(p.row, kSweepSeriesColumn), d.xKey, p.value, source, cell(p.row, kSweepRunColumn)) +
+                   QStringLiteral("\n%1 per step \u00b7 %2 of the step (%3)")
+                       .arg(cell(p.row, kSweepLayerNsColumn), cell(p.row, kSweepShareColumn), cell(p.row, kSweepStepNsColumn));
+    if (p.twinRow >= 0)
+        text += QStringLiteral("\n%1 %2 (run %3)")
+                    .arg(cell(p.twinRow, kSweepSourceColumn), cell(p.twinRow, kSweepLayerNsColumn), cell(p.twinRow, kSweepRunColumn));
+    if (p.errorPct) {
+        const int measured = d.lines[size_t(line)].predicted ? p.twinRow : p.row;
+        text += QStringLiteral(" \u00b7 prediction error %1").arg(cell(measured, kSweepErrorColumn));
+    }
+    return text;
 }
 
 ScalingPlot::ScalingPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
@@ -128,6 +153,14 @@ ScalingPlot::ScalingPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_ki
             setSelectedPoint(h);
             emit pointClicked(h.line, h.point);
         }
+    });
+    // Hovering a point shows its row of the table (the prediction's error with it).
+    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const Hit h = pointAt(e->position());
+        if (h.valid())
+            QToolTip::showText(e->globalPosition().toPoint(), scalingPointText(m_data, h.line, h.point), this);
+        else
+            QToolTip::hideText();
     });
     setMouseTracking(true);
 }

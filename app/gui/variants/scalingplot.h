@@ -1,15 +1,19 @@
 // The scaling charts (QCustomPlot) of a sweep: a layer's kernel time per step (Time) or its share
-// of the step (Share) against the swept value, one line per series of analysis/sweep's table
-// (one per layer; on a grid with variant one per variant of the chosen layer). Numeric x values
-// sit at their value (log axes optional), others evenly in capture order. Every point is one run:
-// pointAt() finds the point under a pixel, a click emits pointClicked (the view opens the run).
-// A predicted twin's lines are dashed, in their measured line's colour, over the points.
+// of the step (Share) against the swept value, one line per series of the sweep table
+// (analysis/sweeptable.h: one per layer; on a grid with variant one per variant of the chosen
+// layer), every point one row of it. Numeric x values sit at their value (log axes optional),
+// others evenly in capture order. Every point is one run: pointAt() finds the point under a
+// pixel, a click emits pointClicked (the view opens the run), hovering shows the row (the
+// prediction's error included). A predicted twin's lines are dashed, in their measured line's
+// colour, over the points.
 #pragma once
 
 #include "analysis/sweep.h"
+#include "analysis/table.h"
 
 #include <qcustomplot.h>
 
+#include <optional>
 #include <vector>
 
 namespace wt::gui {
@@ -20,6 +24,9 @@ struct ScalingPoint {
     double ns = 0;           // analysis's layer time per step
     double share = 0;        // analysis's share of the step (0..1)
     int64_t runId = 0;
+    int row = -1;            // its row of ScalingChartData::table
+    int twinRow = -1;        // the row of the other source at the same series and value (measured <-> predicted), or -1
+    std::optional<double> errorPct;   // the prediction's error at this point (the table's error_pct), where both exist
 };
 
 struct ScalingLine {
@@ -39,13 +46,17 @@ struct ScalingChartData {
     bool numeric = false;
     QStringList xValues;     // in axis order
     std::vector<ScalingLine> lines;
+    Table table;             // sweepTable(): what the lines are drawn from, the view lists and the CSV export writes
 };
 
-// The lines of analysis's table; layer empty = every series, else that layer's series only.
-// With a predicted twin, each measured line with a predicted series of the same name gets a
-// dashed line after the measured ones ("softmax (predicted)").
+// The lines of the sweep table over `table` and its twin; layer empty = every series, else
+// that layer's series only. With a predicted twin, each measured line with a predicted series
+// of the same name gets a dashed line after the measured ones ("softmax (predicted)").
 ScalingChartData scalingChartData(const SweepTable& table, const QString& file, const QString& layer,
                                   const SweepTable* predicted = nullptr);
+// Point p of line l as the table has it: its series, value, source and run, time, share, step,
+// and the other source's time with the prediction's error (the writer's text of each cell).
+QString scalingPointText(const ScalingChartData& data, int line, int point);
 
 class ScalingPlot : public QCustomPlot {
     Q_OBJECT

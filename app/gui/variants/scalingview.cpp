@@ -1,6 +1,7 @@
 #include "scalingview.h"
 
 #include "app/gui/breakdown/chartexport.h"
+#include "app/gui/core/tablemodel.h"
 
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -9,10 +10,14 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPointer>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -25,13 +30,6 @@ namespace {
 QString q(const std::string& s)
 {
     return QString::fromStdString(s);
-}
-
-QString csvField(QString s)
-{
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
-        return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
-    return s;
 }
 
 const QString kAllLayers = QStringLiteral("(every layer)");
@@ -100,7 +98,8 @@ ScalingView::ScalingView(QWidget* parent)
     : QWidget(parent), m_loader(new ScalingLoader(this)), m_header(new QLabel(this)), m_info(new QLabel(this)),
       m_messageLabel(new QLabel(this)), m_sweepBox(new QComboBox(this)), m_layerBox(new QComboBox(this)),
       m_logBox(new QCheckBox(QStringLiteral("Log axes"), this)), m_exportButton(new QToolButton(this)), m_charts(new QWidget(this)),
-      m_time(new ScalingPlot(ScalingPlot::Kind::Time, m_charts)), m_share(new ScalingPlot(ScalingPlot::Kind::Share, m_charts))
+      m_time(new ScalingPlot(ScalingPlot::Kind::Time, m_charts)), m_share(new ScalingPlot(ScalingPlot::Kind::Share, m_charts)),
+      m_model(new TableModel(this)), m_tableView(new QTableView(this))
 {
     setObjectName(QStringLiteral("scalingView"));
     QFont hf = m_header->font();
@@ -139,19 +138,39 @@ ScalingView::ScalingView(QWidget* parent)
     tools->addWidget(m_logBox);
     tools->addStretch(1);
     tools->addWidget(m_exportButton);
+    // The table under the charts: the sweep table's rows (what the CSV export writes), its
+    // text columns as the CLI prints them, sortable by the raw values.
+    auto* sorted = new QSortFilterProxyModel(this);
+    sorted->setSourceModel(m_model);
+    sorted->setSortRole(TableModel::SortRole);
+    m_tableView->setModel(sorted);
+    m_tableView->setObjectName(QStringLiteral("scalingTable"));
+    m_tableView->setSortingEnabled(true);
+    m_tableView->sortByColumn(-1, Qt::AscendingOrder);   // the table's order until a header is clicked
+    m_tableView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tableView->setAlternatingRowColors(true);
+    m_tableView->verticalHeader()->hide();
+    m_tableView->horizontalHeader()->setStretchLastSection(true);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_charts);
+    split->addWidget(m_tableView);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    m_split = split;
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_header);
     layout->addWidget(m_info);
     layout->addLayout(tools);
     layout->addWidget(m_messageLabel);
-    layout->addWidget(m_charts, 1);
+    layout->addWidget(split, 1);
 
     connect(m_loader, &ScalingLoader::loaded, this, [this](std::shared_ptr<const ScalingResult> r) { setResult(std::move(r)); });
     connect(m_loader, &ScalingLoader::failed, this, [this](const QString& message) {
         m_message = message;
         m_messageLabel->setText(message);
         m_messageLabel->show();
-        m_charts->hide();
+        m_split->hide();
         emit failed(message);
     });
     connect(m_sweepBox, &QComboBox::activated, this, [this](int i) {
@@ -183,7 +202,7 @@ void ScalingView::setResult(std::shared_ptr<const ScalingResult> result)
     m_file = m_result->file;
     m_message.clear();
     m_messageLabel->hide();
-    m_charts->show();
+    m_split->show();
     const SweepTable& t = m_result->table;
     m_sweepBox->clear();
     for (const SweepInfo& s : m_result->sweeps) {
@@ -248,6 +267,15 @@ void ScalingView::refresh()
     const ScalingChartData d = scalingChartData(m_result->table, m_file, m_layer, m_result->predicted ? &*m_result->predicted : nullptr);
     m_time->setData(d);
     m_share->setData(d);
+    // The rows in the colour of their line (predicted rows in their measured line's).
+    std::vector<QColor> colors(d.table.rows.size());
+    for (const ScalingLine& l : d.lines)
+        for (const ScalingPoint& p : l.points)
+            colors[size_t(p.row)] = scalingLineColor(l.colorIndex);
+    m_model->setTable(d.table, std::move(colors));
+    for (int c = 0; c < int(d.table.columns.size()); ++c)
+        m_tableView->setColumnHidden(c, !d.table.columns[size_t(c)].inText);
+    m_tableView->resizeColumnsToContents();
 }
 
 void ScalingView::onPoint(ScalingPlot* plot, int line, int point)
@@ -304,16 +332,7 @@ QString ScalingView::chartCsv() const
 {
     if (!m_result)
         return {};
-    const ScalingChartData d = scalingChartData(m_result->table, m_file, m_layer, m_result->predicted ? &*m_result->predicted : nullptr);
-    QString out = QStringLiteral("series,layer,%1,%2,run,layer_ns,share,predicted\n").arg(csvField(d.groupKey.isEmpty() ? QStringLiteral("group") : d.groupKey), csvField(d.xKey));
-    for (const ScalingLine& l : d.lines)
-        for (const ScalingPoint& p : l.points)
-            out += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8\n")
-                       .arg(csvField(l.name), csvField(l.layer), csvField(l.group), csvField(p.value))
-                       .arg(p.runId)
-                       .arg(QString::number(p.ns, 'g', 12), QString::number(p.share, 'g', 12),
-                            l.predicted ? QStringLiteral("1") : QStringLiteral("0"));
-    return out;
+    return m_model->toCsv();   // the writer's CSV of the sweep table: `wheretime sweep --csv` byte for byte
 }
 
 void ScalingView::exportMenu(ScalingPlot::Kind kind)

@@ -2,8 +2,10 @@
 // (loadSweep, from stored totals, on a worker thread) as two charts: the layer time per step and
 // the layer's share of the step against the swept value, one line per layer (on a grid with
 // variant, one line per variant of the chosen layer). A sweep chooser (the file's sweeps), a
-// layer chooser, log axes. Clicking a point emits runClicked (the main window opens that run).
-// Both charts export to PNG, SVG, PDF and CSV with a caption.
+// layer chooser, log axes, and under the charts the sweep table itself (analysis/sweeptable.h:
+// every point's time, share, step, and with a predicted twin its time and error). Clicking a
+// point emits runClicked (the main window opens that run); hovering shows its row. Both charts
+// export to PNG, SVG, PDF, and CSV: the writer's CSV of the table, `wheretime sweep --csv`.
 #pragma once
 
 #include "scalingplot.h"
@@ -18,9 +20,13 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QSplitter;
+class QTableView;
 class QToolButton;
 
 namespace wt::gui {
+
+class TableModel;
 
 struct ScalingResult {
     QString file;
@@ -80,8 +86,12 @@ public:
     // pixels per logical px of a PNG.
     bool exportChart(ScalingPlot::Kind kind, const QString& path, QString* error = nullptr, QSize size = {},
                      double pngScale = 1.0);
-    // The table behind the charts: one row per (line, point), analysis's numbers.
+    // The sweep table behind the charts (the chosen layer's rows, or every layer's): the
+    // writer's CSV, the same bytes as `wheretime sweep FILE [--layer L] --csv`.
     QString chartCsv() const;
+    // The table under the charts (the same table).
+    TableModel* tableModel() const { return m_model; }
+    QTableView* tableView() const { return m_tableView; }
 
 signals:
     void ready();
@@ -109,6 +119,9 @@ private:
     QWidget* m_charts;
     ScalingPlot* m_time;
     ScalingPlot* m_share;
+    TableModel* m_model;
+    QTableView* m_tableView;
+    QSplitter* m_split = nullptr;
 };
 
 }  // namespace wt::gui

@@ -2,8 +2,11 @@
 
 #include "variantsview.h"
 
+#include "analysis/sweeptable.h"
+#include "analysis/variantstable.h"
 #include "app/gui/breakdown/chartexport.h"
 #include "app/gui/core/timeformat.h"
+#include "render/tablewriter.h"
 
 #include <QDir>
 
@@ -22,6 +25,40 @@ QString q(const std::string& s)
 QString mdCell(QString s)
 {
     return s.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+}
+
+// A table's text columns (the writer's cell text) as a Markdown and an HTML table.
+void writeTable(const Table& t, QString& md, QString& html)
+{
+    QStringList head, align;
+    std::vector<size_t> shown;
+    for (size_t c = 0; c < t.columns.size(); ++c)
+        if (t.columns[c].inText) {
+            shown.push_back(c);
+            head << q(t.columns[c].title);
+            align << (t.columns[c].unit == Unit::Text ? QStringLiteral("---") : QStringLiteral("---:"));
+        }
+    QStringList mdHead;
+    html += QStringLiteral("<table><tr>");
+    for (const QString& h : head) {
+        mdHead << mdCell(h);
+        html += QStringLiteral("<th>%1</th>").arg(h.toHtmlEscaped());
+    }
+    md += QStringLiteral("| ") + mdHead.join(QStringLiteral(" | ")) + QStringLiteral(" |\n|") + align.join(QLatin1Char('|')) +
+          QStringLiteral("|\n");
+    html += QStringLiteral("</tr>\n");
+    for (const auto& row : t.rows) {
+        QStringList mdCells;
+        html += QStringLiteral("<tr>");
+        for (size_t c : shown) {
+            const QString text = q(render::cellText(t.columns[c], row[c]));
+            mdCells << mdCell(text);
+            html += QStringLiteral("<td>%1</td>").arg(text.toHtmlEscaped());
+        }
+        md += QStringLiteral("| ") + mdCells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
+        html += QStringLiteral("</tr>\n");
+    }
+    html += QStringLiteral("</table>\n");
 }
 
 // Writes base.png and base.svg of a chart through the view's export (same caption as on screen).
@@ -45,8 +82,9 @@ QStringList variantsReportFiles()
 {
     QStringList out;
     for (VariantsPlot::Kind k : kKinds)
-        for (const char* ext : {".png", ".svg", ".csv"})
+        for (const char* ext : {".png", ".svg"})
             out << variantsChartFileName(k) + QLatin1String(ext);
+    out << QStringLiteral("variants.csv") << QStringLiteral("variants-ops.csv");
     return out;
 }
 
@@ -68,13 +106,14 @@ bool writeVariantsReport(const QString& dirPath, const CompareRuns& runs, QSize 
         return false;
     }
     const VariantsTable& t = view.table();
-    for (VariantsPlot::Kind k : kKinds) {
-        const QString base = variantsChartFileName(k);
-        if (!pngAndSvg(view, k, dir, base, out, error, chartSize.width(), pngScale) ||
-            !view.exportChart(k, dir.filePath(base + QStringLiteral(".csv")), error))
+    for (VariantsPlot::Kind k : kKinds)
+        if (!pngAndSvg(view, k, dir, variantsChartFileName(k), out, error, chartSize.width(), pngScale))
             return false;
-        out->files << base + QStringLiteral(".csv");
-    }
+    // The tables, through the charts' CSV export: `wheretime variants --csv` and `--csv --ops`.
+    if (!view.exportChart(VariantsPlot::Kind::LayerTime, dir.filePath(QStringLiteral("variants.csv")), error) ||
+        !view.exportChart(VariantsPlot::Kind::Ops, dir.filePath(QStringLiteral("variants-ops.csv")), error))
+        return false;
+    out->files << QStringLiteral("variants.csv") << QStringLiteral("variants-ops.csv");
     QString& md = out->markdown;
     QString& html = out->html;
     const QString title = view.title();
@@ -95,36 +134,14 @@ bool writeVariantsReport(const QString& dirPath, const CompareRuns& runs, QSize 
         md += QStringLiteral("### %1\n\n![%2](%2.png)\n\n").arg(mdCell(what), base);
         html += QStringLiteral("<h3>%1</h3>\n<img src=\"%2.png\" alt=\"%2\">\n").arg(what.toHtmlEscaped(), base);
     }
-    // The table: analysis's numbers (the same as `wheretime variants`).
-    const QString setting = q(t.setting.empty() ? std::string("variant") : t.setting);
-    const QStringList head{setting,          QStringLiteral("forward"), QStringLiteral("backward"), QStringLiteral("layer"),
-                           QStringLiteral("speedup"), QStringLiteral("share"), QStringLiteral("step"), QStringLiteral("step speedup")};
-    md += QStringLiteral("| ") + head.join(QStringLiteral(" | ")) + QStringLiteral(" |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    html += QStringLiteral("<table><tr>");
-    for (const QString& h : head)
-        html += QStringLiteral("<th>%1</th>").arg(h.toHtmlEscaped());
-    html += QStringLiteral("</tr>\n");
-    auto ratio = [](const std::optional<double>& v) { return v ? QStringLiteral("%1x").arg(*v, 0, 'f', 2) : QStringLiteral("-"); };
-    for (size_t i = 0; i < t.rows.size(); ++i) {
-        const VariantRow& r = t.rows[i];
-        const QStringList cells{q(r.value) + (i == t.baseline ? QStringLiteral(" (baseline)") : QString()), formatDuration(r.forwardNs),
-                                formatDuration(r.backwardNs), formatDuration(r.layerNs), ratio(r.speedup),
-                                QStringLiteral("%1%").arg(100.0 * r.share, 0, 'f', 1), formatDuration(r.stepNs), ratio(r.stepSpeedup)};
-        QStringList mdCells;
-        html += QStringLiteral("<tr>");
-        for (const QString& c : cells) {
-            mdCells << mdCell(c);
-            html += QStringLiteral("<td>%1</td>").arg(c.toHtmlEscaped());
-        }
-        md += QStringLiteral("| ") + mdCells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
-        html += QStringLiteral("</tr>\n");
-    }
-    html += QStringLiteral("</table>\n<p>Variants files: ");
+    // The table: the variants table's text columns, as `wheretime variants` prints them.
+    writeTable(variantsTable(t), md, html);
+    html += QStringLiteral("<p>Variants files: ");
     for (const QString& f : out->files)
         html += QStringLiteral("<a href=\"%1\">%1</a> ").arg(f.toHtmlEscaped());
     html += QStringLiteral("</p>\n");
-    md += QStringLiteral("\nTables: `variants-layer.csv`, `variants-ops.csv`, `variants-share.csv`, `variants-step.csv`; "
-                         "vector charts: the same names with `.svg`.\n");
+    md += QStringLiteral("\nTables: `variants.csv` (one row per run), `variants-ops.csv` (one row per op); vector charts: "
+                         "`variants-layer.svg`, `variants-ops.svg`, `variants-share.svg`, `variants-step.svg`.\n");
     return true;
 }
 
@@ -157,8 +174,13 @@ bool writeScalingReport(const QString& dirPath, std::shared_ptr<const ScalingRes
     html += QStringLiteral("<h3>%1</h3>\n<img src=\"scaling-time.png\" alt=\"scaling time\">\n<h3>%2</h3>\n"
                            "<img src=\"scaling-share.png\" alt=\"scaling share\">\n")
                 .arg(view.timePlot()->title().toHtmlEscaped(), view.sharePlot()->title().toHtmlEscaped());
-    // Points per line: x value -> layer time (share), analysis's numbers.
+    // Points per line: x value -> layer time (share), with the prediction's error where the
+    // point has a predicted twin: the sweep table's cells as the writer writes them.
     const ScalingChartData& d = view.timePlot()->chart();
+    auto cellText = [&](int row, const char* id) {
+        const size_t c = d.table.column(id);
+        return QString::fromStdString(render::cellText(d.table.columns[c], d.table.rows[size_t(row)][c]));
+    };
     QStringList head{QStringLiteral("series")};
     for (const QString& v : d.xValues)
         head << d.xKey + QStringLiteral(" ") + v;
@@ -174,8 +196,14 @@ bool writeScalingReport(const QString& dirPath, std::shared_ptr<const ScalingRes
         QStringList cells{l.name};
         for (const QString& v : d.xValues) {
             auto it = std::find_if(l.points.begin(), l.points.end(), [&](const ScalingPoint& p) { return p.value == v; });
-            cells << (it == l.points.end() ? QStringLiteral("-")
-                                            : QStringLiteral("%1 (%2%)").arg(formatDuration(it->ns)).arg(100.0 * it->share, 0, 'f', 1));
+            if (it == l.points.end()) {
+                cells << QStringLiteral("-");
+                continue;
+            }
+            QString c = QStringLiteral("%1 (%2)").arg(cellText(it->row, kSweepLayerNsColumn), cellText(it->row, kSweepShareColumn));
+            if (!l.predicted && it->errorPct)
+                c += QStringLiteral(", predicted %1").arg(cellText(it->row, kSweepErrorColumn));
+            cells << c;
         }
         QStringList mdCells;
         html += QStringLiteral("<tr>");

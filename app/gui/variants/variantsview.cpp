@@ -1,7 +1,10 @@
 #include "variantsview.h"
 
+#include "analysis/variantstable.h"
 #include "app/gui/breakdown/chartexport.h"
+#include "app/gui/core/tablemodel.h"
 #include "app/gui/core/timeformat.h"
+#include "render/tablewriter.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -11,8 +14,9 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -39,23 +43,6 @@ const char* kindFileName(VariantsPlot::Kind k)
     return "variants";
 }
 
-QString csvField(QString s)
-{
-    if (s.contains(QLatin1Char(',')) || s.contains(QLatin1Char('"')) || s.contains(QLatin1Char('\n')))
-        return QLatin1Char('"') + s.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
-    return s;
-}
-
-QString num(double v)
-{
-    return QString::number(v, 'g', 12);
-}
-
-QString opt(const std::optional<double>& v)
-{
-    return v ? num(*v) : QString();
-}
-
 constexpr VariantsPlot::Kind kKinds[] = {VariantsPlot::Kind::LayerTime, VariantsPlot::Kind::Ops, VariantsPlot::Kind::Share,
                                          VariantsPlot::Kind::StepTime};
 
@@ -69,7 +56,7 @@ QString variantsChartFileName(VariantsPlot::Kind kind)
 VariantsView::VariantsView(QWidget* parent)
     : QWidget(parent), m_loader(new CompareLoader(this)), m_header(new QLabel(this)), m_runsLabel(new QLabel(this)),
       m_messageLabel(new QLabel(this)), m_layerBox(new QComboBox(this)), m_baselineBox(new QComboBox(this)),
-      m_exportButton(new QToolButton(this)), m_charts(new QWidget(this)), m_grid(new QTableWidget(this))
+      m_exportButton(new QToolButton(this)), m_charts(new QWidget(this)), m_model(new TableModel(this)), m_grid(new QTableView(this))
 {
     setObjectName(QStringLiteral("variantsView"));
     QFont hf = m_header->font();
@@ -114,6 +101,12 @@ VariantsView::VariantsView(QWidget* parent)
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
 
+    auto* sorted = new QSortFilterProxyModel(this);
+    sorted->setSourceModel(m_model);
+    sorted->setSortRole(TableModel::SortRole);
+    m_grid->setModel(sorted);
+    m_grid->setSortingEnabled(true);
+    m_grid->sortByColumn(-1, Qt::AscendingOrder);   // the runs' order until a header is clicked
     m_grid->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_grid->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_grid->verticalHeader()->hide();
@@ -278,33 +271,16 @@ void VariantsView::recompute()
     if (!notes.isEmpty())
         m_runsLabel->setText(m_runsLabel->text() + QStringLiteral("<br><i>") + notes.trimmed().toHtmlEscaped() + QStringLiteral("</i>"));
 
-    // The table under the charts: analysis's numbers as text.
-    const QStringList head{q(m_table.setting.empty() ? std::string("variant") : m_table.setting), QStringLiteral("forward"),
-                           QStringLiteral("backward"), QStringLiteral("update"), QStringLiteral("layer"), QStringLiteral("speedup"),
-                           QStringLiteral("share of step"), QStringLiteral("step"), QStringLiteral("step speedup"), QStringLiteral("run")};
-    m_grid->clear();
-    m_grid->setColumnCount(int(head.size()));
-    m_grid->setHorizontalHeaderLabels(head);
-    m_grid->setRowCount(int(m_table.rows.size()));
-    auto ratio = [](const std::optional<double>& v) { return v ? QStringLiteral("%1x").arg(*v, 0, 'f', 2) : QStringLiteral("-"); };
-    for (int i = 0; i < int(m_table.rows.size()); ++i) {
-        const VariantRow& r = m_table.rows[size_t(i)];
-        const QStringList cells{q(r.value) + (size_t(i) == m_table.baseline ? QStringLiteral(" (baseline)") : QString()),
-                                formatDuration(r.forwardNs), formatDuration(r.backwardNs), formatDuration(r.updateNs),
-                                formatDuration(r.layerNs), ratio(r.speedup), QStringLiteral("%1%").arg(100.0 * r.share, 0, 'f', 1),
-                                formatDuration(r.stepNs), ratio(r.stepSpeedup),
-                                QStringLiteral("%1 '%2'").arg(r.info.id).arg(q(r.info.name))};
-        for (int c = 0; c < int(cells.size()); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            if (c > 0 && c < 9)
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            m_grid->setItem(i, c, item);
-        }
-    }
+    // The table under the charts: the variants table's text columns as the CLI prints them
+    // (the writer's cell text), sortable by the raw values.
+    const Table table = variantsTable(m_table);
+    m_model->setTable(table);
+    for (int c = 0; c < int(table.columns.size()); ++c)
+        m_grid->setColumnHidden(c, !table.columns[size_t(c)].inText);
     m_grid->resizeColumnsToContents();
     // Every row visible, the charts get the rest.
     int h = m_grid->horizontalHeader()->height() + 2 * m_grid->frameWidth() + 2;
-    for (int i = 0; i < m_grid->rowCount(); ++i)
+    for (int i = 0; i < m_model->rowCount(); ++i)
         h += m_grid->rowHeight(i);
     m_grid->setMinimumHeight(std::min(h, 260));
     m_grid->setMaximumHeight(h);
@@ -351,40 +327,8 @@ QString VariantsView::chartCsv(VariantsPlot::Kind kind) const
 {
     if (!m_hasTable)
         return {};
-    const QString setting = csvField(q(m_table.setting.empty() ? std::string("variant") : m_table.setting));
-    QString out = setting + QStringLiteral(",run,file,");
-    switch (kind) {
-    case VariantsPlot::Kind::LayerTime:
-        out += QStringLiteral("forward_ns,backward_ns,update_ns,layer_ns,speedup,forward_speedup,backward_speedup\n");
-        break;
-    case VariantsPlot::Kind::Ops: {
-        QStringList ops;
-        for (const std::string& op : m_table.opNames)
-            ops << csvField(q(op) + QStringLiteral("_ns"));
-        out += ops.join(QLatin1Char(',')) + QLatin1Char('\n');
-        break;
-    }
-    case VariantsPlot::Kind::Share: out += QStringLiteral("layer_ns,step_ns,share\n"); break;
-    case VariantsPlot::Kind::StepTime: out += QStringLiteral("step_ns,step_speedup,step_wall_ns\n"); break;
-    }
-    for (const VariantRow& r : m_table.rows) {
-        out += csvField(q(r.value)) + QLatin1Char(',') + QString::number(r.info.id) + QLatin1Char(',') + csvField(q(r.file)) + QLatin1Char(',');
-        QStringList cells;
-        switch (kind) {
-        case VariantsPlot::Kind::LayerTime:
-            cells << num(r.forwardNs) << num(r.backwardNs) << num(r.updateNs) << num(r.layerNs) << opt(r.speedup)
-                  << opt(r.forwardSpeedup) << opt(r.backwardSpeedup);
-            break;
-        case VariantsPlot::Kind::Ops:
-            for (const VariantOp& op : r.ops)
-                cells << num(op.ns);
-            break;
-        case VariantsPlot::Kind::Share: cells << num(r.layerNs) << num(r.stepNs) << num(r.share); break;
-        case VariantsPlot::Kind::StepTime: cells << num(r.stepNs) << opt(r.stepSpeedup) << num(r.stepWallNs); break;
-        }
-        out += cells.join(QLatin1Char(',')) + QLatin1Char('\n');
-    }
-    return out;
+    // The writer's CSV of the table the chart draws: `wheretime variants --csv [--ops]` byte for byte.
+    return QString::fromStdString(render::csv(kind == VariantsPlot::Kind::Ops ? variantOpsTable(m_table) : variantsTable(m_table)));
 }
 
 void VariantsView::exportMenu(VariantsPlot::Kind kind)

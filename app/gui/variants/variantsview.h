@@ -4,8 +4,10 @@
 // against the baseline, the layer's ops stacked per variant, the layer's share of the step, and
 // the step time. The title names the setting that differs; a layer chooser (default softmax) and
 // a baseline chooser (default adaptive) recompute. Runs that differ in two or more settings
-// show analysis's refusal (naming each setting) instead of charts. Every chart exports to PNG,
-// SVG, PDF (with a caption naming the runs) and CSV. Runs load on a worker (CompareLoader).
+// show analysis's refusal (naming each setting) instead of charts. Under the charts, the
+// variants table (analysis/variantstable.h). Every chart exports to PNG, SVG, PDF (with a
+// caption naming the runs) and CSV: the writer's CSV of the variants table (the ops chart: of
+// the op table), `wheretime variants --csv [--ops]`. Runs load on a worker (CompareLoader).
 #pragma once
 
 #include "variantsplot.h"
@@ -18,10 +20,12 @@
 
 class QComboBox;
 class QLabel;
-class QTableWidget;
+class QTableView;
 class QToolButton;
 
 namespace wt::gui {
+
+class TableModel;
 
 // "variants-layer", "variants-ops", "variants-share", "variants-step": export and report file names.
 QString variantsChartFileName(VariantsPlot::Kind kind);
@@ -58,8 +62,11 @@ public:
     // logical px of a PNG.
     bool exportChart(VariantsPlot::Kind kind, const QString& path, QString* error = nullptr, int chartWidth = 0,
                      double pngScale = 1.0);
-    // The chart's numbers (analysis's, raw ns and fractions), one row per variant.
+    // The writer's CSV of the chart's table: the variants table (one row per run), for Ops the
+    // op table (one row per op); raw ns and fractions.
     QString chartCsv(VariantsPlot::Kind kind) const;
+    // The table under the charts (the variants table).
+    TableModel* tableModel() const { return m_model; }
 
 signals:
     void ready();
@@ -86,7 +93,8 @@ private:
     QToolButton* m_exportButton;
     QWidget* m_charts;
     VariantsPlot* m_plots[4];
-    QTableWidget* m_grid;
+    TableModel* m_model;
+    QTableView* m_grid;
 };
 
 }  // namespace wt::gui
