@@ -15,6 +15,14 @@ TimeRange TimeRange::fromDouble(double t0, double t1)
     return TimeRange{int64_t(std::floor(t0)), int64_t(std::ceil(t1))};
 }
 
+// printf's "%.*f", correctly rounded like it, without its cost (tables format thousands of cells).
+std::string fixedText(double v, int decimals)
+{
+    char buf[400];
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+    return r.ec == std::errc() ? std::string(buf, r.ptr) : std::string("-");
+}
+
 std::string formatQuantity(double value, std::string_view unit)
 {
     static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
@@ -27,9 +35,12 @@ std::string formatQuantity(double value, std::string_view unit)
         ++p;
     }
     const int decimals = v >= 99.95 || p == 0 ? 0 : v >= 9.995 ? 1 : 2;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s%.*f %s", value < 0 ? "-" : "", decimals, v, prefixes[p]);
-    return std::string(buf) + std::string(unit);
+    std::string out = value < 0 ? "-" : "";
+    out += fixedText(v, decimals);
+    out += ' ';
+    out += prefixes[p];
+    out += unit;
+    return out;
 }
 
 std::string formatDuration(double ns)
@@ -50,9 +61,10 @@ std::string formatDuration(double ns)
     const double v = ns / unit;
     const double a = std::fabs(v);
     const int decimals = unit == 1 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v, name);
-    return buf;
+    std::string out = fixedText(v, decimals);
+    out += ' ';
+    out += name;
+    return out;
 }
 
 std::optional<int64_t> parseDuration(std::string_view text)

@@ -14,6 +14,9 @@ namespace wt {
 
 std::string formatDuration(double ns);
 
+// printf's "%.*f" (correctly rounded), fast: "12.50" for (12.5, 2).
+std::string fixedText(double v, int decimals);
+
 // A count or rate with an SI prefix and three significant digits: formatQuantity(1.23e10,
 // "FLOP/s") = "12.3 GFLOP/s", (37.5e9, "B/s") = "37.5 GB/s", (950, "B") = "950 B". Used for the
 // FLOPs, bytes and achieved rates of op features.

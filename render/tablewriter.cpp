@@ -26,21 +26,25 @@ std::string rawText(const Cell& c)
     return {};
 }
 
-std::string jsonValue(const Cell& c)
+// A number cell's raw text appended without temporaries (integers, finite reals; nothing else).
+void appendRaw(std::string& out, const Cell& c)
 {
-    if (const auto* i = std::get_if<int64_t>(&c))
-        return std::to_string(*i);
-    if (const auto* d = std::get_if<double>(&c))
-        return shortestNumber(*d);
-    if (const auto* s = std::get_if<std::string>(&c))
-        return json::quote(*s);
-    return "null";
+    char buf[64];
+    if (const auto* i = std::get_if<int64_t>(&c)) {
+        auto r = std::to_chars(buf, buf + sizeof buf, *i);
+        out.append(buf, r.ptr);
+    } else if (const auto* d = std::get_if<double>(&c); d && std::isfinite(*d)) {
+        out += shortestNumber(*d);
+    }
 }
 
 // One line per cell, valid UTF-8: control characters as C escapes (an embedded NUL, newlines,
 // tabs), ill-formed UTF-8 as U+FFFD.
 std::string printable(std::string_view raw)
 {
+    // Most cells are printable ASCII: nothing to check or escape.
+    if (std::all_of(raw.begin(), raw.end(), [](char ch) { return ch >= 0x20 && ch < 0x7f; }))
+        return std::string(raw);
     const std::string s = utf8::isValid(raw) ? std::string(raw) : utf8::repaired(raw);
     std::string out;
     out.reserve(s.size());
@@ -65,12 +69,7 @@ std::string printable(std::string_view raw)
     return out;
 }
 
-std::string fixed(double v, int decimals)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
+std::string fixed(double v, int decimals) { return fixedText(v, decimals); }
 
 }  // namespace
 
@@ -93,14 +92,21 @@ std::string shortestNumber(double value)
 std::string csv(const Table& table)
 {
     std::string out;
-    for (size_t i = 0; i < table.columns.size(); ++i)
-        out += (i ? "," : "") + csv::field(table.columns[i].id);
+    out.reserve(64 + table.rows.size() * table.columns.size() * 12);
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+        if (i)
+            out += ',';
+        out += csv::field(table.columns[i].id);
+    }
     out += '\n';
     for (const auto& row : table.rows) {
         for (size_t i = 0; i < row.size(); ++i) {
             if (i)
                 out += ',';
-            out += std::holds_alternative<std::string>(row[i]) ? csv::field(textOf(row[i])) : rawText(row[i]);
+            if (const auto* s = std::get_if<std::string>(&row[i]))
+                out += csv::field(*s);
+            else
+                appendRaw(out, row[i]);
         }
         out += '\n';
     }
@@ -109,11 +115,31 @@ std::string csv(const Table& table)
 
 std::string jsonRows(const Table& table)
 {
+    // The keys are the same in every row: quoted once.
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < table.columns.size(); ++i)
+    {
+        std::string key = i ? "," : "";
+        key += json::quote(table.columns[i].id);
+        key += ':';
+        keys.push_back(std::move(key));
+    }
     std::string out = "[";
+    out.reserve(64 + table.rows.size() * table.columns.size() * 24);
     for (size_t r = 0; r < table.rows.size(); ++r) {
         out += r ? ",\n {" : "\n {";
-        for (size_t i = 0; i < table.columns.size(); ++i)
-            out += (i ? "," : "") + json::quote(table.columns[i].id) + ":" + jsonValue(table.rows[r][i]);
+        for (size_t i = 0; i < table.columns.size(); ++i) {
+            out += keys[i];
+            const Cell& c = table.rows[r][i];
+            if (const auto* s = std::get_if<std::string>(&c))
+                out += json::quote(*s);
+            else if (isNone(c))
+                out += "null";
+            else if (const auto* d = std::get_if<double>(&c); d && !std::isfinite(*d))
+                out += "null";
+            else
+                appendRaw(out, c);
+        }
         out += '}';
     }
     out += table.rows.empty() ? "]" : "\n]";
@@ -125,12 +151,17 @@ std::string json(const Table& table)
     std::string out = "{\"table\":" + json::quote(table.id) + ",\"columns\":[";
     for (size_t i = 0; i < table.columns.size(); ++i) {
         const Column& c = table.columns[i];
-        out += std::string(i ? "," : "") + "{\"id\":" + json::quote(c.id) + ",\"title\":" + json::quote(c.title) +
+        if (i)
+            out += ',';
+        out += std::string("{\"id\":") + json::quote(c.id) + ",\"title\":" + json::quote(c.title) +
                ",\"unit\":" + json::quote(toString(c.unit)) + "}";
     }
     out += "],\"rows\":" + jsonRows(table) + ",\"notes\":[";
-    for (size_t i = 0; i < table.notes.size(); ++i)
-        out += (i ? "," : "") + json::quote(table.notes[i]);
+    for (size_t i = 0; i < table.notes.size(); ++i) {
+        if (i)
+            out += ',';
+        out += json::quote(table.notes[i]);
+    }
     out += "]}\n";
     return out;
 }
@@ -150,7 +181,12 @@ std::string cellText(const Column& column, const Cell& cell)
     case Unit::Share: return fixed(100.0 * v, 1) + "%";
     case Unit::Count: return std::holds_alternative<int64_t>(cell) ? rawText(cell) : fixed(v, 1);
     case Unit::Ratio: return fixed(v, 3) + "x";
-    case Unit::Percent: return (v > 0 ? "+" : "") + fixed(v, 1) + "%";
+    case Unit::Percent: {
+        std::string t = v > 0 ? "+" : "";
+        t += fixed(v, 1);
+        t += '%';
+        return t;
+    }
     case Unit::Flops: return formatQuantity(v, "FLOP");
     case Unit::FlopPerS: return formatQuantity(v, "FLOP/s");
     case Unit::Bytes: return formatQuantity(v, "B");
@@ -166,34 +202,47 @@ std::string text(const Table& table, const TextOptions& options)
     for (size_t i = 0; i < table.columns.size(); ++i)
         if (table.columns[i].inText)
             shown.push_back(i);
-    std::vector<std::vector<std::string>> cells(table.rows.size() + 1);
-    for (size_t c : shown)
-        cells[0].push_back(printable(table.columns[c].title));
+    // One pass renders every cell (and its display length), a second writes the lines.
+    const size_t nc = shown.size();
+    std::vector<std::string> cells((table.rows.size() + 1) * nc);
+    std::vector<size_t> length(cells.size());
+    for (size_t i = 0; i < nc; ++i)
+        cells[i] = printable(table.columns[shown[i]].title);
     for (size_t r = 0; r < table.rows.size(); ++r)
-        for (size_t c : shown) {
+        for (size_t i = 0; i < nc; ++i) {
+            const size_t c = shown[i];
             std::string s = printable(cellText(table.columns[c], table.rows[r][c]));
             if (options.width > 0 && table.columns[c].unit == Unit::Text)
                 s = elideMiddle(s, options.width);
-            cells[r + 1].push_back(std::move(s));
+            cells[(r + 1) * nc + i] = std::move(s);
         }
-    std::vector<size_t> width(shown.size(), 0);
-    for (const auto& line : cells)
-        for (size_t i = 0; i < line.size(); ++i)
-            width[i] = std::max(width[i], displayLength(line[i]));
+    std::vector<size_t> width(nc, 0);
+    size_t total = 0;
+    for (size_t k = 0; k < cells.size(); ++k) {
+        length[k] = displayLength(cells[k]);
+        width[k % nc] = std::max(width[k % nc], length[k]);
+        total += cells[k].size();
+    }
     std::string out;
+    out.reserve(total + cells.size() * 4 + 64);
     if (options.notes)
         for (const std::string& n : table.notes)
             out += printable(n) + "\n";
-    for (const auto& line : cells) {
-        std::string l;
-        for (size_t i = 0; i < line.size(); ++i) {
-            const size_t pad = width[i] - displayLength(line[i]);
-            const bool left = table.columns[shown[i]].unit == Unit::Text;
+    for (size_t k = 0; k < cells.size(); k += nc) {
+        for (size_t i = 0; i < nc; ++i) {
+            const size_t pad = width[i] - length[k + i];
             if (i)
-                l += "  ";
-            l += left ? line[i] + std::string(i + 1 < line.size() ? pad : 0, ' ') : std::string(pad, ' ') + line[i];
+                out.append(2, ' ');
+            if (table.columns[shown[i]].unit == Unit::Text) {
+                out += cells[k + i];
+                if (i + 1 < nc)
+                    out.append(pad, ' ');
+            } else {
+                out.append(pad, ' ');
+                out += cells[k + i];
+            }
         }
-        out += l + "\n";
+        out += '\n';
     }
     return out;
 }
