@@ -121,6 +121,15 @@ std::optional<double> ratioOf(const CompareCell& base, const CompareCell& other)
     return other.ns / base.ns;
 }
 
+// The change in % of BASE: computed here only, so the CLI, the GUI's table and its delta chart
+// say the same number. Unset where BASE has no time (as the ratio).
+std::optional<double> percentOf(const CompareCell& base, double deltaNs)
+{
+    if (!base.present || base.ns <= 0)
+        return std::nullopt;
+    return 100.0 * deltaNs / base.ns;
+}
+
 double divisorOf(ComparePer per, int64_t steps)
 {
     return per == ComparePer::Step && steps > 0 ? double(steps) : 1.0;
@@ -293,13 +302,16 @@ Comparison compareRuns(const std::vector<const CompareRun*>& runs, const Compare
     }
     for (size_t i = 0; i < n; ++i) {
         out.runs[i].deltaNs = out.runs[i].total.ns - out.runs[0].total.ns;
+        out.runs[i].deltaPct = percentOf(out.runs[0].total, out.runs[i].deltaNs);
         out.runs[i].ratio = ratioOf(out.runs[0].total, out.runs[i].total);
     }
     for (CompareGroup& g : out.groups) {
         g.deltaNs.resize(n);
+        g.deltaPct.resize(n);
         g.ratio.resize(n);
         for (size_t i = 0; i < n; ++i) {
             g.deltaNs[i] = g.cells[i].ns - g.cells[0].ns;   // absent cells hold 0
+            g.deltaPct[i] = percentOf(g.cells[0], g.deltaNs[i]);
             g.ratio[i] = ratioOf(g.cells[0], g.cells[i]);
             g.change = std::max(g.change, std::abs(g.deltaNs[i]));
         }
@@ -367,8 +379,10 @@ KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const Ke
         }
     }
     out.base.deltaNs = 0;
+    out.base.deltaPct = percentOf(out.base.total, 0);
     out.base.ratio = ratioOf(out.base.total, out.base.total);
     out.other.deltaNs = out.other.total.ns - out.base.total.ns;
+    out.other.deltaPct = percentOf(out.base.total, out.other.deltaNs);
     out.other.ratio = ratioOf(out.base.total, out.other.total);
 
     // Matched (op, name) first; then the one-sided kernels are paired: the same name in another
@@ -377,6 +391,7 @@ KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const Ke
     std::vector<KernelDiffRow> removed, added;
     auto finish = [&](KernelDiffRow& row) {
         row.deltaNs = row.other.ns - row.base.ns;
+        row.deltaPct = percentOf(row.base, row.deltaNs);
         row.ratio = ratioOf(row.base, row.other);
         out.rows.push_back(std::move(row));
     };

@@ -79,10 +79,11 @@ struct CompareGroup {
     std::string name;                  // display name (last path component, kernel name, kind)
     std::string path;                  // the key groups are matched by
     std::vector<CompareCell> cells;    // one per run, BASE first
-    // Against BASE, one per run (BASE's own: 0 and 1). A group absent from a run counts as 0 ns
-    // there, so deltas are always defined and add up to the change of the total; a ratio is
-    // unset where BASE has no time in the group.
+    // Against BASE, one per run (BASE's own: 0, 0% and 1). A group absent from a run counts as
+    // 0 ns there, so deltas are always defined and add up to the change of the total; the change
+    // in % and the ratio are unset where BASE has no time in the group.
     std::vector<double> deltaNs;
+    std::vector<std::optional<double>> deltaPct;   // 100 * delta / BASE's ns
     std::vector<std::optional<double>> ratio;
     double change = 0;                 // the largest |delta| over the runs: the sort key
     int presentIn() const;             // how many runs have the group
@@ -95,6 +96,7 @@ struct CompareRunSummary {
     int64_t steps = 0;                 // 0 = no steps
     CompareCell total;                 // every group together (the run's total at the grouping)
     double deltaNs = 0;                // total against BASE's total
+    std::optional<double> deltaPct;    // in % of BASE's total
     std::optional<double> ratio;
 };
 
@@ -132,6 +134,7 @@ struct KernelDiffRow {
     bool similarNames = false;         // Swapped: the names differ only in template arguments or numbers
     CompareCell base, other;
     double deltaNs = 0;
+    std::optional<double> deltaPct;    // in % of BASE's time; unset where BASE has none
     std::optional<double> ratio;
 };
 

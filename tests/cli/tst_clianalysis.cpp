@@ -195,11 +195,11 @@ void TestCliAnalysis::categories()
     bool sawGemmInBoth = false, sawP2pInOne = false;
     for (const auto& v : jsonOf(cmp)[QStringLiteral("groups")].toArray()) {
         const QJsonObject g = v.toObject();
-        const QJsonArray ns = g[QStringLiteral("ns")].toArray();
+        const QJsonValue ns1 = g[QStringLiteral("ns_1")], ns2 = g[QStringLiteral("ns_2")];   // BASE, OTHER
         if (g[QStringLiteral("path")].toString() == QStringLiteral("gemm"))
-            sawGemmInBoth = !ns[0].isNull() && !ns[1].isNull() && ns[0].toDouble() == ns[1].toDouble();
+            sawGemmInBoth = !ns1.isNull() && !ns2.isNull() && ns1.toDouble() == ns2.toDouble();
         if (g[QStringLiteral("path")].toString() == QStringLiteral("point-to-point"))
-            sawP2pInOne = ns[0].isNull() && !ns[1].isNull();
+            sawP2pInOne = ns1.isNull() && !ns2.isNull();
     }
     QVERIFY(sawGemmInBoth);
     QVERIFY(sawP2pInOne);

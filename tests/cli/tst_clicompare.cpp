@@ -2,6 +2,7 @@
 // totals, kernel diff), two files and two runs of one file, N runs, CSV and table, usage errors
 // and bad input, and two real CPU captures of different softmax variants compared by structure.
 #include "analysis/compare.h"
+#include "analysis/comparetable.h"
 #include "bench/synth/synthrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -35,6 +36,12 @@ QJsonObject parseObject(const QString& text)
 QString q(const std::string& s)
 {
     return QString::fromStdString(s);
+}
+
+// A per-run key of the JSON groups (the CSV's column ids): col("ns", 0) = "ns_1" (BASE).
+QString col(const char* stem, size_t run)
+{
+    return q(compareColumn(stem, run));
 }
 
 }  // namespace
@@ -142,8 +149,9 @@ void TestCliCompare::checkJson(const QJsonObject& o, const Comparison& c)
         QCOMPARE(r.value(QStringLiteral("file")).toString(), q(s.file));
         for (const char* key : {"workload", "variant", "backend", "device"})
             QVERIFY(r.contains(QLatin1String(key)));
-        QCOMPARE(o.value(QStringLiteral("total")).toObject().value(QStringLiteral("ns")).toArray()[i].toDouble(), s.total.ns);
+        QCOMPARE(o.value(QStringLiteral("total")).toObject().value(col("ns", i)).toDouble(), s.total.ns);
     }
+    QCOMPARE(o.value(QStringLiteral("total")).toObject().value(QStringLiteral("path")).toString(), QStringLiteral("(total)"));
     QJsonArray groups = o.value(QStringLiteral("groups")).toArray();
     QCOMPARE(groups.size(), qsizetype(c.groups.size()));
     std::vector<double> sums(c.runs.size(), 0.0);
@@ -152,19 +160,29 @@ void TestCliCompare::checkJson(const QJsonObject& o, const Comparison& c)
         const CompareGroup& cg = c.groups[size_t(gi)];   // same order
         QCOMPARE(g.value(QStringLiteral("path")).toString(), q(cg.path));
         QCOMPARE(g.value(QStringLiteral("name")).toString(), q(cg.name));
-        QJsonArray ns = g.value(QStringLiteral("ns")).toArray(), delta = g.value(QStringLiteral("delta_ns")).toArray(),
-                   ratio = g.value(QStringLiteral("ratio")).toArray();
-        QCOMPARE(ns.size(), qsizetype(c.runs.size()));
-        for (qsizetype i = 0; i < ns.size(); ++i) {
-            const CompareCell& cell = cg.cells[size_t(i)];
-            QCOMPARE(ns[i].isNull(), !cell.present);
+        QCOMPARE(g.value(QStringLiteral("note")).toString(), q(onlyInLabel(cg)));
+        for (size_t i = 0; i < c.runs.size(); ++i) {
+            const CompareCell& cell = cg.cells[i];
+            const QJsonValue ns = g.value(col("ns", i));
+            QCOMPARE(ns.isNull(), !cell.present);
             if (cell.present)
-                QCOMPARE(ns[i].toDouble(), cell.ns);
-            QCOMPARE(delta[i].toDouble(), cg.deltaNs[size_t(i)]);
-            QCOMPARE(ratio[i].isNull(), !cg.ratio[size_t(i)].has_value());
-            if (cg.ratio[size_t(i)])
-                QCOMPARE(ratio[i].toDouble(), *cg.ratio[size_t(i)]);
-            sums[size_t(i)] += ns[i].toDouble();
+                QCOMPARE(ns.toDouble(), cell.ns);
+            sums[i] += ns.toDouble();
+            if (i == 0) {
+                QVERIFY(!g.contains(col("delta_ns", 0)));   // against BASE: OTHERs only
+                continue;
+            }
+            QCOMPARE(g.value(col("delta_ns", i)).toDouble(), cg.deltaNs[i]);
+            const QJsonValue ratio = g.value(col("ratio", i)), pct = g.value(col("delta_pct", i));
+            QCOMPARE(ratio.isNull(), !cg.ratio[i].has_value());
+            if (cg.ratio[i])
+                QCOMPARE(ratio.toDouble(), *cg.ratio[i]);
+            // The change in % is analysis's: 100 * delta / BASE, unset where BASE has none.
+            QCOMPARE(pct.isNull(), !cg.deltaPct[i].has_value());
+            if (cg.deltaPct[i]) {
+                QCOMPARE(pct.toDouble(), *cg.deltaPct[i]);
+                QVERIFY(std::abs(pct.toDouble() - 100.0 * cg.deltaNs[i] / cg.cells[0].ns) < 1e-9 * std::max(1.0, std::abs(pct.toDouble())));
+            }
         }
     }
     // Sums over the groups equal the runs' totals at that grouping.
@@ -217,7 +235,7 @@ void TestCliCompare::jsonEqualsAnalysis()
     if (options.isEmpty()) {
         int baseOnly = 0;
         for (const QJsonValue& g : o.value(QStringLiteral("groups")).toArray())
-            baseOnly += g.toObject().value(QStringLiteral("ns")).toArray()[1].isNull() ? 1 : 0;
+            baseOnly += g.toObject().value(QStringLiteral("ns_2")).isNull() ? 1 : 0;
         QCOMPARE(baseOnly, 8);
         QCOMPARE(o.value(QStringLiteral("per")).toString(), QStringLiteral("step"));
     }
@@ -237,9 +255,10 @@ void TestCliCompare::twoFilesAndSelf()
     QCOMPARE(groups.size(), qsizetype(14));   // embedding, 12 decoder layers, softmax
     for (const QJsonValue& v : groups) {
         QJsonObject g = v.toObject();
-        QCOMPARE(g.value(QStringLiteral("delta_ns")).toArray()[1].toDouble(), 0.0);
-        QCOMPARE(g.value(QStringLiteral("ratio")).toArray()[1].toDouble(), 1.0);
-        QVERIFY(g.value(QStringLiteral("ns")).toArray()[0].toDouble() > 0);
+        QCOMPARE(g.value(QStringLiteral("delta_ns_2")).toDouble(), 0.0);
+        QCOMPARE(g.value(QStringLiteral("delta_pct_2")).toDouble(), 0.0);
+        QCOMPARE(g.value(QStringLiteral("ratio_2")).toDouble(), 1.0);
+        QVERIFY(g.value(QStringLiteral("ns_1")).toDouble() > 0);
     }
     // The same run of the same file as BASE and OTHER: refused in one line saying so (was: exit 0, empty).
     auto self = runCli({QStringLiteral("compare"), m_file + QStringLiteral(":s1"), m_file + QStringLiteral(":s1")});
@@ -277,8 +296,9 @@ void TestCliCompare::csvAndTable()
     auto csv = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--csv")});
     QCOMPARE(csv.exitCode, 0);
     QStringList lines = csv.out.trimmed().split(QLatin1Char('\n'));
-    QCOMPARE(lines[0], QStringLiteral("name,path,ns_1,ns_2,delta_ns_2,ratio_2,per"));
-    QCOMPARE(lines.size(), 1 + 14);
+    QCOMPARE(lines[0], QStringLiteral("name,path,ns_1,ns_2,delta_ns_2,delta_pct_2,ratio_2,count_1,count_2,note,per"));
+    QCOMPARE(lines.size(), 1 + 14 + 1);   // header, the groups, the total
+    QVERIFY(lines.back().startsWith(QStringLiteral("(total),(total),")));
     for (qsizetype i = 1; i < lines.size(); ++i)
         QVERIFY(lines[i].endsWith(QStringLiteral(",step")));
     // Rows in table order, with the analysis' numbers.
@@ -293,6 +313,7 @@ void TestCliCompare::csvAndTable()
         QCOMPARE(f[2].toDouble(), c.groups[i].cells[0].ns);
         QCOMPARE(f[3].isEmpty(), !c.groups[i].cells[1].present);
         QCOMPARE(f[4].toDouble(), c.groups[i].deltaNs[1]);
+        QCOMPARE(f[9], q(onlyInLabel(c.groups[i])));
     }
     auto table = runCli({QStringLiteral("compare"), a, b});
     QCOMPARE(table.exitCode, 0);
@@ -300,6 +321,13 @@ void TestCliCompare::csvAndTable()
     QVERIFY(table.out.contains(QStringLiteral("BASE only")));
     QVERIFY(table.out.contains(QStringLiteral("(total)")));
     QVERIFY(table.out.contains(QStringLiteral("12 steps")));
+    QVERIFY(table.out.contains(QStringLiteral("delta %")));
+    // Per run: whole ns and counts, written as integers.
+    auto perRun = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--csv"), QStringLiteral("--per"), QStringLiteral("run")});
+    QCOMPARE(perRun.exitCode, 0);
+    const QStringList f = perRun.out.split(QLatin1Char('\n'))[1].split(QLatin1Char(','));
+    QVERIFY2(!f[2].contains(QLatin1Char('.')) && !f[7].contains(QLatin1Char('.')), qPrintable(perRun.out.section(QLatin1Char('\n'), 1, 1)));
+    QVERIFY(f.last() == QStringLiteral("run"));
 }
 
 void TestCliCompare::kernelsJsonEqualsAnalysis()
@@ -324,10 +352,15 @@ void TestCliCompare::kernelsJsonEqualsAnalysis()
         QCOMPARE(row.value(QStringLiteral("change")).toString(), q(std::string(toString(k.change))));
         QCOMPARE(row.value(QStringLiteral("op")).toString(), q(k.op));
         QCOMPARE(row.value(QStringLiteral("base_name")).toString(), q(k.baseName));
-        QCOMPARE(row.value(QStringLiteral("ns")).toArray()[0].toDouble(), k.base.ns);
-        QCOMPARE(row.value(QStringLiteral("ns")).toArray()[1].toDouble(), k.other.ns);
+        QCOMPARE(row.value(QStringLiteral("base_ns")).isNull(), !k.base.present);
+        QCOMPARE(row.value(QStringLiteral("base_ns")).toDouble(), k.base.present ? k.base.ns : 0.0);
+        QCOMPARE(row.value(QStringLiteral("other_ns")).toDouble(), k.other.present ? k.other.ns : 0.0);
         QCOMPARE(row.value(QStringLiteral("delta_ns")).toDouble(), k.deltaNs);
-        QCOMPARE(row.value(QStringLiteral("count")).toArray()[1].toDouble(), k.other.count);
+        QCOMPARE(row.value(QStringLiteral("delta_pct")).isNull(), !k.deltaPct.has_value());
+        if (k.deltaPct)
+            QCOMPARE(row.value(QStringLiteral("delta_pct")).toDouble(), *k.deltaPct);
+        QCOMPARE(row.value(QStringLiteral("other_count")).toDouble(), k.other.present ? k.other.count : 0.0);
+        QCOMPARE(row.value(QStringLiteral("other_op")).isNull(), k.change != KernelChange::Moved);
     }
     QCOMPARE(o.value(QStringLiteral("total")).toObject().value(QStringLiteral("delta_ns")).toDouble(), d.other.deltaNs);
     QCOMPARE(o.value(QStringLiteral("summary")).toObject().value(QStringLiteral("changed")).toInt(), d.changed);
@@ -381,8 +414,8 @@ void TestCliCompare::cpuCapturesOfSoftmaxVariants()
     for (const QJsonValue& v : lo.value(QStringLiteral("groups")).toArray()) {
         QJsonObject g = v.toObject();
         layers.insert(g.value(QStringLiteral("path")).toString());
-        QVERIFY(!g.value(QStringLiteral("ns")).toArray()[0].isNull());   // every layer in both runs
-        QVERIFY(!g.value(QStringLiteral("ns")).toArray()[1].isNull());
+        QVERIFY(!g.value(QStringLiteral("ns_1")).isNull());   // every layer in both runs
+        QVERIFY(!g.value(QStringLiteral("ns_2")).isNull());
     }
     QVERIFY(layers.count(QStringLiteral("softmax")));
     QVERIFY(layers.size() >= 3);
@@ -396,14 +429,14 @@ void TestCliCompare::cpuCapturesOfSoftmaxVariants()
     for (const QJsonValue& v : parseObject(byOp.out).value(QStringLiteral("groups")).toArray()) {
         QJsonObject g = v.toObject();
         QStringList parts = g.value(QStringLiteral("path")).toString().split(QLatin1Char('/'));
-        QJsonArray ns = g.value(QStringLiteral("ns")).toArray(), count = g.value(QStringLiteral("count")).toArray();
+        const QJsonValue ns1 = g.value(QStringLiteral("ns_1")), ns2 = g.value(QStringLiteral("ns_2"));
         if (parts.size() > 2 && parts[2] == QStringLiteral("softmax")) {
-            softmaxOneSided += ns[0].isNull() != ns[1].isNull() ? 1 : 0;
+            softmaxOneSided += ns1.isNull() != ns2.isNull() ? 1 : 0;
             continue;
         }
         ++outside;
-        QVERIFY2(!ns[0].isNull() && !ns[1].isNull(), qPrintable(g.value(QStringLiteral("path")).toString()));
-        QCOMPARE(count[0].toDouble(), count[1].toDouble());
+        QVERIFY2(!ns1.isNull() && !ns2.isNull(), qPrintable(g.value(QStringLiteral("path")).toString()));
+        QCOMPARE(g.value(QStringLiteral("count_1")).toDouble(), g.value(QStringLiteral("count_2")).toDouble());
     }
     QVERIFY(outside >= 10);
     QVERIFY(softmaxOneSided >= 2);

@@ -176,17 +176,24 @@ void TestCliVariants::variantsEqualCompare()
     QVERIFY2(c.exitCode == 0, qPrintable(c.err));
     QJsonObject cmp = parseObject(c.out);
     QCOMPARE(cmp["per"].toString(), QStringLiteral("step"));
+    // compare's rows are keyed by column id: ns_1 (BASE) .. ns_3 (docs/compare.md).
+    auto perRun = [](const QJsonObject& row) {
+        QJsonArray ns;
+        for (int i = 1; row.contains(QStringLiteral("ns_%1").arg(i)); ++i)
+            ns.append(row[QStringLiteral("ns_%1").arg(i)]);
+        return ns;
+    };
     QJsonArray softmaxNs;
     for (const auto& g : cmp["groups"].toArray())
         if (g.toObject()["path"].toString() == QLatin1String("softmax"))
-            softmaxNs = g.toObject()["ns"].toArray();
+            softmaxNs = perRun(g.toObject());
     QCOMPARE(softmaxNs.size(), 3);
-    QJsonArray totals = cmp["total"].toObject()["ns"].toArray();
+    QJsonArray totals = perRun(cmp["total"].toObject());
     auto cf = runCli(QStringList(sel) << "--within" << "phase=forward" << "--json");
     QJsonArray fwdNs;
     for (const auto& g : parseObject(cf.out)["groups"].toArray())
         if (g.toObject()["path"].toString() == QLatin1String("softmax"))
-            fwdNs = g.toObject()["ns"].toArray();
+            fwdNs = perRun(g.toObject());
     QCOMPARE(fwdNs.size(), 3);
     int b = t["baseline"].toInt();
     double baseNs = runs[b].toObject()["layer_ns"].toDouble();

@@ -1,5 +1,5 @@
 // The compare view against `wheretime compare` on two real CPU captures of different softmax
-// variants: the table's numbers equal the CLI's JSON (by layer, by op inside a layer, the
+// variants: the table's cells equal the CLI's JSON (by layer, by op inside a layer, the
 // kernel diff), clicks drill from layer to ops to the kernel diff, exports carry both runs,
 // the synchronized timelines zoom and pan together, the run browser compares runs of two files,
 // and the headless compare report lists only files it wrote (bad input: one line, exit 1).
@@ -10,6 +10,7 @@
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/runbrowser.h"
 #include "app/gui/widgets/timelinewidget.h"
+#include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "tests/support/testsupport.h"
@@ -99,31 +100,27 @@ void TestCompareView::checkAgainstCli(const CompareModel& model, const QJsonObje
     const QJsonArray groups = o.value(QStringLiteral("groups")).toArray();
     QCOMPARE(model.rowCount(), groups.size() + 1);   // + the total row
     QVERIFY(groups.size() > 0);
-    const int n = int(model.runCount());
+    // Every cell of every row, the total last, is the CLI's value under the column's id.
+    auto checkRow = [&](int r, const QJsonObject& g) {
+        QCOMPARE(g.size(), qsizetype(model.columnCount()));
+        for (int col = 0; col < model.columnCount(); ++col) {
+            const QString id = model.headerData(col, Qt::Horizontal, TableModel::ColumnIdRole).toString();
+            const QJsonValue want = g.value(id);
+            const QVariant v = model.data(model.index(r, col), TableModel::RawRole);
+            QVERIFY2(v.isValid() == !want.isNull(), qPrintable(QStringLiteral("row %1 %2").arg(r).arg(id)));
+            if (want.isString())
+                QCOMPARE(v.toString(), want.toString());
+            else if (!want.isNull())
+                QVERIFY2(near(v.toDouble(), want.toDouble()),
+                         qPrintable(QStringLiteral("row %1 %2: %3 vs %4").arg(r).arg(id).arg(v.toDouble()).arg(want.toDouble())));
+        }
+    };
     for (int r = 0; r < int(groups.size()); ++r) {
-        const QJsonObject g = groups[r].toObject();
-        QCOMPARE(model.data(model.index(r, 0), CompareModel::PathRole).toString(), g.value(QStringLiteral("path")).toString());
-        const QJsonArray ns = g.value(QStringLiteral("ns")).toArray(), delta = g.value(QStringLiteral("delta_ns")).toArray(),
-                         ratio = g.value(QStringLiteral("ratio")).toArray();
-        for (int run = 0; run < n; ++run) {
-            const QVariant v = model.data(model.index(r, model.column(CompareModel::Column::Time, run)), CompareModel::ValueRole);
-            QCOMPARE(v.isValid(), !ns[run].isNull());
-            if (v.isValid())
-                QVERIFY2(near(v.toDouble(), ns[run].toDouble()), qPrintable(QStringLiteral("%1 run %2: %3 vs %4").arg(g.value(QStringLiteral("path")).toString()).arg(run).arg(v.toDouble()).arg(ns[run].toDouble())));
-        }
-        for (int run = 1; run < n; ++run) {
-            QVERIFY(near(model.data(model.index(r, model.column(CompareModel::Column::Delta, run)), CompareModel::ValueRole).toDouble(),
-                         delta[run].toDouble()));
-            const QVariant rv = model.data(model.index(r, model.column(CompareModel::Column::Ratio, run)), CompareModel::ValueRole);
-            QCOMPARE(rv.isValid(), !ratio[run].isNull());
-            if (rv.isValid())
-                QVERIFY(near(rv.toDouble(), ratio[run].toDouble()));
-        }
+        QCOMPARE(model.data(model.index(r, 0), CompareModel::PathRole).toString(), groups[r].toObject().value(QStringLiteral("path")).toString());
+        checkRow(r, groups[r].toObject());
     }
-    const QJsonArray totals = o.value(QStringLiteral("total")).toObject().value(QStringLiteral("ns")).toArray();
-    for (int run = 0; run < n; ++run)
-        QVERIFY(near(model.data(model.index(int(groups.size()), model.column(CompareModel::Column::Time, run)), CompareModel::ValueRole).toDouble(),
-                     totals[run].toDouble()));
+    QVERIFY(model.isTotalRow(int(groups.size())));
+    checkRow(int(groups.size()), o.value(QStringLiteral("total")).toObject());
 }
 
 void TestCompareView::tableEqualsCli()
@@ -149,15 +146,20 @@ void TestCompareView::tableEqualsCli()
     QVERIFY(it->inAll());
     QVERIFY(it->deltaNs[1] != 0);
 
-    // Three runs (two files): one time column per run, delta, delta % and ratio per OTHER.
+    // The delta % shown is the table's: analysis's deltaPct, in the writer's text.
+    const int softmaxRow = int(it - view.comparison().groups.begin());
+    QCOMPARE(view.model()->data(view.model()->index(softmaxRow, view.model()->column("delta_pct", 1))).toString(),
+             QString::fromStdString(render::cellText(Column{{}, {}, Unit::Percent, true}, *it->deltaPct[1])));
+
+    // Three runs (two files): one time and count column per run, delta, delta % and ratio per OTHER.
     CompareView three;
     QAbstractItemModelTester tester3(three.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy ready3(&three, &CompareView::ready);
     three.load({m_runs[0], m_runs[1], {m_fileB, runId(m_fileB, "full")}});
     QVERIFY(ready3.wait(60000));
-    QCOMPARE(three.model()->columnCount(), 1 + 3 + 3 * 2 + 1);
-    QCOMPARE(three.model()->headerData(three.model()->column(CompareModel::Column::Ratio, 2), Qt::Horizontal).toString(),
-             QStringLiteral("#3/BASE"));
+    QCOMPARE(three.model()->columnCount(), 2 + 3 + 3 * 2 + 3 + 2);   // name, path; ns; delta, %, ratio; count; note, per
+    QCOMPARE(three.model()->headerData(three.model()->column("ratio", 2), Qt::Horizontal).toString(), QStringLiteral("#3/BASE"));
+    QCOMPARE(three.model()->headerData(three.model()->column("delta_pct", 1), Qt::Horizontal).toString(), QStringLiteral("delta % #2"));
     checkAgainstCli(*three.model(), cliJson({a, b, m_fileB + QStringLiteral(":full")}));
     QCOMPARE(int(three.barsPlot()->chart().runLabels.size()), 3);
 }
@@ -197,13 +199,16 @@ void TestCompareView::drillDownByClicks()
     const QJsonArray rows = k.value(QStringLiteral("kernels")).toArray();
     QCOMPARE(view.diffModel()->rowCount(), rows.size());
     QVERIFY(rows.size() > 0);
+    const KernelDiffModel* dm = view.diffModel();
     for (int r = 0; r < int(rows.size()); ++r) {
         const QJsonObject o = rows[r].toObject();
-        QCOMPARE(view.diffModel()->data(view.diffModel()->index(r, KernelDiffModel::Change), KernelDiffModel::ValueRole).toString(),
-                 o.value(QStringLiteral("change")).toString());
-        QVERIFY(near(view.diffModel()->data(view.diffModel()->index(r, KernelDiffModel::Delta), KernelDiffModel::ValueRole).toDouble(),
-                     o.value(QStringLiteral("delta_ns")).toDouble()));
+        QCOMPARE(dm->data(dm->index(r, dm->columnOf("change")), TableModel::RawRole).toString(), o.value(QStringLiteral("change")).toString());
+        QVERIFY(near(dm->data(dm->index(r, dm->columnOf("delta_ns")), TableModel::RawRole).toDouble(), o.value(QStringLiteral("delta_ns")).toDouble()));
+        QCOMPARE(dm->data(dm->index(r, dm->columnOf("delta_pct")), TableModel::RawRole).isValid(), !o.value(QStringLiteral("delta_pct")).isNull());
     }
+    // Only the text table's columns are shown; the names apart are CSV-only.
+    QVERIFY(view.table()->isColumnHidden(dm->columnOf("base_name")));
+    QVERIFY(!view.table()->isColumnHidden(dm->columnOf("kernel")));
     const QJsonObject summary = k.value(QStringLiteral("summary")).toObject();
     QCOMPARE(view.kernelDiff().added, summary.value(QStringLiteral("added")).toInt());
     QCOMPARE(view.kernelDiff().removed, summary.value(QStringLiteral("removed")).toInt());
@@ -250,13 +255,7 @@ void TestCompareView::exportsNameBothRuns()
     QString error;
     QVERIFY(!view.exportBars(dir.filePath(QStringLiteral("bars.gif")), &error));
     QVERIFY(!error.isEmpty());
-    // The table's CSV is byte for byte `wheretime compare --csv`.
-    QVERIFY(view.exportTableCsv(dir.filePath(QStringLiteral("table.csv"))));
-    QFile csv(dir.filePath(QStringLiteral("table.csv")));
-    QVERIFY(csv.open(QIODevice::ReadOnly));
-    auto cli = runCli({QStringLiteral("compare"), m_file + QStringLiteral(":adaptive"), m_file + QStringLiteral(":full"), QStringLiteral("--csv")});
-    QCOMPARE(cli.exitCode, 0);
-    QCOMPARE(QString::fromUtf8(csv.readAll()), cli.out);
+    // (The table's CSV against the CLI's and the report's, byte for byte: tst_comparetables.)
 }
 
 void TestCompareView::synchronizedTimelines()
@@ -386,13 +385,10 @@ void TestCompareView::report()
     QVERIFY(named.contains(QStringLiteral("compare-layer-delta.png")));
     QVERIFY(named.contains(QStringLiteral("compare-layer.csv")));
     QVERIFY(named.contains(QStringLiteral("compare-layer-kernels.csv")));
+    QVERIFY(named.contains(QStringLiteral("compare-kernel.csv")));
     for (const QString& f : named)
         QVERIFY2(QFileInfo(QDir(out).filePath(f)).size() > 0, qPrintable(f));
-    // The compare CSV is the CLI's.
-    QFile csv(QDir(out).filePath(QStringLiteral("compare-layer.csv")));
-    QVERIFY(csv.open(QIODevice::ReadOnly));
-    QCOMPARE(QString::fromUtf8(csv.readAll()),
-             runCli({QStringLiteral("compare"), m_file + QStringLiteral(":adaptive"), m_file + QStringLiteral(":full"), QStringLiteral("--csv")}).out);
+    // (Its CSVs against the CLI's, byte for byte: tst_comparetables.)
     QFile html(QDir(out).filePath(QStringLiteral("index.html")));
     QVERIFY(html.open(QIODevice::ReadOnly));
     const QString h = QString::fromUtf8(html.readAll());

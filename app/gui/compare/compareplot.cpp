@@ -2,7 +2,9 @@
 
 #include "comparemodel.h"
 
+#include "analysis/comparetable.h"
 #include "app/gui/core/timeformat.h"
+#include "render/tablewriter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,17 +18,10 @@ QString q(const std::string& s)
     return QString::fromStdString(s);
 }
 
-std::optional<double> pctOf(double baseNs, double deltaNs)
+// A delta label's parts as the tables write them (the writer's ns and percent text).
+QString cellText(Unit unit, const Cell& cell)
 {
-    if (!(baseNs > 0))
-        return std::nullopt;
-    return 100.0 * deltaNs / baseNs;
-}
-
-QString signedDuration(double ns)
-{
-    const QString d = formatDuration(std::abs(ns));
-    return ns > 0 ? QStringLiteral("+") + d : ns < 0 ? QStringLiteral("-") + d : d;
+    return QString::fromStdString(render::cellText(Column{{}, {}, unit, true}, cell));
 }
 
 QStringList runLabels(const std::vector<CompareRunSummary>& runs)
@@ -61,12 +56,12 @@ CompareChartData chartData(const Comparison& c, const QString& title, size_t max
         CompareChartRow row;
         row.label = q(g.name);
         if (!g.inAll())
-            row.label += QStringLiteral("  [%1]").arg(onlyInLabel(g));
+            row.label += QStringLiteral("  [%1]").arg(q(onlyInLabel(g)));
         for (size_t r = 0; r < g.cells.size(); ++r) {
             row.ns.push_back(g.cells[r].present ? g.cells[r].ns : 0.0);
             row.present.push_back(g.cells[r].present);
             row.deltaNs.push_back(g.deltaNs[r]);
-            row.pct.push_back(pctOf(g.cells[0].ns, g.deltaNs[r]));
+            row.pct.push_back(g.deltaPct[r]);
         }
         row.source = int(i);
         d.rows.push_back(std::move(row));
@@ -95,7 +90,7 @@ CompareChartData chartData(const KernelDiff& k, const QString& title, size_t max
         row.ns = {r.base.present ? r.base.ns : 0.0, r.other.present ? r.other.ns : 0.0};
         row.present = {r.base.present, r.other.present};
         row.deltaNs = {0.0, r.deltaNs};
-        row.pct = {std::optional<double>(0.0), pctOf(r.base.ns, r.deltaNs)};
+        row.pct = {std::optional<double>(0.0), r.deltaPct};
         row.source = int(i);
         d.rows.push_back(std::move(row));
     }
@@ -234,9 +229,8 @@ void ComparePlot::rebuild()
                 text->position->setCoords(v, double(i + 1));
                 text->setPositionAlignment((v < 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
                 text->setFont(labelFont);
-                const QString pct = r.pct[1] ? QStringLiteral("%1%2%").arg(*r.pct[1] > 0 ? QStringLiteral("+") : QString()).arg(*r.pct[1], 0, 'f', 1)
-                                             : (r.present[0] ? QStringLiteral("-") : QStringLiteral("new"));
-                text->setText(QStringLiteral(" %1 (%2) ").arg(signedDuration(r.deltaNs[1]), pct));
+                const QString pct = r.pct[1] ? cellText(Unit::Percent, *r.pct[1]) : (r.present[0] ? QStringLiteral("-") : QStringLiteral("new"));
+                text->setText(QStringLiteral(" %1 (%2) ").arg(cellText(Unit::Ns, r.deltaNs[1]), pct));
             }
         } else {
             auto* group = new QCPBarsGroup(this);

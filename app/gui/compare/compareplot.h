@@ -20,7 +20,7 @@ struct CompareChartRow {
     std::vector<double> ns;                   // per run (0 where absent)
     std::vector<bool> present;                // per run
     std::vector<double> deltaNs;              // per run, against BASE (BASE's: 0)
-    std::vector<std::optional<double>> pct;   // per run: delta in % of BASE (unset: BASE has none)
+    std::vector<std::optional<double>> pct;   // per run: analysis's deltaPct, in % of BASE (unset: BASE has none)
     int source = -1;                          // index of the group (or kernel diff row) it shows
 };
 

@@ -3,12 +3,11 @@
 #include "comparemodel.h"
 #include "compareplot.h"
 
+#include "analysis/comparetable.h"
 #include "app/gui/breakdown/chartexport.h"
-#include "app/gui/core/timeformat.h"
+#include "render/tablewriter.h"
 
 #include <QDir>
-
-#include <cmath>
 
 namespace wt::gui {
 
@@ -24,39 +23,44 @@ QString mdCell(QString s)
     return s.replace(QLatin1Char('|'), QStringLiteral("\\|"));
 }
 
-// The table as Markdown and HTML rows (display text of the model).
-void tables(const QAbstractItemModel& m, size_t maxRows, QString* md, QString* html)
+// The table as Markdown and HTML rows: the columns a text table shows, each cell as the writer
+// writes it (render::cellText), the same text as `wheretime compare` and the view.
+void tables(const Table& t, size_t maxRows, QString* md, QString* html)
 {
-    const int cols = m.columnCount(), rows = m.rowCount();
+    std::vector<size_t> cols;
+    for (size_t c = 0; c < t.columns.size(); ++c)
+        if (t.columns[c].inText)
+            cols.push_back(c);
+    const size_t rows = t.rows.size();
     QStringList head;
-    for (int c = 0; c < cols; ++c)
-        head << m.headerData(c, Qt::Horizontal).toString();
+    for (size_t c : cols)
+        head << q(t.columns[c].title);
     *md += QStringLiteral("| ") + head.join(QStringLiteral(" | ")) + QStringLiteral(" |\n|");
-    for (int c = 0; c < cols; ++c)
-        *md += c == 0 ? QStringLiteral("---|") : QStringLiteral("---:|");
+    for (size_t c : cols)
+        *md += t.columns[c].unit == Unit::Text ? QStringLiteral("---|") : QStringLiteral("---:|");
     *md += QLatin1Char('\n');
     *html += QStringLiteral("<table><tr>");
     for (const QString& h : head)
         *html += QStringLiteral("<th>%1</th>").arg(h.toHtmlEscaped());
     *html += QStringLiteral("</tr>\n");
-    for (int r = 0; r < rows; ++r) {
+    for (size_t r = 0; r < rows; ++r) {
         // Past maxRows only the last row (the total, when there is one) is shown.
-        if (size_t(r) >= maxRows && r != rows - 1)
+        if (r >= maxRows && r != rows - 1)
             continue;
         QStringList cells;
         *html += QStringLiteral("<tr>");
-        for (int c = 0; c < cols; ++c) {
-            const QString t = m.data(m.index(r, c)).toString();
-            cells << mdCell(t);
-            *html += QStringLiteral("<td>%1</td>").arg(t.toHtmlEscaped());
+        for (size_t c : cols) {
+            const QString text = q(render::cellText(t.columns[c], t.rows[r][c]));
+            cells << mdCell(text);
+            *html += QStringLiteral("<td>%1</td>").arg(text.toHtmlEscaped());
         }
         *md += QStringLiteral("| ") + cells.join(QStringLiteral(" | ")) + QStringLiteral(" |\n");
         *html += QStringLiteral("</tr>\n");
     }
     *html += QStringLiteral("</table>\n");
-    if (size_t(rows) > maxRows + 1) {
-        *md += QStringLiteral("\n(%1 more rows in the CSV)\n").arg(size_t(rows) - maxRows - 1);
-        *html += QStringLiteral("<p><i>%1 more rows in the CSV</i></p>\n").arg(size_t(rows) - maxRows - 1);
+    if (rows > maxRows + 1) {
+        *md += QStringLiteral("\n(%1 more rows in the CSV)\n").arg(rows - maxRows - 1);
+        *html += QStringLiteral("<p><i>%1 more rows in the CSV</i></p>\n").arg(rows - maxRows - 1);
     }
 }
 
@@ -85,8 +89,9 @@ bool writeCompareReport(const QString& dirPath, const CompareRuns& runs, QSize c
         }
         return true;
     };
-    auto csv = [&](const QString& name, const QString& text) -> bool {
-        if (!writeTextFile(dir.filePath(name), text, error))
+    // Every CSV is the writer's CSV of analysis's table: `wheretime compare --csv` byte for byte.
+    auto csv = [&](const QString& name, const Table& table) -> bool {
+        if (!writeTextFile(dir.filePath(name), q(render::csv(table)), error))
             return false;
         out->files << name;
         return true;
@@ -125,17 +130,35 @@ bool writeCompareReport(const QString& dirPath, const CompareRuns& runs, QSize c
     delta.setData(chartData(top, QStringLiteral("Change of kernel time by %1").arg(by), ComparePlot::kMaxRows));
     if (!chart(bars, QStringLiteral("compare-%1-bars").arg(by), per) || !chart(delta, QStringLiteral("compare-%1-delta").arg(by), per))
         return false;
-    CompareModel model;
-    model.setComparison(top);
-    if (!csv(QStringLiteral("compare-%1.csv").arg(by), model.toCsv()))
+    const Table topTable = compareTable(top);
+    if (!csv(QStringLiteral("compare-%1.csv").arg(by), topTable))
         return false;
     md += QStringLiteral("### Kernel time by %1 (%2)\n\n![compare bars](compare-%1-bars.png)\n\n![compare delta](compare-%1-delta.png)\n\n")
               .arg(by, per);
     html += QStringLiteral("<h3>Kernel time by %1 (%2)</h3>\n<img src=\"compare-%1-bars.png\" alt=\"compare bars\">\n"
                            "<img src=\"compare-%1-delta.png\" alt=\"compare delta\">\n")
                 .arg(by, per.toHtmlEscaped());
-    tables(model, 40, &md, &html);
+    tables(topTable, 40, &md, &html);
     md += QStringLiteral("\nTable: `compare-%1.csv`; vector charts: `compare-%1-bars.svg`, `compare-%1-delta.svg`.\n").arg(by);
+
+    // By kernel name too, when the top level is not already: what a change of kernels did to
+    // the whole run (`wheretime compare --group-by kernel --csv`).
+    if (top.groupBy != GroupBy::Kernel) {
+        CompareOptions ko;
+        ko.groupBy = GroupBy::Kernel;
+        Comparison byKernel;
+        try {
+            byKernel = compareRuns(ptrs, ko);
+        } catch (const std::exception& e) {
+            if (error)
+                *error = QString::fromUtf8(e.what());
+            return false;
+        }
+        if (!csv(QStringLiteral("compare-kernel.csv"), compareTable(byKernel)))
+            return false;
+        md += QStringLiteral("By kernel name: `compare-kernel.csv`.\n");
+        html += QStringLiteral("<p>By kernel name: <a href=\"compare-kernel.csv\">compare-kernel.csv</a></p>\n");
+    }
 
     // The layer that changed most (present in BASE and the first OTHER): its ops and kernels.
     if (top.groupBy == GroupBy::Layer && runs.size() >= 2) {
@@ -168,25 +191,17 @@ bool writeCompareReport(const QString& dirPath, const CompareRuns& runs, QSize c
             const QString how = per + QStringLiteral(" \u00b7 layer ") + name;
             if (!chart(opBars, QStringLiteral("compare-layer-ops-bars"), how) || !chart(kernelDelta, QStringLiteral("compare-layer-kernels-delta"), how))
                 return false;
-            CompareModel opModel;
-            opModel.setComparison(ops);
-            KernelDiffModel kdModel;
-            kdModel.setDiff(kd);
-            if (!csv(QStringLiteral("compare-layer-ops.csv"), opModel.toCsv()) || !csv(QStringLiteral("compare-layer-kernels.csv"), kdModel.toCsv()))
+            const Table kdTable = kernelDiffTable(kd);
+            if (!csv(QStringLiteral("compare-layer-ops.csv"), compareTable(ops)) || !csv(QStringLiteral("compare-layer-kernels.csv"), kdTable))
                 return false;
-            QStringList counts;
-            for (const KernelChangeTotal& t : changeTotals(kd))
-                if (t.rows > 0)
-                    counts << QStringLiteral("%1 %2 (%3%4)").arg(t.rows).arg(q(std::string(toString(t.change))),
-                                                                     t.deltaNs > 0 ? QStringLiteral("+") : t.deltaNs < 0 ? QStringLiteral("-") : QString(),
-                                                                     formatDuration(std::abs(t.deltaNs)));
+            const QString counts = q(kernelChangeSummary(kd));
             md += QStringLiteral("\n### The layer that changed most: %1\n\n![ops](compare-layer-ops-bars.png)\n\n"
                                  "![kernel diff](compare-layer-kernels-delta.png)\n\nKernels: %2.\n\n")
-                      .arg(mdCell(name), counts.join(QStringLiteral(", ")));
+                      .arg(mdCell(name), counts);
             html += QStringLiteral("<h3>The layer that changed most: %1</h3>\n<img src=\"compare-layer-ops-bars.png\" alt=\"ops\">\n"
                                    "<img src=\"compare-layer-kernels-delta.png\" alt=\"kernel diff\">\n<p>Kernels: %2.</p>\n")
-                        .arg(name.toHtmlEscaped(), counts.join(QStringLiteral(", ")).toHtmlEscaped());
-            tables(kdModel, 30, &md, &html);
+                        .arg(name.toHtmlEscaped(), counts.toHtmlEscaped());
+            tables(kdTable, 30, &md, &html);
             md += QStringLiteral("\nTables: `compare-layer-ops.csv`, `compare-layer-kernels.csv`.\n");
         }
     }

@@ -1,8 +1,9 @@
 // The compare section of the headless report (`wheretime-gui --report OUTDIR BASE --compare
-// OTHER`): the grouped bars and the delta chart by layer (PNG and SVG), the table as CSV, and
-// the layer that changed most drilled into: its ops (CSV) and its kernel-level diff (delta
-// chart, CSV). Returns the Markdown and HTML of the section; the same charts and models as the
-// compare view, fed analysis/compare's numbers.
+// OTHER`): the grouped bars and the delta chart by layer (PNG and SVG), the table as CSV (and by
+// kernel name), and the layer that changed most drilled into: its ops (CSV) and its kernel-level
+// diff (delta chart, CSV). Returns the Markdown and HTML of the section; the same charts as the
+// compare view, and analysis's tables (analysis/comparetable.h) written by render/: every CSV is
+// `wheretime compare --csv`'s bytes.
 #pragma once
 
 #include "compareloader.h"

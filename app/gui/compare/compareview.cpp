@@ -1,7 +1,6 @@
 #include "compareview.h"
 
 #include "app/gui/breakdown/chartexport.h"
-#include "app/gui/core/timeformat.h"
 
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -17,7 +16,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include <cmath>
 #include <exception>
 
 namespace wt::gui {
@@ -81,7 +79,7 @@ CompareView::CompareView(QWidget* parent)
     });
     m_exportButton->setMenu(menu);
 
-    m_proxy->setSortRole(CompareModel::SortRole);
+    m_proxy->setSortRole(TableModel::SortRole);
     m_proxy->setSourceModel(m_model);
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(false);
@@ -221,15 +219,12 @@ void CompareView::refresh()
             if (!m_op.empty())
                 o.filters.push_back({GroupBy::Op, m_op});
             KernelDiff d = diffKernels(*ptrs[0], *ptrs[1], o);
-            for (const std::string& n : d.notes)
-                notes += q(n) + QLatin1Char('\n');
             if (m_runs->size() > 2)
                 notes += QStringLiteral("kernel diff of BASE and run #2 only\n");
             const QString title = QStringLiteral("Kernel diff of layer %1%2").arg(q(m_layer), m_op.empty() ? QString() : QStringLiteral(" > op ") + q(m_op));
             m_bars->setData(chartData(d, title, ComparePlot::kMaxRows));
             m_delta->setData(chartData(d, title + QStringLiteral(": change"), ComparePlot::kMaxRows));
             m_diffModel->setDiff(std::move(d));
-            m_proxy->setSortRole(KernelDiffModel::SortRole);
             m_proxy->setSourceModel(m_diffModel);
         } else {
             CompareOptions o;
@@ -240,16 +235,20 @@ void CompareView::refresh()
             Comparison c = compareRuns(ptrs, o);
             if (m_level == Level::Groups)
                 m_topIsLayer = c.groupBy == GroupBy::Layer;
-            for (const std::string& n : c.notes)
-                notes += q(n) + QLatin1Char('\n');
             const QString title = m_level == Level::Ops ? QStringLiteral("Kernel time by op in layer %1").arg(q(m_layer))
                                                         : QStringLiteral("Kernel time by %1").arg(q(toString(c.groupBy)));
             m_bars->setData(chartData(c, title, ComparePlot::kMaxRows));
             m_delta->setData(chartData(c, title + QStringLiteral(": change"), ComparePlot::kMaxRows));
             m_model->setComparison(std::move(c));
-            m_proxy->setSortRole(CompareModel::SortRole);
             m_proxy->setSourceModel(m_model);
         }
+        // The table's notes say how it was compared (and, for a kernel diff, the totals and the
+        // rows by change); its CSV-only columns (raw ids, names apart) stay hidden.
+        const Table& table = static_cast<TableModel*>(m_proxy->sourceModel())->table();
+        for (const std::string& n : table.notes)
+            notes += q(n) + QLatin1Char('\n');
+        for (size_t c = 0; c < table.columns.size(); ++c)
+            m_table->setColumnHidden(int(c), !table.columns[c].inText);
     } catch (const std::exception& e) {
         m_summary->setText(QString::fromUtf8(e.what()));
         emit failed(QString::fromUtf8(e.what()));
@@ -267,17 +266,7 @@ void CompareView::refresh()
                      .arg(q(m_layer).toHtmlEscaped(), m_op.empty() ? QString() : q(m_op).toHtmlEscaped() + QStringLiteral(" \u203a "));
     m_breadcrumb->setText(crumb);
     QString summary = notes.trimmed();
-    if (m_level == Level::Kernels) {
-        QStringList parts;
-        for (const KernelChangeTotal& t : changeTotals(kernelDiff()))
-            if (t.rows > 0)
-                parts << QStringLiteral("%1 %2 (%3%4)")
-                             .arg(t.rows)
-                             .arg(q(toString(t.change)))
-                             .arg(t.deltaNs > 0 ? QStringLiteral("+") : t.deltaNs < 0 ? QStringLiteral("-") : QString())
-                             .arg(formatDuration(std::abs(t.deltaNs)));
-        summary += QStringLiteral("\nkernels: ") + parts.join(QStringLiteral(", "));
-    } else if (m_level == Level::Groups && m_topIsLayer) {
+    if (m_level == Level::Groups && m_topIsLayer) {
         summary += QStringLiteral("\nClick a layer (a bar or a row) to see its ops.");
     } else if (m_level == Level::Ops) {
         summary += QStringLiteral("\nClick an op for the kernel diff of that op, or Kernel diff for the whole layer.");

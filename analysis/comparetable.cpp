@@ -1,0 +1,206 @@
+#include "comparetable.h"
+
+#include "analysis/duration.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace wt {
+
+namespace {
+
+// Per run the figures are whole ns and whole counts: integers, as `stats` writes them; per step
+// they are means (reals).
+Cell amount(double v, ComparePer per)
+{
+    if (per == ComparePer::Run && std::isfinite(v))
+        return int64_t(std::llround(v));
+    return v;
+}
+
+Cell cellOf(const CompareCell& c, ComparePer per, bool count = false)
+{
+    if (!c.present)
+        return {};
+    return amount(count ? c.count : c.ns, per);
+}
+
+Cell optional(const std::optional<double>& v)
+{
+    return v ? Cell(*v) : Cell();
+}
+
+Cell nameOrNone(const std::string& s)
+{
+    return s.empty() ? Cell() : Cell(s);
+}
+
+std::string signedPercent(double p)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s%.1f%%", p > 0 ? "+" : "", p);
+    return buf;
+}
+
+}  // namespace
+
+std::string compareRunTag(size_t index, size_t runCount)
+{
+    if (index == 0)
+        return "BASE";
+    return runCount == 2 ? "OTHER" : "#" + std::to_string(index + 1);
+}
+
+std::string compareColumn(std::string_view stem, size_t index)
+{
+    return std::string(stem) + "_" + std::to_string(index + 1);
+}
+
+std::string onlyInLabel(const CompareGroup& g)
+{
+    if (g.inAll())
+        return {};
+    const size_t n = g.cells.size();
+    if (n == 2)
+        return g.cells[0].present ? "BASE only" : "OTHER only";
+    std::string s = "only in";
+    for (size_t i = 0; i < n; ++i)
+        if (g.cells[i].present)
+            s += " " + compareRunTag(i, n);
+    return s;
+}
+
+Table compareTable(const Comparison& c)
+{
+    const size_t n = c.runs.size();
+    Table t;
+    t.id = "compare";
+    t.notes = c.notes;
+    t.add("name", "name", Unit::Text, false);
+    t.add("path", std::string(toString(c.groupBy)), Unit::Text);
+    for (size_t i = 0; i < n; ++i)
+        t.add(compareColumn("ns", i), compareRunTag(i, n), Unit::Ns);
+    // With two runs the OTHER is implied ("delta"); with more, each column names its run.
+    auto vs = [&](size_t i) { return n == 2 ? std::string() : " " + compareRunTag(i, n); };
+    for (size_t i = 1; i < n; ++i)
+        t.add(compareColumn("delta_ns", i), "delta" + vs(i), Unit::Ns);
+    for (size_t i = 1; i < n; ++i)
+        t.add(compareColumn("delta_pct", i), "delta %" + vs(i), Unit::Percent);
+    for (size_t i = 1; i < n; ++i)
+        t.add(compareColumn("ratio", i), n == 2 ? std::string("ratio") : compareRunTag(i, n) + "/BASE", Unit::Ratio);
+    for (size_t i = 0; i < n; ++i)
+        t.add(compareColumn("count", i), compareRunTag(i, n) + " n", Unit::Count, false);
+    t.add("note", "note", Unit::Text);
+    t.add("per", "per", Unit::Text, false);
+
+    const std::string per(toString(c.per));
+    auto fill = [&](std::vector<Cell>& row, const std::string& name, const std::string& path, auto&& cell, auto&& delta,
+                    auto&& pct, auto&& ratio, std::string note) {
+        size_t col = 0;
+        row[col++] = name;
+        row[col++] = path;
+        for (size_t i = 0; i < n; ++i)
+            row[col++] = cellOf(cell(i), c.per);
+        for (size_t i = 1; i < n; ++i)
+            row[col++] = amount(delta(i), c.per);
+        for (size_t i = 1; i < n; ++i)
+            row[col++] = optional(pct(i));
+        for (size_t i = 1; i < n; ++i)
+            row[col++] = optional(ratio(i));
+        for (size_t i = 0; i < n; ++i)
+            row[col++] = cellOf(cell(i), c.per, true);
+        row[col++] = std::move(note);
+        row[col++] = per;
+    };
+    for (const CompareGroup& g : c.groups)
+        fill(t.addRow(), g.name, g.path, [&](size_t i) -> const CompareCell& { return g.cells[i]; },
+             [&](size_t i) { return g.deltaNs[i]; }, [&](size_t i) { return g.deltaPct[i]; }, [&](size_t i) { return g.ratio[i]; },
+             onlyInLabel(g));
+    fill(t.addRow(), kCompareTotal, kCompareTotal, [&](size_t i) -> const CompareCell& { return c.runs[i].total; },
+         [&](size_t i) { return c.runs[i].deltaNs; }, [&](size_t i) { return c.runs[i].deltaPct; },
+         [&](size_t i) { return c.runs[i].ratio; }, std::string());
+    return t;
+}
+
+Table compareRunsTable(const std::vector<CompareRunSummary>& runs)
+{
+    Table t;
+    t.id = "compare_runs";
+    t.add("file", "file", Unit::Text);
+    t.add("id", "id", Unit::Number);
+    for (const char* c : {"name", "workload", "variant", "backend", "device", "status"})
+        t.add(c, c, Unit::Text);
+    t.add("steps", "steps", Unit::Count);
+    for (const CompareRunSummary& r : runs) {
+        auto& row = t.addRow();
+        row = {r.file, r.info.id, r.info.name, r.info.workload, r.info.variant, r.info.backend, r.info.device,
+               std::string(toString(r.info.status)), r.steps};
+    }
+    return t;
+}
+
+std::string kernelChangeSummary(const KernelDiff& d)
+{
+    std::string out;
+    for (const KernelChangeTotal& t : changeTotals(d))
+        if (t.rows > 0)
+            out += (out.empty() ? "" : ", ") + std::to_string(t.rows) + " " + std::string(toString(t.change)) + " (" +
+                   formatDuration(t.deltaNs) + ")";
+    return out;
+}
+
+Table kernelDiffTable(const KernelDiff& d)
+{
+    Table t;
+    t.id = "kernel_diff";
+    t.notes = d.notes;
+    std::string totals = "BASE " + formatDuration(d.base.total.ns) + ", OTHER " + formatDuration(d.other.total.ns) + ": " +
+                         formatDuration(d.other.deltaNs);
+    if (d.other.deltaPct)
+        totals += " (" + signedPercent(*d.other.deltaPct) + ")";
+    t.notes.push_back(std::move(totals));
+    t.notes.push_back("kernels: " + kernelChangeSummary(d));
+
+    t.add("change", "change", Unit::Text);
+    t.add("op", "op", Unit::Text);
+    t.add("other_op", "moved to", Unit::Text);
+    t.add("base_ns", "BASE", Unit::Ns);
+    t.add("other_ns", "OTHER", Unit::Ns);
+    t.add("delta_ns", "delta", Unit::Ns);
+    t.add("delta_pct", "delta %", Unit::Percent);
+    t.add("ratio", "ratio", Unit::Ratio);
+    t.add("base_count", "BASE n", Unit::Count);
+    t.add("other_count", "OTHER n", Unit::Count);
+    t.add("kernel", "kernel (BASE -> OTHER)", Unit::Text);
+    t.add("base_name", "BASE kernel", Unit::Text, false);
+    t.add("other_name", "OTHER kernel", Unit::Text, false);
+    t.add("similar_names", "similar names", Unit::Number, false);
+    t.add("per", "per", Unit::Text, false);
+    const std::string per(toString(d.per));
+    for (const KernelDiffRow& r : d.rows) {
+        // Names are never merged: a swap shows both, an added or removed kernel its side.
+        std::string kernel = r.change == KernelChange::Swapped ? r.baseName + " -> " + r.otherName
+                             : r.change == KernelChange::Added ? "-> " + r.otherName
+                             : r.change == KernelChange::Removed ? r.baseName + " ->"
+                                                                 : r.baseName;
+        auto& row = t.addRow();
+        row = {std::string(toString(r.change)),
+               r.op,
+               r.change == KernelChange::Moved ? Cell(r.otherOp) : Cell(),
+               cellOf(r.base, d.per),
+               cellOf(r.other, d.per),
+               amount(r.deltaNs, d.per),
+               optional(r.deltaPct),
+               optional(r.ratio),
+               cellOf(r.base, d.per, true),
+               cellOf(r.other, d.per, true),
+               std::move(kernel),
+               nameOrNone(r.baseName),
+               nameOrNone(r.otherName),
+               int64_t(r.similarNames ? 1 : 0),
+               per};
+    }
+    return t;
+}
+
+}  // namespace wt
