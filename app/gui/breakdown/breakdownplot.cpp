@@ -2,6 +2,7 @@
 
 #include "piechart.h"
 
+#include "app/gui/charts/chartframe.h"
 #include "app/gui/core/timeformat.h"
 
 #include <algorithm>
@@ -15,17 +16,7 @@ namespace {
 
 BreakdownPlot::BreakdownPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
 {
-    setAutoAddPlottableToLegend(false);
-    setBackground(Qt::white);
-    QFont f = font();
-    f.setPixelSize(12);
-    setFont(f);
-    plotLayout()->insertRow(0);
-    QFont tf = f;
-    tf.setPixelSize(15);
-    tf.setBold(true);
-    m_title = new QCPTextElement(this, QString(), tf);
-    plotLayout()->addElement(0, 0, m_title);
+    m_title = setUpChartFrame(*this, false).title;
     if (kind == Kind::Pie) {
         xAxis->setVisible(false);
         yAxis->setVisible(false);
@@ -45,7 +36,7 @@ BreakdownPlot::BreakdownPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), 
         side->setRowSpacing(0);
         legend->setVisible(true);
         legend->setBorderPen(Qt::NoPen);
-        legend->setFont(f);
+        legend->setFont(font());   // the frame's 12 px font
         legend->setIconSize(12, 12);
         legend->setRowSpacing(2);
     } else {

@@ -1,5 +1,6 @@
 #include "compareplot.h"
 
+#include "app/gui/charts/chartframe.h"
 #include "comparemodel.h"
 
 #include "analysis/comparetable.h"
@@ -100,24 +101,9 @@ CompareChartData chartData(const KernelDiff& k, const QString& title, size_t max
 
 ComparePlot::ComparePlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
 {
-    setAutoAddPlottableToLegend(false);
-    setBackground(Qt::white);
-    QFont f = font();
-    f.setPixelSize(12);
-    setFont(f);
-    plotLayout()->insertRow(0);
-    plotLayout()->insertRow(1);
-    QFont tf = f;
-    tf.setPixelSize(15);
-    tf.setBold(true);
-    m_title = new QCPTextElement(this, QString(), tf);
-    plotLayout()->addElement(0, 0, m_title);
-    QFont sf = f;
-    sf.setPixelSize(12);
-    m_subtitle = new QCPTextElement(this, QString(), sf);
-    m_subtitle->setTextColor(QColor(90, 90, 90));
-    plotLayout()->addElement(1, 0, m_subtitle);
-    plotLayout()->setRowSpacing(0);
+    const ChartTitles titles = setUpChartFrame(*this, true);
+    m_title = titles.title;
+    m_subtitle = titles.subtitle;
     yAxis->setRangeReversed(true);   // first row on top
     yAxis->grid()->setVisible(false);
     yAxis->setTickLength(0, 0);
@@ -127,7 +113,7 @@ ComparePlot::ComparePlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_ki
     xAxis->grid()->setZeroLinePen(QPen(QColor(90, 90, 90), 1));
     if (kind == Kind::Bars) {
         legend->setVisible(true);
-        legend->setFont(f);
+        legend->setFont(font());   // the frame's 12 px font
         legend->setBorderPen(QPen(QColor(200, 200, 200)));
         legend->setBrush(QColor(255, 255, 255, 230));
         axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);

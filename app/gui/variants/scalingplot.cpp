@@ -1,5 +1,6 @@
 #include "scalingplot.h"
 
+#include "app/gui/charts/chartframe.h"
 #include "analysis/sweeptable.h"
 #include "app/gui/core/timeformat.h"
 #include "render/tablewriter.h"
@@ -113,26 +114,13 @@ QString scalingPointText(const ScalingChartData& d, int line, int point)
 
 ScalingPlot::ScalingPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
 {
-    setAutoAddPlottableToLegend(false);
-    setBackground(Qt::white);
-    QFont f = font();
-    f.setPixelSize(12);
-    setFont(f);
-    plotLayout()->insertRow(0);
-    plotLayout()->insertRow(1);
-    QFont tf = f;
-    tf.setPixelSize(15);
-    tf.setBold(true);
-    m_title = new QCPTextElement(this, QString(), tf);
-    plotLayout()->addElement(0, 0, m_title);
-    m_subtitle = new QCPTextElement(this, QString(), f);
-    m_subtitle->setTextColor(QColor(90, 90, 90));
-    plotLayout()->addElement(1, 0, m_subtitle);
-    plotLayout()->setRowSpacing(0);
+    const ChartTitles titles = setUpChartFrame(*this, true);
+    m_title = titles.title;
+    m_subtitle = titles.subtitle;
     for (QCPAxis* a : {xAxis, yAxis})
         a->grid()->setPen(QPen(QColor(225, 225, 225), 1, Qt::DotLine));
     legend->setVisible(true);
-    legend->setFont(f);
+    legend->setFont(font());   // the frame's 12 px font
     legend->setBorderPen(QPen(QColor(200, 200, 200)));
     legend->setBrush(QColor(255, 255, 255, 230));
     // Below the axes, four entries a row: a legend inside would hide points (8 lines and more

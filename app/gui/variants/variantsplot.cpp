@@ -1,5 +1,6 @@
 #include "variantsplot.h"
 
+#include "app/gui/charts/chartframe.h"
 #include "app/gui/compare/compareplot.h"
 #include "app/gui/core/timeformat.h"
 
@@ -61,28 +62,15 @@ VariantsChartData variantsChartData(const VariantsTable& t)
 
 VariantsPlot::VariantsPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
 {
-    setAutoAddPlottableToLegend(false);
-    setBackground(Qt::white);
-    QFont f = font();
-    f.setPixelSize(12);
-    setFont(f);
-    plotLayout()->insertRow(0);
-    plotLayout()->insertRow(1);
-    QFont tf = f;
-    tf.setPixelSize(15);
-    tf.setBold(true);
-    m_title = new QCPTextElement(this, QString(), tf);
-    plotLayout()->addElement(0, 0, m_title);
-    m_subtitle = new QCPTextElement(this, QString(), f);
-    m_subtitle->setTextColor(QColor(90, 90, 90));
-    plotLayout()->addElement(1, 0, m_subtitle);
-    plotLayout()->setRowSpacing(0);
+    const ChartTitles titles = setUpChartFrame(*this, true);
+    m_title = titles.title;
+    m_subtitle = titles.subtitle;
     xAxis->grid()->setVisible(false);
     xAxis->setTickLength(0, 0);
     xAxis->setSubTicks(false);
     yAxis->setSubTicks(false);
     yAxis->grid()->setPen(QPen(QColor(220, 220, 220), 1, Qt::DotLine));
-    legend->setFont(f);
+    legend->setFont(font());   // the frame's 12 px font
     legend->setBorderPen(QPen(QColor(200, 200, 200)));
     legend->setBrush(QColor(255, 255, 255, 230));
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
@@ -95,7 +83,7 @@ VariantsPlot::VariantsPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_
         plotLayout()->setRowStretchFactor(3, 0.001);
     }
     if (kind == Kind::Ops) {
-        QFont lf = f;
+        QFont lf = font();
         lf.setPixelSize(11);
         legend->setFont(lf);
         legend->setRowSpacing(0);
