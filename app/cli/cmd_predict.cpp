@@ -10,6 +10,7 @@
 #include "kernels/model.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
+#include "storage/isotime.h"
 #include "storage/json.h"
 #include "storage/reader.h"
 #include "storage/writer.h"
@@ -54,16 +55,6 @@ const char* kUsage =
     "               layer_mape_model, ...}], step_mape_model, step_mape_roofline, step_mape_flops,\n"
     "               layer_mape_model, layer_mape_roofline, layer_mape_flops} (percent; roofline null\n"
     "               without a device)\n";
-
-std::string nowIso()
-{
-    std::time_t t = std::time(nullptr);
-    std::tm tm {};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 // A table device, or a calibration stored in the file (nullopt: neither).
 std::optional<DeviceSpec> resolveDevice(const std::string& name, Database* db)
@@ -242,7 +233,7 @@ int runPredictRuns(Args& args)
         info.backend = "model";
         info.device = predictor && !predictor->device.empty() ? predictor->device : device->title;
         info.devicePropertiesJson = toJson(*device);
-        info.startedAt = nowIso();
+        info.startedAt = isoUtcNow();
         writer.beginRun(info);
         writer.addDevice(DeviceInfo{0, info.device, info.devicePropertiesJson});
         const bool gpu = device->kind == "gpu" && !predictor;
