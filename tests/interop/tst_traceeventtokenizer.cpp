@@ -8,10 +8,7 @@
 #include "interop/traceeventtokenizer.h"
 #include "tests/support/testsupport.h"
 
-#include <QFile>
 #include <QTest>
-
-#include <zlib.h>
 
 #include <algorithm>
 #include <functional>
@@ -269,20 +266,6 @@ std::vector<std::string> whole(const std::string& text, std::string* error = nul
         return {};
     }
     return r.lines;
-}
-
-std::string gunzip(const QString& path)
-{
-    gzFile gz = gzopen(path.toLocal8Bit().constData(), "rb");
-    std::string out;
-    if (!gz)
-        return out;
-    char buf[1 << 16];
-    int n;
-    while ((n = gzread(gz, buf, sizeof buf)) > 0)
-        out.append(buf, size_t(n));
-    gzclose(gz);
-    return out;
 }
 
 }  // namespace
@@ -701,7 +684,7 @@ private slots:
     void slicedSharedTrace()
     {
         WT_REQUIRE_TRACE(path, "kineto_v100_ns-resolution.pt.trace.json.gz");
-        const std::string text = gunzip(path);
+        const std::string text = wt::test::gunzipped(path.toStdString());
         QVERIFY(text.size() > 1000000);
         const std::vector<std::string> one = whole(text);
         QVERIFY(one.size() > 10000);
