@@ -5,13 +5,13 @@
 #include "capture/recordsink.h"
 #include "kernels/model.h"
 #include "storage/database.h"
+#include "storage/isotime.h"
 #include "storage/writer.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
-#include <ctime>
 #include <memory>
 
 namespace wt::capture {
@@ -47,16 +47,6 @@ struct SignalGuard {
         }
     }
 };
-
-std::string isoNow()
-{
-    std::time_t t = std::time(nullptr);
-    std::tm tm {};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 int64_t wallNs()
 {
@@ -195,7 +185,7 @@ CaptureResult runCapture(const CaptureOptions& o)
     info.preset = res.preset;
     info.configJson = model->configJson();
     info.backend = res.backend;
-    info.startedAt = isoNow();
+    info.startedAt = isoUtcNow();
     DeviceInfo device;
     if (cuda) {
         std::string error;

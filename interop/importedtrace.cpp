@@ -2,12 +2,12 @@
 
 #include "importerror.h"
 
+#include "storage/isotime.h"
 #include "storage/utf8.h"
 #include "storage/writer.h"
 
 #include <algorithm>
 #include <climits>
-#include <ctime>
 #include <map>
 #include <numeric>
 #include <thread>
@@ -349,14 +349,8 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
     info.durationNs = last - origin;
     if (info.startedAt.empty())
         info.startedAt = t.startedAt;
-    if (info.startedAt.empty() && t.epochClock && info.originNs > 946684800000000000LL && info.originNs < 4102444800000000000LL) {
-        std::time_t secs = std::time_t(info.originNs / 1000000000);
-        std::tm tm{};
-        gmtime_r(&secs, &tm);
-        char buf[32];
-        std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        info.startedAt = buf;
-    }
+    if (info.startedAt.empty() && t.epochClock && info.originNs > 946684800000000000LL && info.originNs < 4102444800000000000LL)
+        info.startedAt = isoUtc(info.originNs);
     for (const auto& d : devices)
         if (info.device.empty() || d.id == 0)
             info.device = d.name;

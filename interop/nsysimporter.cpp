@@ -3,12 +3,12 @@
 #include "importerror.h"
 
 #include "storage/database.h"
+#include "storage/isotime.h"
 #include "storage/utf8.h"
 
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <ctime>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -155,16 +155,6 @@ const char* memcpyKindName(int64_t kind)
     case 10: return "[CUDA memcpy PtoP]";
     default: return "[CUDA memcpy]";
     }
-}
-
-std::string isoUtc(int64_t epochNs)
-{
-    std::time_t secs = std::time_t(epochNs / 1000000000);
-    std::tm tm{};
-    gmtime_r(&secs, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 std::string jsonEscape(const std::string& s)

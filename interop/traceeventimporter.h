@@ -1,6 +1,7 @@
 // PyTorch profiler (Kineto) traces and plain Chrome trace JSON (X events, B/E pairs) into an
-// ImportedTrace, streaming over the events (simdjson On-Demand: no DOM), in slices on two threads
-// for large texts.
+// ImportedTrace: the entry that connects the two phases, TraceEventTokenizer (bytes to events:
+// traceeventtokenizer.h) and TraceEventParser (events to the trace: traceeventparser.h), and
+// picks one pass or slices on two threads.
 // Kineto categories of 2021 and later are understood (kernel/Kernel, cuda_runtime/Runtime,
 // cpu_op/Operator, gpu_memcpy/Memcpy, gpu_memset/Memset, user_annotation, gpu_user_annotation);
 // timestamps are parsed from the number text, exact to the nanosecond.
@@ -9,7 +10,6 @@
 #include "importedtrace.h"
 
 #include <string>
-#include <string_view>
 
 namespace wt::interop {
 

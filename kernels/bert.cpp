@@ -15,12 +15,6 @@ namespace wt::kernels {
 
 namespace {
 
-OpLaunch ew(std::string_view name, double n, double flopsPer, double readPer, double writePer)
-{
-    double rd = 4.0 * n * readPer, wr = 4.0 * n * writePer;
-    return {name, n * flopsPer, rd + wr, rd, wr};
-}
-
 void layerNorm(Runtime& rt, const float* x, const Param& g, const Param& b, float* y, float* mean, float* rstd,
                int64_t T, int64_t d)
 {
@@ -326,7 +320,7 @@ struct EncoderLayer::Module {
 };
 
 EncoderLayer::EncoderLayer(std::string name, int64_t d, int64_t heads, int64_t ffn, const EncoderOptions& o)
-    : Block(std::move(name)), m_d(d), m_heads(heads), m_ffn(ffn), m_o(o)
+    : Block(std::move(name)), m_d(d), m_ffn(ffn), m_o(o), m_attention(d, heads, AttentionMask::None)
 {
     const bool sparse = o.density < 1.0;
     auto addModule = [&](const std::string& scope, const std::string& ln) {
@@ -516,28 +510,10 @@ const float* EncoderLayer::bodyForward(Runtime& rt, int kind, const float* a, co
         return m_pw2Buf.f();
     }
     if (kind == 1) {   // bidirectional multi-head attention
-        const int64_t B = s.batch, S = s.seq, H = m_heads, dh = d / H, hs = B * H * S * dh;
         rt.ensure(m_qkvBuf, size_t(T * 3 * d) * 4);
-        rt.ensure(m_heads3, size_t(3 * hs) * 4);
-        rt.ensure(m_scores, size_t(B * H * S * S) * 4);
-        rt.ensure(m_probs, size_t(B * H * S * S) * 4);
-        for (Buffer* b : {&m_ctxh, &m_ctx, &m_attn})
-            rt.ensure(*b, size_t(T * d) * 4);
+        rt.ensure(m_attn, size_t(T * d) * 4);
         linForward(rt, m_qkv, a, T, m_qkvBuf.f());
-        forEach(rt, ew("split_heads", double(3 * hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, 3 * hs,
-                fn::HeadsPermute{m_qkvBuf.f(), m_heads3.f(), B, S, 3, H, dh, true});
-        const float* q = m_heads3.f();
-        const float* k = q ? q + hs : nullptr;
-        const float* v = q ? q + 2 * hs : nullptr;
-        rt.gemmBatched("sgemm_batched_nt", false, true, int(S), int(S), int(dh), 1.f, q, int(dh), S * dh, k, int(dh),
-                       S * dh, 0.f, m_scores.f(), int(S), S * S, int(B * H));
-        rowOp(rt, ew("attention_softmax_forward", double(B * H * S * S), 4, 1, 1), {{"rows", B * H * S}, {"S", S}},
-              B * H * S, fn::AttnSoftmaxForward{m_scores.f(), m_probs.f(), S, 1.f / std::sqrt(float(dh))});
-        rt.gemmBatched("sgemm_batched_nn", false, false, int(S), int(dh), int(S), 1.f, m_probs.f(), int(S), S * S, v,
-                       int(dh), S * dh, 0.f, m_ctxh.f(), int(dh), S * dh, int(B * H));
-        forEach(rt, ew("merge_heads", double(hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, hs,
-                fn::HeadsPermute{m_ctxh.f(), m_ctx.f(), B, S, 1, H, dh, false});
-        linForward(rt, m_outp, m_ctx.f(), T, m_attn.f());
+        linForward(rt, m_outp, m_attention.forward(rt, m_qkvBuf.f(), s), T, m_attn.f());
         return m_attn.f();
     }
     // feed-forward (grouped in GroupBERT, block-sparse below density 1)
@@ -581,36 +557,10 @@ const float* EncoderLayer::bodyBackward(Runtime& rt, int kind, const float* dm, 
         return m_dcin.f();
     }
     if (kind == 1) {
-        const int64_t B = s.batch, S = s.seq, H = m_heads, dh = d / H, hs = B * H * S * dh;
-        for (Buffer* b : {&m_dctx, &m_dctxh, &m_dain})
+        for (Buffer* b : {&m_dctx, &m_dain})
             rt.ensure(*b, size_t(T * d) * 4);
-        rt.ensure(m_dp, size_t(B * H * S * S) * 4);
-        rt.ensure(m_dheads3, size_t(3 * hs) * 4);
-        rt.ensure(m_dqkv, size_t(T * 3 * d) * 4);
-        linBackward(rt, m_outp, m_ctx.f(), dm, T, m_dctx.f());
-        const float scale = 1.f / std::sqrt(float(dh));
-        forEach(rt, ew("split_heads", double(hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, hs,
-                fn::HeadsPermute{m_dctx.f(), m_dctxh.f(), B, S, 1, H, dh, true});
-        const float* q = m_heads3.f();
-        const float* k = q ? q + hs : nullptr;
-        const float* v = q ? q + 2 * hs : nullptr;
-        float* dq = m_dheads3.f();
-        float* dk = dq ? dq + hs : nullptr;
-        float* dv = dq ? dq + 2 * hs : nullptr;
-        const int BH = int(B * H);
-        rt.gemmBatched("sgemm_batched_nt", false, true, int(S), int(S), int(dh), 1.f, m_dctxh.f(), int(dh), S * dh, v,
-                       int(dh), S * dh, 0.f, m_dp.f(), int(S), S * S, BH);
-        rt.gemmBatched("sgemm_batched_tn", true, false, int(S), int(dh), int(S), 1.f, m_probs.f(), int(S), S * S,
-                       m_dctxh.f(), int(dh), S * dh, 0.f, dv, int(dh), S * dh, BH);
-        rowOp(rt, ew("attention_softmax_backward", double(B * H * S * S), 3, 2, 1), {{"rows", B * H * S}, {"S", S}},
-              B * H * S, fn::SoftmaxBackward{m_probs.f(), m_dp.f(), m_scores.f(), S, scale});
-        rt.gemmBatched("sgemm_batched_nn", false, false, int(S), int(dh), int(S), 1.f, m_scores.f(), int(S), S * S, k,
-                       int(dh), S * dh, 0.f, dq, int(dh), S * dh, BH);
-        rt.gemmBatched("sgemm_batched_tn", true, false, int(S), int(dh), int(S), 1.f, m_scores.f(), int(S), S * S, q,
-                       int(dh), S * dh, 0.f, dk, int(dh), S * dh, BH);
-        forEach(rt, ew("merge_heads", double(3 * hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, 3 * hs,
-                fn::HeadsPermute{m_dheads3.f(), m_dqkv.f(), B, S, 3, H, dh, false});
-        linBackward(rt, m_qkv, a, m_dqkv.f(), T, m_dain.f());
+        linBackward(rt, m_outp, m_attention.context(), dm, T, m_dctx.f());
+        linBackward(rt, m_qkv, a, m_attention.backward(rt, m_dctx.f(), s), T, m_dain.f());
         return m_dain.f();
     }
     const int64_t f = m_ffn;

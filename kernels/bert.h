@@ -5,6 +5,7 @@
 // Compiled by nvcc in CUDA builds like layers.cpp (see launch.h).
 #pragma once
 
+#include "kernels/attention.h"
 #include "kernels/layers.h"
 
 #include <random>
@@ -77,7 +78,8 @@ struct EncoderOptions {
 
 // One encoder layer: [conv module,] attention, FFN (GroupBERT: grouped FFN), each a residual
 // module with its layer norm; op scopes name the modules: conv_module, attention, ffn or
-// grouped_ffn.
+// grouped_ffn. The attention module is the QKV projection, MultiHeadAttention (attention.h,
+// no mask) and the output projection.
 class EncoderLayer : public Block {
 public:
     EncoderLayer(std::string name, int64_t d, int64_t heads, int64_t ffn, const EncoderOptions& o);
@@ -112,7 +114,7 @@ private:
     const float* bodyForward(Runtime& rt, int which, const float* a, const StepShape& s);
     const float* bodyBackward(Runtime& rt, int which, const float* dm, const StepShape& s);
 
-    int64_t m_d, m_heads, m_ffn;
+    int64_t m_d, m_ffn;
     EncoderOptions m_o;
     std::vector<std::unique_ptr<Module>> m_modules;   // conv (groupbert), attention, ffn
     Lin m_qkv, m_outp, m_up, m_down, m_pw1, m_pw2;
@@ -122,8 +124,9 @@ private:
     Param* m_convLnB = nullptr;
     int64_t m_convCg = 1;
     // attention
-    Buffer m_qkvBuf, m_heads3, m_scores, m_probs, m_ctxh, m_ctx, m_attn;
-    Buffer m_dctx, m_dctxh, m_dp, m_dheads3, m_dqkv, m_dain;
+    MultiHeadAttention m_attention;
+    Buffer m_qkvBuf, m_attn;
+    Buffer m_dctx, m_dain;
     // ffn
     Buffer m_upBuf, m_act, m_downBuf, m_dup, m_dact, m_dfin;
     // conv module

@@ -28,17 +28,7 @@ struct PosGrad {   // dpos[s, c] = sum_b dOut[b*S + s, c] (gather over the batch
     }
 };
 
-// --- bidirectional attention ------------------------------------------------------------
-struct AttnSoftmaxForward {   // rows of [B*H*S, S] scores, every key visible
-    using Acc = hd::Lse;
-    const float* x; float* p; int64_t S; float scale;
-    WT_HD int64_t cols(int64_t) const { return S; }
-    WT_HD Acc init() const { return hd::lseInit(); }
-    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const { hd::lseAdd(a, x[r * S + c] * scale); }
-    WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
-    WT_HD void finish(int64_t, const Acc&) const {}
-    WT_HD void map(int64_t r, int64_t c, const Acc& a) const { p[r * S + c] = expf(x[r * S + c] * scale - hd::lseValue(a)); }
-};
+// --- elementwise helpers (attention's softmax, causal or not, is in opsmath.h) --------------
 struct AddInPlace {   // y += a
     const float* a; float* y;
     WT_HD void operator()(int64_t i) const { y[i] += a[i]; }

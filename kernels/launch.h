@@ -1,6 +1,7 @@
 // Generic launchers for the shared host+device functors of opsmath.h. Included only by the op
-// sources (ops.cpp, softmax.cpp), which CMake compiles with nvcc in CUDA builds: a functor
-// then runs as a CUDA kernel on the CUDA backend and as a plain loop on the CPU backend.
+// sources (attention.cpp, layers.cpp, bert.cpp, softmax.cpp), which CMake compiles with nvcc in
+// CUDA builds: a functor then runs as a CUDA kernel on the CUDA backend and as a plain loop on
+// the CPU backend.
 //
 //   forEach(rt, launch, dims, n, f)   f(i) for i in [0, n)
 //   rowOp(rt, launch, dims, rows, op) per row: reduce op.accumulate over op.cols(row) columns,
@@ -29,6 +30,14 @@
 #include <vector>
 
 namespace wt::kernels {
+
+// The launch of an elementwise or row op over n float elements: flopsPer FLOPs and readPer /
+// writePer floats read / written per element (the estimate every op source gives its ops).
+inline OpLaunch ew(std::string_view name, double n, double flopsPer, double readPer, double writePer)
+{
+    double rd = 4.0 * n * readPer, wr = 4.0 * n * writePer;
+    return {name, n * flopsPer, rd + wr, rd, wr};
+}
 
 #if defined(__CUDACC__)
 void throwIfCudaError(cudaError_t e, const char* what);   // cudabackend.cu

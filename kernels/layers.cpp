@@ -8,15 +8,6 @@
 
 namespace wt::kernels {
 
-namespace {
-// Launch description of an elementwise op over n elements.
-OpLaunch ew(std::string_view name, double n, double flopsPer, double readPer, double writePer)
-{
-    double rd = 4.0 * n * readPer, wr = 4.0 * n * writePer;
-    return {name, n * flopsPer, rd + wr, rd, wr};
-}
-}  // namespace
-
 int64_t Param::numel() const
 {
     int64_t n = 1;
@@ -207,7 +198,7 @@ const float* GatedConvBlock::backward(Runtime& rt, const float* dy, const StepSh
 
 // --- decoder layer ----------------------------------------------------------------------
 DecoderLayer::DecoderLayer(std::string name, int64_t d, int64_t heads, int64_t ffn)
-    : Block(std::move(name)), m_d(d), m_heads(heads), m_ffn(ffn)
+    : Block(std::move(name)), m_d(d), m_ffn(ffn), m_attention(d, heads, AttentionMask::Causal)
 {
     float sd = 1.f / std::sqrt(float(d)), sf = 1.f / std::sqrt(float(ffn));
     addParam("ln1.weight", {d}, Param::Init::One, 0);            // 0
@@ -270,18 +261,14 @@ const float* LayerNormBlock::backward(Runtime& rt, const float* dy, const StepSh
 
 const float* DecoderLayer::forward(Runtime& rt, const float* x, const StepShape& s)
 {
-    const int64_t T = s.tokens(), d = m_d, B = s.batch, S = s.seq, H = m_heads, dh = d / H, f = m_ffn;
-    const int64_t hs = B * H * S * dh;
+    const int64_t T = s.tokens(), d = m_d, f = m_ffn;
     auto& P = m_params;
     m_x = x;
-    for (Buffer* b : {&m_ln1, &m_ctx, &m_attn, &m_h1, &m_ln2, &m_down, &m_out, &m_ctxh})
+    for (Buffer* b : {&m_ln1, &m_attn, &m_h1, &m_ln2, &m_down, &m_out})
         rt.ensure(*b, size_t(T * d) * 4);
     for (Buffer* b : {&m_mean1, &m_rstd1, &m_mean2, &m_rstd2})
         rt.ensure(*b, size_t(T) * 4);
     rt.ensure(m_qkv, size_t(T * 3 * d) * 4);
-    rt.ensure(m_heads3, size_t(3 * hs) * 4);
-    rt.ensure(m_scores, size_t(B * H * S * S) * 4);
-    rt.ensure(m_probs, size_t(B * H * S * S) * 4);
     rt.ensure(m_up, size_t(T * f) * 4);
     rt.ensure(m_act, size_t(T * f) * 4);
     {
@@ -292,25 +279,14 @@ const float* DecoderLayer::forward(Runtime& rt, const float* x, const StepShape&
         Scope sc(rt, "qkv_proj", ScopeLevel::Op);
         op::linearForward(rt, m_ln1.f(), T, d, *P[2], P[3].get(), m_qkv.f());
     }
+    const float* ctx;
     {
         Scope sc(rt, "attention", ScopeLevel::Op);
-        forEach(rt, ew("split_heads", double(3 * hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, 3 * hs,
-                fn::HeadsPermute{m_qkv.f(), m_heads3.f(), B, S, 3, H, dh, true});
-        const float* q = m_heads3.f();
-        const float* k = q ? q + hs : nullptr;
-        const float* v = q ? q + 2 * hs : nullptr;
-        rt.gemmBatched("sgemm_batched_nt", false, true, int(S), int(S), int(dh), 1.f, q, int(dh), S * dh, k, int(dh),
-                       S * dh, 0.f, m_scores.f(), int(S), S * S, int(B * H));
-        rowOp(rt, ew("causal_softmax_forward", double(B * H * S * S), 4, 1, 1), {{"rows", B * H * S}, {"S", S}},
-              B * H * S, fn::CausalSoftmaxForward{m_scores.f(), m_probs.f(), S, 1.f / std::sqrt(float(dh))});
-        rt.gemmBatched("sgemm_batched_nn", false, false, int(S), int(dh), int(S), 1.f, m_probs.f(), int(S), S * S, v,
-                       int(dh), S * dh, 0.f, m_ctxh.f(), int(dh), S * dh, int(B * H));
-        forEach(rt, ew("merge_heads", double(hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, hs,
-                fn::HeadsPermute{m_ctxh.f(), m_ctx.f(), B, S, 1, H, dh, false});
+        ctx = m_attention.forward(rt, m_qkv.f(), s);
     }
     {
         Scope sc(rt, "out_proj", ScopeLevel::Op);
-        op::linearForward(rt, m_ctx.f(), T, d, *P[4], P[5].get(), m_attn.f());
+        op::linearForward(rt, ctx, T, d, *P[4], P[5].get(), m_attn.f());
     }
     {
         Scope sc(rt, "attn_residual", ScopeLevel::Op);
@@ -342,16 +318,12 @@ const float* DecoderLayer::forward(Runtime& rt, const float* x, const StepShape&
 
 const float* DecoderLayer::backward(Runtime& rt, const float* dy, const StepShape& s)
 {
-    const int64_t T = s.tokens(), d = m_d, B = s.batch, S = s.seq, H = m_heads, dh = d / H, f = m_ffn;
-    const int64_t hs = B * H * S * dh;
+    const int64_t T = s.tokens(), d = m_d, f = m_ffn;
     auto& P = m_params;
-    for (Buffer* b : {&m_dh1, &m_dctx, &m_dctxh, &m_dx, &m_dln})
+    for (Buffer* b : {&m_dh1, &m_dctx, &m_dx, &m_dln})
         rt.ensure(*b, size_t(T * d) * 4);
     rt.ensure(m_dup, size_t(T * f) * 4);
     rt.ensure(m_dact, size_t(T * f) * 4);
-    rt.ensure(m_dp, size_t(B * H * S * S) * 4);
-    rt.ensure(m_dheads3, size_t(3 * hs) * 4);
-    rt.ensure(m_dqkv, size_t(T * 3 * d) * 4);
     {
         Scope sc(rt, "ffn_residual", ScopeLevel::Op);
         forEach(rt, ew("residual_backward", double(T * d), 0, 1, 1), {{"n", T * d}}, T * d, fn::Copy{dy, m_dh1.f()});
@@ -379,37 +351,16 @@ const float* DecoderLayer::backward(Runtime& rt, const float* dy, const StepShap
     }
     {
         Scope sc(rt, "out_proj", ScopeLevel::Op);
-        op::linearBackward(rt, m_ctx.f(), m_dh1.f(), T, d, *P[4], P[5].get(), m_dctx.f(), false);
+        op::linearBackward(rt, m_attention.context(), m_dh1.f(), T, d, *P[4], P[5].get(), m_dctx.f(), false);
     }
+    const float* dqkv;
     {
         Scope sc(rt, "attention", ScopeLevel::Op);
-        const float scale = 1.f / std::sqrt(float(dh));
-        forEach(rt, ew("split_heads", double(hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, hs,
-                fn::HeadsPermute{m_dctx.f(), m_dctxh.f(), B, S, 1, H, dh, true});
-        const float* q = m_heads3.f();
-        const float* k = q ? q + hs : nullptr;
-        const float* v = q ? q + 2 * hs : nullptr;
-        float* dq = m_dheads3.f();
-        float* dk = dq ? dq + hs : nullptr;
-        float* dv = dq ? dq + 2 * hs : nullptr;
-        const int BH = int(B * H);
-        rt.gemmBatched("sgemm_batched_nt", false, true, int(S), int(S), int(dh), 1.f, m_dctxh.f(), int(dh), S * dh, v,
-                       int(dh), S * dh, 0.f, m_dp.f(), int(S), S * S, BH);
-        rt.gemmBatched("sgemm_batched_tn", true, false, int(S), int(dh), int(S), 1.f, m_probs.f(), int(S), S * S,
-                       m_dctxh.f(), int(dh), S * dh, 0.f, dv, int(dh), S * dh, BH);
-        // dS overwrites the raw scores (no longer needed).
-        rowOp(rt, ew("causal_softmax_backward", double(B * H * S * S), 3, 2, 1), {{"rows", B * H * S}, {"S", S}},
-              B * H * S, fn::SoftmaxBackward{m_probs.f(), m_dp.f(), m_scores.f(), S, scale});
-        rt.gemmBatched("sgemm_batched_nn", false, false, int(S), int(dh), int(S), 1.f, m_scores.f(), int(S), S * S, k,
-                       int(dh), S * dh, 0.f, dq, int(dh), S * dh, BH);
-        rt.gemmBatched("sgemm_batched_tn", true, false, int(S), int(dh), int(S), 1.f, m_scores.f(), int(S), S * S, q,
-                       int(dh), S * dh, 0.f, dk, int(dh), S * dh, BH);
-        forEach(rt, ew("merge_heads", double(3 * hs), 0, 1, 1), {{"B", B}, {"S", S}, {"H", H}, {"dh", dh}}, 3 * hs,
-                fn::HeadsPermute{m_dheads3.f(), m_dqkv.f(), B, S, 3, H, dh, false});
+        dqkv = m_attention.backward(rt, m_dctx.f(), s);
     }
     {
         Scope sc(rt, "qkv_proj", ScopeLevel::Op);
-        op::linearBackward(rt, m_ln1.f(), m_dqkv.f(), T, d, *P[2], P[3].get(), m_dln.f(), false);
+        op::linearBackward(rt, m_ln1.f(), dqkv, T, d, *P[2], P[3].get(), m_dln.f(), false);
     }
     {
         Scope sc(rt, "ln1", ScopeLevel::Op);

@@ -4,6 +4,7 @@
 // model opens the layer scopes.
 #pragma once
 
+#include "kernels/attention.h"
 #include "kernels/runtime.h"
 
 #include <string>
@@ -117,7 +118,8 @@ private:
     Buffer m_y, m_mean, m_rstd, m_dx;
 };
 
-// Pre-norm Transformer decoder layer: x + Attn(LN(x)), then h + FFN(LN(h)), GELU in the FFN.
+// Pre-norm Transformer decoder layer: x + Attn(LN(x)), then h + FFN(LN(h)), GELU in the FFN;
+// causal MultiHeadAttention (attention.h) between qkv_proj and out_proj.
 class DecoderLayer : public Block {
 public:
     DecoderLayer(std::string name, int64_t d, int64_t heads, int64_t ffn);
@@ -125,11 +127,12 @@ public:
     const float* backward(Runtime& rt, const float* dy, const StepShape& s) override;
 
 private:
-    int64_t m_d, m_heads, m_ffn;
+    int64_t m_d, m_ffn;
+    MultiHeadAttention m_attention;
     const float* m_x = nullptr;
-    Buffer m_ln1, m_mean1, m_rstd1, m_qkv, m_heads3, m_scores, m_probs, m_ctxh, m_ctx, m_attn, m_h1;
+    Buffer m_ln1, m_mean1, m_rstd1, m_qkv, m_attn, m_h1;
     Buffer m_ln2, m_mean2, m_rstd2, m_up, m_act, m_down, m_out;
-    Buffer m_dh1, m_dtmp, m_dctx, m_dctxh, m_dp, m_dheads3, m_dqkv, m_dx, m_dup, m_dact, m_dln;
+    Buffer m_dh1, m_dctx, m_dx, m_dup, m_dact, m_dln;
 };
 
 // Shared helpers of the layers (also used by the softmax layers and the tests).

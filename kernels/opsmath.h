@@ -227,6 +227,16 @@ struct CausalSoftmaxForward {   // rows of [B*H*S, S] scores; row r attends to k
         p[r * S + c] = c <= r % S ? expf(x[r * S + c] * scale - hd::lseValue(a)) : 0.f;
     }
 };
+struct AttnSoftmaxForward {   // rows of [B*H*S, S] scores, every key visible
+    using Acc = hd::Lse;
+    const float* x; float* p; int64_t S; float scale;
+    WT_HD int64_t cols(int64_t) const { return S; }
+    WT_HD Acc init() const { return hd::lseInit(); }
+    WT_HD void accumulate(Acc& a, int64_t r, int64_t c) const { hd::lseAdd(a, x[r * S + c] * scale); }
+    WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
+    WT_HD void finish(int64_t, const Acc&) const {}
+    WT_HD void map(int64_t r, int64_t c, const Acc& a) const { p[r * S + c] = expf(x[r * S + c] * scale - hd::lseValue(a)); }
+};
 struct SoftmaxBackward {   // ds = p * (dp - sum(p * dp)) * scale
     using Acc = SumAcc;
     const float* p; const float* dp; float* ds; int64_t S; float scale;

@@ -13,12 +13,6 @@ namespace wt::kernels {
 
 namespace {
 
-OpLaunch ew(std::string_view name, double n, double flopsPer, double readPer, double writePer)
-{
-    double rd = 4.0 * n * readPer, wr = 4.0 * n * writePer;
-    return {name, n * flopsPer, rd + wr, rd, wr};
-}
-
 // Framework log-softmax: reads x twice (max/sum, then write), writes y.
 void logSoftmax(Runtime& rt, const float* x, float* y, int64_t rows, int64_t n)
 {

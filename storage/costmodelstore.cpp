@@ -1,23 +1,10 @@
 #include "costmodelstore.h"
 
+#include "isotime.h"
 #include "statement.h"
 #include "storageerror.h"
 
-#include <ctime>
-
 namespace wt {
-
-namespace {
-std::string nowIso()
-{
-    std::time_t t = std::time(nullptr);
-    std::tm tm {};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-}  // namespace
 
 void CostModelStore::put(const StoredCostModel& model)
 {
@@ -28,7 +15,7 @@ void CostModelStore::put(const StoredCostModel& model)
     if (model.name.empty())
         throw StorageError("a cost model needs a name");
     Statement s(m_db.handle(), "INSERT OR REPLACE INTO cost_models(name, kind, created_at, body) VALUES (?,?,?,?)");
-    s.bind(1, model.name).bind(2, model.kind).bind(3, model.createdAt.empty() ? nowIso() : model.createdAt).bind(4, model.body);
+    s.bind(1, model.name).bind(2, model.kind).bind(3, model.createdAt.empty() ? isoUtcNow() : model.createdAt).bind(4, model.body);
     s.run();
 }
 

@@ -10,13 +10,13 @@
 #include "capture/cudaplugin.h"
 #include "kernels/model.h"
 #include "storage/database.h"
+#include "storage/isotime.h"
 #include "storage/json.h"
 #include "storage/reader.h"
 #include "wheretime_config.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -82,15 +82,10 @@ SweepAxis parseSweep(const std::string& text)
 // Unique per invocation: the UTC time and a random part ("20261130T170512-3fa9").
 std::string newSweepId()
 {
-    std::time_t t = std::time(nullptr);
-    std::tm tm {};
-    gmtime_r(&t, &tm);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%S", &tm);
     std::random_device rd;
     char tail[16];
     std::snprintf(tail, sizeof tail, "-%04x", unsigned(rd() & 0xffff));
-    return std::string(buf) + tail;
+    return isoUtcCompact(epochNowNs()) + tail;
 }
 
 // Sets one swept key in the options: the variant, the preset, or a size override.

@@ -13,6 +13,7 @@
 #include "render/tablewriter.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
+#include "storage/isotime.h"
 #include "storage/json.h"
 #include "storage/reader.h"
 #include "storage/writer.h"
@@ -58,16 +59,6 @@ const char* kUsage =
     "               layer_mape_flops (ns per step; MAPE in percent; roofline empty without a device)\n"
     "  --json       {file, roofline_device, runs: [the --csv rows as objects], mape: [{error_of: \"per\n"
     "               layer\" | \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
-
-std::string nowIso()
-{
-    std::time_t t = std::time(nullptr);
-    std::tm tm {};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 // A table device, or a calibration stored in the file (nullopt: neither).
 std::optional<DeviceSpec> resolveDevice(const std::string& name, Database* db)
@@ -246,7 +237,7 @@ int runPredictRuns(Args& args)
         info.backend = "model";
         info.device = predictor && !predictor->device.empty() ? predictor->device : device->title;
         info.devicePropertiesJson = toJson(*device);
-        info.startedAt = nowIso();
+        info.startedAt = isoUtcNow();
         writer.beginRun(info);
         writer.addDevice(DeviceInfo{0, info.device, info.devicePropertiesJson});
         const bool gpu = device->kind == "gpu" && !predictor;

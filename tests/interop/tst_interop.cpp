@@ -630,14 +630,8 @@ void TestInterop::slicedParseOfSharedTraces()
         std::string path = trace(name);
         if (path.empty())
             WT_MISSING_TRACE(name);
-        gzFile gz = gzopen(path.c_str(), "rb");
-        QVERIFY(gz);
-        std::string text;
-        char chunk[1 << 16];
-        int n;
-        while ((n = gzread(gz, chunk, sizeof chunk)) > 0)
-            text.append(chunk, size_t(n));
-        gzclose(gz);
+        const std::string text = wt::test::gunzipped(path);
+        QVERIFY(!text.empty());
         std::string buf = text + std::string(64, ' ');
         std::string whole = describe(TraceEventImporter::parse("t.json", buf.data(), text.size(), buf.size(), 0));
         std::string sliced = describe(TraceEventImporter::parse("t.json", buf.data(), text.size(), buf.size(), size_t(1) << 20));

@@ -7,6 +7,7 @@
 #include "kernels/bertops.h"
 #include "kernels/launch.h"
 #include "kernels/model.h"
+#include "kernels/opsmath.h"
 #include "kernelstest.h"
 
 #include <QTest>

@@ -7,6 +7,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <zlib.h>
+
 namespace wt::test {
 
 std::string tempPath(const std::string& fileName)
@@ -53,6 +55,20 @@ QString sharedTrace(const QString& fileName)
 {
     QString path = QDir(sourcePath(QStringLiteral("../shared/traces"))).filePath(fileName);
     return QFileInfo::exists(path) ? path : QString();
+}
+
+std::string gunzipped(const std::string& path)
+{
+    std::string out;
+    gzFile gz = gzopen(path.c_str(), "rb");
+    if (!gz)
+        return out;
+    char chunk[1 << 16];
+    int n;
+    while ((n = gzread(gz, chunk, sizeof chunk)) > 0)
+        out.append(chunk, size_t(n));
+    gzclose(gz);
+    return out;
 }
 
 bool inCi()

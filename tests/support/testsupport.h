@@ -25,6 +25,8 @@ ProcessResult runProgram(const QString& program, const QStringList& arguments, i
 QString sharedTrace(const QString& fileName);
 inline QString sharedTrace(const char* fileName) { return sharedTrace(QString::fromUtf8(fileName)); }
 QString sourcePath(const QString& relative);
+// The inflated bytes of a gzip file (the shared traces are .json.gz); empty when it cannot be read.
+std::string gunzipped(const std::string& path);
 
 // True when the environment says CI=true: tests that need a shared trace fail there.
 bool inCi();

@@ -1,0 +1,68 @@
+// TraceEvents (traceevent.h) to an ImportedTrace: the Kineto / Chrome mapping rules of
+// docs/interop.md. X events and completed B/E pairs are dispatched by category: kernels,
+// memcpy and memset become activities, runtime calls become calls, CPU ops and user
+// annotations become ranges, GPU annotations without a CPU twin become ranges on their stream,
+// and plain Chrome slices become scopes (wheretime's own export names their parents).
+//
+// Contract:
+// - event() once per event, in file order (a TraceEventSink: the tokenizer calls it), then
+//   finish() once with the document's header. Throws ImportError naming `file` and the event
+//   (its place among all events, its name): a field the tokenizer could not read, an X event
+//   without ts; finish(): a trace without GPU activities.
+// - copyStrings false: the events' string views must stay valid until finish() returns (the
+//   parser keys names and kept events by them). true: they may die when event() returns; the
+//   parser copies what it keeps (the sliced tokenizer with releaseText).
+// No JSON here: the parser never sees the text.
+#pragma once
+
+#include "importedtrace.h"
+#include "traceevent.h"
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace wt::interop {
+
+class TraceEventParser final : public TraceEventSink {
+public:
+    TraceEventParser(std::string file, bool copyStrings);
+
+    void event(TraceEvent& e) override;
+    // The trace: format "kineto" (Kineto markers in the header or the events, and not
+    // wheretime's own export) or "chrome", the header's devices, clock and metadata.
+    ImportedTrace finish(const TraceHeader& header);
+
+    int64_t events() const { return m_events; }   // events seen so far
+
+private:
+    [[noreturn]] void fail(const std::string& what) const;
+    // "event 12 ('volta_sgemm_128x64_nn')": the event's place among all events, and its name.
+    std::string eventLabel(const TraceEvent& e) const;
+    void dispatch(TraceEvent& e);
+    uint32_t name(std::string_view s);
+    // An event kept past its event() call (open B events, annotations, plain slices) owns its
+    // strings when they may die.
+    const TraceEvent& kept(TraceEvent& e);
+    static int64_t threadKey(const TraceEvent::Id& pid, const TraceEvent::Id& tid)
+    {
+        return int64_t((uint64_t(pid.num) << 32) ^ uint64_t(uint32_t(tid.num)));
+    }
+
+    std::string m_file;
+    bool m_copyStrings = false;
+    ImportedTrace m_t;
+    bool m_kinetoMarkers = false;                                    // seen in the events
+    int64_t m_events = 0;
+    std::deque<std::string> m_arena;                                 // copies of strings (copyStrings)
+    std::unordered_map<int64_t, std::vector<TraceEvent>> m_open;     // B events by thread
+    std::vector<TraceEvent> m_other;                                 // plain Chrome slices, kept when not Kineto
+    std::vector<TraceEvent> m_gpuAnnotations;
+    std::unordered_map<int64_t, int64_t> m_userAnnotationByExternal; // External id -> range index
+    std::unordered_map<std::string_view, uint32_t> m_names;
+    uint32_t m_levelOp = 0, m_levelAnnotation = 0;
+};
+
+}  // namespace wt::interop

@@ -1,0 +1,82 @@
+// Kineto / Chrome trace JSON bytes to TraceEvents (traceevent.h), with simdjson On-Demand (no
+// DOM), in one pass or in slices parsed on two threads; and the boundary scanner that finds
+// where the traceEvents array starts and where it may be cut between events.
+//
+// Contract:
+// - Call tokenize() or tokenizeSliced() once per tokenizer, then read header().
+// - The sink gets every event in file order, on the calling thread, both ways alike.
+// - An event's string views point into the text or into this tokenizer's copies: they stay
+//   valid while both live, except with releaseText, where the text under a slice may be given
+//   back to the kernel once its events are handled: then they are valid during event() only.
+// - Errors are ImportErrors naming `file`; a field of an event that cannot be read is not an
+//   error here but TraceEvent::problem (the parser knows the event's place and name).
+#pragma once
+
+#include "traceevent.h"
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wt::interop {
+
+class TraceEventTokenizer {
+public:
+    explicit TraceEventTokenizer(std::string file);
+    ~TraceEventTokenizer();
+    TraceEventTokenizer(const TraceEventTokenizer&) = delete;
+    TraceEventTokenizer& operator=(const TraceEventTokenizer&) = delete;
+
+    // The whole document in one simdjson pass. `capacity` (>= size): the bytes readable at
+    // `json`; with less than size + 64 (simdjson's padding) the text is copied first. Throws ImportError with the exact reason (not JSON, truncated,
+    // no traceEvents, a bad top-level field, a second document after the first), and passes on
+    // what the sink throws.
+    void tokenize(const char* json, size_t size, size_t capacity, TraceEventSink& sink);
+
+    // traceEvents cut at nextBoundary() about every sliceBytes (> 0), each slice parsed as its own
+    // array in a private padded copy (so `json` needs no padding and the structural index covers
+    // one slice), on this thread and one more, at most a few slices ahead of the sink. The other
+    // top-level fields come from a small document of the text around the array. false when the
+    // text does not split cleanly or on any error, the sink's included: the sink has then seen
+    // part of the events and is to be dropped, and tokenize() on a fresh tokenizer and sink
+    // gives the exact error. releaseText: the whole pages of handled slices are given back to
+    // the kernel (madvise DONTNEED; a private file mapping or a heap buffer).
+    bool tokenizeSliced(const char* json, size_t size, size_t sliceBytes, bool releaseText, TraceEventSink& sink);
+
+    // The top-level fields other than traceEvents, after a successful call.
+    const TraceHeader& header() const { return m_header; }
+
+    // --- the boundary scanner (public for its tests) -------------------------------------
+    // Where the traceEvents array starts: the offset of its '[' (of the document itself when
+    // that is an array), and in keyBegin the offset of the key's opening quote (npos for an
+    // array document). Scans only the text before the array, tracking strings (with escapes)
+    // and depth, so only a top-level key matches. npos when not found (truncated text
+    // included).
+    static size_t findEventsArray(const char* json, size_t size, size_t& keyBegin);
+    // The first likely event boundary at or after `from`: the offset of the ',' of '}' ',' '{'
+    // (whitespace allowed around the comma) whose '}' is at or after `from`; npos when none.
+    // Only a candidate: the bytes may sit inside a string or a nested array, which
+    // tokenizeSliced() finds when it parses the two slices around the cut.
+    static size_t nextBoundary(const char* json, size_t size, size_t from);
+
+private:
+    struct Slice;
+    class Reader;
+    void parseDocument(const char* json, size_t size, size_t capacity, TraceEventSink& sink);
+    bool parseSlices(const char* json, size_t size, size_t bodyBegin, size_t sliceBytes, size_t& tailBegin,
+                     TraceEventSink& sink);
+    [[noreturn]] void fail(const std::string& what) const;
+
+    std::string m_file;
+    TraceHeader m_header;
+    bool m_releaseText = false;
+    std::deque<std::string> m_arena;         // unescaped strings and problems read on this thread (rare)
+    std::deque<std::string> m_workerArena;   // the same, from the second thread
+    std::unique_ptr<Reader> m_reader;        // this thread's (over m_arena)
+    std::string m_padded;                    // tokenize(): the padded copy of a text without padding
+    std::vector<std::vector<TraceEvent>> m_spareEvents;   // event buffers of handled slices, reused
+};
+
+}  // namespace wt::interop
