@@ -2,10 +2,12 @@
 // are the same bytes, and the report's devices.csv is render::csv of analysis's devicesTable
 // with the values of `stats --json`'s "devices", for a CPU capture of a bundled workload and the
 // Kineto trace of HTA's two ranks. All are the writer's rendering of analysis/gputimetable.h's
-// tables, so this holds by construction; the test keeps it so.
+// tables, so this holds by construction; the test keeps it so. And `stats --group-by device`
+// (text and --json) is the writer's rendering of ranksTable, for the two ranks as one run.
 #include "app/gui/breakdown/report.h"
 #include "app/gui/core/rundata.h"
 #include "analysis/gputimetable.h"
+#include "analysis/scopetree.h"
 #include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -72,6 +74,7 @@ class TstStepsCsv : public QObject {
 private slots:
     void sameBytesEverywhere_data();
     void sameBytesEverywhere();
+    void ranks();
 };
 
 void TstStepsCsv::sameBytesEverywhere_data()
@@ -158,6 +161,41 @@ void TstStepsCsv::sameBytesEverywhere()
     }
     // And "steps" of the JSON are the CSV's steps.
     QCOMPARE(QJsonDocument::fromJson(json).object().value(QStringLiteral("steps")).toArray().size(), cli.count('\n') - 1);
+}
+
+void TstStepsCsv::ranks()
+{
+    // The HTA pair imported as one run: `stats --group-by device` is ranksTable through the writer.
+    const QString a = test::sharedTrace("kineto-hta_2ranks_rank-0.json.gz");
+    const QString b = test::sharedTrace("kineto-hta_2ranks_rank-1.json.gz");
+    if (a.isEmpty() || b.isEmpty())
+        WT_MISSING_TRACE(a.isEmpty() ? "kineto-hta_2ranks_rank-0.json.gz" : "kineto-hta_2ranks_rank-1.json.gz");
+    const QString file = QString::fromStdString(test::tempPath("ranks.wt"));
+    const auto made = test::runCli({QStringLiteral("import"), QStringLiteral("--one-run"), a, b, QStringLiteral("-o"), file});
+    QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+    Table table;
+    {
+        Database db(file.toStdString(), OpenMode::ReadOnly);
+        Reader reader(db);
+        const int64_t runId = reader.runs().front().id;
+        table = ranksTable(computeRankStats(reader, runId, ScopeTree::load(reader, runId)));
+    }
+    QCOMPARE(table.rows.size(), size_t(2));
+    QString err;
+    const QByteArray json = cliBytes({QStringLiteral("stats"), file, QStringLiteral("--group-by"), QStringLiteral("device"),
+                                      QStringLiteral("--json")}, &err);
+    QVERIFY2(!json.isEmpty(), qPrintable(err));
+    QVERIFY2(json.contains(QByteArray::fromStdString(",\"groups\":" + render::jsonRows(table) + "}\n")), json.constData());
+    const QJsonArray groups = QJsonDocument::fromJson(json).object().value(QStringLiteral("groups")).toArray();
+    QCOMPARE(groups.size(), 2);
+    QCOMPARE(groups[0].toObject().value(QStringLiteral("straggler")).toInteger() + groups[1].toObject().value(QStringLiteral("straggler")).toInteger(),
+             qint64(1));   // exactly one slowest rank
+    // The text: the header line, then the table with the straggler as its note.
+    const QByteArray text = cliBytes({QStringLiteral("stats"), file, QStringLiteral("--group-by"), QStringLiteral("device")}, &err);
+    QVERIFY2(!text.isEmpty(), qPrintable(err));
+    QVERIFY(text.startsWith("run "));
+    QVERIFY2(text.endsWith(QByteArray::fromStdString("\n\n" + render::text(table))), text.constData());
+    QVERIFY(text.contains("slowest rank (largest mean step): rank "));
 }
 
 QTEST_MAIN(TstStepsCsv)
