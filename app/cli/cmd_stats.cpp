@@ -4,9 +4,10 @@
 // --json and --csv; per step (--group-by step) the time on the GPU of each step (busy, idle,
 // compute, communication, memory: docs/definitions.md). Every figure is analysis/'s
 // (computeRunStats, computeBreakdown, countSteps, computeStepTimes, computeDeviceTimes); the
-// groups are analysis's breakdown table (breakdownTable), rendered by the one writer (render/):
-// the text table, --csv and --json's "groups". A run still being captured prints what it has
-// committed, marked partial.
+// groups are analysis's breakdown table (breakdownTable), the steps, devices and ranks its
+// stepsTable, devicesTable and ranksTable, all rendered by the one writer (render/): the text
+// tables, --csv and --json's "groups", "devices" and "steps". A run still being captured
+// prints what it has committed, marked partial.
 #include "analysis/rankstats.h"
 #include "analysis/activityview.h"
 #include "analysis/breakdown.h"
@@ -14,6 +15,7 @@
 #include "analysis/compare.h"
 #include "analysis/duration.h"
 #include "analysis/gputime.h"
+#include "analysis/gputimetable.h"
 #include "analysis/kernelcategory.h"
 #include "analysis/textelide.h"
 #include "analysis/opfeatures.h"
@@ -63,86 +65,41 @@ const char* kUsage =
     "               share, count, mean_ns, median_ns, min_ns, max_ns, flops, bytes, flop_per_s,\n"
     "               bytes_per_s}] (op features summed over the group, null where the run has none;\n"
     "               the rates over the group's summed time; median, min and max null without a\n"
-    "               distribution), devices: [{id, name, TIME}], steps: [{name, TIME}]} where TIME is\n"
-    "               start_ns, end_ns, kernels, memory_ops, kernel_time_ns, busy_ns, idle_ns, span_ns,\n"
-    "               compute_ns, non_compute_ns, comm_ns, comm_overlap_ns, comm_exposed_ns, memory_ns,\n"
-    "               memory_overlap_ns, memory_exposed_ns (group_by echoes --group-by; with --group-by step\n"
-    "               the groups are the steps, each with its index); with --range, the distributions are\n"
+    "               distribution), devices: [{id, name, TIME}], steps: [{name, TIME, index}]} where TIME is\n"
+    "               start_ns, end_ns, kernels, memory_ops, kernel_time_ns, busy_ns, idle_ns, idle_share\n"
+    "               (null over an empty span), span_ns, compute_ns, non_compute_ns, comm_ns, comm_overlap_ns,\n"
+    "               comm_exposed_ns, memory_ns, memory_overlap_ns, memory_exposed_ns (group_by echoes\n"
+    "               --group-by; with --group-by step the groups are the steps); with --range, the distributions are\n"
     "               of the clipped durations; step and device times count from the run's time 0, like --range\n"
     "  --csv        one row per group, the fields of --json's groups in that order (raw numbers,\n"
     "               empty where --json has null): the bytes of the GUI's table export and of the\n"
-    "               report's breakdown-*.csv (per step with --group-by step)\n"
+    "               report's breakdown-*.csv; with --group-by step one row per step (the report's\n"
+    "               steps.csv): name, start_ns, end_ns, kernels, kernel_time_ns, busy_ns, idle_ns, span_ns,\n"
+    "               comm_ns, comm_overlap_ns, idle_share, compute_ns, non_compute_ns, comm_exposed_ns,\n"
+    "               memory_ops, memory_ns, memory_overlap_ns, memory_exposed_ns, index\n"
     "--group-by device: one row per device (the ranks of a run imported with --one-run): kernels,\n"
     "  kernel time, share, steps, mean step time and slowest step (a step's GPU span on the device),\n"
     "  the rank with the largest mean step marked; --json {run, name, group_by, total_ns, groups:\n"
-    "  [{name, device_id, count, time_ns, share, steps, mean_step_ns, slowest_step, slowest_step_ns, straggler}]}\n";
+    "  [{name, device_id, count, time_ns, share, steps, mean_step_ns, slowest_step, slowest_step_ns, straggler}]}\n"
+    "  (mean and slowest step null on a device without steps; straggler 1 for the slowest rank, else 0)\n";
 
-// Left-aligned in `width` characters (UTF-8 aware), never cut: the caller elides.
-std::string padded(const std::string& text, size_t width)
+// --group-by step: the devices table, then the steps table (text), or the steps table (CSV).
+int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTime>& steps, bool csvOut, size_t width)
 {
-    const size_t n = displayLength(text);
-    return n >= width ? text : text + std::string(width - n, ' ');
-}
-
-void printGpuTimeJson(const GpuTime& t, int64_t zeroNs)
-{
-    std::cout << "\"start_ns\":" << (t.startNs - zeroNs) << ",\"end_ns\":" << (t.endNs - zeroNs) << ",\"kernels\":" << t.kernels
-              << ",\"memory_ops\":" << t.memoryOps << ",\"kernel_time_ns\":" << t.kernelTimeNs << ",\"busy_ns\":" << t.busyNs
-              << ",\"idle_ns\":" << t.idleNs << ",\"span_ns\":" << t.spanNs << ",\"compute_ns\":" << t.computeNs
-              << ",\"non_compute_ns\":" << t.nonComputeNs() << ",\"comm_ns\":" << t.commNs << ",\"comm_overlap_ns\":" << t.commOverlapNs
-              << ",\"comm_exposed_ns\":" << t.commExposedNs() << ",\"memory_ns\":" << t.memoryNs
-              << ",\"memory_overlap_ns\":" << t.memoryOverlapNs << ",\"memory_exposed_ns\":" << t.memoryExposedNs;
-}
-
-// --group-by step: one line per device, then one row per step (text or CSV).
-int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTime>& steps, int64_t zeroNs,
-               bool csvOut, size_t width)
-{
+    const Table stepTable = stepsTable(steps);
     if (csvOut) {
-        // The first ten columns keep their places (scripts read them by position); the new follow.
-        std::cout << "name,start_ns,end_ns,kernels,kernel_time_ns,busy_ns,idle_ns,span_ns,comm_ns,comm_overlap_ns,"
-                     "memory_ops,compute_ns,memory_ns,memory_overlap_ns,memory_exposed_ns\n";
-        for (const StepTime& st : steps) {
-            const GpuTime& t = st.time;
-            std::cout << csv::field(st.name) << ',' << (t.startNs - zeroNs) << ',' << (t.endNs - zeroNs) << ',' << t.kernels << ','
-                      << t.kernelTimeNs << ',' << t.busyNs << ',' << t.idleNs << ',' << t.spanNs << ',' << t.commNs << ','
-                      << t.commOverlapNs << ',' << t.memoryOps << ',' << t.computeNs << ',' << t.memoryNs << ','
-                      << t.memoryOverlapNs << ',' << t.memoryExposedNs << '\n';
-        }
+        // The first ten columns keep their places (scripts read them by position); the rest follow.
+        std::cout << render::csv(stepTable);
         return 0;
     }
-    auto share = [](int64_t part, int64_t whole) { return whole > 0 ? formatShare(double(part) / double(whole)) : std::string("-"); };
-    std::printf("\n");
-    for (const DeviceTime& d : devices) {
-        const GpuTime& t = d.time;
-        std::printf("%s: span %s  busy %s  idle %s (%s)  compute %s  communication %s (overlapped %s, exposed %s)  "
-                    "memory %s (overlapped %s, exposed %s)\n",
-                    (width ? elideMiddle(printable(d.name), width) : printable(d.name)).c_str(), formatDuration(t.spanNs).c_str(),
-                    formatDuration(t.busyNs).c_str(), formatDuration(t.idleNs).c_str(), share(t.idleNs, t.spanNs).c_str(),
-                    formatDuration(t.computeNs).c_str(), formatDuration(t.commNs).c_str(), formatDuration(t.commOverlapNs).c_str(),
-                    formatDuration(t.commExposedNs()).c_str(), formatDuration(t.memoryNs).c_str(),
-                    formatDuration(t.memoryOverlapNs).c_str(), formatDuration(t.memoryExposedNs).c_str());
-    }
+    render::TextOptions text;
+    text.width = width;
+    std::cout << '\n' << render::text(devicesTable(devices), text);
     if (steps.empty()) {
         std::printf("\nno steps in this run (imports: ranges named like the --step pattern of `wheretime import`)\n");
         return 0;
     }
-    size_t nameWidth = 4;
-    std::vector<std::string> names;
-    for (const StepTime& st : steps) {
-        names.push_back(width ? elideMiddle(printable(st.name), width) : printable(st.name));
-        nameWidth = std::max(nameWidth, displayLength(names.back()));
-    }
-    std::printf("\n%s %12s %8s %14s %14s %14s %7s %14s %14s %14s %14s\n", padded("step", nameWidth).c_str(), "start", "kernels",
-                "kernel time", "busy", "idle", "idle%", "span", "compute", "exposed comm", "exposed mem");
-    for (size_t i = 0; i < steps.size(); ++i) {
-        const GpuTime& t = steps[i].time;
-        std::printf("%s %12s %8lld %14s %14s %14s %7s %14s %14s %14s %14s\n", padded(names[i], nameWidth).c_str(),
-                    formatDuration(double(t.startNs - zeroNs)).c_str(), static_cast<long long>(t.kernels),
-                    formatDuration(t.kernelTimeNs).c_str(), formatDuration(t.busyNs).c_str(), formatDuration(t.idleNs).c_str(),
-                    share(t.idleNs, t.spanNs).c_str(), formatDuration(t.spanNs).c_str(), formatDuration(t.computeNs).c_str(),
-                    formatDuration(t.commExposedNs()).c_str(), formatDuration(t.memoryExposedNs).c_str());
-    }
+    std::cout << '\n' << render::text(stepTable, text);
     return 0;
 }
 
@@ -161,30 +118,17 @@ int runDeviceStats(Args& args)
     const ScopeTree tree = ScopeTree::load(reader, runId);
     const std::vector<RankStats> rows = computeRankStats(reader, runId, tree);
     db.rollback();
-    int64_t total = 0;
-    for (const RankStats& r : rows)
-        total = saturatingAdd(total, r.kernelTimeNs);
-    auto share = [&](const RankStats& r) { return total > 0 ? double(r.kernelTimeNs) / double(total) : 0.0; };
+    const Table table = ranksTable(rows);
     if (args.flag("--json")) {
+        int64_t total = 0;
+        for (const RankStats& r : rows)
+            total = saturatingAdd(total, r.kernelTimeNs);
         std::cout << "{\"run\":" << run.id << ",\"name\":" << json::quote(run.name) << ",\"group_by\":\"device\",\"total_ns\":" << total
-                  << ",\"groups\":[";
-        for (size_t i = 0; i < rows.size(); ++i) {
-            const RankStats& r = rows[i];
-            std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(r.device) << ",\"device_id\":" << r.deviceId
-                      << ",\"count\":" << r.kernels << ",\"time_ns\":" << r.kernelTimeNs << ",\"share\":" << json::number(share(r))
-                      << ",\"steps\":" << r.steps << ",\"mean_step_ns\":" << r.meanStepNs << ",\"slowest_step\":" << json::quote(r.slowestStep)
-                      << ",\"slowest_step_ns\":" << r.slowestStepNs << ",\"straggler\":" << (r.straggler ? "true" : "false") << "}";
-        }
-        std::cout << "]}\n";
+                  << ",\"groups\":" << render::jsonRows(table) << "}\n";
         return 0;
     }
     std::printf("run %lld  %s  (%zu device%s)\n\n", static_cast<long long>(run.id), run.name.c_str(), rows.size(), rows.size() == 1 ? "" : "s");
-    std::printf("%-40s %9s %14s %7s %6s %12s  %s\n", "device", "kernels", "kernel time", "share", "steps", "mean step", "slowest step");
-    for (const RankStats& r : rows)
-        std::printf("%-40s %9lld %14s %7s %6lld %12s  %s%s\n", printable(r.device).c_str(), static_cast<long long>(r.kernels),
-                    formatDuration(r.kernelTimeNs).c_str(), formatShare(share(r)).c_str(), static_cast<long long>(r.steps),
-                    r.steps ? formatDuration(r.meanStepNs).c_str() : "-",
-                    r.steps ? (r.slowestStep + " " + formatDuration(r.slowestStepNs)).c_str() : "-", r.straggler ? "  <- slowest rank" : "");
+    std::cout << render::text(table);   // the straggler as a note above the table
     return 0;
 }
 
@@ -243,7 +187,6 @@ int runStats(Args& args)
     const int64_t committedSteps = partial ? countSteps(reader, runId, profile->tree) : 0;
     std::vector<DeviceTime> devices;
     std::vector<StepTime> steps;
-    const int64_t zeroNs = 0;   // stored times are measured from the run's time 0 (docs/schema.md), as --range is
     if (distributions) {
         // Distributions and ranges need every activity, not only the stored totals.
         ActivityColumns columns = ActivityColumns::load(reader, runId, profile->tree);
@@ -271,43 +214,29 @@ int runStats(Args& args)
         else
             std::cout << ",\"range\":null";
         std::cout << ",\"total_ns\":" << b.totalNs << ",\"groups\":";
-        if (bySteps) {
-            // --group-by step: the groups are the steps (the same objects as "steps" below).
-            std::cout << "[";
-            for (size_t i = 0; i < steps.size(); ++i) {
-                std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(steps[i].name) << ",\"index\":" << steps[i].index << ',';
-                printGpuTimeJson(steps[i].time, zeroNs);
-                std::cout << "}";
-            }
-            std::cout << "]";
-        } else {
-            std::cout << render::jsonRows(breakdownTable(b));   // the groups: the breakdown table's rows
-        }
-        std::cout << ",\n\"devices\":[";
-        for (size_t i = 0; i < devices.size(); ++i) {
-            std::cout << (i ? ",\n " : "\n ") << "{\"id\":" << devices[i].deviceId << ",\"name\":" << json::quote(devices[i].name)
-                      << ',';
-            printGpuTimeJson(devices[i].time, zeroNs);
-            std::cout << "}";
-        }
-        std::cout << "],\n\"steps\":[";
-        for (size_t i = 0; i < steps.size(); ++i) {
-            std::cout << (i ? ",\n " : "\n ") << "{\"name\":" << json::quote(steps[i].name) << ',';
-            printGpuTimeJson(steps[i].time, zeroNs);
-            std::cout << "}";
-        }
-        std::cout << "]}\n";
+        // --group-by step: the groups are the steps (the same rows as "steps" below); else the
+        // breakdown table's rows.
+        const Table stepTable = stepsTable(steps);
+        std::cout << (bySteps ? render::jsonRows(stepTable) : render::jsonRows(breakdownTable(b)));
+        std::cout << ",\n\"devices\":" << render::jsonRows(devicesTable(devices)) << ",\n\"steps\":" << render::jsonRows(stepTable)
+                  << "}\n";
         return 0;
     }
     if (bySteps) {
+        if (args.flag("--csv") && partial)
+            std::fprintf(stderr, "wheretime stats: partial: run %lld is still being captured (%lld steps committed so far)\n",
+                         static_cast<long long>(s.run.id), static_cast<long long>(committedSteps));
         if (!args.flag("--csv")) {
             std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), printable(s.run.name).c_str(),
                         s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(),
                         std::string(toString(s.run.status)).c_str());
+            if (partial)
+                std::printf("partial: the capture is still running; these figures cover what it has committed (%lld steps done)\n",
+                            static_cast<long long>(committedSteps));
             std::printf("kernels %lld   kernel time %s   kernel busy %s   kernel span %s\n", static_cast<long long>(s.kernels),
                         formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.kernelBusyNs).c_str(), formatDuration(s.kernelSpanNs).c_str());
         }
-        return printSteps(devices, steps, zeroNs, args.flag("--csv"), size_t(width));
+        return printSteps(devices, steps, args.flag("--csv"), size_t(width));
     }
     const Table table = breakdownTable(b);
     if (args.flag("--csv")) {

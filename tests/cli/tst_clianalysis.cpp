@@ -80,21 +80,28 @@ void TestCliAnalysis::statsBySteps()
     QVERIFY2(text.exitCode == 0, qPrintable(text.err));
     QVERIFY(text.out.contains(QStringLiteral("ProfilerStep#551")));
     QVERIFY(text.out.contains(QStringLiteral("ProfilerStep#552")));
-    QVERIFY(text.out.contains(QStringLiteral("GPU 0: span")));
+    // The devices table, then the steps table (render::text of devicesTable and stepsTable).
+    QVERIFY(text.out.contains(QStringLiteral("\ndevice ")));
+    QVERIFY(text.out.contains(QStringLiteral("\nGPU 0 ")));
+    QVERIFY(text.out.indexOf(QStringLiteral("\ndevice ")) < text.out.indexOf(QStringLiteral("\nstep ")));
     auto csv = runCli({QStringLiteral("stats"), m_file + QStringLiteral(":plain"), QStringLiteral("--group-by"), QStringLiteral("step"),
                        QStringLiteral("--csv")});
     QVERIFY2(csv.exitCode == 0, qPrintable(csv.err));
     const QStringList lines = csv.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
+    // The first ten columns where they have always been; the rest of analysis's stepsTable after them.
     QCOMPARE(lines[0], QStringLiteral("name,start_ns,end_ns,kernels,kernel_time_ns,busy_ns,idle_ns,span_ns,comm_ns,comm_overlap_ns,"
-                                      "memory_ops,compute_ns,memory_ns,memory_overlap_ns,memory_exposed_ns"));
+                                      "idle_share,compute_ns,non_compute_ns,comm_exposed_ns,memory_ops,memory_ns,memory_overlap_ns,"
+                                      "memory_exposed_ns,index"));
     qint64 kernels = 0;
     for (int i = 1; i < 3; ++i) {
         const QStringList f = lines[i].split(QLatin1Char(','));
         kernels += f[3].toLongLong();
         QCOMPARE(f[5].toLongLong() + f[6].toLongLong(), f[7].toLongLong());   // busy + idle = span
         QVERIFY(f[11].toLongLong() <= f[5].toLongLong());                     // compute <= busy
-        QVERIFY(f[12].toLongLong() > 0 && f[12].toLongLong() <= f[5].toLongLong());   // memory: this rank's memcpys
+        QVERIFY(f[15].toLongLong() > 0 && f[15].toLongLong() <= f[5].toLongLong());   // memory: this rank's memcpys
+        QCOMPARE(f[12].toLongLong(), f[5].toLongLong() - f[11].toLongLong());            // non-compute = busy - compute
+        QCOMPARE(f[18].toLongLong(), qint64(i - 1));                                      // index
     }
     QCOMPARE(kernels, qint64(1154));
     // Steps and ranges exclude each other.

@@ -237,7 +237,8 @@ private slots:
             QStringLiteral("pie-kernel.png"),    QStringLiteral("pie-kernel.svg"),      QStringLiteral("bars-kernel.png"),
             QStringLiteral("bars-kernel.svg"),   QStringLiteral("breakdown-layer.csv"), QStringLiteral("breakdown-phase.csv"),
             QStringLiteral("breakdown-op.csv"),  QStringLiteral("breakdown-kernel.csv"),  QStringLiteral("pie-category.png"),
-            QStringLiteral("pie-category.svg"),  QStringLiteral("breakdown-category.csv")};
+            QStringLiteral("pie-category.svg"),  QStringLiteral("breakdown-category.csv"), QStringLiteral("devices.csv"),
+            QStringLiteral("steps.csv")};
         for (const QString& f : expected) {
             QFileInfo fi(out + QLatin1Char('/') + f);
             QVERIFY2(fi.isFile() && fi.size() > 0, qPrintable(f));
@@ -286,7 +287,7 @@ private slots:
         o.file = QString::fromStdString(m_path);
         ReportResult r = writeReport(o);
         QVERIFY2(r.ok, qPrintable(r.error));
-        QCOMPARE(r.files.size(), 17);   // with the category pie (png, svg) and its CSV
+        QCOMPARE(r.files.size(), 19);   // with the category pie (png, svg) and its CSV, devices.csv and steps.csv
         for (const QString& f : r.files)
             QVERIFY2(QFileInfo(o.outDir + QLatin1Char('/') + f).size() > 0, qPrintable(f));
         QString md = QString::fromUtf8(readAll(o.outDir + QStringLiteral("/index.md")));
@@ -300,9 +301,11 @@ private slots:
         const std::vector<wt::DeviceTime> devices = wt::computeDeviceTimes(*run->profile, run->activities());
         QVERIFY(!devices.empty());
         const wt::GpuTime& t = devices[0].time;
+        // The devices table's text columns (analysis devicesTable): device, busy, idle, idle%, span, ...
+        QVERIFY2(md.contains(QStringLiteral("| device | busy | idle | idle% | span | compute | ")), qPrintable(md));
         QVERIFY2(md.contains(QStringLiteral("| %1 | %2 | %3 | ")
-                                 .arg(markdownCell(QString::fromStdString(devices[0].name)), formatDuration(double(t.spanNs)),
-                                      formatDuration(double(t.busyNs)))),
+                                 .arg(markdownCell(QString::fromStdString(devices[0].name)), formatDuration(double(t.busyNs)),
+                                      formatDuration(double(t.idleNs)))),
                  qPrintable(md));
         const QString html = QString::fromUtf8(readAll(o.outDir + QStringLiteral("/index.html")));
         QVERIFY(html.contains(QStringLiteral("<h2>Time on the GPU per device</h2>")));

@@ -7,6 +7,7 @@
 #include "runsummary.h"
 
 #include "analysis/breakdowntable.h"
+#include "analysis/gputimetable.h"
 #include "app/gui/compare/comparereport.h"
 #include "app/gui/variants/variantsactions.h"
 #include "app/gui/variants/variantsreport.h"
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <climits>
 #include <exception>
+#include <utility>
 
 namespace wt::gui {
 
@@ -137,7 +139,7 @@ const char* const kReportFiles[] = {"timeline-step.png", "timeline-step.svg", "p
                                     "pie-kernel.png",    "pie-kernel.svg",    "bars-kernel.png",       "bars-kernel.svg",
                                     "pie-category.png",  "pie-category.svg",
                                     "breakdown-layer.csv", "breakdown-phase.csv", "breakdown-op.csv", "breakdown-kernel.csv",
-                                    "breakdown-category.csv",
+                                    "breakdown-category.csv", "devices.csv", "steps.csv",
                                     "index.md",          "index.html",
                                     // The compare section (compare/comparereport.cpp): by layer, or by kernel
                                     // for runs without scopes; then the most-changed layer's ops and kernels.
@@ -263,6 +265,19 @@ ReportResult writeReport(const ReportOptions& o)
             return fail(error);
         res.files << name;
     }
+    // Time on the GPU per device and per step: `wheretime stats --group-by step`'s tables
+    // (devices.csv: its --json "devices" as CSV; steps.csv: its --csv).
+    {
+        const ActivityView activities = run->activities();
+        const std::pair<QString, Table> tables[] = {
+            {QStringLiteral("devices.csv"), devicesTable(computeDeviceTimes(src->profile(), activities))},
+            {QStringLiteral("steps.csv"), stepsTable(computeStepTimes(src->profile(), activities))}};
+        for (const auto& [name, table] : tables) {
+            if (!writeTextFile(path(name), QString::fromStdString(render::csv(table)), &error))
+                return fail(error);
+            res.files << name;
+        }
+    }
 
     // The compare section: the compare view's charts and tables (analysis/compare's numbers).
     CompareReportSection compareSection;
@@ -316,7 +331,7 @@ ReportResult writeReport(const ReportOptions& o)
     md += QStringLiteral("### Time by kernel category\n\n![category pie](pie-category.png)\n\n");
     md += QStringLiteral("Vector versions: `timeline-step.svg`, `pie-layer.svg`, `pie-kernel.svg`, `bars-kernel.svg`, `pie-category.svg`. "
                          "Tables: `breakdown-layer.csv`, `breakdown-phase.csv`, `breakdown-op.csv`, `breakdown-kernel.csv`, "
-                         "`breakdown-category.csv`.\n");
+                         "`breakdown-category.csv`, `devices.csv` (time on the GPU per device), `steps.csv` (per step).\n");
     md += compareSection.markdown + variantsSection.markdown + scalingSection.markdown;
     if (!writeTextFile(path(QStringLiteral("index.md")), md, &error))
         return fail(error);

@@ -2,6 +2,8 @@
 
 #include "app/gui/core/timeformat.h"
 #include "analysis/gputime.h"
+#include "analysis/gputimetable.h"
+#include "render/tablewriter.h"
 
 namespace wt::gui {
 
@@ -76,6 +78,26 @@ QString markdownMetadata(const BreakdownSource& source)
     return out;
 }
 
+QString markdownOf(const Table& table)
+{
+    QString head = QStringLiteral("|"), rule = QStringLiteral("|");
+    for (const Column& c : table.columns) {
+        if (!c.inText)
+            continue;
+        head += QStringLiteral(" %1 |").arg(markdownCell(qs(c.title)));
+        rule += c.unit == Unit::Text ? QStringLiteral("---|") : QStringLiteral("---:|");
+    }
+    QString out = head + QLatin1Char('\n') + rule + QLatin1Char('\n');
+    for (const std::vector<Cell>& row : table.rows) {
+        out += QLatin1Char('|');
+        for (size_t k = 0; k < table.columns.size(); ++k)
+            if (table.columns[k].inText)
+                out += QStringLiteral(" %1 |").arg(markdownCell(qs(render::cellText(table.columns[k], row[k]))));
+        out += QLatin1Char('\n');
+    }
+    return out;
+}
+
 QString markdownDeviceTable(const BreakdownSource& source)
 {
     const auto& data = source.runData();
@@ -84,18 +106,7 @@ QString markdownDeviceTable(const BreakdownSource& source)
     const std::vector<DeviceTime> devices = computeDeviceTimes(source.profile(), data->activities());
     if (devices.empty())
         return {};
-    QString out = QStringLiteral("| device | span | busy | idle | compute | communication | exposed communication | memory | "
-                                 "exposed memory |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    auto d = [](int64_t ns) { return formatDuration(double(ns)); };
-    for (const DeviceTime& dev : devices) {
-        const GpuTime& t = dev.time;
-        out += QStringLiteral("| %1 | %2 | %3 | %4 (%5) | %6 | %7 | %8 | %9 | %10 |\n")
-                   .arg(markdownCell(qs(dev.name)), d(t.spanNs), d(t.busyNs), d(t.idleNs),
-                        pct(t.spanNs > 0 ? double(t.idleNs) / double(t.spanNs) : 0.0), d(t.computeNs), d(t.commNs),
-                        d(t.commExposedNs()), d(t.memoryNs))
-                   .arg(d(t.memoryExposedNs));
-    }
-    return out;
+    return markdownOf(devicesTable(devices));   // the columns `stats --group-by step` prints per device
 }
 
 QString runSummaryMarkdown(const BreakdownSource& source, size_t maxRows)

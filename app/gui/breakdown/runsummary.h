@@ -3,6 +3,7 @@
 #pragma once
 
 #include "breakdownsource.h"
+#include "analysis/table.h"
 
 #include <QString>
 
@@ -12,8 +13,11 @@ namespace wt::gui {
 QString markdownTable(const BreakdownResult& result, size_t maxRows);
 // Metadata table of the run (workload, variant, device, date, dropped records, totals).
 QString markdownMetadata(const BreakdownSource& source);
-// Time on the GPU per device (analysis computeDeviceTimes: span, busy, idle, compute,
-// communication and memory with their exposed parts; docs/definitions.md) as a Markdown
+// The text columns of an analysis table (analysis/table.h) as a Markdown table: the titles,
+// the writer's cell text (render::cellText), numbers right-aligned.
+QString markdownOf(const Table& table);
+// Time on the GPU per device (analysis devicesTable: busy, idle, span, compute, communication
+// and memory with their overlapped and exposed parts; docs/definitions.md) as a Markdown
 // table; empty without the run's activities (a BreakdownSource without RunData).
 QString markdownDeviceTable(const BreakdownSource& source);
 // Title, metadata, the device table and the layer / phase / top-kernel tables.

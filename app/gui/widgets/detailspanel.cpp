@@ -7,7 +7,9 @@
 #include "analysis/breakdown.h"
 #include "analysis/duration.h"
 #include "analysis/gputime.h"
+#include "analysis/gputimetable.h"
 #include "analysis/rankstats.h"
+#include "render/tablewriter.h"
 
 #include <QHeaderView>
 #include <QPainter>
@@ -141,16 +143,23 @@ void DetailsPanel::refreshDevices()
     // compute, overlapped communication, exposed communication, exposed memory, idle
     static const QRgb kColors[] = {0xff4e79a7, 0xff59a14f, 0xffe15759, 0xfff28e2b, 0xffd8d8d8};
     constexpr size_t kColorCount = sizeof(kColors) / sizeof(kColors[0]);
+    // The cells are the devices table's text (analysis/gputimetable.h, the CLI's `stats --group-by step`).
+    const Table table = wt::devicesTable(times);
+    static const char* const kDevIds[DevColumnCount] = {"name", nullptr, "span_ns", "busy_ns", "idle_ns", "compute_ns", "comm_ns",
+                                                        "comm_overlap_ns", "comm_exposed_ns", "memory_ns", "memory_overlap_ns",
+                                                        "memory_exposed_ns"};
     m_devices->setRowCount(int(times.size()));
     for (int i = 0; i < int(times.size()); ++i) {
         const GpuTime& t = times[size_t(i)].time;
-        auto d = [](int64_t ns) { return formatDuration(double(ns)); };
-        const QString cells[DevColumnCount] = {QString::fromStdString(times[size_t(i)].name), QString(), d(t.spanNs), d(t.busyNs),
-                                               d(t.idleNs), d(t.computeNs), d(t.commNs), d(t.commOverlapNs), d(t.commExposedNs()),
-                                               d(t.memoryNs), d(t.memoryOverlapNs), d(t.memoryExposedNs)};
         for (int c = 0; c < DevColumnCount; ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(cells[c]);
+            if (!kDevIds[c]) {   // the bar (a cell widget over an empty item)
+                m_devices->setItem(i, c, new QTableWidgetItem());
+                continue;
+            }
+            const size_t k = table.column(kDevIds[c]);
+            const QString cell = QString::fromStdString(render::cellText(table.columns[k], table.rows[size_t(i)][k]));
+            auto* item = new QTableWidgetItem(cell);
+            item->setToolTip(cell);
             m_devices->setItem(i, c, item);
         }
         std::vector<DeviceBar::Segment> segments;
@@ -179,28 +188,26 @@ void DetailsPanel::refreshRanks()
     for (const DeviceData& d : run->devices)
         devices.push_back(DeviceInfo{d.id, d.name.toStdString(), "{}"});
     const std::vector<RankStats> rows = computeRankStats(run->activities(), trackDevice, run->instances.parent, run->profile->tree, devices);
+    // The cells are the ranks table's text (analysis/gputimetable.h, `stats --group-by device`).
+    const Table table = wt::ranksTable(rows);
+    static const RankColumn kRankColumns[RankColumnCount] = {RankColumn::Name,        RankColumn::Steps,       RankColumn::MeanStep,
+                                                             RankColumn::SlowestStep, RankColumn::SlowestTime, RankColumn::Time};
     m_ranks->setRowCount(int(rows.size()));
     for (int i = 0; i < int(rows.size()); ++i) {
-        const RankStats& r = rows[size_t(i)];
-        const bool steps = r.steps > 0;
-        const QString cells[RankColumnCount] = {QString::fromStdString(r.device),
-                                                QString::number(r.steps),
-                                                steps ? formatDuration(double(r.meanStepNs)) : QStringLiteral("-"),
-                                                steps ? QString::fromStdString(r.slowestStep) : QStringLiteral("-"),
-                                                steps ? formatDuration(double(r.slowestStepNs)) : QStringLiteral("-"),
-                                                formatDuration(double(r.kernelTimeNs))};
+        const std::vector<Cell>& row = table.rows[size_t(i)];
+        const bool straggler = numberOf(row[size_t(RankColumn::Straggler)]) != 0;
         for (int c = 0; c < RankColumnCount; ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(cells[c]);
-            if (c == RankMeanStep)
-                item->setData(Qt::UserRole, qint64(r.meanStepNs));
-            if (c == RankSlowestTime)
-                item->setData(Qt::UserRole, qint64(r.slowestStepNs));
-            if (r.straggler) {
+            const size_t k = size_t(kRankColumns[c]);
+            const QString cell = QString::fromStdString(render::cellText(table.columns[k], row[k]));
+            auto* item = new QTableWidgetItem(cell);
+            item->setToolTip(cell);
+            if (c == RankMeanStep || c == RankSlowestTime)
+                item->setData(Qt::UserRole, qint64(numberOf(row[k])));   // raw ns (0 without steps)
+            if (straggler) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
-                item->setToolTip(cells[c] + QStringLiteral(" (the slowest rank: largest mean step)"));
+                item->setToolTip(cell + QStringLiteral(" (the slowest rank: largest mean step)"));
             }
             m_ranks->setItem(i, c, item);
         }
