@@ -228,7 +228,9 @@ std::string text(const Table& table, const TextOptions& options)
     if (options.notes)
         for (const std::string& n : table.notes)
             out += printable(n) + "\n";
-    for (size_t k = 0; k < cells.size(); k += nc) {
+    // One line for the header and each row, even when no column is shown (all inText false).
+    for (size_t line = 0; line <= table.rows.size(); ++line) {
+        const size_t k = line * nc;
         for (size_t i = 0; i < nc; ++i) {
             const size_t pad = width[i] - length[k + i];
             if (i)

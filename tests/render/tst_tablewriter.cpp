@@ -105,6 +105,17 @@ private slots:
         QVERIFY2(lines[1].startsWith(QString::fromStdString(elideMiddle("void at::native::vectorized_elementwise_kernel<4, float>(int)", 20))),
                  qPrintable(lines[1]));
     }
+    void noColumnShown()
+    {
+        // Every column CSV/JSON-only: the text still has a line for the header and each row
+        // (fuzz_tablewriter: "text lines 0" for 29 rows).
+        Table t;
+        t.add("id", "id", Unit::Count, false);
+        t.addRow()[0] = int64_t(1);
+        t.addRow()[0] = int64_t(2);
+        QCOMPARE(QString::fromStdString(render::text(t)), QStringLiteral("\n\n\n"));
+        QCOMPARE(QString::fromStdString(render::csv(t)), QStringLiteral("id\n1\n2\n"));
+    }
     void shortestNumbers()
     {
         QCOMPARE(QString::fromStdString(render::shortestNumber(0.1)), QStringLiteral("0.1"));
