@@ -79,15 +79,6 @@ ActivityView ActivityColumns::view() const
     return v;
 }
 
-int64_t ActivityView::firstStartNs() const
-{
-    int64_t first = INT64_MAX;
-    for (const TrackActivities& t : tracks)
-        if (t.size > 0)
-            first = std::min(first, t.startNs[0]);
-    return first == INT64_MAX ? 0 : first;
-}
-
 size_t ActivityColumns::activityCount() const
 {
     size_t n = 0;

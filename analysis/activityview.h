@@ -36,9 +36,6 @@ struct ActivityView {
     const uint32_t* instanceParent = nullptr;
     size_t instanceCount = 0;
 
-    // The start of the first activity (0 when there is none); the run's time 0 is stored time 0
-    // and of `wheretime stats --range`.
-    int64_t firstStartNs() const;
     // The ScopeTree position of an activity's scope, ScopeTree::kNoNode when none.
     uint32_t nodeOf(const TrackActivities& t, size_t i) const
     {

@@ -38,8 +38,8 @@ void appendRaw(std::string& out, const Cell& c)
     }
 }
 
-// One line per cell, valid UTF-8: control characters as C escapes (an embedded NUL, newlines,
-// tabs), ill-formed UTF-8 as U+FFFD.
+}  // namespace
+
 std::string printable(std::string_view raw)
 {
     // Most cells are printable ASCII: nothing to check or escape.
@@ -68,6 +68,8 @@ std::string printable(std::string_view raw)
     }
     return out;
 }
+
+namespace {
 
 std::string fixed(double v, int decimals) { return fixedText(v, decimals); }
 

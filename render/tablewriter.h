@@ -29,6 +29,10 @@ struct TextOptions {
 // are left out.
 std::string text(const Table& table, const TextOptions& options = {});
 
+// A name as one line of text, valid UTF-8: control characters as C escapes (\0, \n, \t, \x1b),
+// ill-formed UTF-8 as U+FFFD. What text() does to every cell; for the lines around a table too.
+std::string printable(std::string_view text);
+
 // The text of one cell as text() writes it (and the GUI shows it): "12.50 us", "25.0%", "-".
 std::string cellText(const Column& column, const Cell& cell);
 

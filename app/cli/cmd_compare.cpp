@@ -117,10 +117,10 @@ std::string describeFilters(const std::vector<std::pair<GroupBy, std::string>>& 
 void printText(const std::vector<CompareRunSummary>& runs, const std::string& how, const Table& table)
 {
     for (size_t i = 0; i < runs.size(); ++i)
-        std::printf("%-6s %s\n", compareRunTag(i, runs.size()).c_str(), printable(describe(runs[i])).c_str());
+        std::printf("%-6s %s\n", compareRunTag(i, runs.size()).c_str(), render::printable(describe(runs[i])).c_str());
     std::printf("%s\n", how.c_str());
     for (const std::string& note : table.notes)
-        std::printf("%s\n", printable(note).c_str());
+        std::printf("%s\n", render::printable(note).c_str());
     render::TextOptions o;
     o.width = gNameWidth;
     o.notes = false;

@@ -2,6 +2,7 @@
 // chunked records as the tables activities, kernels, scope_instances and api_calls (sql/, the
 // same code as the loadable extension, registered in-process). Without a query it reads SQL
 // from standard input, statement by statement. The file is opened read-only.
+#include "analysis/textelide.h"
 #include "app/cli/command.h"
 #include "sql/sqltables.h"
 #include "storage/csv.h"
@@ -92,13 +93,7 @@ bool runSql(sqlite3* db, const std::string& sql, Format format, std::ostream& ou
                     text += static_cast<unsigned char>(*c) > ' ' ? *c : ' ';
             while (!text.empty() && text.back() == ' ')
                 text.pop_back();
-            if (text.size() > 60) {
-                size_t cut = 57;
-                while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xc0) == 0x80)   // not inside a UTF-8 sequence
-                    --cut;
-                text = text.substr(0, cut) + "...";
-            }
-            error = "refusing a statement that writes (" + text + "): sql only reads";
+            error = "refusing a statement that writes (" + elideMiddle(text, 60) + "): sql only reads";
             sqlite3_finalize(s);
             return false;
         }

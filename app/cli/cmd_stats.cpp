@@ -227,7 +227,7 @@ int runStats(Args& args)
             std::fprintf(stderr, "wheretime stats: partial: run %lld is still being captured (%lld steps committed so far)\n",
                          static_cast<long long>(s.run.id), static_cast<long long>(committedSteps));
         if (!args.flag("--csv")) {
-            std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), printable(s.run.name).c_str(),
+            std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), render::printable(s.run.name).c_str(),
                         s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(),
                         std::string(toString(s.run.status)).c_str());
             if (partial)
@@ -246,7 +246,7 @@ int runStats(Args& args)
         std::cout << render::csv(table);   // the bytes the GUI's export and the report write
         return 0;
     }
-    std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), printable(s.run.name).c_str(),
+    std::printf("run %lld  %s  %s %s  on %s  (%s)\n", static_cast<long long>(s.run.id), render::printable(s.run.name).c_str(),
                 s.run.workload.c_str(), s.run.variant.c_str(), s.run.device.c_str(), std::string(toString(s.run.status)).c_str());
     if (partial)
         std::printf("partial: the capture is still running; these figures cover what it has committed (%lld steps done)\n",

@@ -10,9 +10,5 @@ namespace wt::cli {
 // wt::formatDuration (analysis/duration.h), the one the GUI uses too: "1.234 ms", "12.50 us".
 std::string formatDuration(double ns);
 std::string formatShare(double share);    // "12.3%"
-// A name as one line of a text table: control characters (an embedded NUL, newlines, tabs)
-// written as C escapes (\0, \n, \t, \x1b), so a name can neither end early nor break the table.
-// CSV and JSON keep the raw name.
-std::string printable(std::string_view name);
 
 }  // namespace wt::cli

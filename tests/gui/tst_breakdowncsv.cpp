@@ -30,35 +30,9 @@ namespace {
 
 const QByteArray kHeader = "name,path,time_ns,share,count,mean_ns,median_ns,min_ns,max_ns,flops,bytes,flop_per_s,bytes_per_s\n";
 
-// The CLI's standard output as bytes (runCli decodes it).
-QByteArray cliBytes(const QStringList& arguments, QString* err)
-{
-    QProcess p;
-    p.start(qEnvironmentVariable("WHERETIME_CLI"), arguments);
-    if (!p.waitForStarted() || !p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        *err = QString::fromUtf8(p.readAllStandardError());
-        return {};
-    }
-    return p.readAllStandardOutput();
-}
-
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-// The first line that differs, for a failure message.
-QString firstDifference(const QByteArray& a, const QByteArray& b)
-{
-    const QList<QByteArray> la = a.split('\n'), lb = b.split('\n');
-    for (qsizetype i = 0; i < std::max(la.size(), lb.size()); ++i) {
-        const QByteArray x = i < la.size() ? la[i] : QByteArray("(none)"), y = i < lb.size() ? lb[i] : QByteArray("(none)");
-        if (x != y)
-            return QStringLiteral("line %1:\n  %2\n  %3").arg(i + 1).arg(QString::fromUtf8(x), QString::fromUtf8(y));
-    }
-    return QStringLiteral("(equal)");
-}
+using test::cliBytes;
+using test::firstDifference;
+using test::fileBytes;
 
 // `what` is a QString: which copy, at which grouping.
 #define COMPARE_BYTES(actual, expected, what)                                                                         \
@@ -150,7 +124,7 @@ void TstBreakdownCsv::sameBytesEverywhere()
         QCOMPARE(view.table()->isColumnHidden(BreakdownModel::FlopRateColumn), !view.model()->hasCost());
         QCOMPARE(view.model()->hasCost(), input.isEmpty());
         // The report.
-        COMPARE_BYTES(readAll(QDir(o.outDir).filePath(QStringLiteral("breakdown-%1.csv").arg(by))), cli, QStringLiteral("report ") + by);
+        COMPARE_BYTES(fileBytes(QDir(o.outDir).filePath(QStringLiteral("breakdown-%1.csv").arg(by))), cli, QStringLiteral("report ") + by);
         // A capture of a bundled workload has op features: FLOPs, bytes and rates are filled in.
         if (input.isEmpty() && g == GroupBy::Layer) {
             const QList<QByteArray> lines = cli.trimmed().split('\n');

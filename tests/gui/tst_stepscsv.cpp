@@ -34,35 +34,9 @@ const QByteArray kDevicesHeader = "id,name,start_ns,end_ns,kernels,memory_ops,ke
                                   "compute_ns,non_compute_ns,comm_ns,comm_overlap_ns,comm_exposed_ns,memory_ns,memory_overlap_ns,"
                                   "memory_exposed_ns\n";
 
-// The CLI's standard output as bytes (runCli decodes it).
-QByteArray cliBytes(const QStringList& arguments, QString* err)
-{
-    QProcess p;
-    p.start(qEnvironmentVariable("WHERETIME_CLI"), arguments);
-    if (!p.waitForStarted() || !p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        *err = QString::fromUtf8(p.readAllStandardError());
-        return {};
-    }
-    return p.readAllStandardOutput();
-}
-
-QByteArray readAll(const QString& path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-// The first line that differs, for a failure message.
-QString firstDifference(const QByteArray& a, const QByteArray& b)
-{
-    const QList<QByteArray> la = a.split('\n'), lb = b.split('\n');
-    for (qsizetype i = 0; i < std::max(la.size(), lb.size()); ++i) {
-        const QByteArray x = i < la.size() ? la[i] : QByteArray("(none)"), y = i < lb.size() ? lb[i] : QByteArray("(none)");
-        if (x != y)
-            return QStringLiteral("line %1:\n  %2\n  %3").arg(i + 1).arg(QString::fromUtf8(x), QString::fromUtf8(y));
-    }
-    return QStringLiteral("(equal)");
-}
+using test::cliBytes;
+using test::firstDifference;
+using test::fileBytes;
 
 #define COMPARE_BYTES(actual, expected, what)                                                                         \
     QVERIFY2((actual) == (expected), qPrintable(QStringLiteral("%1 differs at %2").arg(QString(what), firstDifference((actual), (expected)))))
@@ -124,11 +98,11 @@ void TstStepsCsv::sameBytesEverywhere()
     QVERIFY2(!cli.isEmpty(), qPrintable(err));
     QVERIFY2(cli.startsWith(kStepsHeader), cli.left(300).constData());
     QCOMPARE(cli.count('\n'), 3);   // two steps
-    const QByteArray steps = readAll(QDir(o.outDir).filePath(QStringLiteral("steps.csv")));
+    const QByteArray steps = fileBytes(QDir(o.outDir).filePath(QStringLiteral("steps.csv")));
     COMPARE_BYTES(steps, cli, QStringLiteral("the report's steps.csv"));
 
     // devices.csv: render::csv of devicesTable over the run as the GUI loads it ...
-    const QByteArray devices = readAll(QDir(o.outDir).filePath(QStringLiteral("devices.csv")));
+    const QByteArray devices = fileBytes(QDir(o.outDir).filePath(QStringLiteral("devices.csv")));
     QVERIFY2(devices.startsWith(kDevicesHeader), devices.left(300).constData());
     std::shared_ptr<const RunData> run = loadRun(file.toStdString(), runId);
     QVERIFY(run);

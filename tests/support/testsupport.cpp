@@ -3,11 +3,14 @@
 #include "wheretime_config.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 
 #include <zlib.h>
+
+#include <algorithm>
 
 namespace wt::test {
 
@@ -80,6 +83,34 @@ QString missingTraceMessage(const QString& fileName)
 {
     return QStringLiteral("../shared/traces/%1 is missing (%2)")
         .arg(fileName, QDir(sourcePath(QStringLiteral("../shared/traces"))).absolutePath());
+}
+
+QByteArray cliBytes(const QStringList& arguments, QString* err)
+{
+    QProcess p;
+    p.start(qEnvironmentVariable("WHERETIME_CLI"), arguments);
+    if (!p.waitForStarted() || !p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        *err = QString::fromUtf8(p.readAllStandardError());
+        return {};
+    }
+    return p.readAllStandardOutput();
+}
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QString firstDifference(const QByteArray& a, const QByteArray& b)
+{
+    const QList<QByteArray> la = a.split('\n'), lb = b.split('\n');
+    for (qsizetype i = 0; i < std::max(la.size(), lb.size()); ++i) {
+        const QByteArray x = i < la.size() ? la[i] : QByteArray("(none)"), y = i < lb.size() ? lb[i] : QByteArray("(none)");
+        if (x != y)
+            return QStringLiteral("line %1:\n  %2\n  %3").arg(i + 1).arg(QString::fromUtf8(x), QString::fromUtf8(y));
+    }
+    return QStringLiteral("(equal)");
 }
 
 }  // namespace wt::test

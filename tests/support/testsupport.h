@@ -21,6 +21,14 @@ struct ProcessResult {
 ProcessResult runCli(const QStringList& arguments, int timeoutMs = 120000);
 ProcessResult runProgram(const QString& program, const QStringList& arguments, int timeoutMs = 120000);
 
+// The CLI's standard output as bytes (runCli decodes it); empty, with its stderr in `err`, when
+// it fails. For byte-for-byte comparisons of the one writer's outputs.
+QByteArray cliBytes(const QStringList& arguments, QString* err);
+// A file's bytes; empty when it cannot be read.
+QByteArray fileBytes(const QString& path);
+// The first line where two texts differ, both shown, for a failure message; "(equal)" if none.
+QString firstDifference(const QByteArray& a, const QByteArray& b);
+
 // Path of a file in ../shared/traces, or empty when it is not there.
 QString sharedTrace(const QString& fileName);
 inline QString sharedTrace(const char* fileName) { return sharedTrace(QString::fromUtf8(fileName)); }
