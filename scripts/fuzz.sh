@@ -106,8 +106,15 @@ for t in $TARGETS; do
     grep -hE "^(Done|stat::number_of_executed_units|stat::peak_rss_mb|SUMMARY|==[0-9]+==ERROR)" "$BUILD"/long-"$target"-*.log || true
   else
     echo "== $target for ${SECONDS_EACH}s"
-    (cd "$BUILD" && "./tests/fuzz/$target" "corpus/${t##*:}" -max_total_time="$SECONDS_EACH" -timeout=30 -rss_limit_mb=2048 \
-       -print_final_stats=1 2>&1 | tail -15) || status=1
+    # The whole log in build/fuzz/short-<target>.log; on a finding, the error and its top frames.
+    if (cd "$BUILD" && "./tests/fuzz/$target" "corpus/${t##*:}" -max_total_time="$SECONDS_EACH" -timeout=30 -rss_limit_mb=2048 \
+       -print_final_stats=1 >"short-$target.log" 2>&1); then
+      tail -6 "$BUILD/short-$target.log"
+    else
+      status=1
+      grep -m1 -A24 -E "==[0-9]+==ERROR|runtime error|^SUMMARY" "$BUILD/short-$target.log" || tail -30 "$BUILD/short-$target.log"
+      tail -4 "$BUILD/short-$target.log"
+    fi
   fi
 done
 exit $status

@@ -6,6 +6,7 @@
 #include "interop/nsysimporter.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"
+#include "fuzzwrite.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -26,15 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     std::fclose(f);
     try {
         interop::ImportedTrace t = interop::NsysImporter::parse(path);
-        db.begin();
-        try {
-            Writer w(db);
-            RunInfo info;
-            info.name = "fuzz";
-            interop::writeTrace(w, t, info);
-        } catch (const StorageError&) {
-        }
-        db.rollback();
+        fuzz::writeRolledBack(db, t, path);
     } catch (const interop::ImportError& e) {
         if (std::strchr(e.what(), '\n'))
             std::abort();

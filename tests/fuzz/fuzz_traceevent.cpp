@@ -9,6 +9,7 @@
 #include "interop/traceeventimporter.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"
+#include "fuzzwrite.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -64,15 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
     try {
         interop::ImportedTrace t = interop::TraceEventImporter::parse("fuzz.json", buf.data(), size, buf.size());
-        db.begin();
-        try {
-            Writer w(db);
-            RunInfo info;
-            info.name = "fuzz";
-            interop::writeTrace(w, t, info);
-        } catch (const StorageError&) {
-        }
-        db.rollback();
+        fuzz::writeRolledBack(db, t, "fuzz.json");
     } catch (const interop::ImportError& e) {
         if (std::strchr(e.what(), '\n'))
             std::abort();   // errors are one line
