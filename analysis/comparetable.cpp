@@ -1,9 +1,6 @@
 #include "comparetable.h"
 
-#include "analysis/duration.h"
-
 #include <cmath>
-#include <cstdio>
 
 namespace wt {
 
@@ -33,13 +30,6 @@ Cell optional(const std::optional<double>& v)
 Cell nameOrNone(const std::string& s)
 {
     return s.empty() ? Cell() : Cell(s);
-}
-
-std::string signedPercent(double p)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%s%.1f%%", p > 0 ? "+" : "", p);
-    return buf;
 }
 
 }  // namespace
@@ -139,27 +129,11 @@ Table compareRunsTable(const std::vector<CompareRunSummary>& runs)
     return t;
 }
 
-std::string kernelChangeSummary(const KernelDiff& d)
-{
-    std::string out;
-    for (const KernelChangeTotal& t : changeTotals(d))
-        if (t.rows > 0)
-            out += (out.empty() ? "" : ", ") + std::to_string(t.rows) + " " + std::string(toString(t.change)) + " (" +
-                   formatDuration(t.deltaNs) + ")";
-    return out;
-}
-
 Table kernelDiffTable(const KernelDiff& d)
 {
     Table t;
     t.id = "kernel_diff";
     t.notes = d.notes;
-    std::string totals = "BASE " + formatDuration(d.base.total.ns) + ", OTHER " + formatDuration(d.other.total.ns) + ": " +
-                         formatDuration(d.other.deltaNs);
-    if (d.other.deltaPct)
-        totals += " (" + signedPercent(*d.other.deltaPct) + ")";
-    t.notes.push_back(std::move(totals));
-    t.notes.push_back("kernels: " + kernelChangeSummary(d));
 
     t.add("change", "change", Unit::Text);
     t.add("op", "op", Unit::Text);

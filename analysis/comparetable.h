@@ -53,11 +53,8 @@ Table compareRunsTable(const std::vector<CompareRunSummary>& runs);
 //   base_name, other_name         the names apart (CSV/JSON only; none where absent)
 //   similar_names                 1 when a swap's names differ only in template arguments or numbers
 //   per                           "step" or "run" (CSV/JSON only)
-// Notes: the diff's notes, the totals of both runs inside the filters, the rows by change.
+// Notes: the diff's notes. The totals of both runs and the rows by change, as sentences, are
+// render's (render/comparetext.h: addKernelDiffNotes), figures being formatted only there.
 Table kernelDiffTable(const KernelDiff& diff);
-
-// "3 changed (1.200 us), 2 swapped (-500 ns)": the kinds of change that have rows, with their
-// change of time (changeTotals). The last note of kernelDiffTable, after "kernels: ".
-std::string kernelChangeSummary(const KernelDiff& diff);
 
 }  // namespace wt

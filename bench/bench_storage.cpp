@@ -4,7 +4,7 @@
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/writer.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 #include "chromeexporter.h"
 
 #include "exacttime.h"
-#include "scopepaths.h"
+#include "storage/scopepaths.h"
 
 #include "storage/json.h"
 #include "storage/reader.h"

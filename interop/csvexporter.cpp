@@ -1,6 +1,6 @@
 #include "csvexporter.h"
 
-#include "scopepaths.h"
+#include "storage/scopepaths.h"
 
 #include "storage/csv.h"
 #include "storage/reader.h"

@@ -1,7 +1,7 @@
 #include "tablewriter.h"
 
-#include "analysis/duration.h"
-#include "analysis/textelide.h"
+#include "render/textformat.h"
+#include "render/textelide.h"
 #include "storage/csv.h"
 #include "storage/json.h"
 #include "storage/utf8.h"
@@ -180,15 +180,10 @@ std::string cellText(const Column& column, const Cell& cell)
     switch (column.unit) {
     case Unit::Text: return rawText(cell);
     case Unit::Ns: return formatDuration(v);
-    case Unit::Share: return fixed(100.0 * v, 1) + "%";
+    case Unit::Share: return formatShare(v);
     case Unit::Count: return std::holds_alternative<int64_t>(cell) ? rawText(cell) : fixed(v, 1);
     case Unit::Ratio: return fixed(v, 3) + "x";
-    case Unit::Percent: {
-        std::string t = v > 0 ? "+" : "";
-        t += fixed(v, 1);
-        t += '%';
-        return t;
-    }
+    case Unit::Percent: return formatPercent(v);
     case Unit::Flops: return formatQuantity(v, "FLOP");
     case Unit::FlopPerS: return formatQuantity(v, "FLOP/s");
     case Unit::Bytes: return formatQuantity(v, "B");

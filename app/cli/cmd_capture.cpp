@@ -5,7 +5,7 @@
 #include "analysis/runprofile.h"
 #include "analysis/sweep.h"
 #include "app/cli/command.h"
-#include "app/cli/format.h"
+#include "render/textformat.h"
 #include "capture/capture.h"
 #include "capture/cudaplugin.h"
 #include "kernels/model.h"

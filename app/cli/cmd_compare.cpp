@@ -6,17 +6,16 @@
 #include "analysis/comparetable.h"
 #include "analysis/kernelcategory.h"
 #include "app/cli/command.h"
-#include "app/cli/format.h"
+#include "app/cli/commonoptions.h"
+#include "app/cli/runfiles.h"
+#include "render/comparetext.h"
+#include "render/textformat.h"
 #include "render/tablewriter.h"
 #include "storage/pathidentity.h"
-#include "storage/database.h"
 #include "storage/json.h"
-#include "storage/reader.h"
 
 #include <cstdio>
 #include <iostream>
-#include <map>
-#include <memory>
 
 namespace wt::cli {
 namespace {
@@ -49,11 +48,6 @@ const char* kUsage =
     "  --csv        one row per group, then (total): name, path, ns_1..ns_N, delta_ns_2..,\n"
     "               delta_pct_2.., ratio_2.., count_1..count_N, note, per (1 = BASE)\n"
     "See docs/compare.md for the matching rules.\n";
-
-struct Opened {
-    std::unique_ptr<Database> db;
-    std::unique_ptr<Reader> reader;
-};
 
 std::string filtersJson(const std::vector<std::pair<GroupBy, std::string>>& filters)
 {
@@ -155,7 +149,8 @@ int printComparison(const Comparison& c, bool asJson, bool asCsv)
 
 int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
 {
-    const Table table = kernelDiffTable(d);
+    Table table = kernelDiffTable(d);
+    addKernelDiffNotes(table, d);
     if (asCsv) {
         std::cout << render::csv(table);
         return 0;
@@ -181,41 +176,22 @@ int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
 int runCompare(Args& args)
 {
     args.parse({"--group-by", "--depth", "--within", "--per", "--kernels", "--categories", "--width"}, {"--json", "--csv"});
-    const long long width = args.integer("--width", 0);
-    if (width < 0)
-        throw UsageError("--width must be 0 (full names) or more");
-    gNameWidth = size_t(width);
-    CategoriesPtr categories;
-    if (auto file = args.value("--categories"))   // a bad file: exit 1 with "FILE:LINE: ..."
-        categories = std::make_shared<const KernelCategories>(KernelCategories::load(*file));
+    gNameWidth = nameWidth(args);
+    const CategoriesPtr categories = categoriesOption(args);
     if (args.positionals().size() < 2)
         throw UsageError("expected BASE and at least one OTHER (FILE[:RUN] each)");
     CompareOptions options;
-    if (auto g = args.value("--group-by")) {
-        auto gb = groupByFromString(*g);
-        if (!gb)
-            throw UsageError("unknown --group-by '" + *g + "'");
-        options.groupBy = *gb;
-    }
-    options.depth = int(args.integer("--depth", 3));
-    if (options.depth < 1)
-        throw UsageError("--depth must be at least 1");
-    for (const std::string& w : args.values("--within")) {
-        auto eq = w.find('=');
-        auto fg = eq == std::string::npos ? std::nullopt : groupByFromString(w.substr(0, eq));
-        if (!fg)
-            throw UsageError("--within needs GROUPBY=KEY, got '" + w + "'");
-        options.filters.emplace_back(*fg, w.substr(eq + 1));
-    }
+    options.groupBy = groupByOption(args);
+    options.depth = scopeDepth(args);
+    options.filters = withinFilters(args);
     if (auto p = args.value("--per")) {
         auto per = comparePerFromString(*p);
         if (!per)
             throw UsageError("--per must be step or run, got '" + *p + "'");
         options.per = *per;
     }
-    bool asJson = args.flag("--json"), asCsv = args.flag("--csv");
-    if (asJson && asCsv)
-        throw UsageError("--json and --csv exclude each other");
+    const OutputFormat format = outputFormat(args);
+    const bool asJson = format == OutputFormat::Json, asCsv = format == OutputFormat::Csv;
     auto kernelsOf = args.value("--kernels");
     if (kernelsOf) {
         if (args.positionals().size() != 2)
@@ -224,19 +200,11 @@ int runCompare(Args& args)
             throw UsageError("--kernels lists kernels by op; --group-by and --depth do not apply");
     }
 
-    // One Database per distinct file; runs are loaded into self-contained CompareRuns.
-    std::map<std::string, Opened> files;
+    RunFiles files;
     std::vector<CompareRun> runs;
     runs.reserve(args.positionals().size());
-    for (const std::string& sel : args.positionals()) {
-        auto [file, selector] = splitRunSelector(sel);
-        Opened& o = files[file];
-        if (!o.db) {
-            o.db = std::make_unique<Database>(file, OpenMode::ReadOnly);
-            o.reader = std::make_unique<Reader>(*o.db);
-        }
-        runs.push_back(loadCompareRun(*o.reader, o.reader->resolveRun(selector), file, categories));
-    }
+    for (const std::string& sel : args.positionals())
+        runs.push_back(files.load(sel, categories));
     // A run against itself has no change to show: say so instead of printing an empty answer.
     for (size_t i = 1; i < runs.size(); ++i)
         if (runs[i].info.id == runs[0].info.id && sameFile(runs[i].file, runs[0].file))

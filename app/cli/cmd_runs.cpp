@@ -1,6 +1,6 @@
 // wheretime runs FILE [--json]: the runs a file holds.
 #include "app/cli/command.h"
-#include "app/cli/format.h"
+#include "render/textformat.h"
 #include "storage/database.h"
 #include "storage/json.h"
 #include "storage/reader.h"

@@ -2,7 +2,7 @@
 // chunked records as the tables activities, kernels, scope_instances and api_calls (sql/, the
 // same code as the loadable extension, registered in-process). Without a query it reads SQL
 // from standard input, statement by statement. The file is opened read-only.
-#include "analysis/textelide.h"
+#include "render/textelide.h"
 #include "app/cli/command.h"
 #include "sql/sqltables.h"
 #include "storage/csv.h"

@@ -13,15 +13,15 @@
 #include "analysis/breakdown.h"
 #include "analysis/breakdowntable.h"
 #include "analysis/compare.h"
-#include "analysis/duration.h"
+#include "render/textformat.h"
 #include "analysis/gputime.h"
 #include "analysis/gputimetable.h"
 #include "analysis/kernelcategory.h"
-#include "analysis/textelide.h"
+#include "render/textelide.h"
 #include "analysis/opfeatures.h"
 #include "analysis/runprofile.h"
 #include "app/cli/command.h"
-#include "app/cli/format.h"
+#include "app/cli/commonoptions.h"
 #include "render/tablewriter.h"
 #include "storage/csv.h"
 #include "storage/database.h"
@@ -141,30 +141,14 @@ int runStats(Args& args)
         return runDeviceStats(args);
     BreakdownOptions options;
     const bool bySteps = args.value("--group-by", "") == "step";
-    auto g = bySteps ? std::optional<GroupBy>(GroupBy::Layer) : groupByFromString(args.value("--group-by", "layer"));
-    if (!g)
-        throw UsageError("unknown --group-by '" + args.value("--group-by", "") + "'");
-    options.groupBy = *g;
-    const long long width = args.integer("--width", 0);
-    if (width < 0)
-        throw UsageError("--width must be 0 (full names) or more");
+    options.groupBy = bySteps ? GroupBy::Layer : groupByOption(args).value_or(GroupBy::Layer);
+    const size_t width = nameWidth(args);
     if (bySteps && (args.value("--range") || !args.values("--within").empty()))
         throw UsageError("--group-by step shows whole steps; --range and --within do not apply");
-    CategoriesPtr categories;
-    if (auto file = args.value("--categories"))   // a bad file: exit 1 with "FILE:LINE: ..."
-        categories = std::make_shared<const KernelCategories>(KernelCategories::load(*file));
-    options.depth = int(args.integer("--depth", 3));
-    if (options.depth < 1)
-        throw UsageError("--depth must be at least 1");
-    for (const std::string& w : args.values("--within")) {
-        auto eq = w.find('=');
-        auto fg = eq == std::string::npos ? std::nullopt : groupByFromString(w.substr(0, eq));
-        if (!fg)
-            throw UsageError("--within needs GROUPBY=KEY, got '" + w + "'");
-        options.filters.emplace_back(*fg, w.substr(eq + 1));
-    }
-    if (args.flag("--json") && args.flag("--csv"))
-        throw UsageError("--json and --csv exclude each other");
+    const CategoriesPtr categories = categoriesOption(args);   // a bad file: exit 1 with "FILE:LINE: ..."
+    options.depth = scopeDepth(args);
+    options.filters = withinFilters(args);
+    outputFormat(args);   // --json and --csv exclude each other
     std::optional<TimeRange> range;
     if (auto text = args.value("--range")) {
         range = parseTimeRange(*text);
@@ -236,7 +220,7 @@ int runStats(Args& args)
             std::printf("kernels %lld   kernel time %s   kernel busy %s   kernel span %s\n", static_cast<long long>(s.kernels),
                         formatDuration(s.kernelTimeNs).c_str(), formatDuration(s.kernelBusyNs).c_str(), formatDuration(s.kernelSpanNs).c_str());
         }
-        return printSteps(devices, steps, args.flag("--csv"), size_t(width));
+        return printSteps(devices, steps, args.flag("--csv"), width);
     }
     const Table table = breakdownTable(b);
     if (args.flag("--csv")) {
@@ -259,7 +243,7 @@ int runStats(Args& args)
     // Full names (the column as wide as the longest), or elided in the middle with --width; the
     // median where distributions were computed, FLOP/s and B/s where the run has op features.
     render::TextOptions text;
-    text.width = size_t(width);
+    text.width = width;
     std::cout << '\n' << render::text(table, text);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "analysis/sweep.h"
 #include "analysis/sweeptable.h"
 #include "app/cli/command.h"
+#include "app/cli/commonoptions.h"
 #include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/json.h"
@@ -71,9 +72,8 @@ int runSweep(Args& args)
     args.parse({"--sweep", "--layer"}, {"--json", "--csv", "--list"});
     if (args.positionals().size() != 1)
         throw UsageError("expected one FILE");
-    bool asJson = args.flag("--json"), asCsv = args.flag("--csv");
-    if (asJson && asCsv)
-        throw UsageError("--json and --csv exclude each other");
+    const OutputFormat format = outputFormat(args);
+    const bool asJson = format == OutputFormat::Json, asCsv = format == OutputFormat::Csv;
     const std::string& file = args.positionals()[0];
     Database db(file, OpenMode::ReadOnly);
     Reader reader(db);

@@ -6,6 +6,8 @@
 #include "analysis/variants.h"
 #include "analysis/variantstable.h"
 #include "app/cli/command.h"
+#include "app/cli/commonoptions.h"
+#include "app/cli/runfiles.h"
 #include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/json.h"
@@ -46,11 +48,6 @@ const char* kUsage =
     "               --csv rows as objects], ops: [the --ops rows as objects]} (null where undefined)\n"
     "See docs/softmax-variants.md.\n";
 
-struct Opened {
-    std::unique_ptr<Database> db;
-    std::unique_ptr<Reader> reader;
-};
-
 int printJson(const VariantsTable& t)
 {
     const Table runs = variantsTable(t), ops = variantOpsTable(t);
@@ -84,32 +81,20 @@ int runVariants(Args& args)
     options.baseline = args.value("--baseline", "adaptive");
     if (options.layer.empty())
         throw UsageError("--layer needs a layer name");
-    const bool asJson = args.flag("--json"), asCsv = args.flag("--csv");
-    if (asJson && asCsv)
-        throw UsageError("--json and --csv exclude each other");
+    const OutputFormat format = outputFormat(args);
+    const bool asJson = format == OutputFormat::Json, asCsv = format == OutputFormat::Csv;
     if (args.flag("--ops") && !asCsv)
         throw UsageError("--ops picks the op table of --csv (text and --json have both tables)");
 
-    std::map<std::string, Opened> files;
-    auto open = [&](const std::string& file) -> Reader& {
-        Opened& o = files[file];
-        if (!o.db) {
-            o.db = std::make_unique<Database>(file, OpenMode::ReadOnly);
-            o.reader = std::make_unique<Reader>(*o.db);
-        }
-        return *o.reader;
-    };
+    RunFiles files;
     std::vector<CompareRun> runs;
     bool explicitRuns = pos.size() > 1 || splitRunSelector(pos[0]).second != "";
     if (explicitRuns) {
         if (args.value("--workload") || args.value("--setting"))
             throw UsageError("--workload and --setting pick runs from FILE; with FILE:RUN arguments the runs are given");
         runs.reserve(pos.size());
-        for (const std::string& sel : pos) {
-            auto [file, selector] = splitRunSelector(sel);
-            Reader& reader = open(file);
-            runs.push_back(loadCompareRun(reader, reader.resolveRun(selector), file));
-        }
+        for (const std::string& sel : pos)
+            runs.push_back(files.load(sel));
         // One run (or the same run twice) has nothing beside it: say what was asked and why.
         std::vector<std::pair<std::string, int64_t>> distinct;
         for (const CompareRun& r : runs)
@@ -123,7 +108,7 @@ int runVariants(Args& args)
                         "pick the runs that differ in one setting");
     } else {
         const std::string& file = pos[0];
-        Reader& reader = open(file);
+        Reader& reader = files.reader(file);
         std::vector<RunInfo> all = reader.runs();
         std::string workload = args.value("--workload", "");
         auto anchor = newestCapture(all, workload);

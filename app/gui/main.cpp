@@ -1,7 +1,7 @@
 // wheretime-gui [FILE[:RUN]]: the desktop app. --screenshot PNG renders the window after the
 // run loaded and exits (used by scripts/screenshot.sh; works with QT_QPA_PLATFORM=offscreen).
 // --report OUTDIR writes the headless report (charts, CSVs, index.md, index.html) and exits.
-#include "analysis/duration.h"
+#include "render/textformat.h"
 #include "app/gui/breakdown/breakdownactions.h"
 #include "app/gui/breakdown/breakdownview.h"
 #include "app/gui/breakdown/report.h"

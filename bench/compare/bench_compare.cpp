@@ -4,7 +4,7 @@
 // compare. Median and max of --repeats.
 // usage: bench_compare [--kernels N] [--file PATH] [--repeats R] [--regenerate]
 #include "analysis/compare.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/writer.h"

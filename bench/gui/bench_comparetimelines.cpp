@@ -9,7 +9,7 @@
 // The runs are generated into PATH (default /tmp/wheretime-bench-compare-N.wt) when missing.
 #include "app/gui/compare/comparetimelines.h"
 #include "app/gui/widgets/timelinewidget.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/writer.h"

@@ -16,7 +16,7 @@
 #include "app/gui/core/timeformat.h"
 #include "app/gui/core/viewstate.h"
 #include "app/gui/widgets/timelinewidget.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/writer.h"

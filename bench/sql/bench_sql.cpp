@@ -3,7 +3,7 @@
 // GUI's window query) on the same windows.
 // usage: bench_sql [--kernels N] [--streams S] [--window W] [--file PATH] [--reuse] [--keep]
 //                  [--extension PATH/libwheretime_sqlite.so]
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "sql/sqltables.h"
 #include "storage/database.h"
 #include "storage/reader.h"

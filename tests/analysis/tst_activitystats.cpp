@@ -7,7 +7,7 @@
 #include "analysis/breakdown.h"
 #include "analysis/rangesummary.h"
 #include "analysis/runprofile.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/writer.h"

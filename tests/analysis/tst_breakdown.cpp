@@ -4,7 +4,7 @@
 #include "analysis/breakdown.h"
 #include "analysis/breakdowntable.h"
 #include "analysis/scopetree.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/reader.h"

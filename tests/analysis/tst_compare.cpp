@@ -5,7 +5,7 @@
 // imported ranks from ../shared/traces.
 #include "analysis/breakdown.h"
 #include "analysis/compare.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "interop/importer.h"
 #include "storage/database.h"
 #include "storage/reader.h"

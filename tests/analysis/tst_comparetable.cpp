@@ -3,6 +3,7 @@
 // where BASE has no time), integers per run and reals per step, kernel names side by side, and
 // what the writer makes of them (text with units, CSV with raw values).
 #include "analysis/comparetable.h"
+#include "render/comparetext.h"
 #include "render/tablewriter.h"
 
 #include <QTest>
@@ -194,7 +195,9 @@ void TestCompareTable::kernelDiff()
     row(KernelChange::Removed, "mask", "mask", "nonzero", "", cell(300, 1), cell(0, 0, false));
     row(KernelChange::Added, "loss", "loss", "", "nll", cell(0, 0, false), cell(300, 1));
     d.swapped = d.moved = d.removed = d.added = 1;
-    const Table t = kernelDiffTable(d);
+    Table t = kernelDiffTable(d);
+    QVERIFY(t.notes.empty());   // the diff's own notes only; the sentences are render's
+    addKernelDiffNotes(t, d);
     QCOMPARE(t.id, std::string("kernel_diff"));
     QCOMPARE(textOf(t.at(0, "kernel")), std::string("sgemm_128x64_nn -> sgemm_64x32_nn"));
     QCOMPARE(numberOf(t.at(0, "similar_names")), 1.0);

@@ -3,7 +3,7 @@
 // (also through links and SQLite's -wal/-shm) refused; failed imports that leave no file;
 // inputs that are FIFOs, standard input, directories and devices (issue 18); stats of a run that
 // a capture is still writing, marked partial (issue 18's live view).
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"

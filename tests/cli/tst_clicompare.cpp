@@ -3,7 +3,7 @@
 // and bad input, and two real CPU captures of different softmax variants compared by structure.
 #include "analysis/compare.h"
 #include "analysis/comparetable.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/writer.h"

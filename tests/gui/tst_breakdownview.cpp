@@ -10,7 +10,7 @@
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/widgets/timelinewidget.h"
 #include "analysis/kernelcategory.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"

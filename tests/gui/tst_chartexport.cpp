@@ -12,7 +12,7 @@
 #include "app/gui/breakdown/runsummary.h"
 #include "app/gui/core/timeformat.h"
 #include "analysis/gputime.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"

@@ -8,7 +8,7 @@
 #include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/core/rangesummary.h"
 #include "app/gui/core/rundata.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"

@@ -9,7 +9,7 @@
 #include "app/gui/widgets/detailspanel.h"
 #include "analysis/activitystats.h"
 #include "analysis/breakdown.h"
-#include "analysis/duration.h"
+#include "render/textformat.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "tests/support/testsupport.h"

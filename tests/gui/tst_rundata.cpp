@@ -4,7 +4,7 @@
 #include "app/gui/core/rangesummary.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/timelinelayout.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"

@@ -7,7 +7,7 @@
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/runbrowser.h"
 #include "app/gui/widgets/timelinewidget.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"

@@ -2,7 +2,7 @@
 // kernels and scopes; every kind of bad input gives a one-line error and leaves the output file
 // as it was; timestamps are exact to the nanosecond.
 #include "analysis/breakdown.h"
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "interop/chromeexporter.h"
 #include "interop/csvexporter.h"

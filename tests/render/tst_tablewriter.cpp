@@ -3,7 +3,7 @@
 // escapes, eliding, hidden columns).
 #include "render/tablewriter.h"
 
-#include "analysis/textelide.h"
+#include "render/textelide.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

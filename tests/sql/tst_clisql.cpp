@@ -1,6 +1,6 @@
 // `wheretime sql`: CSV, JSON and table output, statements from standard input, read-only, and
 // one-line errors with a non-zero exit for a missing file, a file that is not ours and bad SQL.
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"

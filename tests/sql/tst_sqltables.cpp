@@ -2,7 +2,7 @@
 // synthetic run, a CPU capture, shared Nsight and Kineto imports); time constraints read only
 // the chunks they overlap and return exactly the rows a row-by-row check keeps; the loadable
 // extension works in Python's sqlite3 and the sqlite3 shell.
-#include "bench/synth/synthrun.h"
+#include "tests/support/synthrun.h"
 #include "sql/sqltables.h"
 #include "storage/database.h"
 #include "storage/reader.h"

@@ -1,6 +1,7 @@
 #include "comparemodel.h"
 
 #include "analysis/comparetable.h"
+#include "render/comparetext.h"
 
 #include <QBrush>
 #include <QColor>
@@ -132,7 +133,9 @@ KernelDiffModel::KernelDiffModel(QObject* parent) : TableModel(parent) {}
 void KernelDiffModel::setDiff(KernelDiff diff)
 {
     m_d = std::move(diff);
-    setTable(kernelDiffTable(m_d));
+    Table t = kernelDiffTable(m_d);
+    addKernelDiffNotes(t, m_d);
+    setTable(std::move(t));
 }
 
 QVariant KernelDiffModel::data(const QModelIndex& index, int role) const

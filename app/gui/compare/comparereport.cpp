@@ -4,6 +4,7 @@
 #include "compareplot.h"
 
 #include "analysis/comparetable.h"
+#include "render/comparetext.h"
 #include "app/gui/breakdown/chartexport.h"
 #include "render/tablewriter.h"
 

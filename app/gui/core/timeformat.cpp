@@ -1,6 +1,6 @@
 #include "timeformat.h"
 
-#include "analysis/duration.h"
+#include "render/textformat.h"
 
 #include <cmath>
 

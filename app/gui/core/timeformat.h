@@ -10,7 +10,7 @@
 
 namespace wt::gui {
 
-// wt::formatDuration (analysis/duration.h, the CLI's formatter too) as a QString:
+// wt::formatDuration (render/textformat.h, the CLI's formatter too) as a QString:
 // "950 ns", "12.50 us", "3.200 ms", "906.8 ms", "1.234 s".
 QString formatDuration(double ns);
 

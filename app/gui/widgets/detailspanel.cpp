@@ -5,7 +5,7 @@
 #include "app/gui/core/timeformat.h"
 #include "analysis/activitystats.h"
 #include "analysis/breakdown.h"
-#include "analysis/duration.h"
+#include "render/textformat.h"
 #include "analysis/gputime.h"
 #include "analysis/gputimetable.h"
 #include "analysis/rankstats.h"

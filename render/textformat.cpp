@@ -1,4 +1,4 @@
-#include "duration.h"
+#include "textformat.h"
 
 #include <cctype>
 #include <charconv>
@@ -7,13 +7,6 @@
 #include <iterator>
 
 namespace wt {
-
-TimeRange TimeRange::fromDouble(double t0, double t1)
-{
-    if (t1 < t0)
-        std::swap(t0, t1);
-    return TimeRange{int64_t(std::floor(t0)), int64_t(std::ceil(t1))};
-}
 
 // printf's "%.*f", correctly rounded like it, without its cost (tables format thousands of cells).
 std::string fixedText(double v, int decimals)
@@ -40,6 +33,21 @@ std::string formatQuantity(double value, std::string_view unit)
     out += ' ';
     out += prefixes[p];
     out += unit;
+    return out;
+}
+
+std::string formatShare(double share)
+{
+    std::string out = fixedText(100.0 * share, 1);
+    out += '%';
+    return out;
+}
+
+std::string formatPercent(double percent)
+{
+    std::string out = percent > 0 ? "+" : "";
+    out += fixedText(percent, 1);
+    out += '%';
     return out;
 }
 

@@ -1,5 +1,5 @@
 // The middle elide of names: exact widths, both ends kept, UTF-8 never split.
-#include "analysis/textelide.h"
+#include "render/textelide.h"
 
 #include <QTest>
 

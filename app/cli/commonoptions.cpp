@@ -1,0 +1,62 @@
+#include "commonoptions.h"
+
+#include <memory>
+
+namespace wt::cli {
+
+OutputFormat outputFormat(const Args& args)
+{
+    const bool json = args.flag("--json"), csv = args.flag("--csv");
+    if (json && csv)
+        throw UsageError("--json and --csv exclude each other");
+    return json ? OutputFormat::Json : csv ? OutputFormat::Csv : OutputFormat::Text;
+}
+
+size_t nameWidth(const Args& args)
+{
+    const long long width = args.integer("--width", 0);
+    if (width < 0)
+        throw UsageError("--width must be 0 (full names) or more");
+    return size_t(width);
+}
+
+int scopeDepth(const Args& args)
+{
+    const long long depth = args.integer("--depth", 3);
+    if (depth < 1)
+        throw UsageError("--depth must be at least 1");
+    return int(depth);
+}
+
+std::vector<GroupFilter> withinFilters(const Args& args)
+{
+    std::vector<GroupFilter> filters;
+    for (const std::string& w : args.values("--within")) {
+        auto eq = w.find('=');
+        auto fg = eq == std::string::npos ? std::nullopt : groupByFromString(w.substr(0, eq));
+        if (!fg)
+            throw UsageError("--within needs GROUPBY=KEY, got '" + w + "'");
+        filters.emplace_back(*fg, w.substr(eq + 1));
+    }
+    return filters;
+}
+
+std::optional<GroupBy> groupByOption(const Args& args)
+{
+    auto text = args.value("--group-by");
+    if (!text)
+        return std::nullopt;
+    auto g = groupByFromString(*text);
+    if (!g)
+        throw UsageError("unknown --group-by '" + *text + "'");
+    return *g;
+}
+
+CategoriesPtr categoriesOption(const Args& args)
+{
+    if (auto file = args.value("--categories"))
+        return std::make_shared<const KernelCategories>(KernelCategories::load(*file));
+    return nullptr;
+}
+
+}  // namespace wt::cli
