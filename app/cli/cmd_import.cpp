@@ -12,6 +12,7 @@
 #include "storage/storageerror.h"
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <regex>
@@ -189,6 +190,26 @@ int runImport(Args& args)
             guard.restore();
         }
     };
+    // One import: its line ("run N: K kernels, D devices" and `detail`), --timing; a failure is
+    // reported and counted (the other inputs still import), a storage error named by `where`.
+    auto importOne = [&](const std::function<interop::ImportResult()>& import,
+                         const std::function<std::string(const interop::ImportResult&)>& detail, const std::string& where) {
+        try {
+            const interop::ImportResult r = import();
+            std::printf("run %lld: %lld kernels, %d device%s%s\n", static_cast<long long>(r.written.runId),
+                        static_cast<long long>(r.written.kernels), r.written.devices, r.written.devices == 1 ? "" : "s",
+                        detail(r).c_str());
+            ++imported;
+            if (args.flag("--timing"))
+                std::printf("  parse %.3f s, write %.3f s\n", r.parseSeconds, r.writeSeconds);
+        } catch (const interop::ImportError& e) {
+            fail(e.what());
+            ++failures;
+        } catch (const StorageError& e) {
+            fail(where + ": " + e.what());
+            ++failures;
+        }
+    };
     try {
         if (oneRun) {
             interop::ImportOptions options;
@@ -196,26 +217,16 @@ int runImport(Args& args)
                 options.name = *name;
             options.stepPattern = settings.stepPattern;
             options.metadata = settings.metadata;
-            try {
-                interop::ImportResult r = interop::importRanks(*db, inputs, options);
-                std::string ranks;
-                for (int k : r.ranks)
-                    ranks += (ranks.empty() ? "" : ",") + std::to_string(k);
-                std::printf("run %lld: %lld kernels, %d device%s, ranks %s (%s) (%s, %zu files)\n",
-                            static_cast<long long>(r.written.runId), static_cast<long long>(r.written.kernels), r.written.devices,
-                            r.written.devices == 1 ? "" : "s", ranks.c_str(),
-                            r.ranksFromFile ? "from distributedInfo" : "from the file order: the files say no rank", r.format.c_str(),
-                            inputs.size());
-                ++imported;
-                if (args.flag("--timing"))
-                    std::printf("  parse %.3f s, write %.3f s\n", r.parseSeconds, r.writeSeconds);
-            } catch (const interop::ImportError& e) {
-                fail(e.what());
-                ++failures;
-            } catch (const StorageError& e) {
-                fail(std::string("--one-run: ") + e.what());
-                ++failures;
-            }
+            importOne([&] { return interop::importRanks(*db, inputs, options); },
+                      [&](const interop::ImportResult& r) {
+                          std::string ranks;
+                          for (int k : r.ranks)
+                              ranks += (ranks.empty() ? "" : ",") + std::to_string(k);
+                          return ", ranks " + ranks + " (" +
+                                 (r.ranksFromFile ? "from distributedInfo" : "from the file order: the files say no rank") +
+                                 ") (" + r.format + ", " + std::to_string(inputs.size()) + " files)";
+                      },
+                      "--one-run");
         }
         for (size_t i = 0; i < inputs.size() && !oneRun; ++i) {
             interop::ImportOptions options;
@@ -223,21 +234,8 @@ int runImport(Args& args)
             options.metadata = settings.metadata;
             if (auto name = args.value("--name"))
                 options.name = i == 0 ? *name : *name + " #" + std::to_string(i + 1);
-            try {
-                interop::ImportResult r = interop::importTrace(*db, inputs[i], options);
-                std::printf("run %lld: %lld kernels, %d device%s (%s, %s)\n", static_cast<long long>(r.written.runId),
-                            static_cast<long long>(r.written.kernels), r.written.devices, r.written.devices == 1 ? "" : "s",
-                            r.format.c_str(), inputs[i].c_str());
-                ++imported;
-                if (args.flag("--timing"))
-                    std::printf("  parse %.3f s, write %.3f s\n", r.parseSeconds, r.writeSeconds);
-            } catch (const interop::ImportError& e) {
-                fail(e.what());
-                ++failures;
-            } catch (const StorageError& e) {
-                fail(inputs[i] + ": " + e.what());
-                ++failures;
-            }
+            importOne([&] { return interop::importTrace(*db, inputs[i], options); },
+                      [&](const interop::ImportResult& r) { return " (" + r.format + ", " + inputs[i] + ")"; }, inputs[i]);
         }
     } catch (...) {
         putBack();   // out of memory and the like: still leave no empty file behind
