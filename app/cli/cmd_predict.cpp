@@ -61,15 +61,23 @@ const char* kUsage =
     "  --json       {file, roofline_device, runs: [the --csv rows as objects], mape: [{error_of: \"per\n"
     "               layer\" | \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
 
+// A calibration stored in `file`; a damaged one is an error (one line), not an unknown device.
+DeviceSpec calibrationOf(const StoredCostModel& m, const std::string& file)
+{
+    std::string why;
+    auto d = deviceFromJson(m.body, &why);
+    if (!d)
+        throw std::runtime_error("calibration '" + m.name + "' in " + file + " is damaged: " + why);
+    return *d;
+}
+
 // A table device, or a calibration stored in the file (nullopt: neither).
-std::optional<DeviceSpec> resolveDevice(const std::string& name, Database* db)
+std::optional<DeviceSpec> resolveDevice(const std::string& name, Database& db, const std::string& file)
 {
     if (auto d = tableDevice(name))
         return d;
-    if (db) {
-        if (auto m = CostModelStore(*db).get(name); m && m->kind == "device")
-            return deviceFromJson(m->body);
-    }
+    if (auto m = CostModelStore(db).get(name); m && m->kind == "device")
+        return calibrationOf(*m, file);
     return std::nullopt;
 }
 
@@ -155,7 +163,7 @@ int runPredictRuns(Args& args)
     }
 
     Database db(*output, OpenMode::ReadWrite);
-    auto device = resolveDevice(*deviceName, &db);
+    auto device = resolveDevice(*deviceName, db, *output);
     if (!device)
         return fail("unknown device '" + *deviceName + "' (not in the table, and " + *output +
                     " holds no calibration of that name; see wheretime calibrate)");
@@ -165,9 +173,10 @@ int runPredictRuns(Args& args)
         auto stored = CostModelStore(db).get(*name);
         if (!stored || stored->kind != "predictor")
             return fail(*output + " holds no predictor named '" + *name + "' (fit one with wheretime predict --fit)");
-        predictor = Predictor::fromJson(stored->body);
+        std::string why;
+        predictor = Predictor::fromJson(stored->body, &why);
         if (!predictor)
-            return fail("predictor '" + *name + "' in " + *output + " is damaged");
+            return fail("predictor '" + *name + "' in " + *output + " is damaged: " + why);
         costModel = *name;
     }
     const std::string sweepId = plan.empty() ? "" : "predict-" + std::to_string(std::time(nullptr)) + "-" +
@@ -276,13 +285,13 @@ int runEvaluate(Args& args)
     }
     std::optional<DeviceSpec> device;
     if (auto name = args.value("--device")) {
-        device = resolveDevice(*name, &db);
+        device = resolveDevice(*name, db, file);
         if (!device)
             return fail("unknown device '" + *name + "'");
     } else {
         auto calibrations = CostModelStore(db).list("device");
         if (!calibrations.empty())
-            device = deviceFromJson(calibrations.front().body);
+            device = calibrationOf(calibrations.front(), file);
     }
     Evaluation ev;
     try {
