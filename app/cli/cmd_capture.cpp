@@ -5,11 +5,11 @@
 #include "analysis/runprofile.h"
 #include "analysis/sweep.h"
 #include "app/cli/command.h"
+#include "app/cli/sweepargs.h"
 #include "app/cli/format.h"
 #include "capture/capture.h"
 #include "capture/cudaplugin.h"
 #include "kernels/model.h"
-#include "kernels/sweepplan.h"
 #include "storage/database.h"
 #include "storage/isotime.h"
 #include "storage/json.h"
@@ -177,17 +177,7 @@ int runCaptureCommand(Args& args)
     o.notice = [](const std::string& line) { std::cerr << "wheretime capture: " << line << "\n"; };
     bool asJson = args.flag("--json");
 
-    kernels::SweepFixed fixed;
-    fixed.variant = args.value("--variant").has_value();
-    fixed.preset = args.value("--preset").has_value();
-    for (const auto& [k, v] : o.overrides)
-        fixed.setKeys.push_back(k);
-    kernels::SweepPlan plan;
-    try {
-        plan = kernels::parseSweepPlan(args.values("--sweep"), fixed);
-    } catch (const kernels::SweepPlanError& e) {
-        throw UsageError(e.what());
-    }
+    const kernels::SweepPlan plan = sweepPlanOf(args, o.overrides);
     if (plan.empty())
         return captureOne(o, asJson, {});
     if (!o.trace)

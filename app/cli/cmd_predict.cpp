@@ -10,9 +10,9 @@
 #include "analysis/predictor.h"
 #include "analysis/sweep.h"
 #include "app/cli/command.h"
+#include "app/cli/sweepargs.h"
 #include "capture/modeltracer.h"
 #include "kernels/model.h"
-#include "kernels/sweepplan.h"
 #include "render/tablewriter.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
@@ -128,17 +128,7 @@ int runPredictRuns(Args& args)
         throw UsageError(e.what());
     }
     // One --sweep: one run per value; two: one per pair (a grid), the plan capture --sweep reads.
-    kernels::SweepFixed fixed;
-    fixed.variant = args.value("--variant").has_value();
-    fixed.preset = args.value("--preset").has_value();
-    for (const auto& [k, v] : overrides)
-        fixed.setKeys.push_back(k);
-    kernels::SweepPlan plan;
-    try {
-        plan = kernels::parseSweepPlan(args.values("--sweep"), fixed);
-    } catch (const kernels::SweepPlanError& e) {
-        throw UsageError(e.what());
-    }
+    const kernels::SweepPlan plan = sweepPlanOf(args, overrides);
     std::vector<PredictJob> jobs;
     const PredictJob base{args.value("--variant", "adaptive"), args.value("--preset", "paper"), overrides, {}};
     if (plan.empty())
