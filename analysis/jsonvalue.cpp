@@ -66,17 +66,38 @@ struct JsonBuilder {
 
 namespace {
 
-std::string describe(simdjson::error_code e)
+// Whether the text ends inside a string or an open object or array: simdjson names a cut
+// document by where the cut fell (a number, the structure), the user wants "truncated".
+bool endsOpen(std::string_view text)
 {
-    switch (e) {
-    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
-    case simdjson::UNCLOSED_STRING:
-        return "truncated JSON";
-    case simdjson::EMPTY:
-        return "empty text, not JSON";
-    default:
-        return std::string("invalid JSON (") + simdjson::error_message(e) + ")";
+    int depth = 0;
+    bool inString = false, escaped = false;
+    for (char c : text) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '{' || c == '[') {
+            ++depth;
+        } else if (c == '}' || c == ']') {
+            --depth;
+        }
     }
+    return inString || depth > 0;
+}
+
+std::string describe(simdjson::error_code e, std::string_view text)
+{
+    if (e == simdjson::EMPTY)
+        return "empty text, not JSON";
+    if (e == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || e == simdjson::UNCLOSED_STRING || endsOpen(text))
+        return "truncated JSON";
+    return std::string("invalid JSON (") + simdjson::error_message(e) + ")";
 }
 
 }  // namespace
@@ -96,7 +117,7 @@ JsonValue JsonValue::parse(std::string_view text)
         if (doc.current_location().error() == simdjson::SUCCESS)
             throw JsonError("text after the end of the JSON document");
     } catch (const simdjson::simdjson_error& e) {
-        throw JsonError(describe(e.error()));
+        throw JsonError(describe(e.error(), text));
     }
     return root;
 }
