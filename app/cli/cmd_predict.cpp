@@ -46,7 +46,7 @@ const char* kUsage =
     "               (a second --sweep: one per pair, a grid, like capture --sweep); the scaling view\n"
     "               draws a predicted sweep as dashed lines over its measured twin (same keys, workload\n"
     "               and preset);\n"
-    "               the key is a --set key, or variant\n"
+    "               the key is a --set key, variant or preset; values as capture --sweep (',' or ';')\n"
     "  --steps N    identical predicted steps per run (default 3, as a capture)\n"
     "  --preset     default paper\n"
     "--fit: fits a predictor on measured runs with op features (FILE alone: every such run in it) and\n"
