@@ -1,10 +1,10 @@
 #include "analysis/costmodel.h"
 
+#include "analysis/jsonvalue.h"
 #include "storage/json.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 
 namespace wt {
 
@@ -41,40 +41,6 @@ std::optional<DeviceSpec> tableDevice(const std::string& name)
     return std::nullopt;
 }
 
-std::optional<double> jsonNumber(const std::string& json, const std::string& key, size_t from)
-{
-    const std::string needle = "\"" + key + "\":";
-    size_t at = json.find(needle, from);
-    if (at == std::string::npos)
-        return std::nullopt;
-    const char* p = json.c_str() + at + needle.size();
-    char* end = nullptr;
-    double v = std::strtod(p, &end);
-    if (end == p)
-        return std::nullopt;
-    return v;
-}
-
-std::optional<std::string> jsonString(const std::string& json, const std::string& key, size_t from)
-{
-    const std::string needle = "\"" + key + "\":\"";
-    size_t at = json.find(needle, from);
-    if (at == std::string::npos)
-        return std::nullopt;
-    std::string out;
-    for (size_t i = at + needle.size(); i < json.size(); ++i) {
-        char c = json[i];
-        if (c == '\\' && i + 1 < json.size()) {
-            out += json[++i];
-            continue;
-        }
-        if (c == '"')
-            return out;
-        out += c;
-    }
-    return std::nullopt;
-}
-
 std::string toJson(const DeviceSpec& d)
 {
     return "{\"name\":" + json::quote(d.name) + ",\"title\":" + json::quote(d.title) + ",\"kind\":" + json::quote(d.kind) +
@@ -84,24 +50,37 @@ std::string toJson(const DeviceSpec& d)
            ",\"launch_overhead_ns\":" + json::number(d.launchOverheadNs) + ",\"source\":" + json::quote(d.source) + "}";
 }
 
-std::optional<DeviceSpec> deviceFromJson(const std::string& json)
+std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* error)
 {
-    DeviceSpec d;
-    auto fp32 = jsonNumber(json, "fp32_flops"), mem = jsonNumber(json, "memory_bytes_per_s");
-    if (!fp32 || !mem || !(*fp32 > 0) || !(*mem > 0))
+    auto fail = [&](const std::string& why) -> std::optional<DeviceSpec> {
+        if (error)
+            *error = why;
         return std::nullopt;
-    d.name = jsonString(json, "name").value_or("");
-    d.title = jsonString(json, "title").value_or(d.name);
-    d.kind = jsonString(json, "kind").value_or("gpu");
-    d.fp32Flops = *fp32;
-    d.memoryBytesPerS = *mem;
-    d.tf32Flops = jsonNumber(json, "tf32_flops").value_or(0);
-    d.bf16Flops = jsonNumber(json, "bf16_flops").value_or(0);
-    d.hostLinkBytesPerS = jsonNumber(json, "host_link_bytes_per_s").value_or(d.memoryBytesPerS);
-    d.sms = int(jsonNumber(json, "sms").value_or(0));
-    d.launchOverheadNs = std::max(0.0, jsonNumber(json, "launch_overhead_ns").value_or(0));
-    d.source = jsonString(json, "source").value_or("");
-    return d;
+    };
+    try {
+        const JsonValue document = JsonValue::parse(json);
+        const JsonValue& o = document.expectObject();
+        DeviceSpec d;
+        const double fp32 = o.requiredNumber("fp32_flops"), mem = o.requiredNumber("memory_bytes_per_s");
+        if (!(fp32 > 0))
+            return fail("fp32_flops: " + json::number(fp32) + ", not a positive rate");
+        if (!(mem > 0))
+            return fail("memory_bytes_per_s: " + json::number(mem) + ", not a positive rate");
+        d.name = o.optionalString("name").value_or("");
+        d.title = o.optionalString("title").value_or(d.name);
+        d.kind = o.optionalString("kind").value_or("gpu");
+        d.fp32Flops = fp32;
+        d.memoryBytesPerS = mem;
+        d.tf32Flops = o.optionalNumber("tf32_flops").value_or(0);
+        d.bf16Flops = o.optionalNumber("bf16_flops").value_or(0);
+        d.hostLinkBytesPerS = o.optionalNumber("host_link_bytes_per_s").value_or(d.memoryBytesPerS);
+        d.sms = int(o.optionalNumber("sms").value_or(0));
+        d.launchOverheadNs = std::max(0.0, o.optionalNumber("launch_overhead_ns").value_or(0));
+        d.source = o.optionalString("source").value_or("");
+        return d;
+    } catch (const JsonError& e) {
+        return fail(e.what());
+    }
 }
 
 double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes)

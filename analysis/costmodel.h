@@ -31,8 +31,9 @@ const std::vector<DeviceSpec>& deviceTable();
 std::optional<DeviceSpec> tableDevice(const std::string& name);
 
 std::string toJson(const DeviceSpec& device);
-// Parses what toJson wrote; nullopt when a rate is missing or not positive.
-std::optional<DeviceSpec> deviceFromJson(const std::string& json);
+// Parses what toJson wrote (analysis/jsonvalue.h); nullopt when the text is not JSON, a field has
+// the wrong type, or a rate is missing or not positive; *error (when given) then says which, in one line.
+std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* error = nullptr);
 
 // Roofline time of one launch on a device, in ns: max(flops / fp32 peak, bytes / bandwidth)
 // + launch overhead; copies move their bytes over the host link.
@@ -42,10 +43,5 @@ inline double rooflineNs(const DeviceSpec& device, const LaunchSample& s)
     // A copy's bytes are read on one side and written on the other: it moves bytesRead.
     return rooflineNs(device, s.kind, s.flops, s.kind == "memcpy" ? s.bytesRead : s.bytes());
 }
-
-// A number field of a flat JSON object written by this project ({"key":1.5,...}); nullopt
-// when the key is missing. Also used for the predictor's bodies.
-std::optional<double> jsonNumber(const std::string& json, const std::string& key, size_t from = 0);
-std::optional<std::string> jsonString(const std::string& json, const std::string& key, size_t from = 0);
 
 }  // namespace wt

@@ -1,5 +1,6 @@
 #include "analysis/predictor.h"
 
+#include "analysis/jsonvalue.h"
 #include "storage/json.h"
 
 #include <array>
@@ -192,36 +193,32 @@ std::string Predictor::toJson() const
     return out + "]}";
 }
 
-std::optional<Predictor> Predictor::fromJson(const std::string& text)
+std::optional<Predictor> Predictor::fromJson(const std::string& text, std::string* error)
 {
-    Predictor p;
-    size_t classesAt = text.find("\"classes\":[");
-    if (classesAt == std::string::npos)
+    try {
+        const JsonValue document = JsonValue::parse(text);
+        const JsonValue& o = document.expectObject();
+        Predictor p;
+        p.name = o.optionalString("name").value_or("");
+        p.device = o.optionalString("device").value_or("");
+        for (const JsonValue& item : o.requiredArray("classes").items()) {
+            const JsonValue& obj = item.expectObject();
+            CostClass c;
+            c.key = obj.requiredString("key");
+            c.overheadNs = obj.requiredNumber("overhead_ns");
+            c.nsPerFlop = obj.requiredNumber("ns_per_flop");
+            c.nsPerByte = obj.requiredNumber("ns_per_byte");
+            c.samples = int64_t(obj.requiredNumber("samples"));
+            p.classes.emplace(c.key, c);
+        }
+        if (p.classes.empty())
+            throw JsonError("classes: empty, a predictor has at least one");
+        return p;
+    } catch (const JsonError& e) {
+        if (error)
+            *error = e.what();
         return std::nullopt;
-    const std::string head = text.substr(0, classesAt);
-    p.name = jsonString(head, "name").value_or("");
-    p.device = jsonString(head, "device").value_or("");
-    for (size_t at = text.find("{\"key\":", classesAt); at != std::string::npos; at = text.find("{\"key\":", at + 1)) {
-        const size_t end = text.find('}', at);
-        if (end == std::string::npos)
-            return std::nullopt;
-        const std::string obj = text.substr(at, end - at + 1);
-        CostClass c;
-        auto key = jsonString(obj, "key");
-        auto o = jsonNumber(obj, "overhead_ns"), f = jsonNumber(obj, "ns_per_flop"), b = jsonNumber(obj, "ns_per_byte");
-        auto n = jsonNumber(obj, "samples");
-        if (!key || !o || !f || !b || !n)
-            return std::nullopt;
-        c.key = *key;
-        c.overheadNs = *o;
-        c.nsPerFlop = *f;
-        c.nsPerByte = *b;
-        c.samples = int64_t(*n);
-        p.classes.emplace(c.key, c);
     }
-    if (p.classes.empty())
-        return std::nullopt;
-    return p;
 }
 
 Evaluation evaluate(const std::vector<RunSamples>& runs, const std::optional<DeviceSpec>& roofline)

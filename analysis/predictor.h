@@ -50,7 +50,9 @@ public:
     double predictNs(const LaunchSample& s) const;
 
     std::string toJson() const;
-    static std::optional<Predictor> fromJson(const std::string& json);
+    // Parses what toJson wrote (analysis/jsonvalue.h); nullopt when it is not JSON, a field is
+    // missing or of the wrong type, or there is no class; *error (when given) says which, in one line.
+    static std::optional<Predictor> fromJson(const std::string& json, std::string* error = nullptr);
 };
 
 struct RunEvaluation {

@@ -1,7 +1,8 @@
 #include "analysis/variants.h"
 
+#include "analysis/jsonvalue.h"
+
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -11,93 +12,35 @@ namespace wt {
 namespace {
 
 // The stored configuration is one flat JSON object written by kernels (ModelConfig::toJson):
-// strings, numbers and one array of numbers. Values are kept as text; an array becomes "a,b,c".
-// Anything unexpected ends the parse with what was read so far (settings are for display and
-// matching; a damaged config only makes runs differ).
-std::vector<std::pair<std::string, std::string>> parseFlatJson(const std::string& text)
+// strings, numbers and one array of numbers. Values are kept as text (numbers as written, so
+// settings compare as stored); an array becomes "a,b,c". No configuration (imports: "{}" or
+// nothing) gives no settings; a damaged one is a VariantsError that names the run.
+std::vector<std::pair<std::string, std::string>> configSettings(const RunInfo& run)
 {
     std::vector<std::pair<std::string, std::string>> out;
-    size_t i = 0;
-    const size_t n = text.size();
-    auto skip = [&] {
-        while (i < n && std::isspace(static_cast<unsigned char>(text[i])))
-            ++i;
-    };
-    auto readString = [&](std::string& s) -> bool {
-        if (i >= n || text[i] != '"')
-            return false;
-        ++i;
-        while (i < n && text[i] != '"') {
-            if (text[i] == '\\' && i + 1 < n) {
-                char c = text[i + 1];
-                s += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-                i += 2;
-                if (c == 'u')   // \uXXXX: kept as written (settings only compare)
-                    s += "u";
+    if (run.configJson.find_first_not_of(" \t\r\n") == std::string::npos)
+        return out;
+    try {
+        const JsonValue document = JsonValue::parse(run.configJson);
+        const JsonValue& config = document.expectObject();
+        for (const auto& [key, v] : config.fields()) {
+            if (v.isObject())
+                throw JsonError(v.path() + ": an object, not a setting");
+            if (!v.isArray()) {
+                out.emplace_back(key, v.text());
                 continue;
             }
-            s += text[i++];
-        }
-        if (i >= n)
-            return false;
-        ++i;
-        return true;
-    };
-    auto readScalar = [&](std::string& s) {
-        while (i < n && text[i] != ',' && text[i] != '}' && text[i] != ']' && !std::isspace(static_cast<unsigned char>(text[i])))
-            s += text[i++];
-    };
-    skip();
-    if (i >= n || text[i] != '{')
-        return out;
-    ++i;
-    for (;;) {
-        skip();
-        if (i >= n || text[i] == '}')
-            break;
-        std::string key, value;
-        if (!readString(key))
-            break;
-        skip();
-        if (i >= n || text[i] != ':')
-            break;
-        ++i;
-        skip();
-        if (i < n && text[i] == '"') {
-            if (!readString(value))
-                break;
-        } else if (i < n && text[i] == '[') {
-            ++i;
-            for (;;) {
-                skip();
-                if (i >= n || text[i] == ']')
-                    break;
-                std::string item;
-                if (i < n && text[i] == '"') {
-                    if (!readString(item))
-                        break;
-                } else {
-                    readScalar(item);
-                }
-                value += (value.empty() ? "" : ",") + item;
-                skip();
-                if (i < n && text[i] == ',')
-                    ++i;
-                else if (i >= n || text[i] != ']')
-                    break;
+            std::string value;
+            for (const JsonValue& item : v.items()) {
+                if (item.isObject() || item.isArray())
+                    throw JsonError(item.path() + ": " + JsonValue::typeName(item.type()) + ", not a setting");
+                value += (value.empty() ? "" : ",") + item.text();
             }
-            if (i >= n || text[i] != ']')
-                break;
-            ++i;
-        } else {
-            readScalar(value);
+            out.emplace_back(key, std::move(value));
         }
-        out.emplace_back(std::move(key), std::move(value));
-        skip();
-        if (i < n && text[i] == ',')
-            ++i;
-        else
-            break;
+    } catch (const JsonError& e) {
+        throw VariantsError("run " + std::to_string(run.id) + " (" + run.name + "): its stored configuration is damaged: " +
+                            e.what());
     }
     return out;
 }
@@ -127,7 +70,7 @@ std::string settingsMismatch(const std::vector<SettingDifference>& diffs)
 std::vector<std::pair<std::string, std::string>> runSettings(const RunInfo& run)
 {
     std::map<std::string, std::string> s;
-    for (auto& [k, v] : parseFlatJson(run.configJson))
+    for (auto& [k, v] : configSettings(run))
         s[k] = v;
     s.erase("tokens");   // batch * seq
     // The stored config leaves the cutoffs of `full` empty; it has none, so there is nothing to differ.

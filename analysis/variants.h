@@ -34,6 +34,7 @@ struct VariantsError : std::runtime_error {
 // backend) plus "device". Derived fields are left out ("tokens" = batch * seq). The "cutoffs" of
 // a `full`-variant run (which has none) are left out too, so full vs adaptive differs in the
 // variant only. A run without a configuration (an import) has workload, variant, backend, device.
+// Throws VariantsError (one line, naming the run) when the stored configuration is damaged.
 std::vector<std::pair<std::string, std::string>> runSettings(const RunInfo& run);
 
 // One setting whose value is not the same in every run.

@@ -55,14 +55,11 @@ void Tracer::recordLaunch(const kernels::OpLaunch& op, int64_t correlationId)
     r.bytesWritten = op.bytesWritten;
     r.correlationId = correlationId;
     if (op.dims) {
-        if (op.kind == kernels::LaunchKind::Gemm) {
-            r.m = op.dims->get("M");
-            r.n = op.dims->get("N");
-            r.k = op.dims->get("K");
-            r.batch = op.dims->get("batch");
-            if (r.batch == 0)
-                r.batch = 1;
-        }
+        const kernels::GemmShape g = kernels::gemmShape(op.kind, *op.dims);
+        r.m = g.m;
+        r.n = g.n;
+        r.k = g.k;
+        r.batch = g.batch;
         r.shapes = nameId(op.dims->str());
     }
     m_sink.launch(r);

@@ -15,6 +15,20 @@ std::string Dims::str() const
     return s;
 }
 
+GemmShape gemmShape(LaunchKind kind, const Dims& dims)
+{
+    GemmShape g;
+    if (kind != LaunchKind::Gemm)
+        return g;
+    g.m = dims.get("M");
+    g.n = dims.get("N");
+    g.k = dims.get("K");
+    g.batch = dims.get("batch");
+    if (g.batch == 0)
+        g.batch = 1;
+    return g;
+}
+
 Buffer::Buffer(Runtime* rt, size_t bytes) : m_rt(rt), m_p(rt->rawAllocate(bytes)), m_bytes(bytes) {}
 Buffer::~Buffer()
 {
@@ -39,6 +53,7 @@ void Runtime::record(const OpLaunch& op, const Dims& dims)
     for (size_t i = 0; i < m_path.size(); ++i)
         info.scope += (i ? "/" : "") + m_path[i];
     info.shapes = dims.str();
+    info.dims = dims;
     info.flops = op.flops;
     info.bytesRead = op.bytesRead;
     info.bytesWritten = op.bytesWritten;

@@ -15,17 +15,6 @@
 
 namespace wt::kernels {
 
-// One launch of a step as listed by Model::listOps().
-struct OpInfo {
-    std::string name;     // kernel-like name, as OpLaunch::name
-    std::string scope;    // scope path, e.g. "step/forward/conv1/conv_gemm"
-    std::string shapes;   // the sizes that define the launch, e.g. "M=4096 N=2048 K=1024"
-    double flops = 0;
-    double bytesRead = 0;
-    double bytesWritten = 0;
-    LaunchKind kind = LaunchKind::Kernel;
-};
-
 // Sizes of a launch, kept as numbers so formatting happens only when listing.
 struct Dims {
     std::array<std::pair<const char*, int64_t>, 6> v{};
@@ -46,6 +35,26 @@ struct Dims {
                 return v[size_t(k)].second;
         return 0;
     }
+};
+
+// The GEMM sizes of a launch, read from its Dims ("M", "N", "K", "batch"): the one reading, for
+// captures (capture/tracer.cpp) and predictions alike. Batch 1 for a single GEMM; all 0 when the
+// launch is not a GEMM.
+struct GemmShape {
+    int64_t m = 0, n = 0, k = 0, batch = 0;
+};
+GemmShape gemmShape(LaunchKind kind, const Dims& dims);
+
+// One launch of a step as listed by Model::listOps().
+struct OpInfo {
+    std::string name;     // kernel-like name, as OpLaunch::name
+    std::string scope;    // scope path, e.g. "step/forward/conv1/conv_gemm"
+    std::string shapes;   // the sizes that define the launch, e.g. "M=4096 N=2048 K=1024" (dims.str())
+    Dims dims;            // the same sizes as numbers (their names are string literals)
+    double flops = 0;
+    double bytesRead = 0;
+    double bytesWritten = 0;
+    LaunchKind kind = LaunchKind::Kernel;
 };
 
 class Runtime;

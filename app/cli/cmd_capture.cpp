@@ -5,6 +5,7 @@
 #include "analysis/runprofile.h"
 #include "analysis/sweep.h"
 #include "app/cli/command.h"
+#include "app/cli/sweepargs.h"
 #include "render/textformat.h"
 #include "capture/capture.h"
 #include "capture/cudaplugin.h"
@@ -19,7 +20,6 @@
 #include <cstdio>
 #include <iostream>
 #include <random>
-#include <sstream>
 
 namespace wt::cli {
 namespace {
@@ -51,34 +51,6 @@ const char* kUsage =
     "SIGINT/SIGTERM/SIGHUP stop after the current op: the run is kept, marked interrupted, exit 130.\n"
     "Every step is committed as it ends: a kill -9 keeps the steps already done (the run reads as incomplete).\n";
 
-// One --sweep KEY=v1,v2,...
-struct SweepAxis {
-    std::string key;
-    std::vector<std::string> values;
-};
-
-SweepAxis parseSweep(const std::string& text)
-{
-    size_t eq = text.find('=');
-    if (eq == std::string::npos || eq == 0)
-        throw UsageError("--sweep needs KEY=v1,v2,... (e.g. hidden=256,512), got '" + text + "'");
-    SweepAxis axis;
-    axis.key = text.substr(0, eq);
-    std::string list = text.substr(eq + 1);
-    char sep = list.find(';') != std::string::npos ? ';' : ',';
-    std::stringstream ss(list);
-    for (std::string part; std::getline(ss, part, sep);) {
-        if (part.empty())
-            throw UsageError("--sweep " + axis.key + ": an empty value in '" + list + "'");
-        if (std::find(axis.values.begin(), axis.values.end(), part) != axis.values.end())
-            throw UsageError("--sweep " + axis.key + ": value '" + part + "' is given twice");
-        axis.values.push_back(part);
-    }
-    if (axis.values.empty())
-        throw UsageError("--sweep " + axis.key + " has no values");
-    return axis;
-}
-
 // Unique per invocation: the UTC time and a random part ("20261130T170512-3fa9").
 std::string newSweepId()
 {
@@ -86,17 +58,6 @@ std::string newSweepId()
     char tail[16];
     std::snprintf(tail, sizeof tail, "-%04x", unsigned(rd() & 0xffff));
     return isoUtcCompact(epochNowNs()) + tail;
-}
-
-// Sets one swept key in the options: the variant, the preset, or a size override.
-void applySweep(capture::CaptureOptions& o, const std::string& key, const std::string& value)
-{
-    if (key == "variant")
-        o.variant = value;
-    else if (key == "preset")
-        o.preset = value;
-    else
-        o.overrides.emplace_back(key, value);
 }
 
 struct Summary {
@@ -216,50 +177,24 @@ int runCaptureCommand(Args& args)
     o.notice = [](const std::string& line) { std::cerr << "wheretime capture: " << line << "\n"; };
     bool asJson = args.flag("--json");
 
-    std::vector<SweepAxis> axes;
-    for (const std::string& s : args.values("--sweep"))
-        axes.push_back(parseSweep(s));
-    if (axes.empty())
+    const kernels::SweepPlan plan = sweepPlanOf(args, o.overrides);
+    if (plan.empty())
         return captureOne(o, asJson, {});
-
-    if (axes.size() > 2)
-        throw UsageError("at most two --sweep options (a grid)");
-    if (axes.size() == 2 && axes[0].key == axes[1].key)
-        throw UsageError("--sweep " + axes[0].key + " is given twice");
     if (!o.trace)
         throw UsageError("--sweep stores tagged runs; it cannot be combined with --no-trace");
-    for (const SweepAxis& a : axes) {
-        if (a.key == "variant" && args.value("--variant"))
-            throw UsageError("--sweep variant=... and --variant cannot be combined");
-        if (a.key == "preset" && args.value("--preset"))
-            throw UsageError("--sweep preset=... and --preset cannot be combined");
-        for (const auto& [k, v] : o.overrides)
-            if (k == a.key)
-                throw UsageError("--sweep " + a.key + "=... and --set " + a.key + "=... cannot be combined");
-    }
-    // Every combination, first key outermost; each checked before anything is captured, so a bad
-    // value never leaves half a sweep in the file.
-    std::vector<std::vector<std::string>> combos;
-    for (const std::string& v1 : axes[0].values) {
-        if (axes.size() == 1)
-            combos.push_back({v1});
-        else
-            for (const std::string& v2 : axes[1].values)
-                combos.push_back({v1, v2});
-    }
+    const std::vector<kernels::SweepAxis>& axes = plan.axes;
+    const std::vector<std::vector<std::string>>& combos = plan.combos;
     // The preset capture would pick, fixed once, so the runs' names say it.
-    bool presetSwept = std::any_of(axes.begin(), axes.end(), [](const SweepAxis& a) { return a.key == "preset"; });
+    bool presetSwept = std::any_of(axes.begin(), axes.end(), [](const kernels::SweepAxis& a) { return a.key == "preset"; });
     if (o.preset.empty() && !presetSwept)
         o.preset = o.backend == "cuda" || (o.backend == "auto" && capture::cudaUsable(nullptr)) ? "paper" : "small";
     std::vector<capture::CaptureOptions> runs;
     std::string id = newSweepId();
     for (size_t i = 0; i < combos.size(); ++i) {
         capture::CaptureOptions c = o;
-        std::string tag;
-        for (size_t a = 0; a < axes.size(); ++a) {
-            applySweep(c, axes[a].key, combos[i][a]);
-            tag += "-" + axes[a].key + "=" + combos[i][a];
-        }
+        const std::string tag = plan.nameTag(i);
+        for (size_t a = 0; a < axes.size(); ++a)
+            kernels::applySweepValue(axes[a].key, combos[i][a], c.variant, c.preset, c.overrides);
         try {
             kernels::resolveConfig(c.workload, c.preset.empty() ? "small" : c.preset, c.variant, c.overrides);
         } catch (const kernels::SizeError& e) {

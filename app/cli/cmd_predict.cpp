@@ -2,13 +2,16 @@
 // of a device in the table or a calibrated CPU, or from a fitted predictor (--model); fitting
 // predictors on measured runs (--fit); leave-one-run-out evaluation (--evaluate). The figures
 // come from analysis/costmodel.h and analysis/predictor.h (the evaluation's tables from
-// analysis/evaluationtable.h, written by render/); this file lists the ops (kernels'
-// dry run) and writes the runs with the scope tree a capture has.
+// analysis/evaluationtable.h, written by render/); the runs are written by the model tracer
+// (capture/modeltracer.h) from the ops of kernels' dry run; --sweep is kernels/sweepplan.h.
 #include "analysis/costmodel.h"
 #include "analysis/evaluationtable.h"
 #include "analysis/opfeatures.h"
 #include "analysis/predictor.h"
+#include "analysis/sweep.h"
 #include "app/cli/command.h"
+#include "app/cli/sweepargs.h"
+#include "capture/modeltracer.h"
 #include "kernels/model.h"
 #include "render/tablewriter.h"
 #include "storage/costmodelstore.h"
@@ -18,12 +21,10 @@
 #include "storage/reader.h"
 #include "storage/writer.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
-#include <sstream>
 #include <unistd.h>
 
 namespace wt::cli {
@@ -45,7 +46,7 @@ const char* kUsage =
     "               (a second --sweep: one per pair, a grid, like capture --sweep); the scaling view\n"
     "               draws a predicted sweep as dashed lines over its measured twin (same keys, workload\n"
     "               and preset);\n"
-    "               the key is a --set key, or variant\n"
+    "               the key is a --set key, variant or preset; values as capture --sweep (',' or ';')\n"
     "  --steps N    identical predicted steps per run (default 3, as a capture)\n"
     "  --preset     default paper\n"
     "--fit: fits a predictor on measured runs with op features (FILE alone: every such run in it) and\n"
@@ -60,18 +61,27 @@ const char* kUsage =
     "  --json       {file, roofline_device, runs: [the --csv rows as objects], mape: [{error_of: \"per\n"
     "               layer\" | \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
 
+// A calibration stored in `file`; a damaged one is an error (one line), not an unknown device.
+DeviceSpec calibrationOf(const StoredCostModel& m, const std::string& file)
+{
+    std::string why;
+    auto d = deviceFromJson(m.body, &why);
+    if (!d)
+        throw std::runtime_error("calibration '" + m.name + "' in " + file + " is damaged: " + why);
+    return *d;
+}
+
 // A table device, or a calibration stored in the file (nullopt: neither).
-std::optional<DeviceSpec> resolveDevice(const std::string& name, Database* db)
+std::optional<DeviceSpec> resolveDevice(const std::string& name, Database& db, const std::string& file)
 {
     if (auto d = tableDevice(name))
         return d;
-    if (db) {
-        if (auto m = CostModelStore(*db).get(name); m && m->kind == "device")
-            return deviceFromJson(m->body);
-    }
+    if (auto m = CostModelStore(db).get(name); m && m->kind == "device")
+        return calibrationOf(*m, file);
     return std::nullopt;
 }
 
+// The op of a dry run as the cost models read it (the features a capture stores for it).
 LaunchSample sampleOf(const kernels::OpInfo& op)
 {
     LaunchSample s;
@@ -82,41 +92,16 @@ LaunchSample sampleOf(const kernels::OpInfo& op)
     s.bytesRead = op.bytesRead;
     s.bytesWritten = op.bytesWritten;
     s.shapes = op.shapes;
-    std::istringstream in(op.shapes);
-    std::string part;
-    while (in >> part) {
-        auto eq = part.find('=');
-        if (eq == std::string::npos)
-            continue;
-        const std::string key = part.substr(0, eq);
-        const int64_t v = std::atoll(part.c_str() + eq + 1);
-        if (op.kind == kernels::LaunchKind::Gemm) {
-            if (key == "M") s.m = v;
-            if (key == "N") s.n = v;
-            if (key == "K") s.k = v;
-            if (key == "batch") s.batch = v;
-        }
-    }
-    if (op.kind == kernels::LaunchKind::Gemm && s.batch == 0)
-        s.batch = 1;
+    const kernels::GemmShape g = kernels::gemmShape(op.kind, op.dims);
+    s.m = g.m, s.n = g.n, s.k = g.k, s.batch = g.batch;
     return s;
 }
 
-const char* levelOfDepth(size_t depth)
-{
-    return depth == 0 ? "step" : depth == 1 ? "phase" : depth == 2 ? "layer" : "op";
-}
-
+// One predicted run to write: its configuration and its sweep values.
 struct PredictJob {
-    std::string variant;
+    std::string variant, preset;
     std::vector<std::pair<std::string, std::string>> overrides;
-    std::string sweepValue, sweepValue2;   // this run's values of the swept key(s)
-};
-
-// One --sweep KEY=v1,v2,...
-struct SweepAxis {
-    std::string key;
-    std::vector<std::string> values;
+    std::vector<std::string> sweepValues;   // this run's value of each swept key
 };
 
 int runPredictRuns(Args& args)
@@ -135,7 +120,6 @@ int runPredictRuns(Args& args)
     const int steps = int(args.integer("--steps", 3));
     if (steps < 1 || steps > 1000)
         throw UsageError("--steps must be between 1 and 1000");
-    const std::string preset = args.value("--preset", "paper");
     std::vector<std::pair<std::string, std::string>> overrides;
     try {
         for (const std::string& s : args.values("--set"))
@@ -143,51 +127,24 @@ int runPredictRuns(Args& args)
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
+    // One --sweep: one run per value; two: one per pair (a grid), the plan capture --sweep reads.
+    const kernels::SweepPlan plan = sweepPlanOf(args, overrides);
     std::vector<PredictJob> jobs;
-    const std::string baseVariant = args.value("--variant", "adaptive");
-    // One --sweep: one run per value; two: one per pair (a grid), like capture --sweep.
-    std::vector<SweepAxis> axes;
-    for (const std::string& sweep : args.values("--sweep")) {
-        auto eq = sweep.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 >= sweep.size())
-            throw UsageError("--sweep needs key=v1,v2,..., got '" + sweep + "'");
-        SweepAxis axis{sweep.substr(0, eq), {}};
-        std::string value;
-        std::istringstream in(sweep.substr(eq + 1));
-        while (std::getline(in, value, ',')) {
-            if (value.empty())
-                throw UsageError("--sweep has an empty value in '" + sweep + "'");
-            axis.values.push_back(value);
-        }
-        axes.push_back(std::move(axis));
+    const PredictJob base{args.value("--variant", "adaptive"), args.value("--preset", "paper"), overrides, {}};
+    if (plan.empty())
+        jobs.push_back(base);
+    for (const std::vector<std::string>& combo : plan.combos) {
+        PredictJob j = base;
+        for (size_t a = 0; a < plan.axes.size(); ++a)
+            kernels::applySweepValue(plan.axes[a].key, combo[a], j.variant, j.preset, j.overrides);
+        j.sweepValues = combo;
+        jobs.push_back(std::move(j));
     }
-    if (axes.size() > 2)
-        throw UsageError("at most two --sweep (a grid)");
-    if (axes.size() == 2 && axes[0].key == axes[1].key)
-        throw UsageError("the two --sweep name the same key '" + axes[0].key + "'");
-    const std::string sweepKey = axes.empty() ? "" : axes[0].key;
-    const std::string sweepKey2 = axes.size() < 2 ? "" : axes[1].key;
-    auto apply = [](PredictJob& j, const std::string& key, const std::string& value) {
-        if (key == "variant")
-            j.variant = value;
-        else
-            j.overrides.emplace_back(key, value);
-    };
-    const std::vector<std::string> none{""};
-    for (const std::string& v1 : axes.empty() ? none : axes[0].values)
-        for (const std::string& v2 : axes.size() < 2 ? none : axes[1].values) {
-            PredictJob j{baseVariant, overrides, v1, v2};
-            if (!sweepKey.empty())
-                apply(j, sweepKey, v1);
-            if (!sweepKey2.empty())
-                apply(j, sweepKey2, v2);
-            jobs.push_back(std::move(j));
-        }
     // Resolve every configuration before writing anything: a bad value writes no run.
     std::vector<std::unique_ptr<kernels::Model>> models;
     for (const PredictJob& j : jobs) {
         try {
-            models.push_back(kernels::Model::create(*workload, preset, j.variant, j.overrides, kernels::BackendKind::Cpu, 1));
+            models.push_back(kernels::Model::create(*workload, j.preset, j.variant, j.overrides, kernels::BackendKind::Cpu, 1));
         } catch (const kernels::SizeError& e) {
             return fail(e.what());   // one line, exit 1, before the file is opened
         } catch (const std::invalid_argument& e) {
@@ -196,7 +153,7 @@ int runPredictRuns(Args& args)
     }
 
     Database db(*output, OpenMode::ReadWrite);
-    auto device = resolveDevice(*deviceName, &db);
+    auto device = resolveDevice(*deviceName, db, *output);
     if (!device)
         return fail("unknown device '" + *deviceName + "' (not in the table, and " + *output +
                     " holds no calibration of that name; see wheretime calibrate)");
@@ -206,113 +163,52 @@ int runPredictRuns(Args& args)
         auto stored = CostModelStore(db).get(*name);
         if (!stored || stored->kind != "predictor")
             return fail(*output + " holds no predictor named '" + *name + "' (fit one with wheretime predict --fit)");
-        predictor = Predictor::fromJson(stored->body);
+        std::string why;
+        predictor = Predictor::fromJson(stored->body, &why);
         if (!predictor)
-            return fail("predictor '" + *name + "' in " + *output + " is damaged");
+            return fail("predictor '" + *name + "' in " + *output + " is damaged: " + why);
         costModel = *name;
     }
-    const std::string sweepId = sweepKey.empty() ? "" : "predict-" + std::to_string(std::time(nullptr)) + "-" +
-                                                        std::to_string(getpid());
+    const std::string sweepId = plan.empty() ? "" : "predict-" + std::to_string(std::time(nullptr)) + "-" +
+                                                    std::to_string(getpid());
     Writer writer(db);
     for (size_t ji = 0; ji < jobs.size(); ++ji) {
         kernels::Model& model = *models[ji];
-        const auto ops = model.listOps();
-        std::vector<LaunchSample> samples;
-        std::vector<int64_t> times;
-        samples.reserve(ops.size());
-        for (const auto& op : ops) {
-            samples.push_back(sampleOf(op));
-            const double ns = predictor ? predictor->predictNs(samples.back()) : rooflineNs(*device, samples.back());
-            times.push_back(std::max<int64_t>(1, std::llround(ns)));
+        capture::PredictedRun run;
+        run.ops = model.listOps();
+        run.opNs.reserve(run.ops.size());
+        for (const kernels::OpInfo& op : run.ops) {
+            const LaunchSample s = sampleOf(op);
+            const double ns = predictor ? predictor->predictNs(s) : rooflineNs(*device, s);
+            run.opNs.push_back(std::max<int64_t>(1, std::llround(ns)));
         }
         const auto& cfg = model.config();
-        RunInfo info;
-        info.name = args.value("--name", cfg.workload + "-" + cfg.variant + "-" + preset + "-predicted-" + device->name) +
-                    (sweepKey.empty() ? "" : "-" + sweepKey + "=" + jobs[ji].sweepValue) +
-                    (sweepKey2.empty() ? "" : "-" + sweepKey2 + "=" + jobs[ji].sweepValue2);
+        RunInfo& info = run.info;
+        info.name = args.value("--name", cfg.workload + "-" + cfg.variant + "-" + jobs[ji].preset + "-predicted-" + device->name) +
+                    plan.nameTag(ji);
         info.workload = cfg.workload;
         info.variant = cfg.variant;
-        info.preset = preset;
+        info.preset = jobs[ji].preset;
         info.configJson = model.configJson();
-        info.backend = "model";
         info.device = predictor && !predictor->device.empty() ? predictor->device : device->title;
         info.devicePropertiesJson = toJson(*device);
         info.startedAt = isoUtcNow();
-        writer.beginRun(info);
-        writer.addDevice(DeviceInfo{0, info.device, info.devicePropertiesJson});
-        const bool gpu = device->kind == "gpu" && !predictor;
-        const int64_t kernelTrack = writer.addTrack(0, 0, TrackKind::Kernel);
-        const int64_t memoryTrack = gpu ? writer.addTrack(0, 0, TrackKind::Memory) : kernelTrack;
-        int64_t t = 0, correlation = 0;
-        for (int step = 0; step < steps; ++step) {
-            struct Open { std::string name; int64_t node, instance; };
-            std::vector<Open> open;
-            for (size_t i = 0; i < ops.size(); ++i) {
-                std::vector<std::string> parts;
-                std::istringstream in(ops[i].scope);
-                for (std::string p; std::getline(in, p, '/');)
-                    parts.push_back(p);
-                size_t common = 0;
-                while (common < open.size() && common < parts.size() && open[common].name == parts[common])
-                    ++common;
-                while (open.size() > common) {
-                    writer.endScopeInstance(open.back().instance, t);
-                    open.pop_back();
-                }
-                for (size_t d = common; d < parts.size(); ++d) {
-                    const int64_t parentNode = d ? open[d - 1].node : 0, parentInstance = d ? open[d - 1].instance : 0;
-                    const int64_t node = writer.addScope(parentNode, parts[d], levelOfDepth(d));
-                    open.push_back(Open{parts[d], node, writer.beginScopeInstance(node, parentInstance, t)});
-                }
-                const LaunchSample& s = samples[i];
-                Activity a;
-                a.kind = !gpu || s.kind == "kernel" || s.kind == "gemm" ? ActivityKind::Kernel
-                         : s.kind == "memcpy"                          ? ActivityKind::Memcpy
-                                                                        : ActivityKind::Memset;
-                a.trackId = a.kind == ActivityKind::Kernel ? kernelTrack : memoryTrack;
-                a.startNs = t;
-                a.endNs = t + times[i];
-                a.nameId = writer.intern(s.name);
-                a.scopeInstanceId = open.empty() ? 0 : open.back().instance;
-                a.correlationId = ++correlation;
-                if (a.kind != ActivityKind::Kernel)
-                    a.bytes = int64_t(s.bytesRead);
-                writer.addActivity(a);
-                LaunchFeatures f;
-                f.scopeInstanceId = a.scopeInstanceId;
-                f.nameId = a.nameId;
-                f.kind = s.kind;
-                f.flops = s.flops;
-                f.bytesRead = s.bytesRead;
-                f.bytesWritten = s.bytesWritten;
-                f.m = s.m, f.n = s.n, f.k = s.k, f.batch = s.batch;
-                f.shapesId = s.shapes.empty() ? 0 : writer.intern(s.shapes);
-                f.correlationId = a.correlationId;
-                writer.addLaunch(f);
-                t = a.endNs;
-            }
-            while (!open.empty()) {
-                writer.endScopeInstance(open.back().instance, t);
-                open.pop_back();
-            }
+        run.memoryOps = device->kind == "gpu" && !predictor;
+        run.steps = steps;
+        run.metadata = {{"predicted", "true"}, {"cost_model", costModel}, {"device_source", device->source},
+                        {"steps", std::to_string(steps)}};
+        if (!plan.empty()) {
+            run.metadata.insert(run.metadata.end(), {{kSweepIdKey, sweepId}, {kSweepKeyKey, plan.axes[0].key},
+                                                     {kSweepValueKey, jobs[ji].sweepValues[0]},
+                                                     {kSweepIndexKey, std::to_string(ji)}});
+            if (plan.axes.size() == 2)
+                run.metadata.insert(run.metadata.end(), {{kSweepKey2Key, plan.axes[1].key},
+                                                         {kSweepValue2Key, jobs[ji].sweepValues[1]}});
         }
-        writer.setMetadata("predicted", "true");
-        writer.setMetadata("cost_model", costModel);
-        writer.setMetadata("device_source", device->source);
-        writer.setMetadata("steps", std::to_string(steps));
-        if (!sweepKey.empty()) {
-            writer.setMetadata("sweep_id", sweepId);
-            writer.setMetadata("sweep_key", sweepKey);
-            writer.setMetadata("sweep_value", jobs[ji].sweepValue);
-            writer.setMetadata("sweep_index", std::to_string(ji));
-            if (!sweepKey2.empty()) {
-                writer.setMetadata("sweep_key2", sweepKey2);
-                writer.setMetadata("sweep_value2", jobs[ji].sweepValue2);
-            }
-        }
-        writer.finishRun(RunStatus::Complete, t);
-        std::printf("run %lld  %s  predicted step %.3f ms on %s (%s)\n", static_cast<long long>(writer.runId()),
-                    info.name.c_str(), double(t) / steps / 1e6, info.device.c_str(), costModel.c_str());
+        int64_t spanNs = 0;
+        const int64_t runId = capture::writePredictedRun(writer, run, &spanNs);
+        std::printf("run %lld  %s  predicted step %.3f ms on %s (%s)\n", static_cast<long long>(runId), info.name.c_str(),
+                    double(spanNs) / steps / 1e6, info.device.c_str(), costModel.c_str());
     }
     return 0;
 }
@@ -379,13 +275,13 @@ int runEvaluate(Args& args)
     }
     std::optional<DeviceSpec> device;
     if (auto name = args.value("--device")) {
-        device = resolveDevice(*name, &db);
+        device = resolveDevice(*name, db, file);
         if (!device)
             return fail("unknown device '" + *name + "'");
     } else {
         auto calibrations = CostModelStore(db).list("device");
         if (!calibrations.empty())
-            device = deviceFromJson(calibrations.front().body);
+            device = calibrationOf(calibrations.front(), file);
     }
     Evaluation ev;
     try {
