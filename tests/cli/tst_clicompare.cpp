@@ -296,7 +296,7 @@ void TestCliCompare::csvAndTable()
     auto csv = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--csv")});
     QCOMPARE(csv.exitCode, 0);
     QStringList lines = csv.out.trimmed().split(QLatin1Char('\n'));
-    QCOMPARE(lines[0], QStringLiteral("name,path,ns_1,ns_2,delta_ns_2,delta_pct_2,ratio_2,count_1,count_2,note,per"));
+    QCOMPARE(lines[0], QStringLiteral("name,path,ns_1,ns_2,delta_ns_2,pm_ns_2,delta_pct_2,ratio_2,verdict_2,count_1,count_2,n_1,n_2,stddev_1,stddev_2,median_1,median_2,min_1,min_2,max_1,max_2,ci_low_ns_2,ci_high_ns_2,p_adj_2,note,per"));
     QCOMPARE(lines.size(), 1 + 14 + 1);   // header, the groups, the total
     QVERIFY(lines.back().startsWith(QStringLiteral("(total),(total),")));
     for (qsizetype i = 1; i < lines.size(); ++i)
