@@ -313,7 +313,12 @@ void TestCliCompare::csvAndTable()
         QCOMPARE(f[2].toDouble(), c.groups[i].cells[0].ns);
         QCOMPARE(f[3].isEmpty(), !c.groups[i].cells[1].present);
         QCOMPARE(f[4].toDouble(), c.groups[i].deltaNs[1]);
-        QCOMPARE(f[9], q(onlyInLabel(c.groups[i])));
+        QCOMPARE(f[5].isEmpty(), !c.groups[i].interval[1]);   // pm_ns_2: half the interval
+        if (c.groups[i].interval[1])
+            QCOMPARE(f[5].toDouble(), (c.groups[i].interval[1]->high - c.groups[i].interval[1]->low) / 2);
+        QCOMPARE(f[8], q(std::string(toString(c.groups[i].verdict[1]))));
+        QCOMPARE(f[11].toInt(), int(c.groups[i].cells[0].stats.n));   // n_1: 12 steps
+        QCOMPARE(f[f.size() - 2], q(onlyInLabel(c.groups[i])));
     }
     auto table = runCli({QStringLiteral("compare"), a, b});
     QCOMPARE(table.exitCode, 0);
@@ -326,7 +331,7 @@ void TestCliCompare::csvAndTable()
     auto perRun = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--csv"), QStringLiteral("--per"), QStringLiteral("run")});
     QCOMPARE(perRun.exitCode, 0);
     const QStringList f = perRun.out.split(QLatin1Char('\n'))[1].split(QLatin1Char(','));
-    QVERIFY2(!f[2].contains(QLatin1Char('.')) && !f[7].contains(QLatin1Char('.')), qPrintable(perRun.out.section(QLatin1Char('\n'), 1, 1)));
+    QVERIFY2(!f[2].contains(QLatin1Char('.')) && !f[9].contains(QLatin1Char('.')), qPrintable(perRun.out.section(QLatin1Char('\n'), 1, 1)));
     QVERIFY(f.last() == QStringLiteral("run"));
 }
 
