@@ -6,6 +6,8 @@
 // flagged slower in that layer and no other. The table's noise columns through the writer.
 #include "analysis/compare.h"
 #include "analysis/comparetable.h"
+#include "analysis/variants.h"
+#include "analysis/variantstable.h"
 #include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -91,6 +93,7 @@ private slots:
     void oneStepNotEnough();
     void perRunRepeatsAreSamples();
     void injectedSlowdownFlaggedAlone();
+    void variantsSpeedupInterval();
 
 private:
     CompareRun load(int64_t id, bool steps = true)
@@ -102,7 +105,7 @@ private:
     std::string m_file;
     int64_t m_base = 0, m_other = 0, m_oneStep = 0, m_noisyBase = 0, m_noisyOther = 0;
     std::vector<int64_t> m_repA, m_repB;
-    int64_t m_otherHidden = 0, m_otherSeed = 0;
+    int64_t m_otherHidden = 0, m_otherSeed = 0, m_full = 0;
 };
 
 // BASE, 4 steps: a = 100, 110, 120, 130; b = 50 each step.
@@ -124,6 +127,8 @@ void TestCompareNoise::initTestCase()
     for (int r = 0; r < 3; ++r)
         m_repB.push_back(writeRun(w, "repB", 2, {"a"}, [r](int s, size_t) { return 110 + r + s; }));
     m_otherHidden = writeRun(w, "hidden", 2, {"a"}, [](int, size_t) { return 100; }, "adaptive", 32);
+    // A variant of BASE: layer a as OTHER's (50 ns slower per step), b constant.
+    m_full = writeRun(w, "full", 4, {"a", "b"}, [](int s, size_t l) { return l == 0 ? 150 + 10 * s : 50; }, "full");
     m_otherSeed = writeRun(w, "seed", 2, {"a"}, [](int, size_t) { return 100; }, "adaptive", 16, 9);
     // Noisy pair: 8 layers, 20 steps, each layer ~1000 ns with 2% noise per step; OTHER's layer
     // "l3" 10% slower.
@@ -330,6 +335,28 @@ void TestCompareNoise::injectedSlowdownFlaggedAlone()
             QVERIFY2(g.verdict[1] == Verdict::WithinNoise, g.path.c_str());
         }
     }
+}
+
+// The speedup's interval maps Welch's interval of the delta: base / (base + hi) .. base / (base + lo).
+void TestCompareNoise::variantsSpeedupInterval()
+{
+    const CompareRun b = load(m_base), f = load(m_full);
+    VariantsOptions o;
+    o.layer = "a";
+    const VariantsTable v = computeVariants({&f, &b}, o);   // the baseline (adaptive) second
+    QCOMPARE(v.baseline, size_t(1));
+    const VariantRow& full = v.rows[0];
+    const double half = 2.446912 * std::sqrt(2 * (500.0 / 3) / 4);   // as welchByHand: df 6
+    QVERIFY(near(*full.speedup, 115.0 / 165));
+    QVERIFY(near(*full.speedupLow, 115 / (115 + 50 + half), 1e-5));
+    QVERIFY(near(*full.speedupHigh, 115 / (115 + 50 - half), 1e-5));
+    QVERIFY(full.verdict == Verdict::Slower);
+    QVERIFY(full.stepVerdict == Verdict::Slower);
+    QVERIFY(!v.rows[1].speedupLow);
+    const Table t = variantsTable(v);
+    QCOMPARE(textOf(t.at(0, "verdict")), std::string("slower"));
+    QVERIFY(isNone(t.at(1, "verdict")));
+    QVERIFY(near(numberOf(t.at(0, "speedup_high")), *full.speedupHigh));
 }
 
 QTEST_APPLESS_MAIN(TestCompareNoise)
