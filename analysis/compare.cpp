@@ -7,6 +7,7 @@
 #include "storage/reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <set>
@@ -84,6 +85,20 @@ std::string runLabel(const CompareRunSummary& r)
         s += " of " + r.file;
     return s;
 }
+
+// A stored totals row's key: (scope, kernel name, kind).
+struct RowKey {
+    int64_t scope;
+    uint32_t name;
+    uint8_t kind;
+    bool operator==(const RowKey& o) const { return scope == o.scope && name == o.name && kind == o.kind; }
+};
+struct RowKeyHash {
+    size_t operator()(const RowKey& k) const
+    {
+        return std::hash<int64_t>()(k.scope * 1000003 + (int64_t(k.name) << 3) + k.kind);
+    }
+};
 
 // As comparetable's run tags: "BASE", "OTHER" of two, "#3" of more.
 std::string sideName(size_t i, size_t n)
@@ -250,10 +265,28 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
         return {};
 
     const std::vector<ScopeInstance> instances = reader.scopeInstances(runId);
-    std::unordered_map<int64_t, size_t> indexOf;
-    indexOf.reserve(instances.size());
-    for (size_t i = 0; i < instances.size(); ++i)
-        indexOf.emplace(instances[i].id, i);
+    // Instance id -> position: ids are dense per run (a range), so a vector does; a hash map
+    // only for sparse ids.
+    int64_t minId = INT64_MAX, maxId = INT64_MIN;
+    for (const ScopeInstance& in : instances) {
+        minId = std::min(minId, in.id);
+        maxId = std::max(maxId, in.id);
+    }
+    const bool dense = !instances.empty() && uint64_t(maxId - minId) < 2 * uint64_t(instances.size()) + 16;
+    std::vector<size_t> byId(dense ? size_t(maxId - minId + 1) : 0, SIZE_MAX);
+    std::unordered_map<int64_t, size_t> sparse;
+    for (size_t i = 0; i < instances.size(); ++i) {
+        if (dense)
+            byId[size_t(instances[i].id - minId)] = i;
+        else
+            sparse.emplace(instances[i].id, i);
+    }
+    auto indexOf = [&](int64_t id) -> size_t {
+        if (dense)
+            return id < minId || id > maxId ? SIZE_MAX : byId[size_t(id - minId)];
+        auto it = sparse.find(id);
+        return it == sparse.end() ? SIZE_MAX : it->second;
+    };
     // The step each instance lies in (-1: none), found once per instance by its parents.
     std::vector<int64_t> stepOf(instances.size(), -2);
     struct StepKey {
@@ -264,8 +297,9 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
     std::vector<StepKey> stepKeys;   // in order of discovery
     std::unordered_map<std::string, int64_t> stepByName;
     std::unordered_map<int64_t, int64_t> stepByInstance;
+    std::vector<size_t> path;   // reused: one walk per instance not yet resolved
     auto stepIndex = [&](size_t i) -> int64_t {
-        std::vector<size_t> path;
+        path.clear();
         int64_t found = -1;
         for (size_t at = i;;) {
             if (stepOf[at] != -2) {
@@ -273,10 +307,10 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
                 break;
             }
             path.push_back(at);
-            auto up = instances[at].parentId ? indexOf.find(instances[at].parentId) : indexOf.end();
-            if (up == indexOf.end())
+            const size_t up = instances[at].parentId ? indexOf(instances[at].parentId) : SIZE_MAX;
+            if (up == SIZE_MAX)
                 break;
-            at = up->second;
+            at = up;
         }
         // Resolve the collected path from the top down.
         for (size_t k = path.size(); k-- > 0;) {
@@ -307,55 +341,110 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
     if (stepKeys.empty())
         return {};
 
-    // Per step, (scope, name, kind) -> time and count; an op instance holds few distinct kernels,
-    // so the map stays small per step.
-    struct Key {
-        int64_t scope;
+    // Every activity becomes (step, row, duration), a row being one (scope, name, kind): rows are
+    // numbered through a small list per scope (a scope holds few kernel names), found once per
+    // instance, so the hot loop has no hash lookup. Then the entries are bucketed by step and
+    // each step's rows summed in a dense scratch array.
+    struct RowOf {
         uint32_t name;
         uint8_t kind;
-        bool operator==(const Key& o) const { return scope == o.scope && name == o.name && kind == o.kind; }
+        uint32_t row;
     };
-    struct KeyHash {
-        size_t operator()(const Key& k) const
-        {
-            return std::hash<int64_t>()(k.scope * 1000003 + (int64_t(k.name) << 3) + k.kind);
-        }
+    std::vector<std::vector<RowOf>> rowsOfSlot;     // per scope slot
+    std::unordered_map<int64_t, uint32_t> slotOfScope;
+    std::vector<TotalRow> rowKeys;                  // per row: scope, name, kind
+    std::vector<int32_t> slotOfInstance(instances.size(), -1);
+    struct Entry {
+        uint32_t step;
+        uint32_t row;
+        int64_t ns;
     };
-    std::vector<std::unordered_map<Key, TotalRow, KeyHash>> acc(stepKeys.size());
+    std::vector<Entry> entries;
+    int64_t lastInstance = 0;
+    size_t lastIndex = SIZE_MAX;
     reader.forEachActivityBlock(runId, [&](const Track&, const StoredActivity* rows, size_t count) {
         for (size_t r = 0; r < count; ++r) {
             const StoredActivity& a = rows[r];
             if (!a.scopeInstanceId)
                 continue;
-            auto it = indexOf.find(a.scopeInstanceId);
-            if (it == indexOf.end())
+            if (a.scopeInstanceId != lastInstance) {
+                lastInstance = a.scopeInstanceId;
+                lastIndex = indexOf(a.scopeInstanceId);
+            }
+            if (lastIndex == SIZE_MAX)
                 continue;
-            const int64_t step = stepOf[it->second];
+            const int64_t step = stepOf[lastIndex];
             if (step < 0)
                 continue;
-            const int64_t scope = instances[it->second].scopeId;
-            TotalRow& t = acc[size_t(step)][Key{scope, a.nameId, a.kind}];
-            t.scopeId = scope;
-            t.nameId = a.nameId;
-            t.kind = ActivityKind(a.kind);
-            ++t.count;
-            t.timeNs += a.durationNs;
+            int32_t& slot = slotOfInstance[lastIndex];
+            if (slot < 0) {
+                auto [it, isNew] = slotOfScope.try_emplace(instances[lastIndex].scopeId, uint32_t(rowsOfSlot.size()));
+                if (isNew)
+                    rowsOfSlot.emplace_back();
+                slot = int32_t(it->second);
+            }
+            std::vector<RowOf>& list = rowsOfSlot[size_t(slot)];
+            uint32_t row = UINT32_MAX;
+            for (const RowOf& ro : list)
+                if (ro.name == a.nameId && ro.kind == a.kind) {
+                    row = ro.row;
+                    break;
+                }
+            if (row == UINT32_MAX) {
+                row = uint32_t(rowKeys.size());
+                list.push_back({a.nameId, a.kind, row});
+                TotalRow key;
+                key.scopeId = instances[lastIndex].scopeId;
+                key.nameId = a.nameId;
+                key.kind = ActivityKind(a.kind);
+                rowKeys.push_back(key);
+            }
+            entries.push_back({uint32_t(step), row, a.durationNs});
         }
         return true;
     });
+    // Bucket by step (counting sort), then sum each step's rows.
+    std::vector<size_t> start(stepKeys.size() + 1, 0);
+    for (const Entry& e : entries)
+        ++start[e.step + 1];
+    for (size_t i = 1; i < start.size(); ++i)
+        start[i] += start[i - 1];
+    std::vector<Entry> byStep(entries.size());
+    {
+        std::vector<size_t> at(start.begin(), start.end() - 1);
+        for (const Entry& e : entries)
+            byStep[at[e.step]++] = e;
+    }
+    entries.clear();
+    entries.shrink_to_fit();
+
     std::vector<size_t> order(stepKeys.size());
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = i;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return std::tie(stepKeys[a].start, stepKeys[a].instance) < std::tie(stepKeys[b].start, stepKeys[b].instance);
     });
+    std::vector<int64_t> timeOf(rowKeys.size(), 0), countOf(rowKeys.size(), 0);
+    std::vector<uint32_t> touched;
     std::vector<std::vector<TotalRow>> out;
     out.reserve(order.size());
-    for (size_t i : order) {
+    for (size_t step : order) {
+        touched.clear();
+        for (size_t k = start[step]; k < start[step + 1]; ++k) {
+            const Entry& e = byStep[k];
+            if (countOf[e.row]++ == 0)
+                touched.push_back(e.row);
+            timeOf[e.row] += e.ns;
+        }
         std::vector<TotalRow> rows;
-        rows.reserve(acc[i].size());
-        for (auto& [k, t] : acc[i])
+        rows.reserve(touched.size());
+        for (uint32_t row : touched) {
+            TotalRow t = rowKeys[row];
+            t.count = countOf[row];
+            t.timeNs = timeOf[row];
             rows.push_back(t);
+            countOf[row] = timeOf[row] = 0;
+        }
         // A fixed order, so sums are the same from one load to the next.
         std::sort(rows.begin(), rows.end(), [](const TotalRow& a, const TotalRow& b) {
             return std::tie(a.scopeId, a.nameId, a.kind) < std::tie(b.scopeId, b.nameId, b.kind);
@@ -602,13 +691,27 @@ Comparison compareSides(const std::vector<CompareSide>& sides, const CompareOpti
             if (out.per == ComparePer::Run) {
                 totals[sample++] = double(b.totalNs);
             } else if (stepsRead) {
+                // Each (scope, name, kind) row falls in one group (or none, outside the filters):
+                // found once by the breakdown of that row alone, so a step costs a lookup per row
+                // instead of a breakdown (thousands of steps).
+                std::unordered_map<RowKey, int64_t, RowKeyHash> groupOfRow;
                 for (const std::vector<TotalRow>& step : r->stepTotals) {
-                    Breakdown sb = computeBreakdown(step, r->tree, r->strings, bo);
-                    for (Group& g : sb.groups) {
-                        CompareGroup& cg = groupOf(g);
-                        sampleOf(size_t(&cg - out.groups.data()))[sample] = double(g.timeNs);
+                    for (const TotalRow& row : step) {
+                        auto [it, isNew] = groupOfRow.try_emplace(RowKey{row.scopeId, row.nameId, uint8_t(row.kind)}, -1);
+                        if (isNew) {
+                            TotalRow one = row;
+                            one.timeNs = 1;   // a breakdown keeps groups with time
+                            one.count = 1;
+                            Breakdown b1 = computeBreakdown({one}, r->tree, r->strings, bo);
+                            if (!b1.groups.empty())
+                                it->second = int64_t(&groupOf(b1.groups.front()) - out.groups.data());
+                        }
+                        if (it->second < 0)
+                            continue;
+                        sampleOf(size_t(it->second))[sample] += double(row.timeNs);
+                        totals[sample] += double(row.timeNs);
                     }
-                    totals[sample++] = double(sb.totalNs);
+                    ++sample;
                 }
             }
         }
