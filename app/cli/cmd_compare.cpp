@@ -357,7 +357,7 @@ int runCompare(Args& args)
             }
             const int64_t id = o.reader->resolveRun(selector);
             for (int64_t r : expand ? repeatsOf(*o.reader, id) : std::vector<int64_t>{id}) {
-                sideRuns[i].push_back(loadCompareRun(*o.reader, r, file, categories));
+                sideRuns[i].push_back(loadCompareRun(*o.reader, r, file, categories, !kernelsOf));   // the diff has no samples yet
                 sideLabels[i].push_back(sel);
             }
         }
