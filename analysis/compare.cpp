@@ -1,10 +1,13 @@
 #include "compare.h"
 
 #include "analysis/runprofile.h"
+#include "analysis/variants.h"
 
+#include "storage/activitychunk.h"
 #include "storage/reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <map>
 #include <set>
@@ -76,6 +79,34 @@ const std::string& stringOf(const std::unordered_map<uint32_t, std::string>& str
 }
 
 std::string runLabel(const CompareRunSummary& r)
+{
+    std::string s = "run " + std::to_string(r.info.id);
+    if (!r.file.empty())
+        s += " of " + r.file;
+    return s;
+}
+
+// A stored totals row's key: (scope, kernel name, kind).
+struct RowKey {
+    int64_t scope;
+    uint32_t name;
+    uint8_t kind;
+    bool operator==(const RowKey& o) const { return scope == o.scope && name == o.name && kind == o.kind; }
+};
+struct RowKeyHash {
+    size_t operator()(const RowKey& k) const
+    {
+        return std::hash<int64_t>()(k.scope * 1000003 + (int64_t(k.name) << 3) + k.kind);
+    }
+};
+
+// As comparetable's run tags: "BASE", "OTHER" of two, "#3" of more.
+std::string sideName(size_t i, size_t n)
+{
+    return i == 0 ? "BASE" : n == 2 ? "OTHER" : "#" + std::to_string(i + 1);
+}
+
+std::string runLabel(const CompareRun& r)
 {
     std::string s = "run " + std::to_string(r.info.id);
     if (!r.file.empty())
@@ -211,7 +242,219 @@ int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree)
     return int64_t(names.size());
 }
 
-CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file, CategoriesPtr categories)
+std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t runId, const ScopeTree& tree)
+{
+    // The step nodes, by countSteps' rule: the outermost "step"-level scopes, else the outermost
+    // profiler-step ranges (keyed by name: the ranks of one job share their steps).
+    std::unordered_map<int64_t, bool> isStepNode;
+    bool byLevel = false;
+    for (const ScopeNode& n : tree.nodes())
+        byLevel |= tree.level(n.id) == "step";
+    for (const ScopeNode& n : tree.nodes()) {
+        auto stepLike = [&](int64_t id) { return byLevel ? tree.level(id) == "step" : isProfilerStep(tree.name(id)); };
+        if (!stepLike(n.id))
+            continue;
+        bool outer = true;
+        for (int64_t p = n.parentId; p != 0 && tree.contains(p); p = tree.node(p).parentId)
+            if (stepLike(p))
+                outer = false;
+        if (outer)
+            isStepNode[n.id] = true;
+    }
+    if (isStepNode.empty())
+        return {};
+
+    const std::vector<ScopeInstance> instances = reader.scopeInstances(runId);
+    // Instance id -> position: ids are dense per run (a range), so a vector does; a hash map
+    // only for sparse ids.
+    int64_t minId = INT64_MAX, maxId = INT64_MIN;
+    for (const ScopeInstance& in : instances) {
+        minId = std::min(minId, in.id);
+        maxId = std::max(maxId, in.id);
+    }
+    const bool dense = !instances.empty() && uint64_t(maxId - minId) < 2 * uint64_t(instances.size()) + 16;
+    std::vector<size_t> byId(dense ? size_t(maxId - minId + 1) : 0, SIZE_MAX);
+    std::unordered_map<int64_t, size_t> sparse;
+    for (size_t i = 0; i < instances.size(); ++i) {
+        if (dense)
+            byId[size_t(instances[i].id - minId)] = i;
+        else
+            sparse.emplace(instances[i].id, i);
+    }
+    auto indexOf = [&](int64_t id) -> size_t {
+        if (dense)
+            return id < minId || id > maxId ? SIZE_MAX : byId[size_t(id - minId)];
+        auto it = sparse.find(id);
+        return it == sparse.end() ? SIZE_MAX : it->second;
+    };
+    // The step each instance lies in (-1: none), found once per instance by its parents.
+    std::vector<int64_t> stepOf(instances.size(), -2);
+    struct StepKey {
+        int64_t start;
+        std::string name;   // imports: the step's name; captures: empty (one instance, one step)
+        int64_t instance;
+    };
+    std::vector<StepKey> stepKeys;   // in order of discovery
+    std::unordered_map<std::string, int64_t> stepByName;
+    std::unordered_map<int64_t, int64_t> stepByInstance;
+    std::vector<size_t> path;   // reused: one walk per instance not yet resolved
+    auto stepIndex = [&](size_t i) -> int64_t {
+        path.clear();
+        int64_t found = -1;
+        for (size_t at = i;;) {
+            if (stepOf[at] != -2) {
+                found = stepOf[at];
+                break;
+            }
+            path.push_back(at);
+            const size_t up = instances[at].parentId ? indexOf(instances[at].parentId) : SIZE_MAX;
+            if (up == SIZE_MAX)
+                break;
+            at = up;
+        }
+        // Resolve the collected path from the top down.
+        for (size_t k = path.size(); k-- > 0;) {
+            const size_t at = path[k];
+            if (found < 0 && isStepNode.count(instances[at].scopeId)) {
+                const ScopeInstance& in = instances[at];
+                if (byLevel) {
+                    auto [it, isNew] = stepByInstance.try_emplace(in.id, int64_t(stepKeys.size()));
+                    if (isNew)
+                        stepKeys.push_back({in.startNs, {}, in.id});
+                    found = it->second;
+                } else {
+                    const std::string& name = tree.name(in.scopeId);
+                    auto [it, isNew] = stepByName.try_emplace(name, int64_t(stepKeys.size()));
+                    if (isNew)
+                        stepKeys.push_back({in.startNs, name, in.id});
+                    else
+                        stepKeys[size_t(it->second)].start = std::min(stepKeys[size_t(it->second)].start, in.startNs);
+                    found = it->second;
+                }
+            }
+            stepOf[at] = found;
+        }
+        return stepOf[i];
+    };
+    for (size_t i = 0; i < instances.size(); ++i)
+        stepIndex(i);
+    if (stepKeys.empty())
+        return {};
+
+    // Every activity becomes (step, row, duration), a row being one (scope, name, kind): rows are
+    // numbered through a small list per scope (a scope holds few kernel names), found once per
+    // instance, so the hot loop has no hash lookup. Then the entries are bucketed by step and
+    // each step's rows summed in a dense scratch array.
+    struct RowOf {
+        uint32_t name;
+        uint8_t kind;
+        uint32_t row;
+    };
+    std::vector<std::vector<RowOf>> rowsOfSlot;     // per scope slot
+    std::unordered_map<int64_t, uint32_t> slotOfScope;
+    std::vector<TotalRow> rowKeys;                  // per row: scope, name, kind
+    std::vector<int32_t> slotOfInstance(instances.size(), -1);
+    struct Entry {
+        uint32_t step;
+        uint32_t row;
+        int64_t ns;
+    };
+    std::vector<Entry> entries;
+    int64_t lastInstance = 0;
+    size_t lastIndex = SIZE_MAX;
+    reader.forEachActivityBlock(runId, [&](const Track&, const StoredActivity* rows, size_t count) {
+        for (size_t r = 0; r < count; ++r) {
+            const StoredActivity& a = rows[r];
+            if (!a.scopeInstanceId)
+                continue;
+            if (a.scopeInstanceId != lastInstance) {
+                lastInstance = a.scopeInstanceId;
+                lastIndex = indexOf(a.scopeInstanceId);
+            }
+            if (lastIndex == SIZE_MAX)
+                continue;
+            const int64_t step = stepOf[lastIndex];
+            if (step < 0)
+                continue;
+            int32_t& slot = slotOfInstance[lastIndex];
+            if (slot < 0) {
+                auto [it, isNew] = slotOfScope.try_emplace(instances[lastIndex].scopeId, uint32_t(rowsOfSlot.size()));
+                if (isNew)
+                    rowsOfSlot.emplace_back();
+                slot = int32_t(it->second);
+            }
+            std::vector<RowOf>& list = rowsOfSlot[size_t(slot)];
+            uint32_t row = UINT32_MAX;
+            for (const RowOf& ro : list)
+                if (ro.name == a.nameId && ro.kind == a.kind) {
+                    row = ro.row;
+                    break;
+                }
+            if (row == UINT32_MAX) {
+                row = uint32_t(rowKeys.size());
+                list.push_back({a.nameId, a.kind, row});
+                TotalRow key;
+                key.scopeId = instances[lastIndex].scopeId;
+                key.nameId = a.nameId;
+                key.kind = ActivityKind(a.kind);
+                rowKeys.push_back(key);
+            }
+            entries.push_back({uint32_t(step), row, a.durationNs});
+        }
+        return true;
+    });
+    // Bucket by step (counting sort), then sum each step's rows.
+    std::vector<size_t> start(stepKeys.size() + 1, 0);
+    for (const Entry& e : entries)
+        ++start[e.step + 1];
+    for (size_t i = 1; i < start.size(); ++i)
+        start[i] += start[i - 1];
+    std::vector<Entry> byStep(entries.size());
+    {
+        std::vector<size_t> at(start.begin(), start.end() - 1);
+        for (const Entry& e : entries)
+            byStep[at[e.step]++] = e;
+    }
+    entries.clear();
+    entries.shrink_to_fit();
+
+    std::vector<size_t> order(stepKeys.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return std::tie(stepKeys[a].start, stepKeys[a].instance) < std::tie(stepKeys[b].start, stepKeys[b].instance);
+    });
+    std::vector<int64_t> timeOf(rowKeys.size(), 0), countOf(rowKeys.size(), 0);
+    std::vector<uint32_t> touched;
+    std::vector<std::vector<TotalRow>> out;
+    out.reserve(order.size());
+    for (size_t step : order) {
+        touched.clear();
+        for (size_t k = start[step]; k < start[step + 1]; ++k) {
+            const Entry& e = byStep[k];
+            if (countOf[e.row]++ == 0)
+                touched.push_back(e.row);
+            timeOf[e.row] += e.ns;
+        }
+        std::vector<TotalRow> rows;
+        rows.reserve(touched.size());
+        for (uint32_t row : touched) {
+            TotalRow t = rowKeys[row];
+            t.count = countOf[row];
+            t.timeNs = timeOf[row];
+            rows.push_back(t);
+            countOf[row] = timeOf[row] = 0;
+        }
+        // A fixed order, so sums are the same from one load to the next.
+        std::sort(rows.begin(), rows.end(), [](const TotalRow& a, const TotalRow& b) {
+            return std::tie(a.scopeId, a.nameId, a.kind) < std::tie(b.scopeId, b.nameId, b.kind);
+        });
+        out.push_back(std::move(rows));
+    }
+    return out;
+}
+
+CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file, CategoriesPtr categories, bool stepSamples)
 {
     CompareRun r;
     r.file = std::move(file);
@@ -229,6 +472,8 @@ CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file,
     const auto metadata = reader.metadata(runId);
     ScopeTree asStored(nodes, names);
     r.steps = countSteps(reader, runId, asStored);
+    if (stepSamples && r.steps > 0)
+        r.stepTotals = readStepTotals(reader, runId, asStored);
     // Steps of different runs match by structure, not by number: profiler-step names
     // (ProfilerStep#551) and numbered names of imported steps (`step 12`) fold, digit runs to
     // '*'. A capture's steps share one name already.
@@ -258,48 +503,234 @@ CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file,
     return r;
 }
 
+std::vector<int64_t> repeatsOf(const Reader& reader, int64_t runId)
+{
+    auto tagOf = [&](int64_t id) -> std::string {
+        for (const auto& [k, v] : reader.metadata(id))
+            if (k == kRepeatIdKey)
+                return v;
+        return {};
+    };
+    const std::string tag = tagOf(runId);
+    if (tag.empty())
+        return {runId};
+    std::vector<int64_t> out;
+    for (const RunInfo& r : reader.runs())
+        if (r.id == runId || tagOf(r.id) == tag)
+            out.push_back(r.id);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+void checkRepeats(const CompareSide& runs, std::string_view side)
+{
+    for (size_t i = 0; i < runs.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (runs[i]->info.id == runs[j]->info.id && runs[i]->file == runs[j]->file)
+                throw CompareError(std::string(side) + " names " + runLabel(*runs[i]) + " twice: each repeat is one run");
+    if (runs.size() < 2)
+        return;
+    std::vector<const RunInfo*> infos;
+    for (const CompareRun* r : runs)
+        infos.push_back(&r->info);
+    std::string what;
+    for (const SettingDifference& d : differingSettings(infos)) {
+        if (d.key == "seed")   // the data drawn, not the configuration measured
+            continue;
+        what += (what.empty() ? "" : "; ") + d.key + " differs (";
+        for (size_t i = 0; i < d.values.size(); ++i)
+            what += (i ? ", " : "") + (d.values[i].empty() ? std::string("none") : d.values[i]) + " in " + runLabel(*runs[i]);
+        what += ")";
+    }
+    if (!what.empty())
+        throw CompareError("the runs of " + std::string(side) + " are not repeats of one configuration: " + what);
+}
+
 Comparison compareRuns(const std::vector<const CompareRun*>& runs, const CompareOptions& options)
 {
-    if (runs.empty())
+    std::vector<CompareSide> sides;
+    for (const CompareRun* r : runs)
+        sides.push_back({r});
+    return compareSides(sides, options);
+}
+
+namespace {
+
+// The Welch test of every OTHER against BASE, the groups of each OTHER under Holm's control.
+void testNoise(Comparison& out)
+{
+    const size_t n = out.runs.size();
+    for (CompareGroup& g : out.groups) {
+        g.interval.assign(n, std::nullopt);
+        g.adjustedP.assign(n, 1.0);
+        g.verdict.assign(n, Verdict::WithinNoise);
+    }
+    for (size_t j = 1; j < n; ++j) {
+        std::vector<double> p;
+        std::vector<size_t> tested;
+        for (size_t k = 0; k < out.groups.size(); ++k) {
+            CompareGroup& g = out.groups[k];
+            g.interval[j] = welchInterval(g.cells[0].stats, g.cells[j].stats);
+            if (g.interval[j]) {
+                p.push_back(g.interval[j]->p);
+                tested.push_back(k);
+            }
+        }
+        const std::vector<double> adjusted = holmAdjust(p);
+        for (size_t t = 0; t < tested.size(); ++t)
+            out.groups[tested[t]].adjustedP[j] = adjusted[t];
+        for (CompareGroup& g : out.groups)
+            g.verdict[j] = verdictOf(g.interval[j], g.adjustedP[j]);
+        CompareRunSummary& r = out.runs[j];
+        r.interval = welchInterval(out.runs[0].total.stats, r.total.stats);
+        r.verdict = verdictOf(r.interval, r.interval ? r.interval->p : 1.0);
+    }
+    out.runs[0].interval.reset();
+    out.runs[0].verdict = Verdict::WithinNoise;
+}
+
+}  // namespace
+
+Comparison compareSides(const std::vector<CompareSide>& sides, const CompareOptions& options)
+{
+    if (sides.empty())
         throw CompareError("no runs to compare");
+    for (size_t i = 0; i < sides.size(); ++i) {
+        if (sides[i].empty())
+            throw CompareError("no runs in " + sideName(i, sides.size()));
+        checkRepeats(sides[i], sideName(i, sides.size()));
+    }
     Comparison out;
-    bool allScoped = std::all_of(runs.begin(), runs.end(), [](const CompareRun* r) { return r->hasScopes(); });
+    bool allScoped = true;
+    for (const CompareSide& side : sides)
+        for (const CompareRun* r : side)
+            allScoped &= r->hasScopes();
     out.groupBy = options.groupBy.value_or(allScoped ? GroupBy::Layer : GroupBy::Kernel);
     out.depth = options.depth;
     out.filters = options.filters;
-    for (const CompareRun* r : runs)
-        out.runs.push_back(summaryOf(*r));
+    bool pooled = false;
+    for (const CompareSide& side : sides) {
+        CompareRunSummary s = summaryOf(*side.front());
+        s.steps = 0;
+        bool stepless = false;
+        for (const CompareRun* r : side) {
+            s.repeats.push_back({r->file, r->info.id, r->steps});
+            s.steps += r->steps;
+            stepless |= r->steps <= 0;
+        }
+        if (stepless)
+            s.steps = 0;
+        pooled |= side.size() > 1;
+        out.runs.push_back(std::move(s));
+    }
     if (!options.groupBy && !allScoped)
         out.notes.push_back("grouped by kernel name: not every run has scopes");
     out.per = choosePer(out.runs, options.per, out.notes);
+    if (pooled)
+        out.notes.push_back(out.per == ComparePer::Step
+                                ? "repeats pooled: a side's time is its runs' time over their steps together"
+                                : "repeats pooled: a side's time is the mean of its runs");
 
     BreakdownOptions bo;
     bo.groupBy = out.groupBy;
     bo.depth = options.depth;
     bo.filters = options.filters;
-    const size_t n = runs.size();
+    const size_t n = sides.size();
     std::unordered_map<std::string, size_t> index;
+    auto groupOf = [&](Group& g) -> CompareGroup& {
+        auto [it, isNew] = index.try_emplace(g.path, out.groups.size());
+        if (isNew) {
+            CompareGroup cg;
+            cg.name = g.name;
+            cg.path = g.path;
+            cg.cells.resize(n);
+            out.groups.push_back(std::move(cg));
+        }
+        return out.groups[it->second];
+    };
+    // Per side, group index -> samples (zeros where a step or repeat lacks the group).
+    std::vector<std::unordered_map<size_t, std::vector<double>>> samples(n);
+    std::vector<std::vector<double>> totalSamples(n);
     for (size_t i = 0; i < n; ++i) {
-        Breakdown b = computeBreakdown(runs[i]->totals, runs[i]->tree, runs[i]->strings, bo);
-        double divisor = divisorOf(out.per, runs[i]->steps);
         CompareRunSummary& s = out.runs[i];
-        for (Group& g : b.groups) {
-            auto [it, isNew] = index.try_emplace(g.path, out.groups.size());
-            if (isNew) {
-                CompareGroup cg;
-                cg.name = std::move(g.name);
-                cg.path = g.path;
-                cg.cells.resize(n);
-                out.groups.push_back(std::move(cg));
+        const double divisor = out.per == ComparePer::Step ? double(s.steps) : double(sides[i].size());
+        // How many samples the side has: every step read of every repeat (a repeat whose steps
+        // were not read gives none, so the side has no per-step samples), or one per repeat.
+        size_t sampleCount = 0;
+        bool stepsRead = true;
+        for (const CompareRun* r : sides[i]) {
+            stepsRead &= !r->stepTotals.empty();
+            sampleCount += r->stepTotals.size();
+        }
+        if (out.per == ComparePer::Run)
+            sampleCount = sides[i].size();
+        else if (!stepsRead)
+            sampleCount = 0;
+        std::vector<double>& totals = totalSamples[i];
+        totals.assign(sampleCount, 0.0);
+        auto sampleOf = [&](size_t group) -> std::vector<double>& {
+            auto [it, isNew] = samples[i].try_emplace(group);
+            if (isNew)
+                it->second.assign(sampleCount, 0.0);
+            return it->second;
+        };
+        size_t sample = 0;
+        for (const CompareRun* r : sides[i]) {
+            Breakdown b = computeBreakdown(r->totals, r->tree, r->strings, bo);
+            for (Group& g : b.groups) {
+                CompareGroup& cg = groupOf(g);
+                CompareCell& c = cg.cells[i];
+                c.present = true;
+                c.totalNs += g.timeNs;
+                c.totalCount += g.count;
+                s.total.totalCount += g.count;
+                if (out.per == ComparePer::Run)
+                    sampleOf(size_t(&cg - out.groups.data()))[sample] = double(g.timeNs);
             }
-            fillCell(out.groups[it->second].cells[i], g.timeNs, g.count, divisor);
-            s.total.totalCount += g.count;
+            s.total.totalNs += b.totalNs;
+            if (out.per == ComparePer::Run) {
+                totals[sample++] = double(b.totalNs);
+            } else if (stepsRead) {
+                // Each (scope, name, kind) row falls in one group (or none, outside the filters):
+                // found once by the breakdown of that row alone, so a step costs a lookup per row
+                // instead of a breakdown (thousands of steps).
+                std::unordered_map<RowKey, int64_t, RowKeyHash> groupOfRow;
+                for (const std::vector<TotalRow>& step : r->stepTotals) {
+                    for (const TotalRow& row : step) {
+                        auto [it, isNew] = groupOfRow.try_emplace(RowKey{row.scopeId, row.nameId, uint8_t(row.kind)}, -1);
+                        if (isNew) {
+                            TotalRow one = row;
+                            one.timeNs = 1;   // a breakdown keeps groups with time
+                            one.count = 1;
+                            Breakdown b1 = computeBreakdown({one}, r->tree, r->strings, bo);
+                            if (!b1.groups.empty())
+                                it->second = int64_t(&groupOf(b1.groups.front()) - out.groups.data());
+                        }
+                        if (it->second < 0)
+                            continue;
+                        sampleOf(size_t(it->second))[sample] += double(row.timeNs);
+                        totals[sample] += double(row.timeNs);
+                    }
+                    ++sample;
+                }
+            }
+        }
+        for (CompareGroup& g : out.groups) {
+            CompareCell& c = g.cells[i];
+            c.ns = double(c.totalNs) / divisor;
+            c.count = double(c.totalCount) / divisor;
         }
         s.total.present = true;
-        s.total.totalNs = b.totalNs;
-        s.total.ns = double(b.totalNs) / divisor;
+        s.total.ns = double(s.total.totalNs) / divisor;
         s.total.count = double(s.total.totalCount) / divisor;
+        s.total.stats = summarize(totals);
     }
+    for (size_t i = 0; i < n; ++i)
+        for (size_t k = 0; k < out.groups.size(); ++k) {
+            auto it = samples[i].find(k);
+            out.groups[k].cells[i].stats =
+                it != samples[i].end() ? summarize(it->second) : summarize(std::vector<double>(totalSamples[i].size(), 0.0));
+        }
     for (size_t i = 0; i < n; ++i) {
         out.runs[i].deltaNs = out.runs[i].total.ns - out.runs[0].total.ns;
         out.runs[i].deltaPct = percentOf(out.runs[0].total, out.runs[i].deltaNs);
@@ -328,6 +759,7 @@ Comparison compareRuns(const std::vector<const CompareRun*>& runs, const Compare
         double la = largest(a), lb = largest(b);
         return la != lb ? la > lb : a.path < b.path;
     });
+    testNoise(out);
     return out;
 }
 

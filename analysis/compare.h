@@ -8,6 +8,7 @@
 #pragma once
 
 #include "analysis/breakdown.h"
+#include "analysis/samplestats.h"
 #include "analysis/scopetree.h"
 #include "storage/types.h"
 
@@ -47,13 +48,25 @@ struct CompareRun {
     std::vector<TotalRow> totals;      // the stored per-(scope, kernel name, kind) totals
     ScopeTree tree;                    // step names folded (ProfilerStep#551 -> kImportStepName)
     std::unordered_map<uint32_t, std::string> strings;   // the names the totals use
+    // The samples of noise: per step (in time order, as many as `steps` when read), the totals
+    // of the activities inside that step, in the shape of `totals`. Empty when not read (runs
+    // without steps, or made by hand); a comparison then has no per-step samples of this run.
+    std::vector<std::vector<TotalRow>> stepTotals;
     bool hasScopes() const { return !tree.nodes().empty(); }
 };
 
 // Reads a run's stored totals, scope tree and step count (the step count reads the run's scope
-// instances when it has a step level). The run's stored settings (layer depth, category rules)
+// instances when it has a step level), and with `stepSamples` the per-step totals (one pass
+// over the run's activities: readStepTotals). The run's stored settings (layer depth, category rules)
 // apply to the tree; `categories` replaces the stored rules. Throws StorageError.
-CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file = {}, CategoriesPtr categories = nullptr);
+CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file = {}, CategoriesPtr categories = nullptr,
+                          bool stepSamples = true);
+
+// Per step of the run (its outermost step-level scope instances in time order; imports: the
+// distinct top-level ProfilerStep#N names, the ranks of a job sharing them), the per-(scope,
+// kernel name, kind) totals of the activities inside that step. Activities outside every step
+// are in no sample. Empty when the run has no steps.
+std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t runId, const ScopeTree& tree);
 
 // The step count of a run: instances of its outermost "step"-level scopes (captures), else
 // the number of distinct top-level profiler-step ranges (imports: ProfilerStep#N), else 0.
@@ -73,6 +86,9 @@ struct CompareCell {
     int64_t totalCount = 0;            // activities, whole run
     double ns = 0;                     // per the comparison's unit: totalNs, or totalNs / steps
     double count = 0;                  // likewise for totalCount
+    // The samples: per step the group's time in each step (0 in a step without it), per run its
+    // total in each repeat of the side. n = 0 when the runs' steps were not read.
+    SampleStats stats;
 };
 
 struct CompareGroup {
@@ -86,18 +102,37 @@ struct CompareGroup {
     std::vector<std::optional<double>> deltaPct;   // 100 * delta / BASE's ns
     std::vector<std::optional<double>> ratio;
     double change = 0;                 // the largest |delta| over the runs: the sort key
+    // Noise, against BASE, one per run (BASE's own: none, p 1, within noise): Welch's 95%
+    // interval of the delta (none with fewer than kMinSamples samples on a side), the p-value
+    // after Holm's control over the groups of the comparison (per OTHER), and the verdict.
+    std::vector<std::optional<WelchInterval>> interval;
+    std::vector<double> adjustedP;
+    std::vector<Verdict> verdict;
     int presentIn() const;             // how many runs have the group
     bool inAll() const { return presentIn() == int(cells.size()); }
 };
 
+// One run pooled into a side as a repeat.
+struct CompareRepeat {
+    std::string file;
+    int64_t id = 0;
+    int64_t steps = 0;
+};
+
+// One side of a comparison: a run, or several runs of one configuration pooled as repeats (their
+// steps are the side's samples; `file` and `info` are the first repeat's).
 struct CompareRunSummary {
     std::string file;
     RunInfo info;
-    int64_t steps = 0;                 // 0 = no steps
+    int64_t steps = 0;                 // 0 = no steps; pooled: the steps of every repeat
+    std::vector<CompareRepeat> repeats;   // the runs of the side, the first one included
     CompareCell total;                 // every group together (the run's total at the grouping)
     double deltaNs = 0;                // total against BASE's total
     std::optional<double> deltaPct;    // in % of BASE's total
     std::optional<double> ratio;
+    // The total's noise against BASE (tested on its own, not one of the groups' family).
+    std::optional<WelchInterval> interval;
+    Verdict verdict = Verdict::WithinNoise;
 };
 
 struct Comparison {
@@ -114,6 +149,29 @@ struct Comparison {
 // computeBreakdown's at the same options (divided by the steps when per step). Throws
 // CompareError when per step is asked and a run has no steps.
 Comparison compareRuns(const std::vector<const CompareRun*>& runs, const CompareOptions& options);
+
+// Runs of one configuration, pooled as repeats of one side.
+using CompareSide = std::vector<const CompareRun*>;
+// As compareRuns, each side the pool of its runs: per step, the side's time is its repeats'
+// time over their steps together and every step of every repeat is a sample; per run, the mean
+// of its repeats, each a sample. Throws CompareError when a side is empty, names one run twice,
+// or its runs are not repeats of one configuration (checkRepeats).
+Comparison compareSides(const std::vector<CompareSide>& sides, const CompareOptions& options);
+
+// The tags `wheretime capture --repeat N` stores in each run's metadata: runs with one repeat id
+// are repeats of one configuration.
+inline constexpr const char* kRepeatIdKey = "repeat_id";         // unique per configuration and invocation
+inline constexpr const char* kRepeatIndexKey = "repeat_index";   // 0-based position among the repeats
+inline constexpr const char* kRepeatCountKey = "repeat_count";   // N
+
+// The runs of the file tagged with `runId`'s repeat id, by id (the run itself among them); just
+// `runId` when it has no repeat tag.
+std::vector<int64_t> repeatsOf(const Reader& reader, int64_t runId);
+
+// Throws CompareError naming each setting in which the runs differ (runSettings of
+// analysis/variants.h, the seed and the name aside) with its values: runs pooled as repeats must
+// be one configuration (workload, variant, preset, sizes, backend, device).
+void checkRepeats(const CompareSide& runs, std::string_view side);
 
 enum class KernelChange {
     Unchanged,   // same name in the same op, same count and time

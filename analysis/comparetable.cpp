@@ -32,6 +32,20 @@ Cell nameOrNone(const std::string& s)
     return s.empty() ? Cell() : Cell(s);
 }
 
+// How the noise was judged, once above the table.
+std::string noiseNote(const Comparison& c)
+{
+    std::string samples;
+    for (size_t i = 0; i < c.runs.size(); ++i) {
+        const SampleStats& st = c.runs[i].total.stats;
+        samples += (i ? ", " : "") + std::to_string(st.n);
+    }
+    return std::string("noise: 95% Welch interval (\u00b1) of the delta over ") +
+           (c.per == ComparePer::Step ? "the per-step samples" : "the runs of each side") + " (" + samples +
+           "); verdicts under Holm's control over the " + std::to_string(c.groups.size()) +
+           " groups (the total on its own); not_enough_samples: a side has fewer than 3";
+}
+
 }  // namespace
 
 std::string compareRunTag(size_t index, size_t runCount)
@@ -75,17 +89,30 @@ Table compareTable(const Comparison& c)
     for (size_t i = 1; i < n; ++i)
         t.add(compareColumn("delta_ns", i), "delta" + vs(i), Unit::Ns);
     for (size_t i = 1; i < n; ++i)
+        t.add(compareColumn("pm_ns", i), "\u00b1" + vs(i), Unit::Ns);
+    for (size_t i = 1; i < n; ++i)
         t.add(compareColumn("delta_pct", i), "delta %" + vs(i), Unit::Percent);
     for (size_t i = 1; i < n; ++i)
         t.add(compareColumn("ratio", i), n == 2 ? std::string("ratio") : compareRunTag(i, n) + "/BASE", Unit::Ratio);
+    for (size_t i = 1; i < n; ++i)
+        t.add(compareColumn("verdict", i), "verdict" + vs(i), Unit::Text);
     for (size_t i = 0; i < n; ++i)
         t.add(compareColumn("count", i), compareRunTag(i, n) + " n", Unit::Count, false);
+    // The samples (per step, or per repeat per run) and the intervals: CSV and JSON only.
+    for (const char* stem : {"n", "stddev", "median", "min", "max"})
+        for (size_t i = 0; i < n; ++i)
+            t.add(compareColumn(stem, i), std::string(stem) + " " + compareRunTag(i, n),
+                  std::string_view(stem) == "n" ? Unit::Count : Unit::Ns, false);
+    for (const char* stem : {"ci_low_ns", "ci_high_ns", "p_adj"})
+        for (size_t i = 1; i < n; ++i)
+            t.add(compareColumn(stem, i), std::string(stem) + vs(i), std::string_view(stem) == "p_adj" ? Unit::Number : Unit::Ns,
+                  false);
     t.add("note", "note", Unit::Text);
     t.add("per", "per", Unit::Text, false);
 
     const std::string per(toString(c.per));
     auto fill = [&](std::vector<Cell>& row, const std::string& name, const std::string& path, auto&& cell, auto&& delta,
-                    auto&& pct, auto&& ratio, std::string note) {
+                    auto&& pct, auto&& ratio, auto&& interval, auto&& verdict, auto&& adjusted, std::string note) {
         size_t col = 0;
         row[col++] = name;
         row[col++] = path;
@@ -93,22 +120,55 @@ Table compareTable(const Comparison& c)
             row[col++] = cellOf(cell(i), c.per);
         for (size_t i = 1; i < n; ++i)
             row[col++] = amount(delta(i), c.per);
+        for (size_t i = 1; i < n; ++i) {
+            const std::optional<WelchInterval>& w = interval(i);
+            row[col++] = w ? Cell((w->high - w->low) / 2) : Cell();
+        }
         for (size_t i = 1; i < n; ++i)
             row[col++] = optional(pct(i));
         for (size_t i = 1; i < n; ++i)
             row[col++] = optional(ratio(i));
+        for (size_t i = 1; i < n; ++i)
+            row[col++] = std::string(toString(verdict(i)));
         for (size_t i = 0; i < n; ++i)
             row[col++] = cellOf(cell(i), c.per, true);
+        auto stat = [&](auto&& field) {
+            for (size_t i = 0; i < n; ++i) {
+                const SampleStats& st = cell(i).stats;
+                row[col++] = st.n == 0 ? Cell() : field(st);
+            }
+        };
+        stat([](const SampleStats& st) { return Cell(int64_t(st.n)); });
+        stat([](const SampleStats& st) { return Cell(st.stddev); });
+        stat([&](const SampleStats& st) { return amount(st.median, c.per); });
+        stat([&](const SampleStats& st) { return amount(st.min, c.per); });
+        stat([&](const SampleStats& st) { return amount(st.max, c.per); });
+        for (size_t i = 1; i < n; ++i)
+            row[col++] = interval(i) ? Cell(interval(i)->low) : Cell();
+        for (size_t i = 1; i < n; ++i)
+            row[col++] = interval(i) ? Cell(interval(i)->high) : Cell();
+        for (size_t i = 1; i < n; ++i)
+            row[col++] = interval(i) ? Cell(adjusted(i)) : Cell();
         row[col++] = std::move(note);
         row[col++] = per;
     };
+    // Hand-made comparisons may leave the noise unset: none, then.
+    static const std::optional<WelchInterval> noInterval;
+    auto at = [](const auto& v, size_t i, const auto& fallback) -> const auto& { return i < v.size() ? v[i] : fallback; };
     for (const CompareGroup& g : c.groups)
         fill(t.addRow(), g.name, g.path, [&](size_t i) -> const CompareCell& { return g.cells[i]; },
              [&](size_t i) { return g.deltaNs[i]; }, [&](size_t i) { return g.deltaPct[i]; }, [&](size_t i) { return g.ratio[i]; },
-             onlyInLabel(g));
+             [&](size_t i) -> const std::optional<WelchInterval>& { return at(g.interval, i, noInterval); },
+             [&](size_t i) { return i < g.verdict.size() ? g.verdict[i] : Verdict::NotEnoughSamples; },
+             [&](size_t i) { return i < g.adjustedP.size() ? g.adjustedP[i] : 1.0; }, onlyInLabel(g));
     fill(t.addRow(), kCompareTotal, kCompareTotal, [&](size_t i) -> const CompareCell& { return c.runs[i].total; },
          [&](size_t i) { return c.runs[i].deltaNs; }, [&](size_t i) { return c.runs[i].deltaPct; },
-         [&](size_t i) { return c.runs[i].ratio; }, std::string());
+         [&](size_t i) { return c.runs[i].ratio; },
+         [&](size_t i) -> const std::optional<WelchInterval>& { return c.runs[i].interval; },
+         [&](size_t i) { return c.runs[i].interval ? c.runs[i].verdict : Verdict::NotEnoughSamples; },
+         [&](size_t i) { return c.runs[i].interval ? c.runs[i].interval->p : 1.0; }, std::string());
+    if (n > 1)
+        t.notes.push_back(noiseNote(c));
     return t;
 }
 

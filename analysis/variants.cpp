@@ -301,6 +301,42 @@ VariantsTable computeVariants(const std::vector<const CompareRun*>& runs, const 
         r.backwardSpeedup = ratio(base.backwardNs, r.backwardNs);
         r.stepSpeedup = ratio(base.stepNs, r.stepNs);
     }
+
+    // Noise: Welch on the per-step samples of compareRuns (the layer cell, the total), against
+    // the baseline's; the layer's verdicts under Holm over the other runs.
+    const CompareGroup* layerGroup = nullptr;
+    for (const CompareGroup& g : all.groups)
+        if (g.path == options.layer)
+            layerGroup = &g;
+    auto speedupRange = [](double baseNs, const WelchInterval& w, std::optional<double>& low, std::optional<double>& high) {
+        if (baseNs <= 0)
+            return;
+        low = baseNs + w.high > 0 ? std::optional<double>(baseNs / (baseNs + w.high)) : std::nullopt;
+        high = baseNs + w.low > 0 ? std::optional<double>(baseNs / (baseNs + w.low)) : std::nullopt;
+    };
+    std::vector<std::optional<WelchInterval>> layerW(t.rows.size());
+    std::vector<double> p;
+    std::vector<size_t> tested;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+        if (i == t.baseline)
+            continue;
+        VariantRow& r = t.rows[i];
+        const auto stepW = welchInterval(all.runs[t.baseline].total.stats, all.runs[i].total.stats);
+        if (stepW) {
+            speedupRange(base.stepNs, *stepW, r.stepSpeedupLow, r.stepSpeedupHigh);
+            r.stepVerdict = verdictOf(stepW, stepW->p);
+        }
+        if (layerGroup)
+            layerW[i] = welchInterval(layerGroup->cells[t.baseline].stats, layerGroup->cells[i].stats);
+        if (layerW[i]) {
+            speedupRange(base.layerNs, *layerW[i], r.speedupLow, r.speedupHigh);
+            p.push_back(layerW[i]->p);
+            tested.push_back(i);
+        }
+    }
+    const std::vector<double> adjusted = holmAdjust(p);
+    for (size_t k = 0; k < tested.size(); ++k)
+        t.rows[tested[k]].verdict = verdictOf(layerW[tested[k]], adjusted[k]);
     return t;
 }
 

@@ -94,6 +94,14 @@ struct VariantRow {
     std::optional<double> forwardSpeedup;    // of forwardNs
     std::optional<double> backwardSpeedup;   // of backwardNs
     std::optional<double> stepSpeedup;       // of stepNs
+    // Noise against the baseline (none on the baseline's row, and with fewer than 3 steps a
+    // side): the 95% interval of the speedups, from Welch's interval [lo, hi] of the per-step
+    // delta as base / (base + hi) .. base / (base + lo) (no upper end when base + lo <= 0), and
+    // the layer's verdict under Holm's control over the non-baseline runs (the step's: alone).
+    std::optional<double> speedupLow, speedupHigh;
+    std::optional<double> stepSpeedupLow, stepSpeedupHigh;
+    Verdict verdict = Verdict::NotEnoughSamples;       // the layer; Faster = faster than the baseline
+    Verdict stepVerdict = Verdict::NotEnoughSamples;
     std::vector<VariantOp> ops;        // the layer's ops, in VariantsTable::opNames order (0 where absent)
 };
 

@@ -11,7 +11,8 @@ namespace {
 // The fixed columns of variantsTable, which the value column must not take.
 const char* const kFixed[] = {"baseline", "run", "name", "file", "steps", "forward_ns", "backward_ns", "update_ns",
                               "layer_ns", "share", "step_ns", "step_wall_ns", "speedup", "forward_speedup",
-                              "backward_speedup", "step_speedup"};
+                              "backward_speedup", "step_speedup", "speedup_low", "speedup_high", "verdict",
+                              "step_speedup_low", "step_speedup_high", "step_verdict"};
 
 bool validId(const std::string& id)
 {
@@ -61,6 +62,13 @@ Table variantsTable(const VariantsTable& v)
     t.add("forward_speedup", "forward speedup", Unit::Ratio, false);
     t.add("backward_speedup", "backward speedup", Unit::Ratio, false);
     t.add("step_speedup", "step speedup", Unit::Ratio);
+    // Noise against the baseline (docs/compare.md): the speedups' 95% intervals and verdicts.
+    t.add("speedup_low", "speedup from", Unit::Ratio);
+    t.add("speedup_high", "to", Unit::Ratio);
+    t.add("verdict", "verdict", Unit::Text);
+    t.add("step_speedup_low", "step speedup from", Unit::Ratio, false);
+    t.add("step_speedup_high", "step speedup to", Unit::Ratio, false);
+    t.add("step_verdict", "step verdict", Unit::Text, false);
     if (v.rows.empty())
         return t;
 
@@ -92,7 +100,16 @@ Table variantsTable(const VariantsTable& v)
         row[c++] = optional(r.forwardSpeedup);
         row[c++] = optional(r.backwardSpeedup);
         row[c++] = optional(r.stepSpeedup);
+        const bool base = i == v.baseline;
+        row[c++] = optional(r.speedupLow);
+        row[c++] = optional(r.speedupHigh);
+        row[c++] = base ? Cell() : Cell(std::string(toString(r.verdict)));
+        row[c++] = optional(r.stepSpeedupLow);
+        row[c++] = optional(r.stepSpeedupHigh);
+        row[c++] = base ? Cell() : Cell(std::string(toString(r.stepVerdict)));
     }
+    if (v.rows.size() > 1)   // one line of notes still: the report's and tests' layout
+        t.notes.front() += "; speedup from .. to: its 95% interval (Welch, per-step samples), verdict under Holm's control";
     return t;
 }
 

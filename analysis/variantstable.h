@@ -19,7 +19,9 @@ namespace wt {
 // when nothing differs, "value" when the setting is not a valid column id), baseline ("yes" on
 // the baseline's row, else "no"), run, name, file, steps, forward_ns, backward_ns, update_ns,
 // layer_ns, share, step_ns, step_wall_ns, speedup, forward_speedup, backward_speedup,
-// step_speedup (none where undefined). Notes: what differs, the layer, the baseline, and
+// step_speedup (none where undefined), speedup_low, speedup_high, verdict (the layer's speedup
+// interval and verdict against the baseline; none on the baseline's row), step_speedup_low,
+// step_speedup_high, step_verdict (CSV/JSON only). Notes: what differs, the layer, the baseline, and
 // analysis's notes.
 Table variantsTable(const VariantsTable& t);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds with ASan+UBSan (preset asan),
 # runs the importers' fuzzers for a bounded time, then every test that needs no GPU,
-# offscreen. Exits non-zero when any test fails.
+# offscreen, then the compare gate on two tiny captures (`compare --fail-if-slower`). Exits
+# non-zero when any test fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,3 +20,14 @@ if [ "${FUZZ_SECONDS:-20}" != 0 ] && [ -f scripts/fuzz.sh ] && [ -d tests/fuzz ]
 fi
 
 ctest --test-dir build/asan -LE gpu --output-on-failure -j"$(nproc)" --timeout 600
+
+# The compare gate, as a CI job would use it (docs/compare.md): two captures of one tiny
+# configuration (3 repeats of 5 steps each) must not read as slower by more than 10% with the
+# whole interval above it.
+gate_dir=$(mktemp -d)
+trap 'rm -rf "$gate_dir"' EXIT
+for side in base other; do
+  build/asan/app/cli/wheretime capture --workload gcn --preset tiny --backend cpu --steps 5 --repeat 3 \
+    -o "$gate_dir/$side.wt" >/dev/null
+done
+build/asan/app/cli/wheretime compare "$gate_dir/base.wt" "$gate_dir/other.wt" --repeats --fail-if-slower 10%

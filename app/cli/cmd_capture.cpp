@@ -1,7 +1,9 @@
 // wheretime capture: run a bundled workload under the CUPTI or CPU tracer and append the run
 // to a file; prints its id and a one-line summary. --sweep: one run per value (or pair of
-// values), tagged with the sweep in each run's metadata (analysis/sweep.h reads them).
+// values), tagged with the sweep in each run's metadata (analysis/sweep.h reads them). --repeat N:
+// N runs per configuration, tagged as repeats of one another (analysis/compare.h pools them).
 #include "analysis/breakdown.h"
+#include "analysis/compare.h"
 #include "analysis/runprofile.h"
 #include "analysis/sweep.h"
 #include "app/cli/command.h"
@@ -27,7 +29,7 @@ namespace {
 const char* kUsage =
     "usage: wheretime capture --workload gcn|transformer|bert|groupbert [--variant V] [--preset paper|small|tiny]\n"
     "                         [--set key=value]... [--steps N] [--warmup N] [--backend auto|cuda|cpu]\n"
-    "                         [--name NAME] [--seed N] [--sweep KEY=v1,v2,...]... -o FILE\n"
+    "                         [--name NAME] [--seed N] [--sweep KEY=v1,v2,...]... [--repeat N] -o FILE\n"
     "       wheretime capture ... --no-trace          (time the same steps untraced; writes nothing)\n\n"
     "Runs training steps of a bundled workload under a tracer (CUPTI on a GPU, the CPU tracer\n"
     "elsewhere) and appends the run to FILE. `wheretime workloads` lists workloads, presets,\n"
@@ -43,11 +45,16 @@ const char* kUsage =
     "               pair). Every run is tagged in its metadata with the sweep's id (one per invocation),\n"
     "               key(s) and value(s): `wheretime sweep FILE` prints the table. All values are checked\n"
     "               before the first capture; an interrupted run ends the sweep (exit 130)\n"
+    "  --repeat N   N runs of each configuration (default 1), tagged as repeats of one another\n"
+    "               (metadata repeat_id, repeat_index, repeat_count) for `wheretime compare A --vs B`\n"
+    "               and `--repeats`; with --sweep the repeats go round the configurations (every\n"
+    "               configuration once, then again), so a drift of the machine hits them alike\n"
     "  --json       print the summary as one JSON object (run, device, steps, kernels, step_ns,\n"
     "               softmax_ns_per_step: the softmax layer's forward + backward kernel time per step,\n"
     "               softmax_layer_ns_per_step: the same with its update phase, softmax_share: the\n"
     "               layer's (all phases) share of the kernel time, dropped_records, loss of the last\n"
-    "               step, status; with --sweep also sweep_id, sweep_key, sweep_value...); one line per run\n"
+    "               step, status; with --sweep also sweep_id, sweep_key, sweep_value...; with --repeat\n"
+    "               also repeat_id, repeat_index); one line per run\n"
     "SIGINT/SIGTERM/SIGHUP stop after the current op: the run is kept, marked interrupted, exit 130.\n"
     "Every step is committed as it ends: a kill -9 keeps the steps already done (the run reads as incomplete).\n";
 
@@ -148,7 +155,7 @@ int captureOne(const capture::CaptureOptions& o, bool asJson, const std::string&
 int runCaptureCommand(Args& args)
 {
     args.parse({"--workload", "--variant", "--preset", "--set", "--steps", "--warmup", "--backend", "--name", "--seed", "-o",
-                "--output", "--sweep"},
+                "--output", "--sweep", "--repeat"},
                {"--no-trace", "--json"});
     if (!args.positionals().empty())
         throw UsageError("unexpected argument '" + args.positionals()[0] + "'");
@@ -176,10 +183,40 @@ int runCaptureCommand(Args& args)
     o.installSignalHandlers = true;
     o.notice = [](const std::string& line) { std::cerr << "wheretime capture: " << line << "\n"; };
     bool asJson = args.flag("--json");
+    const long long repeat = args.integer("--repeat", 1);
+    if (repeat < 1 || repeat > 1000)
+        throw UsageError("--repeat must be 1 to 1000, got " + std::to_string(repeat));
+    if (repeat > 1 && !o.trace)
+        throw UsageError("--repeat stores tagged runs; it cannot be combined with --no-trace");
+    // The repeat tags of repeat r of a configuration whose repeats share `id`.
+    auto tagRepeat = [&](capture::CaptureOptions& c, const std::string& id, long long r, std::string& json) {
+        if (repeat <= 1)
+            return;
+        c.metadata.emplace_back(kRepeatIdKey, id);
+        c.metadata.emplace_back(kRepeatIndexKey, std::to_string(r));
+        c.metadata.emplace_back(kRepeatCountKey, std::to_string(repeat));
+        json += ",\"repeat_id\":" + json::quote(id) + ",\"repeat_index\":" + std::to_string(r);
+    };
 
     const kernels::SweepPlan plan = sweepPlanOf(args, o.overrides);
-    if (plan.empty())
-        return captureOne(o, asJson, {});
+    if (plan.empty()) {
+        const std::string id = newSweepId();
+        for (long long r = 0; r < repeat; ++r) {
+            capture::CaptureOptions c = o;
+            std::string json;
+            tagRepeat(c, id, r, json);
+            if (int rc = captureOne(c, asJson, json); rc != 0) {
+                if (repeat > 1)
+                    std::cerr << "wheretime: repeats " << id << " stopped after " << r + 1 << " of " << repeat << " runs
+";
+                return rc;
+            }
+        }
+        if (repeat > 1 && !asJson)
+            std::printf("%lld repeats (%s): wheretime compare %s --repeats ...
+", repeat, id.c_str(), o.output.c_str());
+        return 0;
+    }
     if (!o.trace)
         throw UsageError("--sweep stores tagged runs; it cannot be combined with --no-trace");
     const std::vector<kernels::SweepAxis>& axes = plan.axes;
@@ -214,20 +251,27 @@ int runCaptureCommand(Args& args)
         }
         runs.push_back(std::move(c));
     }
+    const size_t total = runs.size() * size_t(repeat);
     if (!asJson)
-        std::printf("sweep %s: %zu runs (%s)\n", id.c_str(), runs.size(),
-                    (axes[0].key + (axes.size() == 2 ? " x " + axes[1].key : std::string())).c_str());
-    for (size_t i = 0; i < runs.size(); ++i) {
-        std::string sweepJson = ",\"sweep_id\":" + json::quote(id) + ",\"sweep_index\":" + std::to_string(i) +
-                                ",\"sweep_key\":" + json::quote(axes[0].key) + ",\"sweep_value\":" + json::quote(combos[i][0]);
-        if (axes.size() == 2)
-            sweepJson += ",\"sweep_key2\":" + json::quote(axes[1].key) + ",\"sweep_value2\":" + json::quote(combos[i][1]);
-        int rc = captureOne(runs[i], asJson, sweepJson);
-        if (rc != 0) {
-            std::cerr << "wheretime: sweep " << id << " stopped after " << i + 1 << " of " << runs.size() << " runs\n";
-            return rc;
+        std::printf("sweep %s: %zu runs (%s%s)\n", id.c_str(), total,
+                    (axes[0].key + (axes.size() == 2 ? " x " + axes[1].key : std::string())).c_str(),
+                    repeat > 1 ? (", " + std::to_string(repeat) + " repeats each").c_str() : "");
+    size_t done = 0;
+    for (long long r = 0; r < repeat; ++r)
+        for (size_t i = 0; i < runs.size(); ++i) {
+            std::string sweepJson = ",\"sweep_id\":" + json::quote(id) + ",\"sweep_index\":" + std::to_string(i) +
+                                    ",\"sweep_key\":" + json::quote(axes[0].key) + ",\"sweep_value\":" + json::quote(combos[i][0]);
+            if (axes.size() == 2)
+                sweepJson += ",\"sweep_key2\":" + json::quote(axes[1].key) + ",\"sweep_value2\":" + json::quote(combos[i][1]);
+            capture::CaptureOptions c = runs[i];
+            tagRepeat(c, id + "-" + std::to_string(i), r, sweepJson);
+            ++done;
+            int rc = captureOne(c, asJson, sweepJson);
+            if (rc != 0) {
+                std::cerr << "wheretime: sweep " << id << " stopped after " << done << " of " << total << " runs\n";
+                return rc;
+            }
         }
-    }
     if (!asJson)
         std::printf("sweep %s done: wheretime sweep %s --sweep %s\n", id.c_str(), o.output.c_str(), id.c_str());
     return 0;

@@ -1,6 +1,7 @@
 // wheretime compare BASE OTHER...: runs matched by structure (scope paths, layers, ops, kernel
-// names), per step or per run; the table sorted by the size of the change, or the kernel-level
-// diff of one layer. Every number comes from analysis/compare, every table from
+// names), per step or per run; the table sorted by the size of the change, with the noise of
+// each change (Welch's interval, a verdict), or the kernel-level diff of one layer. Repeats of one
+// configuration pool into one side (A1 A2 --vs B1 B2, or --repeats); --fail-if-slower gates CI. Every number comes from analysis/compare, every table from
 // analysis/comparetable, written by render/ (text, --csv, the rows of --json).
 #include "analysis/compare.h"
 #include "analysis/comparetable.h"
@@ -15,6 +16,7 @@
 #include "storage/json.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 namespace wt::cli {
@@ -23,11 +25,21 @@ namespace {
 const char* kUsage =
     "usage: wheretime compare BASE OTHER... [--group-by layer|scope|phase|op|kernel|kind|category]\n"
     "                         [--depth N] [--within GROUPBY=KEY]... [--per step|run] [--kernels LAYER]\n"
-    "                         [--categories FILE] [--width N] [--json | --csv]\n\n"
+    "                         [--categories FILE] [--width N] [--json | --csv] [--repeats]\n"
+    "                         [--fail-if-slower P%]\n"
+    "       wheretime compare BASE1 BASE2... --vs OTHER1 OTHER2... [options]   (repeats pooled)\n\n"
     "Compares runs by structure, never by time: groups (layers, scope paths, ops, kernel names)\n"
     "are matched by name across the runs; groups found in some runs only are listed as such.\n"
     "BASE and OTHER are FILE[:RUN]: two files, or two runs of one file (more OTHERs: one column\n"
-    "per run and the ratio to BASE). Sorted by the size of the change.\n"
+    "per run and the ratio to BASE). Sorted by the size of the change. Each change has its noise:\n"
+    "the 95% Welch interval (+-) over the per-step samples and a verdict (slower, faster, within\n"
+    "noise, n < 3), under Holm's control over the groups (docs/compare.md).\n"
+    "  --vs OTHERS  the runs before --vs are repeats of BASE, those after repeats of OTHER: their\n"
+    "               steps pool into one side each; the runs of a side must be one configuration\n"
+    "  --repeats    each run given stands for every run tagged as its repeat (capture --repeat N)\n"
+    "  --fail-if-slower P%  exit 3 when OTHER's total (inside --within) is slower than BASE's by more\n"
+    "               than P% with its whole interval above P%, naming the groups that are; needs 3\n"
+    "               samples a side (exit 1 otherwise)\n"
     "  --group-by   layer (default; kernel when a run has no scopes), scope (path at --depth),\n"
     "               phase, op, kernel (name), kind (kernel, memcpy, memset) or category (gemm,\n"
     "               attention, communication, ... from the kernel name: docs/categories.md)\n"
@@ -45,8 +57,10 @@ const char* kUsage =
     "  --json       {per, group_by, depth, within, notes, runs: [{file, id, name, workload, variant,\n"
     "               backend, device, status, steps}], total: {...}, groups: [{...}]}: total and\n"
     "               groups keyed by the CSV's column ids; --kernels: kernels: [{change, op, ...}]\n"
-    "  --csv        one row per group, then (total): name, path, ns_1..ns_N, delta_ns_2..,\n"
-    "               delta_pct_2.., ratio_2.., count_1..count_N, note, per (1 = BASE)\n"
+    "  --csv        one row per group, then (total): name, path, ns_1..ns_N, delta_ns_2.., pm_ns_2..,\n"
+    "               delta_pct_2.., ratio_2.., verdict_2.., count_1..count_N, n_1.., stddev_1..,\n"
+    "               median_1.., min_1.., max_1.., ci_low_ns_2.., ci_high_ns_2.., p_adj_2.., note, per\n"
+    "               (1 = BASE)\n"
     "See docs/compare.md for the matching rules.\n";
 
 std::string filtersJson(const std::vector<std::pair<GroupBy, std::string>>& filters)
@@ -87,6 +101,23 @@ size_t gNameWidth = 0;
 std::string describe(const CompareRunSummary& r)
 {
     std::string s = "run " + std::to_string(r.info.id);
+    if (r.repeats.size() > 1) {
+        // Pooled: every run of the side, by file.
+        s = "runs ";
+        std::string lastFile;
+        for (size_t i = 0; i < r.repeats.size(); ++i) {
+            if (i && r.repeats[i].file != lastFile)
+                s += " of " + lastFile + ",";
+            s += (i ? " " : "") + std::to_string(r.repeats[i].id);
+            lastFile = r.repeats[i].file;
+        }
+        s += " of " + lastFile + " (" + std::to_string(r.repeats.size()) + " repeats): " + r.info.workload;
+        if (!r.info.variant.empty())
+            s += " " + r.info.variant;
+        s += ", " + r.info.backend + " on " + r.info.device;
+        s += r.steps > 0 ? ", " + std::to_string(r.steps) + " steps" : std::string(", no steps");
+        return s;
+    }
     if (!r.info.name.empty())
         s += " '" + r.info.name + "'";
     s += " of " + r.file + ": " + r.info.workload;
@@ -121,12 +152,66 @@ void printText(const std::vector<CompareRunSummary>& runs, const std::string& ho
     std::printf("\n%s", render::text(table, o).c_str());
 }
 
-int printComparison(const Comparison& c, bool asJson, bool asCsv)
+// --fail-if-slower P%: per OTHER, the total (inside --within) and the groups slower than BASE by
+// more than P% with the whole interval above it.
+struct Gate {
+    bool asked = false;
+    double pct = 0;
+    bool failed = false;
+    std::vector<std::string> lines;   // what failed, one a line
+    std::string json;                 // {"threshold_pct":..,"failed":..,"slower":[..]}
+};
+
+bool slowerBeyond(const std::optional<WelchInterval>& w, Verdict v, const CompareCell& base, double pct)
 {
+    return w && v == Verdict::Slower && base.present && base.ns > 0 && w->low > pct / 100 * base.ns;
+}
+
+Gate evaluateGate(const Comparison& c, std::optional<double> pct)
+{
+    Gate g;
+    if (!pct)
+        return g;
+    g.asked = true;
+    g.pct = *pct;
+    std::string slower;
+    for (size_t j = 1; j < c.runs.size(); ++j) {
+        const CompareRunSummary& r = c.runs[j];
+        const std::string tag = compareRunTag(j, c.runs.size());
+        auto entry = [&](const std::string& path, const WelchInterval& w, const CompareCell& base) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "%s %s: %+.1f%% (95%% interval %+.1f%% .. %+.1f%%), more than %.1f%% slower", tag.c_str(),
+                          path.c_str(), 100 * w.delta / base.ns, 100 * w.low / base.ns, 100 * w.high / base.ns, g.pct);
+            g.lines.push_back(buf);
+            slower += std::string(slower.empty() ? "" : ",") + "{\"run\":" + std::to_string(j + 1) + ",\"path\":" + json::quote(path) +
+                      ",\"delta_ns\":" + json::number(w.delta) + ",\"ci_low_ns\":" + json::number(w.low) +
+                      ",\"ci_high_ns\":" + json::number(w.high) + "}";
+        };
+        if (slowerBeyond(r.interval, r.verdict, c.runs[0].total, g.pct)) {
+            g.failed = true;
+            entry(kCompareTotal, *r.interval, c.runs[0].total);
+            for (const CompareGroup& grp : c.groups)
+                if (slowerBeyond(grp.interval[j], grp.verdict[j], grp.cells[0], g.pct))
+                    entry(grp.path, *grp.interval[j], grp.cells[0]);
+        }
+    }
+    g.json = "{\"threshold_pct\":" + json::number(g.pct) + ",\"failed\":" + (g.failed ? "true" : "false") + ",\"slower\":[" +
+             slower + "]}";
+    return g;
+}
+
+int printComparison(const Comparison& c, bool asJson, bool asCsv, const Gate& gate)
+{
+    const int rc = gate.failed ? 3 : 0;
+    auto gateLines = [&] {
+        for (const std::string& l : gate.lines)
+            std::cerr << "wheretime compare: --fail-if-slower: " << l << "\n";
+    };
     const Table table = compareTable(c);
     if (asCsv) {
         std::cout << render::csv(table);
-        return 0;
+        gateLines();
+        return rc;
     }
     if (asJson) {
         // The groups are the table's rows but the last, the total its last row.
@@ -135,8 +220,12 @@ int printComparison(const Comparison& c, bool asJson, bool asCsv)
         std::cout << "{\"per\":" << json::quote(toString(c.per)) << ",\"group_by\":" << json::quote(toString(c.groupBy))
                   << ",\"depth\":" << c.depth << ",\"within\":" << filtersJson(c.filters) << ",\"notes\":" << notesJson(c.notes)
                   << ",\n\"runs\":" << render::jsonRows(compareRunsTable(c.runs)) << ",\n\"total\":" << jsonObject(table, table.rows.size() - 1)
-                  << ",\n\"groups\":" << render::jsonRows(groups) << "}\n";
-        return 0;
+                  << ",\n\"groups\":" << render::jsonRows(groups);
+        if (gate.asked)
+            std::cout << ",\n\"gate\":" << gate.json;
+        std::cout << "}\n";
+        gateLines();
+        return rc;
     }
     std::string how = "compared by " + std::string(toString(c.groupBy));
     if (c.groupBy == GroupBy::Scope)
@@ -144,7 +233,10 @@ int printComparison(const Comparison& c, bool asJson, bool asCsv)
     for (const auto& [g, k] : c.filters)
         how += ", within " + std::string(toString(g)) + "=" + k;
     printText(c.runs, how, table);
-    return 0;
+    if (gate.asked && !gate.failed)
+        std::printf("\n--fail-if-slower %.1f%%: passed (no OTHER total slower by more with its whole interval)\n", gate.pct);
+    gateLines();
+    return rc;
 }
 
 int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
@@ -175,11 +267,27 @@ int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
 
 int runCompare(Args& args)
 {
-    args.parse({"--group-by", "--depth", "--within", "--per", "--kernels", "--categories", "--width"}, {"--json", "--csv"});
+    args.parse({"--group-by", "--depth", "--within", "--per", "--kernels", "--categories", "--width", "--fail-if-slower"},
+               {"--json", "--csv", "--repeats"}, {"--vs"});
     gNameWidth = nameWidth(args);
     const CategoriesPtr categories = categoriesOption(args);
-    if (args.positionals().size() < 2)
+    const std::vector<std::string> vs = args.values("--vs");
+    const bool pooled = !vs.empty();
+    if (pooled && args.positionals().empty())
+        throw UsageError("expected BASE's runs before --vs (FILE[:RUN] each)");
+    if (!pooled && args.positionals().size() < 2)
         throw UsageError("expected BASE and at least one OTHER (FILE[:RUN] each)");
+    std::optional<double> gatePct;
+    if (auto g = args.value("--fail-if-slower")) {
+        std::string v = *g;
+        if (!v.empty() && v.back() == '%')
+            v.pop_back();
+        char* end = nullptr;
+        const double p = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end || !(p >= 0) || p > 1000)
+            throw UsageError("--fail-if-slower needs a percentage such as 5%, got '" + *g + "'");
+        gatePct = p;
+    }
     CompareOptions options;
     options.groupBy = groupByOption(args);
     options.depth = scopeDepth(args);
@@ -194,6 +302,8 @@ int runCompare(Args& args)
     const bool asJson = format == OutputFormat::Json, asCsv = format == OutputFormat::Csv;
     auto kernelsOf = args.value("--kernels");
     if (kernelsOf) {
+        if (pooled || args.flag("--repeats") || gatePct)
+            throw UsageError("--kernels compares one BASE run with one OTHER run (no --vs, --repeats, --fail-if-slower)");
         if (args.positionals().size() != 2)
             throw UsageError("--kernels compares BASE with one OTHER");
         if (args.value("--group-by") || args.value("--depth"))
@@ -201,16 +311,41 @@ int runCompare(Args& args)
     }
 
     RunFiles files;
-    std::vector<CompareRun> runs;
-    runs.reserve(args.positionals().size());
-    for (const std::string& sel : args.positionals())
-        runs.push_back(files.load(sel, categories));
+    // The sides: each positional one (BASE, OTHERs), or the runs before and after --vs; each
+    // selector with --repeats stands for its repeat set.
+    std::vector<std::vector<std::string>> sideArgs;
+    if (pooled)
+        sideArgs = {args.positionals(), vs};
+    else
+        for (const std::string& sel : args.positionals())
+            sideArgs.push_back({sel});
+    const bool expand = args.flag("--repeats");
+    std::vector<std::vector<CompareRun>> sideRuns(sideArgs.size());
+    std::vector<std::vector<std::string>> sideLabels(sideArgs.size());
+    for (size_t i = 0; i < sideArgs.size(); ++i)
+        for (const std::string& sel : sideArgs[i]) {
+            auto [file, selector] = splitRunSelector(sel);
+            Reader& reader = files.reader(file);
+            const int64_t id = reader.resolveRun(selector);
+            for (int64_t r : expand ? repeatsOf(reader, id) : std::vector<int64_t>{id}) {
+                sideRuns[i].push_back(loadCompareRun(reader, r, file, categories, !kernelsOf));   // the diff has no samples yet
+                sideLabels[i].push_back(sel);
+            }
+        }
     // A run against itself has no change to show: say so instead of printing an empty answer.
-    for (size_t i = 1; i < runs.size(); ++i)
-        if (runs[i].info.id == runs[0].info.id && sameFile(runs[i].file, runs[0].file))
-            return fail("compare: " + args.positionals()[i] + " is the same run as BASE " + args.positionals()[0] + " (run " +
-                        std::to_string(runs[0].info.id) + " of " + runs[0].file +
-                        "): nothing to compare; give another run as OTHER");
+    for (size_t i = 1; i < sideRuns.size(); ++i)
+        for (size_t k = 0; k < sideRuns[i].size(); ++k)
+            for (size_t b = 0; b < sideRuns[0].size(); ++b) {
+                const CompareRun& base = sideRuns[0][b];
+                const CompareRun& other = sideRuns[i][k];
+                if (other.info.id == base.info.id && sameFile(other.file, base.file))
+                    return fail("compare: " + sideLabels[i][k] + " is the same run as BASE " + sideLabels[0][b] + " (run " +
+                                std::to_string(base.info.id) + " of " + base.file +
+                                "): nothing to compare; give another run as OTHER");
+            }
+    std::vector<CompareRun> runs;
+    if (kernelsOf)
+        runs = {std::move(sideRuns[0][0]), std::move(sideRuns[1][0])};
 
     if (kernelsOf) {
         KernelDiffOptions ko;
@@ -222,14 +357,23 @@ int runCompare(Args& args)
             return fail("no kernels of " + describeFilters(ko.filters) + " in either run");
         return printKernelDiff(d, asJson, asCsv);
     }
-    std::vector<const CompareRun*> ptrs;
-    for (const CompareRun& r : runs)
-        ptrs.push_back(&r);
-    Comparison c = compareRuns(ptrs, options);
+    std::vector<CompareSide> sides;
+    for (const std::vector<CompareRun>& side : sideRuns) {
+        sides.emplace_back();
+        for (const CompareRun& r : side)
+            sides.back().push_back(&r);
+    }
+    Comparison c = compareSides(sides, options);
     if (c.groups.empty())
         return fail(options.filters.empty() ? std::string("the runs hold no activities to compare")
                                             : "no activities of " + describeFilters(options.filters) + " in any run");
-    return printComparison(c, asJson, asCsv);
+    if (gatePct)
+        for (size_t i = 0; i < c.runs.size(); ++i)
+            if (c.runs[i].total.stats.n < kMinSamples)
+                return fail("compare: --fail-if-slower needs at least " + std::to_string(kMinSamples) + " samples a side; " +
+                            compareRunTag(i, c.runs.size()) + " has " + std::to_string(c.runs[i].total.stats.n) +
+                            " (capture more --steps, or --repeat N)");
+    return printComparison(c, asJson, asCsv, evaluateGate(c, gatePct));
 }
 
 const RegisterCommand reg{{"compare", "compare runs by layer, scope, op, kernel, kind or category (per step or per run)", kUsage, runCompare}};

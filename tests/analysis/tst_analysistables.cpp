@@ -191,10 +191,13 @@ void TestAnalysisTables::variantsTables()
     const Table t = variantsTable(v);
     const QStringList lines = csvLines(t);
     QCOMPARE(lines[0], QStringLiteral("variant,baseline,run,name,file,steps,forward_ns,backward_ns,update_ns,layer_ns,share,step_ns,"
-                                      "step_wall_ns,speedup,forward_speedup,backward_speedup,step_speedup"));
-    QCOMPARE(lines[2], QStringLiteral("adaptive,yes,2,,v.wt,2,10,8,2,20,0.13333333333333333,150,0,1,,,1"));
+                                      "step_wall_ns,speedup,forward_speedup,backward_speedup,step_speedup,speedup_low,speedup_high,"
+                                      "verdict,step_speedup_low,step_speedup_high,step_verdict"));
+    // The baseline has no noise against itself; hand-made rows have no samples.
+    QCOMPARE(lines[2], QStringLiteral("adaptive,yes,2,,v.wt,2,10,8,2,20,0.13333333333333333,150,0,1,,,1,,,,,,"));
     // full: no step speedup (and no forward/backward ones): empty fields.
-    QCOMPARE(lines[1], QStringLiteral("full,no,1,,v.wt,2,30,20,10,60,0.3,200,0,0.3333333333333333,,,"));
+    QCOMPARE(lines[1], QStringLiteral("full,no,1,,v.wt,2,30,20,10,60,0.3,200,0,0.3333333333333333,,,,,,not_enough_samples,,,"
+                                      "not_enough_samples"));
     QCOMPARE(t.columns[t.column("layer_ns")].title, std::string("softmax"));
     QVERIFY(render::text(t).find("differ in variant; layer softmax") != std::string::npos);
     // The op table: one column per run by its value, none where the run has no such op.

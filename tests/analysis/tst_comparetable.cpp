@@ -84,8 +84,10 @@ void TestCompareTable::columnsOfNRuns()
     std::string ids;
     for (const Column& c : t.columns)
         ids += (ids.empty() ? "" : ",") + c.id;
-    QCOMPARE(ids, std::string("name,path,ns_1,ns_2,ns_3,delta_ns_2,delta_ns_3,delta_pct_2,delta_pct_3,ratio_2,ratio_3,"
-                              "count_1,count_2,count_3,note,per"));
+    QCOMPARE(ids, std::string("name,path,ns_1,ns_2,ns_3,delta_ns_2,delta_ns_3,pm_ns_2,pm_ns_3,delta_pct_2,delta_pct_3,ratio_2,"
+                              "ratio_3,verdict_2,verdict_3,count_1,count_2,count_3,n_1,n_2,n_3,stddev_1,stddev_2,stddev_3,"
+                              "median_1,median_2,median_3,min_1,min_2,min_3,max_1,max_2,max_3,ci_low_ns_2,ci_low_ns_3,"
+                              "ci_high_ns_2,ci_high_ns_3,p_adj_2,p_adj_3,note,per"));
     QCOMPARE(t.columns[t.column("ns_1")].title, std::string("BASE"));
     QCOMPARE(t.columns[t.column("ns_3")].title, std::string("#3"));
     QCOMPARE(t.columns[t.column("delta_pct_2")].title, std::string("delta % #2"));
@@ -94,7 +96,8 @@ void TestCompareTable::columnsOfNRuns()
     QVERIFY(t.columns[t.column("delta_pct_2")].unit == Unit::Percent);
     QVERIFY(!t.columns[t.column("name")].inText && !t.columns[t.column("count_1")].inText && !t.columns[t.column("per")].inText);
     QCOMPARE(compareColumn("delta_ns", 2), std::string("delta_ns_3"));
-    QCOMPARE(t.notes, std::vector<std::string>{"per run: whole-run totals"});
+    QCOMPARE(t.notes.front(), std::string("per run: whole-run totals"));
+    QCOMPARE(t.notes.size(), size_t(2));   // and how the noise was judged
 }
 
 void TestCompareTable::rowsAndTotal()
@@ -135,9 +138,13 @@ void TestCompareTable::integersPerRunRealsPerStep()
     QCOMPARE(numberOf(step.at(0, "ns_1")), 500.0);
     QCOMPARE(textOf(step.at(0, "per")), std::string("step"));
     // The CSV holds raw values: whole reals without a fraction, none as an empty field.
+    // (Hand-made: no samples, so no interval and not enough samples; 21 noise columns empty.)
     const std::string csv = render::csv(step);
-    QVERIFY(csv.find("\nsoftmax,softmax,500,250,750,-250,250,-50,50,0.5,1.5,2,1,2.5,,step\n") != std::string::npos);
-    QVERIFY(csv.find("\nconv,conv,150,,150,-150,0,-100,0,0,1,0.5,,0.5,only in BASE #3,step\n") != std::string::npos);
+    const std::string none = "not_enough_samples,not_enough_samples,", empty(21, ',');
+    QVERIFY(csv.find("\nsoftmax,softmax,500,250,750,-250,250,,,-50,50,0.5,1.5," + none + "2,1,2.5," + empty + ",step\n") !=
+            std::string::npos);
+    QVERIFY(csv.find("\nconv,conv,150,,150,-150,0,,,-100,0,0,1," + none + "0.5,,0.5," + empty + "only in BASE #3,step\n") !=
+            std::string::npos);
 }
 
 void TestCompareTable::twoRunsTitlesAndText()

@@ -296,7 +296,7 @@ void TestCliCompare::csvAndTable()
     auto csv = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--csv")});
     QCOMPARE(csv.exitCode, 0);
     QStringList lines = csv.out.trimmed().split(QLatin1Char('\n'));
-    QCOMPARE(lines[0], QStringLiteral("name,path,ns_1,ns_2,delta_ns_2,delta_pct_2,ratio_2,count_1,count_2,note,per"));
+    QCOMPARE(lines[0], QStringLiteral("name,path,ns_1,ns_2,delta_ns_2,pm_ns_2,delta_pct_2,ratio_2,verdict_2,count_1,count_2,n_1,n_2,stddev_1,stddev_2,median_1,median_2,min_1,min_2,max_1,max_2,ci_low_ns_2,ci_high_ns_2,p_adj_2,note,per"));
     QCOMPARE(lines.size(), 1 + 14 + 1);   // header, the groups, the total
     QVERIFY(lines.back().startsWith(QStringLiteral("(total),(total),")));
     for (qsizetype i = 1; i < lines.size(); ++i)
@@ -313,7 +313,12 @@ void TestCliCompare::csvAndTable()
         QCOMPARE(f[2].toDouble(), c.groups[i].cells[0].ns);
         QCOMPARE(f[3].isEmpty(), !c.groups[i].cells[1].present);
         QCOMPARE(f[4].toDouble(), c.groups[i].deltaNs[1]);
-        QCOMPARE(f[9], q(onlyInLabel(c.groups[i])));
+        QCOMPARE(f[5].isEmpty(), !c.groups[i].interval[1]);   // pm_ns_2: half the interval
+        if (c.groups[i].interval[1])
+            QCOMPARE(f[5].toDouble(), (c.groups[i].interval[1]->high - c.groups[i].interval[1]->low) / 2);
+        QCOMPARE(f[8], q(std::string(toString(c.groups[i].verdict[1]))));
+        QCOMPARE(f[11].toInt(), int(c.groups[i].cells[0].stats.n));   // n_1: 12 steps
+        QCOMPARE(f[f.size() - 2], q(onlyInLabel(c.groups[i])));
     }
     auto table = runCli({QStringLiteral("compare"), a, b});
     QCOMPARE(table.exitCode, 0);
@@ -326,7 +331,7 @@ void TestCliCompare::csvAndTable()
     auto perRun = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--csv"), QStringLiteral("--per"), QStringLiteral("run")});
     QCOMPARE(perRun.exitCode, 0);
     const QStringList f = perRun.out.split(QLatin1Char('\n'))[1].split(QLatin1Char(','));
-    QVERIFY2(!f[2].contains(QLatin1Char('.')) && !f[7].contains(QLatin1Char('.')), qPrintable(perRun.out.section(QLatin1Char('\n'), 1, 1)));
+    QVERIFY2(!f[2].contains(QLatin1Char('.')) && !f[9].contains(QLatin1Char('.')), qPrintable(perRun.out.section(QLatin1Char('\n'), 1, 1)));
     QVERIFY(f.last() == QStringLiteral("run"));
 }
 

@@ -89,7 +89,7 @@ void TestCompareTables::checkPair(const QString& file, int64_t base, int64_t oth
     QCOMPARE(view.level(), CompareView::Level::Groups);
     QVERIFY(view.comparison().groupBy == GroupBy::Layer);
     const QByteArray byLayer = cli({});
-    QVERIFY(byLayer.startsWith("name,path,ns_1,ns_2,delta_ns_2,delta_pct_2,ratio_2,count_1,count_2,note,per\n"));
+    QVERIFY(byLayer.startsWith("name,path,ns_1,ns_2,delta_ns_2,pm_ns_2,delta_pct_2,ratio_2,verdict_2,count_1,count_2,n_1,n_2,stddev_1,stddev_2,median_1,median_2,min_1,min_2,max_1,max_2,ci_low_ns_2,ci_high_ns_2,p_adj_2,note,per\n"));
     QVERIFY(byLayer.contains("\n(total),(total),"));
     QCOMPARE(exported(), byLayer);
     QCOMPARE(report("compare-layer.csv"), byLayer);

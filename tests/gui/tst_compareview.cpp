@@ -157,7 +157,8 @@ void TestCompareView::tableEqualsCli()
     QSignalSpy ready3(&three, &CompareView::ready);
     three.load({m_runs[0], m_runs[1], {m_fileB, runId(m_fileB, "full")}});
     QVERIFY(ready3.wait(60000));
-    QCOMPARE(three.model()->columnCount(), 2 + 3 + 3 * 2 + 3 + 2);   // name, path; ns; delta, %, ratio; count; note, per
+    // name, path; ns; delta, ±, %, ratio, verdict; count; n, stddev, median, min, max; ci low, high, p; note, per
+    QCOMPARE(three.model()->columnCount(), 2 + 3 + 2 * 5 + 3 + 3 * 5 + 2 * 3 + 2);
     QCOMPARE(three.model()->headerData(three.model()->column("ratio", 2), Qt::Horizontal).toString(), QStringLiteral("#3/BASE"));
     QCOMPARE(three.model()->headerData(three.model()->column("delta_pct", 1), Qt::Horizontal).toString(), QStringLiteral("delta % #2"));
     checkAgainstCli(*three.model(), cliJson({a, b, m_fileB + QStringLiteral(":full")}));

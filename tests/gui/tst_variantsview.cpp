@@ -329,7 +329,8 @@ void TestVariantsView::csvByteForByte()
     QVERIFY2(ops.exitCode == 0, qPrintable(ops.err));
     const QByteArray want = cli.out.toUtf8(), wantOps = ops.out.toUtf8();
     QVERIFY2(want.startsWith("variant,baseline,run,name,file,steps,forward_ns,backward_ns,update_ns,layer_ns,share,step_ns,"
-                             "step_wall_ns,speedup,forward_speedup,backward_speedup,step_speedup\n"),
+                             "step_wall_ns,speedup,forward_speedup,backward_speedup,step_speedup,speedup_low,speedup_high,"
+                             "verdict,step_speedup_low,step_speedup_high,step_verdict\n"),
              want.left(200).constData());
     QCOMPARE(int(want.count('\n')), 1 + 4);
     QVERIFY2(wantOps.startsWith("op,full_ns,adaptive_ns,fused_ns,bucketed_ns\n"), wantOps.left(200).constData());

@@ -2,8 +2,12 @@
 
 #include "analysis/comparetable.h"
 #include "render/comparetext.h"
+#include "render/tablewriter.h"
 
 #include <QBrush>
+
+#include <algorithm>
+#include <cstdlib>
 #include <QColor>
 #include <QFont>
 
@@ -45,6 +49,14 @@ QVariant deltaForeground(const TableModel& m, const QModelIndex& index)
         return {};
     const int c = m.columnOf(deltaId);
     return c < 0 ? QVariant() : deltaBrush(numberOf(m.table().rows[size_t(index.row())][size_t(c)]));
+}
+
+// The run index (1..) of a per-OTHER column id "stem_j", or 0 when it is not one.
+size_t runOfColumn(const std::string& id, std::string_view stem)
+{
+    if (!startsWith(id, stem) || id.size() <= stem.size() + 1 || id[stem.size()] != '_')
+        return 0;
+    return size_t(std::max(0, std::atoi(id.c_str() + stem.size() + 1) - 1));
 }
 
 }  // namespace
@@ -103,13 +115,64 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const
             return f;
         }
         return {};
-    case Qt::ForegroundRole:
+    case Qt::ForegroundRole: {
         if (index.column() == columnOf("note"))
             return QBrush(QColor(0xb3, 0x5c, 0x00));
+        // A change that is not shown to be real is muted: grey, not red or green.
+        const std::string& id = table().columns[size_t(index.column())].id;
+        size_t run = 0;
+        for (std::string_view stem : {"delta_ns", "delta_pct", "pm_ns", "verdict"})
+            run = std::max(run, runOfColumn(id, stem));
+        if (run > 0) {
+            const Verdict v = verdictAt(index.row(), run);
+            if (v != Verdict::Slower && v != Verdict::Faster)
+                return QBrush(QColor(0x8a, 0x8a, 0x8a));
+            if (startsWith(id, "verdict"))
+                return deltaBrush(v == Verdict::Slower ? 1 : -1);
+        }
         return deltaForeground(*this, index);
+    }
+    case Qt::ToolTipRole: {
+        const std::string& id = table().columns[size_t(index.column())].id;
+        size_t run = 0;
+        for (std::string_view stem : {"delta_ns", "delta_pct", "pm_ns", "verdict"})
+            run = std::max(run, runOfColumn(id, stem));
+        if (run > 0)
+            return noiseText(index.row(), run);
+        return TableModel::data(index, role);
+    }
     default:
         return TableModel::data(index, role);
     }
+}
+
+Verdict CompareModel::verdictAt(int row, size_t run) const
+{
+    if (isTotalRow(row))
+        return run < m_c.runs.size() && m_c.runs[run].interval ? m_c.runs[run].verdict : Verdict::NotEnoughSamples;
+    const CompareGroup& g = m_c.groups[size_t(row)];
+    return run < g.verdict.size() ? g.verdict[run] : Verdict::NotEnoughSamples;
+}
+
+QString CompareModel::noiseText(int row, size_t run) const
+{
+    const bool total = isTotalRow(row);
+    if (run >= m_c.runs.size())
+        return {};
+    const CompareCell& base = total ? m_c.runs[0].total : m_c.groups[size_t(row)].cells[0];
+    const CompareCell& other = total ? m_c.runs[run].total : m_c.groups[size_t(row)].cells[run];
+    const std::optional<WelchInterval>& w = total ? m_c.runs[run].interval : m_c.groups[size_t(row)].interval[run];
+    const QString samples = QStringLiteral("%1 and %2 %3").arg(base.stats.n).arg(other.stats.n)
+                                .arg(m_c.per == ComparePer::Step ? QStringLiteral("steps") : QStringLiteral("runs"));
+    const QString verdict = QString::fromLatin1(verdictLabel(verdictAt(row, run)));
+    if (!w)
+        return QStringLiteral("%1: not enough samples for an interval (%2; 3 a side needed)").arg(verdict, samples);
+    auto ns = [](double v) { return QString::fromStdString(render::cellText(Column{{}, {}, Unit::Ns, true}, v)); };
+    QString text = QStringLiteral("%1: %2 - BASE = %3, 95% interval %4 .. %5 over %6")
+                       .arg(verdict, runTag(run, m_c.runs.size()), ns(w->delta), ns(w->low), ns(w->high), samples);
+    if (!total)
+        text += QStringLiteral("; p after Holm's control %1").arg(m_c.groups[size_t(row)].adjustedP[run], 0, 'g', 3);
+    return text;
 }
 
 QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -118,10 +181,14 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         for (size_t run = 0; run < m_c.runs.size(); ++run)
             if (section == column("ns", run)) {
                 const CompareRunSummary& r = m_c.runs[run];
-                return QStringLiteral("%1: %2 run %3 '%4' (%5)")
-                    .arg(runTag(run, m_c.runs.size()), q(r.file))
-                    .arg(r.info.id)
-                    .arg(q(r.info.name), perLabel(m_c.per, m_c.runs));
+                QString text = QStringLiteral("%1: %2 run %3 '%4' (%5; %6 samples)")
+                                   .arg(runTag(run, m_c.runs.size()), q(r.file))
+                                   .arg(r.info.id)
+                                   .arg(q(r.info.name), perLabel(m_c.per, m_c.runs))
+                                   .arg(r.total.stats.n);
+                if (r.repeats.size() > 1)
+                    text += QStringLiteral(", %1 runs pooled as repeats").arg(r.repeats.size());
+                return text;
             }
     return TableModel::headerData(section, orientation, role);
 }

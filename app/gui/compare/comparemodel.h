@@ -2,7 +2,9 @@
 // over analysis's tables (analysis/comparetable.h) on TableModel. Every cell, the delta % too,
 // is the table's (DisplayRole the writer's text, RawRole the raw value, one column per table
 // column, ids as `wheretime compare --csv`), and toCsv() is the writer's CSV, so an export is
-// the CLI's bytes. What the models add is the GUI's: deltas in red (slower) or green (faster),
+// the CLI's bytes. What the models add is the GUI's: deltas in red (slower) or green (faster)
+// when the verdict says the change is real, grey when it is within noise (or too few samples),
+// the interval and samples in the tooltips,
 // the one-run-only note in orange, the total row in bold, run details in the header tooltips.
 #pragma once
 
@@ -33,6 +35,11 @@ public:
 
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    // The verdict of run `run` (1..) against BASE in a row (the total row: the total's).
+    Verdict verdictAt(int row, size_t run) const;
+    // "slower: OTHER - BASE = 3.1 us, 95% interval 1.0 us .. 5.2 us over 12 and 12 steps; ...":
+    // the tooltip of the delta, the interval and the verdict cells.
+    QString noiseText(int row, size_t run) const;
 
 private:
     Comparison m_c;

@@ -63,6 +63,10 @@ CompareChartData chartData(const Comparison& c, const QString& title, size_t max
             row.present.push_back(g.cells[r].present);
             row.deltaNs.push_back(g.deltaNs[r]);
             row.pct.push_back(g.deltaPct[r]);
+            const bool tested = r < g.interval.size() && g.interval[r];
+            row.interval.push_back(tested ? std::optional<std::pair<double, double>>({g.interval[r]->low, g.interval[r]->high})
+                                          : std::nullopt);
+            row.verdict.push_back(r < g.verdict.size() ? g.verdict[r] : Verdict::NotEnoughSamples);
         }
         row.source = int(i);
         d.rows.push_back(std::move(row));
@@ -194,29 +198,56 @@ void ComparePlot::rebuild()
             // One bar per row, coloured by the sign of the change, labelled with time and %.
             auto* slower = new QCPBars(yAxis, xAxis);
             auto* faster = new QCPBars(yAxis, xAxis);
+            auto* noise = new QCPBars(yAxis, xAxis);
             slower->setBrush(QColor(0xe4, 0x57, 0x56));
             slower->setPen(QPen(QColor(0xe4, 0x57, 0x56).darker(130), 1));
             faster->setBrush(QColor(0x54, 0xa2, 0x4b));
             faster->setPen(QPen(QColor(0x54, 0xa2, 0x4b).darker(130), 1));
-            for (QCPBars* b : {slower, faster}) {
+            noise->setBrush(QColor(0xc8, 0xc8, 0xc8));
+            noise->setPen(QPen(QColor(0xc8, 0xc8, 0xc8).darker(130), 1));
+            for (QCPBars* b : {slower, faster, noise}) {
                 b->setWidth(0.7);
                 m_bars.push_back(b);
             }
             for (int i = 0; i < n; ++i) {
                 const CompareChartRow& r = m_data.rows[size_t(i)];
                 const double v = r.deltaNs[1] / unit.ns;
-                (v > 0 ? slower : faster)->addData(double(i + 1), v);
+                const Verdict verdict = r.verdict.size() > 1 ? r.verdict[1] : Verdict::NotEnoughSamples;
+                const bool real = verdict == Verdict::Slower || verdict == Verdict::Faster;
+                (!real ? noise : v > 0 ? slower : faster)->addData(double(i + 1), v);
                 lo = std::min(lo, v);
                 hi = std::max(hi, v);
+                if (r.interval.size() > 1 && r.interval[1]) {
+                    // The 95% interval as an error bar across the bar's end.
+                    auto* bar = new QCPItemLine(this);
+                    bar->start->setCoords(r.interval[1]->first / unit.ns, double(i + 1));
+                    bar->end->setCoords(r.interval[1]->second / unit.ns, double(i + 1));
+                    bar->setHead(QCPLineEnding(QCPLineEnding::esBar, 8));
+                    bar->setTail(QCPLineEnding(QCPLineEnding::esBar, 8));
+                    bar->setPen(QPen(QColor(0x40, 0x40, 0x40), 1.2));
+                    lo = std::min(lo, r.interval[1]->first / unit.ns);
+                    hi = std::max(hi, r.interval[1]->second / unit.ns);
+                }
                 auto* text = new QCPItemText(this);
                 text->setClipToAxisRect(false);
                 text->position->setType(QCPItemPosition::ptPlotCoords);
                 text->position->setAxes(xAxis, yAxis);
-                text->position->setCoords(v, double(i + 1));
+                double at = v;   // past the error bar's end
+                if (r.interval.size() > 1 && r.interval[1])
+                    at = v < 0 ? std::min(v, r.interval[1]->first / unit.ns) : std::max(v, r.interval[1]->second / unit.ns);
+                text->position->setCoords(at, double(i + 1));
                 text->setPositionAlignment((v < 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
                 text->setFont(labelFont);
                 const QString pct = r.pct[1] ? cellText(Unit::Percent, *r.pct[1]) : (r.present[0] ? QStringLiteral("-") : QStringLiteral("new"));
-                text->setText(QStringLiteral(" %1 (%2) ").arg(cellText(Unit::Ns, r.deltaNs[1]), pct));
+                QString pm;
+                if (r.interval.size() > 1 && r.interval[1])
+                    pm = QStringLiteral(" \u00b1 ") + cellText(Unit::Ns, (r.interval[1]->second - r.interval[1]->first) / 2);
+                text->setText(QStringLiteral(" %1%2 (%3)%4 ")
+                                  .arg(cellText(Unit::Ns, r.deltaNs[1]), pm, pct, real                                  ? QString()
+                                       : verdict == Verdict::WithinNoise ? QStringLiteral(", within noise")
+                                                                         : QStringLiteral(", n < 3")));
+                if (!real)
+                    text->setColor(QColor(0x80, 0x80, 0x80));
             }
         } else {
             auto* group = new QCPBarsGroup(this);

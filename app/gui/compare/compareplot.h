@@ -1,6 +1,7 @@
 // The compare charts (QCustomPlot): grouped horizontal bars (one bar per run in each group,
 // one colour per run, runs side by side) and the delta chart (OTHER - BASE per group in time,
-// labelled with the change in %, slower red, faster green; with more runs, one bar per OTHER).
+// labelled with the change in %, slower red, faster green, a change within noise grey, each with
+// its 95% interval as an error bar; with more runs, one bar per OTHER).
 // Rows keep analysis's order (largest change on top). The title says how the runs were
 // compared ("per step (mean of 3 steps)" or "whole run"). Used by the compare view and the
 // report; rowAt() maps a click to a row.
@@ -21,6 +22,10 @@ struct CompareChartRow {
     std::vector<bool> present;                // per run
     std::vector<double> deltaNs;              // per run, against BASE (BASE's: 0)
     std::vector<std::optional<double>> pct;   // per run: analysis's deltaPct, in % of BASE (unset: BASE has none)
+    // Noise, per run (BASE's: none): the 95% interval of the delta in ns (unset: too few
+    // samples) and the verdict; a change that is not slower or faster is drawn muted.
+    std::vector<std::optional<std::pair<double, double>>> interval;
+    std::vector<Verdict> verdict;
     int source = -1;                          // index of the group (or kernel diff row) it shows
 };
 

@@ -266,6 +266,10 @@ void CompareView::refresh()
                      .arg(q(m_layer).toHtmlEscaped(), m_op.empty() ? QString() : q(m_op).toHtmlEscaped() + QStringLiteral(" \u203a "));
     m_breadcrumb->setText(crumb);
     QString summary = notes.trimmed();
+    // The headline: is the change of the total real? (The table's verdict column says it per group.)
+    if (m_level != Level::Kernels)
+        for (size_t run = 1; run < m_model->runCount(); ++run)
+            summary += QStringLiteral("\nTotal: ") + m_model->noiseText(int(m_model->comparison().groups.size()), run);
     if (m_level == Level::Groups && m_topIsLayer) {
         summary += QStringLiteral("\nClick a layer (a bar or a row) to see its ops.");
     } else if (m_level == Level::Ops) {
