@@ -57,7 +57,7 @@ const char* kUsage =
     "               range selection rule)\n"
     "  --categories FILE  category rules (REGEX -> CATEGORY a line, first match wins) instead of\n"
     "               those stored with the run; the built-in rules still apply after them\n"
-    "  --width N    elide names longer than N characters in the middle (default: full names)\n"
+    "  --width N    short names of at most N characters, distinct (docs/names.md; default: full)\n"
     "A run still being captured (status writing) shows what it has committed so far, marked\n"
     "partial (a line; \"partial\": true in --json; a note on stderr with --csv).\n"
     "  --json       {run, partial, kernels, kernel_time_ns, kernel_busy_ns, kernel_span_ns (the\n"

@@ -1,0 +1,36 @@
+#include "displayname.h"
+
+#include "analysis/shortname.h"
+
+namespace wt::gui {
+
+QString displayName(const QString& name)
+{
+    return QString::fromStdString(shortName(name.toStdString()));
+}
+
+QStringList distinctNames(const QStringList& names)
+{
+    std::vector<std::string> in;
+    in.reserve(size_t(names.size()));
+    for (const QString& n : names)
+        in.push_back(n.toStdString());
+    QStringList out;
+    out.reserve(names.size());
+    for (const std::string& l : distinctLabels(in, 0))
+        out << QString::fromStdString(l);
+    return out;
+}
+
+QString elideName(const QFontMetrics& fm, const QString& name, int px)
+{
+    const QString s = displayName(name);
+    if (fm.horizontalAdvance(s) <= px)
+        return s;
+    const QString kind = QString::fromStdString(memcpyKind(name.toStdString()));
+    if (!kind.isEmpty() && fm.horizontalAdvance(kind) <= px)
+        return kind;
+    return fm.elidedText(s, Qt::ElideMiddle, px);
+}
+
+}  // namespace wt::gui
