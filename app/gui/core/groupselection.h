@@ -70,6 +70,22 @@ public:
         }
         return end;
     }
+    // Last member in [begin, from), else npos (backward stepping through search matches).
+    size_t prevSet(size_t from, size_t begin = 0) const
+    {
+        from = std::min(from, m_size);
+        while (from > begin) {
+            const size_t last = from - 1;
+            const uint64_t w = m_words[last >> 6] & (~uint64_t(0) >> (63 - (last & 63)));
+            if (w) {
+                const size_t i = (last & ~size_t(63)) + size_t(63 - std::countl_zero(w));
+                return i >= begin ? i : npos;
+            }
+            from = last & ~size_t(63);
+        }
+        return npos;
+    }
+    static constexpr size_t npos = size_t(-1);
     size_t bytes() const { return m_words.capacity() * 8 + m_rank.capacity() * 4; }
 
 private:

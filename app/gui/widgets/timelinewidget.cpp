@@ -1,6 +1,8 @@
 #include "timelinewidget.h"
 
+#include "app/gui/core/displayname.h"
 #include "app/gui/core/timeformat.h"
+#include "findbar.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -63,8 +65,11 @@ TimelineWidget::TimelineWidget(ViewState* state, QWidget* parent)
     connect(m_state, &ViewState::selectionChanged, this, [this] {
         prepare();
         update();
+        updateFindStatus();
     });
     connect(m_state, &ViewState::groupSelectionChanged, this, [this] {
+        if (!m_state->groupSelection().isEmpty() && m_search)
+            closeFind();   // a group picked elsewhere takes the marks
         prepare();
         update();
     });
@@ -90,6 +95,8 @@ void TimelineWidget::onRunChanged()
         m_mapping.setRange(double(m_run->spanStartNs), double(m_run->spanEndNs));
     }
     relayout();
+    if (m_search)   // the matches of the new run
+        runSearch(m_search->text, m_search->regex);
     mappingChanged();
 }
 
@@ -106,6 +113,8 @@ void TimelineWidget::onRunUpdated()
     m_mapping.setRange(m_state->viewStartNs(), m_state->viewEndNs());
     relayout();
     m_vbar->setValue(scroll);
+    if (m_search)
+        runSearch(m_search->text, m_search->regex);
     mappingChanged();
 }
 
@@ -133,7 +142,7 @@ void TimelineWidget::updateScrollBar()
 void TimelineWidget::prepare()
 {
     if (m_run)
-        buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw, {}, m_state->groupMarks().get());
+        buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw, {}, groupMarks());
     else
         m_draw = DrawList();
 }
@@ -215,6 +224,7 @@ void TimelineWidget::resizeEvent(QResizeEvent*)
 {
     updateScrollBar();
     m_mapping.setWidth(plotRect().width());
+    placeFindBar();
     mappingChanged();
 }
 
@@ -305,7 +315,8 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
         const GroupMarks* g = groupMarks();
         const MemberBits& bits = row.kind == Row::Lane ? g->lanes[size_t(row.index)] : g->tracks[size_t(row.index)];
         const size_t k = bits.count(d.first, size_t(d.first) + d.count);
-        const QString group = m_state->groupSelection().label.toHtmlEscaped();
+        const QString group = m_search ? QStringLiteral("matches of \u201c%1\u201d").arg(m_search->text.toHtmlEscaped())
+                                       : m_state->groupSelection().label.toHtmlEscaped();
         if (d.count > 1)
             lines << QStringLiteral("%1 of %2 in %3").arg(k).arg(d.count).arg(group);
         else
@@ -434,10 +445,20 @@ void TimelineWidget::keyPressEvent(QKeyEvent* event)
     case Qt::Key_S: zoomBy(1 / 1.25); break;
     case Qt::Key_A: case Qt::Key_Left: panByFraction(-0.1); break;
     case Qt::Key_D: case Qt::Key_Right: panByFraction(0.1); break;
-    case Qt::Key_F: fit(); break;
+    case Qt::Key_F:
+        if (event->modifiers() & Qt::ControlModifier)
+            openFind();
+        else
+            fit();
+        break;
+    case Qt::Key_Slash: openFind(); break;
     case Qt::Key_Up: m_vbar->setValue(m_vbar->value() - TimelineLayout::kTrackHeight); break;
     case Qt::Key_Down: m_vbar->setValue(m_vbar->value() + TimelineLayout::kTrackHeight); break;
     case Qt::Key_Escape:
+        if (m_search || (m_find && m_find->isVisible())) {
+            closeFind();
+            break;
+        }
         m_state->clearRangeSelection();
         m_state->clearGroupSelection();
         m_state->setSelection({});
@@ -574,7 +595,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
             const bool dimmed = members && !members->test(d.first);
             p.setPen(dimmed ? pal.color(QPalette::PlaceholderText) : textOn(d.color));
-            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(itemName(row, d), Qt::ElideMiddle, tr.width()));
+            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, elideName(fm, itemName(row, d), tr.width()));
         }
         for (const DrawItem& d : items) {
             if (!(d.flags & (DrawItem::Selected | DrawItem::Highlighted)))

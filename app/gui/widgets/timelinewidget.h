@@ -3,10 +3,11 @@
 // TimeMapping in sync with the ViewState and paints. Navigation as in Perfetto and Tracy:
 // wheel zooms at the cursor, drag pans, W/S zoom, A/D pan, F fits the selection (or all),
 // Shift-drag selects a time range; Shift+wheel scrolls rows; clicking a lane label collapses
-// the levels below it.
+// the levels below it; Ctrl+F or / finds by name (timelinefind.cpp).
 #pragma once
 
 #include "app/gui/core/timelinelayout.h"
+#include "app/gui/core/timelinesearch.h"
 #include "app/gui/core/viewstate.h"
 
 #include <QImage>
@@ -17,6 +18,8 @@
 class QScrollBar;
 
 namespace wt::gui {
+
+class FindBar;
 
 class TimelineWidget : public QWidget {
     Q_OBJECT
@@ -29,8 +32,19 @@ public:
     const TimeMapping& mapping() const { return m_mapping; }
     const TimelineLayout& layout() const { return m_layout; }
     const DrawList& drawList() const { return m_draw; }
-    // Membership of the ViewState's group selection the draw list was built with (null: none).
-    const GroupMarks* groupMarks() const { return m_state->groupMarks().get(); }
+    // Membership the draw list marks (null: none): the find bar's matches while it is open,
+    // else the ViewState's group selection.
+    const GroupMarks* groupMarks() const;
+
+    // Find (Ctrl+F or /; timelinefind.cpp): opens the find bar, searches as it is edited
+    // (every match marked), steps to the next or previous match (selected, centred and zoomed
+    // to), closes (Escape: marks gone).
+    void openFind();
+    void findText(const QString& text, bool regex = false);   // opens the bar with the text
+    void findStep(bool forward);
+    void closeFind();
+    FindBar* findBar() const { return m_find; }
+    const SearchResult* search() const { return m_search ? m_search.get() : nullptr; }
     QRect plotRect() const;
 
     void setViewRange(double t0, double t1);
@@ -79,7 +93,13 @@ private:
     double plotX(const QPoint& pos) const { return pos.x() - kGutterWidth; }
     QString itemName(const Row& row, const DrawItem& item) const;
 
+    void runSearch(const QString& text, bool regex);
+    void updateFindStatus();
+    void placeFindBar();
+
     ViewState* m_state;
+    FindBar* m_find = nullptr;
+    std::shared_ptr<const SearchResult> m_search;   // while the find bar is open
     std::shared_ptr<const RunData> m_run;
     TimeMapping m_mapping;
     TimelineLayout m_layout;
