@@ -10,18 +10,26 @@ namespace wt::gui {
 
 namespace {
 
-// The rows a search steps through: tracks 0..T-1, then lanes T..T+L-1.
+// The rows a search steps through: tracks 0..T-1, lanes T..T+L-1, then API rows.
 struct SearchRows {
     const RunData& run;
     const GroupMarks& marks;
-    size_t count() const { return run.tracks.size() + marks.lanes.size(); }
-    bool isLane(size_t g) const { return g >= run.tracks.size(); }
-    const MemberBits& bits(size_t g) const { return isLane(g) ? marks.lanes[g - run.tracks.size()] : marks.tracks[g]; }
+    size_t lanesAt() const { return run.tracks.size(); }
+    size_t apiAt() const { return run.tracks.size() + marks.lanes.size(); }
+    size_t count() const { return apiAt() + marks.apiRows.size(); }
+    bool isLane(size_t g) const { return g >= lanesAt() && g < apiAt(); }
+    bool isApi(size_t g) const { return g >= apiAt(); }
+    const MemberBits& bits(size_t g) const
+    {
+        return isApi(g) ? marks.apiRows[g - apiAt()] : isLane(g) ? marks.lanes[g - lanesAt()] : marks.tracks[g];
+    }
     size_t size(size_t g) const { return bits(g).size(); }
     int64_t start(size_t g, size_t i) const
     {
+        if (isApi(g))
+            return run.apiRows[g - apiAt()].startNs[i];
         if (isLane(g))
-            return run.instances.gpuStartNs[run.lanes[g - run.tracks.size()].items[i]];
+            return run.instances.gpuStartNs[run.lanes[g - lanesAt()].items[i]];
         return run.tracks[g].startNs[i];
     }
     // First index whose start is >= t (strict: > t).
@@ -41,7 +49,11 @@ struct SearchRows {
     Selection selection(size_t g, size_t i) const
     {
         Selection s;
-        if (isLane(g)) {
+        if (isApi(g)) {
+            s.kind = Selection::ApiCall;
+            s.track = uint32_t(g - apiAt());
+            s.index = uint32_t(i);
+        } else if (isLane(g)) {
             s.kind = Selection::Scope;
             s.index = run.lanes[g - run.tracks.size()].items[i];
         } else {
@@ -66,6 +78,10 @@ bool keyOf(const SearchRows& rows, const Selection& sel, Key& key)
     const RunData& run = rows.run;
     if (sel.kind == Selection::Activity && sel.track < run.tracks.size() && sel.index < run.tracks[sel.track].size()) {
         key = {run.tracks[sel.track].startNs[sel.index], int64_t(sel.track), int64_t(sel.index)};
+        return true;
+    }
+    if (sel.kind == Selection::ApiCall && sel.track < rows.marks.apiRows.size() && sel.index < run.apiRows[sel.track].size()) {
+        key = {run.apiRows[sel.track].startNs[sel.index], int64_t(rows.apiAt() + sel.track), int64_t(sel.index)};
         return true;
     }
     if (sel.kind == Selection::Scope && sel.index < run.instances.size() && run.instances.hasSpan(sel.index)) {
@@ -123,6 +139,12 @@ SearchResult searchRun(const RunData& run, const QString& text, bool regex)
         const LaneData& lane = run.lanes[l];
         marks->lanes[l].build(lane.items.size(), [&](size_t k) { return nodeOk[run.instances.node[lane.items[k]]] != 0; });
         out.scopeMatches += int64_t(marks->lanes[l].count());
+    }
+    marks->apiRows.resize(run.apiRows.size());
+    for (size_t a = 0; a < run.apiRows.size(); ++a) {
+        const uint32_t* ids = run.apiRows[a].nameId.data();
+        marks->apiRows[a].build(run.apiRows[a].size(), [&](size_t i) { return !none && ids[i] < nameOk.size() && nameOk[ids[i]]; });
+        out.apiMatches += int64_t(marks->apiRows[a].count());
     }
     marks->activityCount = out.activityMatches;
     marks->instanceCount = int64_t(marks->instances.count());
@@ -198,6 +220,11 @@ bool selectionSpan(const RunData& run, const Selection& sel, int64_t& startNs, i
     if (sel.kind == Selection::Activity && sel.track < run.tracks.size() && sel.index < run.tracks[sel.track].size()) {
         startNs = run.tracks[sel.track].startNs[sel.index];
         endNs = run.tracks[sel.track].endNs(sel.index);
+        return true;
+    }
+    if (sel.kind == Selection::ApiCall && sel.track < run.apiRows.size() && sel.index < run.apiRows[sel.track].size()) {
+        startNs = run.apiRows[sel.track].startNs[sel.index];
+        endNs = run.apiRows[sel.track].endNs(sel.index);
         return true;
     }
     if (sel.kind == Selection::Scope && sel.index < run.instances.size() && run.instances.hasSpan(sel.index)) {

@@ -1,4 +1,4 @@
-// Find on the timeline: which kernels, memory operations and scope instances of a run match a
+// Find on the timeline: which kernels, memory operations, scope instances and API calls of a run match a
 // text (substring, case-insensitive) or a regular expression by name, as membership bits in
 // the shape the draw list marks (GroupMarks: every match is marked on the timeline, in folds
 // too, at the cost of a group selection), and stepping from one match to the next or
@@ -23,15 +23,17 @@ struct SearchResult {
     std::shared_ptr<const GroupMarks> marks;   // tracks: matching activities; lanes: matching scope instances
     int64_t activityMatches = 0;
     int64_t scopeMatches = 0;             // instances shown in lanes (that ran kernels)
-    int64_t count() const { return activityMatches + scopeMatches; }
+    int64_t apiMatches = 0;               // API calls (the CPU rows)
+    int64_t count() const { return activityMatches + scopeMatches + apiMatches; }
 };
 
-// Matches of `text` in the run's names: kernel and memory activity names and scope names.
+// Matches of `text` in the run's names: kernel and memory activity names, scope names and API
+// call names.
 // Empty text matches nothing.
 SearchResult searchRun(const RunData& run, const QString& text, bool regex = false);
 
-// The match after (forward) or before `from` in time order (start, then tracks before lanes,
-// then position), wrapping around at the ends. `from` None: the first match starting at or
+// The match after (forward) or before `from` in time order (start, then tracks, lanes, API
+// rows, then position), wrapping around at the ends. `from` None: the first match starting at or
 // after `fromNs` (backward: the last starting before it). None when nothing matches.
 Selection stepMatch(const RunData& run, const SearchResult& result, const Selection& from, double fromNs, bool forward);
 

@@ -63,6 +63,7 @@ TimelineWidget::TimelineWidget(ViewState* state, QWidget* parent)
             setViewRange(t0, t1);
     });
     connect(m_state, &ViewState::selectionChanged, this, [this] {
+        updateFlows();
         prepare();
         update();
         updateFindStatus();
@@ -87,6 +88,7 @@ void TimelineWidget::onRunChanged()
 {
     m_run = m_state->run();
     m_collapsed.clear();
+    updateFlows();
     m_scrollY = 0;
     m_mapping = TimeMapping(0, 1, plotRect().width());
     if (m_run) {
@@ -141,10 +143,12 @@ void TimelineWidget::updateScrollBar()
 
 void TimelineWidget::prepare()
 {
-    if (m_run)
-        buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw, {}, groupMarks());
-    else
+    if (!m_run) {
         m_draw = DrawList();
+        return;
+    }
+    buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw, {}, groupMarks());
+    markFlows();
 }
 
 void TimelineWidget::mappingChanged()
@@ -195,9 +199,9 @@ void TimelineWidget::fit()
         const TrackData& t = m_run->tracks[sel.track];
         t0 = double(t.startNs[sel.index]);
         t1 = double(t.endNs(sel.index));
-    } else if (sel.kind == Selection::Scope && m_run->instances.hasSpan(sel.index)) {
-        t0 = double(m_run->instances.gpuStartNs[sel.index]);
-        t1 = double(m_run->instances.gpuEndNs[sel.index]);
+    } else if (int64_t a = 0, b = 0; sel.kind != Selection::None && selectionSpan(*m_run, sel, a, b)) {
+        t0 = double(a);
+        t1 = double(b);
     }
     double margin = std::max((t1 - t0) * 0.02, 5.0);
     setViewRange(t0 - margin, t1 + margin);
@@ -247,6 +251,8 @@ QString TimelineWidget::itemName(const Row& row, const DrawItem& item) const
         uint32_t inst = m_run->lanes[size_t(row.index)].items[item.first];
         return m_run->nodes[m_run->instances.node[inst]].name;
     }
+    if (row.kind == Row::Api)
+        return m_run->name(m_run->apiRows[size_t(row.index)].nameId[item.first]);
     const TrackData& t = m_run->tracks[size_t(row.index)];
     return m_run->name(t.nameId[item.first]);
 }
@@ -277,6 +283,20 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
                   << QStringLiteral("duration: %1 (first kernel to last kernel)")
                          .arg(formatDuration(double(in.gpuEndNs[inst] - in.gpuStartNs[inst])));
         }
+    } else if (row.kind == Row::Api) {
+        const ApiRowData& api = m_run->apiRows[size_t(row.index)];
+        if (d.count > 1) {
+            lines << QStringLiteral("<b>%1 API calls</b> (folded; zoom in to separate)").arg(d.count)
+                  << QStringLiteral("from %1 to %2").arg(formatDuration(double(api.startNs[d.first])),
+                                                         formatDuration(double(api.endNs(d.first + d.count - 1))));
+        } else {
+            const size_t i = d.first;
+            lines << QStringLiteral("<b>%1</b>").arg(m_run->name(api.nameId[i]).toHtmlEscaped())
+                  << QStringLiteral("thread %1").arg(api.threadId)
+                  << QStringLiteral("start: %1").arg(formatDuration(double(api.startNs[i])))
+                  << QStringLiteral("duration: %1").arg(formatDuration(double(api.durationNs[i])))
+                  << QStringLiteral("correlation id: %1").arg(api.correlationId[i]);
+        }
     } else if (row.kind == Row::Track) {
         const TrackData& t = m_run->tracks[size_t(row.index)];
         if (d.count > 1) {
@@ -299,6 +319,14 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
             lines << QStringLiteral("scope: %1").arg(inst == kNone ? QStringLiteral("(none)") : m_run->scopePath(inst).toHtmlEscaped())
                   << QStringLiteral("start: %1").arg(formatDuration(double(t.startNs[i]) - origin))
                   << QStringLiteral("duration: %1").arg(formatDuration(double(t.durationNs[i])));
+            if (!t.launch.empty() && t.launch[i] != kNone) {
+                const auto [ar, ak] = m_run->apiCallAt(t.launch[i]);
+                const ApiRowData& api = m_run->apiRows[ar];
+                lines << QStringLiteral("launched by %1 on thread %2, launch latency %3")
+                             .arg(m_run->name(api.nameId[ak]).toHtmlEscaped())
+                             .arg(api.threadId)
+                             .arg(formatDuration(double(t.startNs[i] - api.startNs[ak])));
+            }
             if (t.kind == TrackKind::Kernel) {
                 const LaunchConfig& c = m_run->launchConfigs[t.config[i]];
                 lines << launchText(c)
@@ -313,7 +341,9 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
     }
     if (m_draw.grouped && size_t(h.row) < m_draw.groupedRows.size() && m_draw.groupedRows[size_t(h.row)]) {
         const GroupMarks* g = groupMarks();
-        const MemberBits& bits = row.kind == Row::Lane ? g->lanes[size_t(row.index)] : g->tracks[size_t(row.index)];
+        const MemberBits& bits = row.kind == Row::Lane  ? g->lanes[size_t(row.index)]
+                                 : row.kind == Row::Api ? g->apiRows[size_t(row.index)]
+                                                        : g->tracks[size_t(row.index)];
         const size_t k = bits.count(d.first, size_t(d.first) + d.count);
         const QString group = m_search ? QStringLiteral("matches of \u201c%1\u201d").arg(m_search->text.toHtmlEscaped())
                                        : m_state->groupSelection().label.toHtmlEscaped();
@@ -334,6 +364,10 @@ void TimelineWidget::selectAt(const QPoint& pos)
         const DrawItem& d = m_draw.rows[size_t(h.row)][size_t(h.item)];
         if (d.count == 1 && row.kind == Row::Track) {
             sel.kind = Selection::Activity;
+            sel.track = uint32_t(row.index);
+            sel.index = d.first;
+        } else if (d.count == 1 && row.kind == Row::Api) {
+            sel.kind = Selection::ApiCall;
             sel.track = uint32_t(row.index);
             sel.index = d.first;
         } else if (d.count == 1 && row.kind == Row::Lane) {
@@ -587,7 +621,9 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         const std::vector<DrawItem>& items = m_draw.rows[r];
         const MemberBits* members = nullptr;   // the row's group membership, when it takes part
         if (r < m_draw.groupedRows.size() && m_draw.groupedRows[r] && groupMarks())
-            members = row.kind == Row::Lane ? &groupMarks()->lanes[size_t(row.index)] : &groupMarks()->tracks[size_t(row.index)];
+            members = row.kind == Row::Lane  ? &groupMarks()->lanes[size_t(row.index)]
+                      : row.kind == Row::Api ? &groupMarks()->apiRows[size_t(row.index)]
+                                             : &groupMarks()->tracks[size_t(row.index)];
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
             if (d.isFold() || span.x1 - span.x0 <= 40)
@@ -606,6 +642,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
         }
     }
+    paintFlows(p, top);
     // Selected scope: its span as a band across all rows.
     const Selection& sel = m_state->selection();
     if (sel.kind == Selection::Scope && m_run->instances.hasSpan(sel.index)) {

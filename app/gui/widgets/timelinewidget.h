@@ -44,6 +44,15 @@ public:
     void findStep(bool forward);
     void closeFind();
     FindBar* findBar() const { return m_find; }
+
+    // Flows (timelineflows.cpp): a selected kernel's launching API call, or a selected API
+    // call's kernels (by correlation id), highlighted and joined by arrows.
+    struct FlowEnd {
+        Row::Kind kind = Row::Track;   // Track (an activity) or Api
+        uint32_t row = 0;              // RunData::tracks or RunData::apiRows index
+        uint32_t index = 0;
+    };
+    const std::vector<FlowEnd>& flowTargets() const { return m_flowTo; }
     const SearchResult* search() const { return m_search ? m_search.get() : nullptr; }
     QRect plotRect() const;
 
@@ -93,6 +102,10 @@ private:
     double plotX(const QPoint& pos) const { return pos.x() - kGutterWidth; }
     QString itemName(const Row& row, const DrawItem& item) const;
 
+    void updateFlows();                 // on a selection change
+    void markFlows();                   // at the end of prepare(): the flow ends' items highlighted
+    void paintFlows(QPainter& p, int top);
+    int layoutRowOf(Row::Kind kind, uint32_t index) const;   // -1 when hidden
     void runSearch(const QString& text, bool regex);
     void updateFindStatus();
     void placeFindBar();
@@ -100,6 +113,8 @@ private:
     ViewState* m_state;
     FindBar* m_find = nullptr;
     std::shared_ptr<const SearchResult> m_search;   // while the find bar is open
+    FlowEnd m_flowFrom;                              // the launching call (or the selected call)
+    std::vector<FlowEnd> m_flowTo;                   // the kernels it launched; empty: no flow
     std::shared_ptr<const RunData> m_run;
     TimeMapping m_mapping;
     TimelineLayout m_layout;
