@@ -1,7 +1,7 @@
 // Find on the timeline (core/timelinesearch.h, widgets/findbar.h) on the shared Kineto and
 // Nsight imports: the match count equals a brute-force count of the CSV export's rows whose
-// name holds the text (case-insensitive) plus the scope instances shown in lanes whose name
-// holds it; Ctrl+F (not F, fit) opens the bar; Enter steps forward in time through every
+// name holds the text (case-insensitive) plus the scope instances shown in lanes and the stored
+// API calls whose name holds it; Ctrl+F (not F, fit) opens the bar; Enter steps forward in time through every
 // match (each selected, centred, the status "k of n"), Shift+Enter back, both wrapping;
 // regular expressions and a bad one; Escape closes and removes the marks.
 #include "app/gui/core/rundata.h"
@@ -79,12 +79,15 @@ void TstTimelineFind::countsMatchCsv()
     WT_REQUIRE_TRACE(path, file);
     const std::string out = test::tempPath("find.wt");
     int64_t runId = 0;
+    int64_t apiExpected = 0;   // API calls (the CPU rows) by name, from storage
     std::ostringstream csv;
     {
         Database db(out, OpenMode::ReadWrite);
         runId = interop::importTrace(db, path.toStdString()).written.runId;
         Reader r(db);
         interop::CsvExporter::writeActivities(r, runId, csv);
+        for (const ApiCall& c : r.apiCalls(runId))
+            apiExpected += QString::fromStdString(r.string(c.nameId)).contains(text, Qt::CaseInsensitive);
     }
     std::shared_ptr<const RunData> run = loadRun(out, runId);
     QVERIFY(run);
@@ -110,6 +113,7 @@ void TstTimelineFind::countsMatchCsv()
     const SearchResult result = searchRun(*run, text);
     QCOMPARE(result.activityMatches, expected);
     QCOMPARE(result.scopeMatches, scopes);
+    QCOMPARE(result.apiMatches, apiExpected);
 
     // The widget shows the same count.
     ViewState state;
@@ -118,10 +122,11 @@ void TstTimelineFind::countsMatchCsv()
     w.resize(1200, 600);
     w.findText(text);
     QVERIFY(w.findBar() && !w.findBar()->isHidden());
-    const int64_t n = expected + scopes;
+    const int64_t n = expected + scopes + apiExpected;
     QCOMPARE(w.findBar()->status(), n == 0 ? QStringLiteral("no matches")
                                            : n == 1 ? QStringLiteral("1 match") : QStringLiteral("%1 matches").arg(n));
-    qInfo("%s: %lld activities and %lld scopes match", qPrintable(text), qlonglong(expected), qlonglong(scopes));
+    qInfo("%s: %lld activities, %lld scopes and %lld API calls match", qPrintable(text), qlonglong(expected), qlonglong(scopes),
+          qlonglong(apiExpected));
 }
 
 void TstTimelineFind::stepsThroughEveryMatch()
