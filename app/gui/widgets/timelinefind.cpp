@@ -86,8 +86,9 @@ void TimelineWidget::findStep(bool forward)
 {
     if (!m_run || !m_search)
         return;
-    const double center = (m_mapping.startNs() + m_mapping.endNs()) / 2;
-    const Selection next = stepMatch(*m_run, *m_search, m_state->selection(), center, forward);
+    // Without a selected match: the first one from the view's start (the last before its end).
+    const double from = forward ? m_mapping.startNs() : m_mapping.endNs();
+    const Selection next = stepMatch(*m_run, *m_search, m_state->selection(), from, forward);
     int64_t t0 = 0, t1 = 0;
     if (next.kind == Selection::None || !selectionSpan(*m_run, next, t0, t1))
         return;
