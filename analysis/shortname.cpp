@@ -269,6 +269,8 @@ std::vector<std::string> nameForms(std::string_view name)
     }
     forms.emplace_back(name);
     dropRepeats(forms);
+    if (forms.empty())   // the empty name: its one form
+        forms.emplace_back();
     return forms;
 }
 

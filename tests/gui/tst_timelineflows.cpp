@@ -105,7 +105,7 @@ void TstTimelineFlows::flowsLandOnLaunchingCall()
     w.resize(1400, 900);
     const auto& rows = w.layout().rows();
     QVERIFY(rows.size() > 2);
-    QCOMPARE(rows[0].kind, Row::DeviceHeader);
+    QCOMPARE(rows[0].kind, Row::HostHeader);
     QCOMPARE(rows[0].deviceIndex, -1);
     QCOMPARE(rows[1].kind, Row::Api);
     QVERIFY(firstKernel.kind == Selection::Activity);

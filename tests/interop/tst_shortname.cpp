@@ -111,6 +111,9 @@ void TestShortName::distinctOnHandMadeCollisions()
 
 void TestShortName::widthZeroKeepsShortFormsWhereUnique()
 {
+    // The empty name (a compare row without an OTHER kernel) is a name like the others.
+    QCOMPARE(shortName(""), std::string());
+    QCOMPARE(distinctLabels({"", "x", ""}, 0), (std::vector<std::string>{"", "x", ""}));
     const std::vector<std::string> labels =
         distinctLabels({"void k1<float>(float*)", "void k1<double>(double*)", "void k2(int)"}, 0);
     QCOMPARE(labels[0], std::string("k1<float>"));

@@ -24,10 +24,14 @@ QStringList distinctNames(const QStringList& names)
 
 QString elideName(const QFontMetrics& fm, const QString& name, int px)
 {
-    const QString s = displayName(name);
+    return elideShort(fm, displayName(name), px);
+}
+
+QString elideShort(const QFontMetrics& fm, const QString& s, int px)
+{
     if (fm.horizontalAdvance(s) <= px)
         return s;
-    const QString kind = QString::fromStdString(memcpyKind(name.toStdString()));
+    const QString kind = QString::fromStdString(memcpyKind(s.toStdString()));   // the short form keeps it
     if (!kind.isEmpty() && fm.horizontalAdvance(kind) <= px)
         return kind;
     return fm.elidedText(s, Qt::ElideMiddle, px);

@@ -15,5 +15,7 @@ QStringList distinctNames(const QStringList& names);
 // The label of a name in `px` pixels: its short form, a memcpy's kind, or the short form elided
 // in the middle.
 QString elideName(const QFontMetrics& fm, const QString& name, int px);
+// The same from a name's short form already made (displayName), for labels painted per frame.
+QString elideShort(const QFontMetrics& fm, const QString& shortForm, int px);
 
 }  // namespace wt::gui

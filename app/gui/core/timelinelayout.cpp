@@ -33,7 +33,7 @@ void TimelineLayout::build(const RunData& run, const std::map<int, int>& collaps
     // calls, one row per nesting level; the header folds them all (collapsedDepth[-1] < 0).
     if (!run.apiRows.empty()) {
         Row header;
-        header.kind = Row::DeviceHeader;
+        header.kind = Row::HostHeader;
         header.deviceIndex = -1;
         int64_t threads = 0;
         for (size_t i = 0; i < run.apiRows.size(); ++i)

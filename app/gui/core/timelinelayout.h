@@ -63,13 +63,14 @@ struct LaneSequence {
 };
 
 struct Row {
-    enum Kind : uint8_t { DeviceHeader, Lane, Track, Api };
+    enum Kind : uint8_t { DeviceHeader, Lane, Track, Api, HostHeader };
     Kind kind = Track;
-    int deviceIndex = 0;     // -1: the host (CPU rows; its header folds them)
+    int deviceIndex = 0;     // -1: the host (HostHeader and Api rows; the header folds them)
     int index = 0;           // Lane: index into RunData::lanes; Track: into RunData::tracks; Api: into RunData::apiRows
     int y = 0;               // top, in content coordinates (below the ruler)
     int height = 0;
     QString label;
+    bool isHeader() const { return kind == DeviceHeader || kind == HostHeader; }   // a device's or the host's
 };
 
 class TimelineLayout {

@@ -89,6 +89,7 @@ void TimelineWidget::onRunChanged()
     m_run = m_state->run();
     m_collapsed.clear();
     updateFlows();
+    m_shortNames.clear();
     m_scrollY = 0;
     m_mapping = TimeMapping(0, 1, plotRect().width());
     if (m_run) {
@@ -105,6 +106,7 @@ void TimelineWidget::onRunChanged()
 void TimelineWidget::onRunUpdated()
 {
     m_run = m_state->run();
+    m_shortNames.clear();
     if (!m_run) {
         onRunChanged();
         return;
@@ -255,6 +257,21 @@ QString TimelineWidget::itemName(const Row& row, const DrawItem& item) const
         return m_run->name(m_run->apiRows[size_t(row.index)].nameId[item.first]);
     const TrackData& t = m_run->tracks[size_t(row.index)];
     return m_run->name(t.nameId[item.first]);
+}
+
+const QString& TimelineWidget::shortItemName(const Row& row, const DrawItem& item)
+{
+    uint64_t key;
+    if (row.kind == Row::Lane)
+        key = (uint64_t(1) << 32) | m_run->instances.node[m_run->lanes[size_t(row.index)].items[item.first]];
+    else if (row.kind == Row::Api)
+        key = m_run->apiRows[size_t(row.index)].nameId[item.first];
+    else
+        key = m_run->tracks[size_t(row.index)].nameId[item.first];
+    auto it = m_shortNames.find(key);
+    if (it == m_shortNames.end())
+        it = m_shortNames.emplace(key, displayName(itemName(row, item))).first;
+    return it->second;
 }
 
 QString TimelineWidget::toolTipAt(const QPoint& pos) const
@@ -427,7 +444,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event)
             if (row.kind == Row::Lane) {
                 int depth = m_run->lanes[size_t(row.index)].depth;
                 setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) == depth ? 0 : depth);
-            } else if (row.kind == Row::DeviceHeader) {
+            } else if (row.isHeader()) {
                 // A device header (a rank of a job) folds its whole group.
                 setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) < 0 ? 0 : -1);
             }
@@ -547,11 +564,11 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             const int d1 = std::clamp(int(std::lround((ry0 + row.height) * dpr)), 0, stripDevH);
             for (; dy < d0; ++dy)
                 std::fill_n(line(dy), stripW, base);   // the gap above the row
-            const bool alternate = row.kind == Row::DeviceHeader || (row.kind == Row::Track && (r % 2));
+            const bool alternate = row.isHeader() || (row.kind == Row::Track && (r % 2));
             const QRgb bg = alternate ? alternateBase : base;
             m_lineBody.assign(size_t(stripW), bg);
             m_lineBase.assign(size_t(stripW), bg);
-            if (row.kind != Row::DeviceHeader && r < m_draw.rows.size()) {
+            if (!row.isHeader() && r < m_draw.rows.size()) {
                 const std::vector<DrawItem>& items = m_draw.rows[r];
                 for (const PaintSpan& span : m_draw.spans[r]) {
                     const DrawItem& d = items[span.item];
@@ -595,7 +612,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             // Pixel lines: band, bodies, baselines (the last two above the bottom), band.
             for (; dy < d1; ++dy) {
                 const double off = dy / dpr - ry0;
-                const bool band = off < 1 || off >= row.height - 1 || row.kind == Row::DeviceHeader;
+                const bool band = off < 1 || off >= row.height - 1 || row.isHeader();
                 if (band)
                     std::fill_n(line(dy), stripW, bg);
                 else
@@ -616,7 +633,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     for (size_t r = 0; r < rows.size() && r < m_draw.rows.size(); ++r) {
         const Row& row = rows[r];
         int y = top + row.y - m_scrollY;
-        if (y + row.height < top || y > height() || row.kind == Row::DeviceHeader)
+        if (y + row.height < top || y > height() || row.isHeader())
             continue;
         const std::vector<DrawItem>& items = m_draw.rows[r];
         const MemberBits* members = nullptr;   // the row's group membership, when it takes part
@@ -631,7 +648,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
             const bool dimmed = members && !members->test(d.first);
             p.setPen(dimmed ? pal.color(QPalette::PlaceholderText) : textOn(d.color));
-            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, elideName(fm, itemName(row, d), tr.width()));
+            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, elideShort(fm, shortItemName(row, d), tr.width()));
         }
         for (const DrawItem& d : items) {
             if (!(d.flags & (DrawItem::Selected | DrawItem::Highlighted)))
@@ -677,7 +694,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         QFont f = font();
         p.setPen(pal.color(QPalette::WindowText));
         QString label = row.label;
-        if (row.kind == Row::DeviceHeader) {
+        if (row.isHeader()) {
             f.setBold(true);
             label = (collapsedDepth(row.deviceIndex) < 0 ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
         } else if (row.kind == Row::Lane) {

@@ -14,6 +14,7 @@
 #include <QWidget>
 
 #include <map>
+#include <unordered_map>
 
 class QScrollBar;
 
@@ -101,6 +102,8 @@ private:
     void updateScrollBar();
     double plotX(const QPoint& pos) const { return pos.x() - kGutterWidth; }
     QString itemName(const Row& row, const DrawItem& item) const;
+    // The short form of an item's name (docs/names.md), cached per name: labels are painted per frame.
+    const QString& shortItemName(const Row& row, const DrawItem& item);
 
     void updateFlows();                 // on a selection change
     void markFlows();                   // at the end of prepare(): the flow ends' items highlighted
@@ -123,6 +126,7 @@ private:
     std::vector<QRgb> m_lineBody, m_lineBase;    // one row's pixel line: bodies; with fold baselines
     std::vector<uint8_t> m_lineMark;             // one row's device columns holding group members
     std::map<int, int> m_collapsed;
+    std::unordered_map<uint64_t, QString> m_shortNames;   // (lane ? node : string id) -> short form; cleared per run
     QScrollBar* m_vbar;
     int m_scrollY = 0;
 
