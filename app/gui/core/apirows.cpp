@@ -13,13 +13,26 @@ void ApiCallIndex::load(const Reader& reader, int64_t runId, RunData& d)
 {
     std::vector<ApiCall> calls = reader.apiCalls(runId);
     // By thread, then start (longer first, so an enclosing call comes before what it holds).
-    std::stable_sort(calls.begin(), calls.end(), [](const ApiCall& a, const ApiCall& b) {
-        if (a.threadId != b.threadId)
-            return a.threadId < b.threadId;
+    // Calls are stored in start order and runs have few threads: a stable partition by thread
+    // keeps that order, and a thread's calls are sorted only where they are not already (a
+    // sort of millions of calls would cost the first frame seconds).
+    auto before = [](const ApiCall& a, const ApiCall& b) {
         if (a.startNs != b.startNs)
             return a.startNs < b.startNs;
         return a.endNs > b.endNs;
-    });
+    };
+    {
+        std::map<int64_t, std::vector<ApiCall>> byThread;
+        for (const ApiCall& c : calls)
+            byThread[c.threadId].push_back(c);
+        calls.clear();
+        for (auto& [thread, list] : byThread) {
+            if (!std::is_sorted(list.begin(), list.end(), before))
+                std::stable_sort(list.begin(), list.end(), before);
+            calls.insert(calls.end(), list.begin(), list.end());
+            std::vector<ApiCall>().swap(list);
+        }
+    }
     std::map<std::pair<int64_t, int>, size_t> rowOf;   // (thread, level) -> row
     std::vector<std::pair<size_t, size_t>> placed(calls.size());   // (row, position)
     std::vector<int64_t> open;   // ends of the calls enclosing the current one, on its thread
