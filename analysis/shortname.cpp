@@ -215,6 +215,20 @@ void dropRepeats(std::vector<std::string>& forms)
     forms = std::move(out);
 }
 
+// `s` cut after each '_', '<', ',', ' ', ':' and '(' (the separators stay with their token).
+std::vector<std::string> tokens(const std::string& s)
+{
+    std::vector<std::string> out(1);
+    for (char c : s) {
+        out.back() += c;
+        if (c == '_' || c == '<' || c == ',' || c == ' ' || c == ':' || c == '(')
+            out.emplace_back();
+    }
+    if (out.back().empty())
+        out.pop_back();
+    return out;
+}
+
 // The first n code points of s.
 std::string codePointPrefix(const std::string& s, size_t n)
 {
@@ -332,7 +346,46 @@ std::vector<std::string> distinctLabels(const std::vector<std::string>& names, s
                 continue;
             for (size_t u : group) {
                 if (!exhausted[u]) {
-                    // Every form collides: show where this name differs from the others.
+                    // Every form collides. First try the tokens where this name differs from
+                    // the others (of its short form when those differ, else of the full name),
+                    // the shared ones between them as "…": "split…weighted…cta…".
+                    bool shortDiffers = forms[u].size() > 1;
+                    for (size_t v : group)
+                        if (v != u && forms[v].front() == forms[u].front())
+                            shortDiffers = false;
+                    const std::vector<std::string> mine = tokens(shortDiffers ? forms[u].front() : unique[u]);
+                    std::vector<bool> differs(mine.size(), false);
+                    for (size_t v : group) {
+                        if (v == u)
+                            continue;
+                        const std::vector<std::string> theirs = tokens(shortDiffers ? forms[v].front() : unique[v]);
+                        for (size_t k = 0; k < mine.size(); ++k)
+                            differs[k] = differs[k] || k >= theirs.size() || theirs[k] != mine[k];
+                    }
+                    // A full name's tokens follow its short form (the family), not "void ".
+                    const bool withFamily = !shortDiffers && forms[u].size() > 1;
+                    std::string diffLabel = withFamily ? elideMiddle(forms[u].front(), width == 0 ? 0 : width / 2) : std::string();
+                    bool gap = withFamily;
+                    for (size_t k = 0; k < mine.size(); ++k) {
+                        if ((k == 0 && !withFamily) || differs[k]) {
+                            if (gap)
+                                diffLabel += "\xE2\x80\xA6";
+                            diffLabel += mine[k];
+                            gap = false;
+                        } else {
+                            gap = true;
+                        }
+                    }
+                    if (gap)
+                        diffLabel += "\xE2\x80\xA6";
+                    if (!diffLabel.empty() && (width == 0 || displayLength(diffLabel) <= width) &&
+                        std::count(differs.begin(), differs.end(), true) > 0) {
+                        label[u] = diffLabel;
+                        exhausted[u] = true;
+                        changed = true;
+                        continue;
+                    }
+                    // Else a window: where this name first differs from the others.
                     size_t common = 0;
                     for (size_t v : group) {
                         if (v == u)

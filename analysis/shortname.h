@@ -32,8 +32,8 @@ std::string fitName(std::string_view name, size_t width);
 // Labels for the names of one view (a table column, a chart's legend), each at most `width`
 // code points (0: no limit), equal names labelled alike and different names differently:
 // each name starts at its short form, and names whose labels collide step to longer forms;
-// names whose every form collides show the part where they differ ("…" + from just before
-// the first differing character), and as a last resort a " #k" suffix.
+// names whose every form collides show the tokens where they differ ("split_…unweighted_…
+// cta_…"), else a window from the first differing character, and as a last resort " #k".
 std::vector<std::string> distinctLabels(const std::vector<std::string>& names, size_t width);
 
 }  // namespace wt
