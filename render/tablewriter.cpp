@@ -1,5 +1,6 @@
 #include "tablewriter.h"
 
+#include "render/shortname.h"
 #include "render/textformat.h"
 #include "render/textelide.h"
 #include "storage/csv.h"
@@ -208,10 +209,20 @@ std::string text(const Table& table, const TextOptions& options)
     for (size_t r = 0; r < table.rows.size(); ++r)
         for (size_t i = 0; i < nc; ++i) {
             const size_t c = shown[i];
-            std::string s = printable(cellText(table.columns[c], table.rows[r][c]));
-            if (options.width > 0 && table.columns[c].unit == Unit::Text)
-                s = elideMiddle(s, options.width);
-            cells[(r + 1) * nc + i] = std::move(s);
+            cells[(r + 1) * nc + i] = printable(cellText(table.columns[c], table.rows[r][c]));
+        }
+    // --width: a text column's cells as the column's distinct labels (render/shortname.h:
+    // short names, longer forms where two would read alike).
+    if (options.width > 0)
+        for (size_t i = 0; i < nc; ++i) {
+            if (table.columns[shown[i]].unit != Unit::Text)
+                continue;
+            std::vector<std::string> column(table.rows.size());
+            for (size_t r = 0; r < table.rows.size(); ++r)
+                column[r] = std::move(cells[(r + 1) * nc + i]);
+            std::vector<std::string> labels = distinctLabels(column, options.width);
+            for (size_t r = 0; r < table.rows.size(); ++r)
+                cells[(r + 1) * nc + i] = std::move(labels[r]);
         }
     std::vector<size_t> width(nc, 0);
     size_t total = 0;

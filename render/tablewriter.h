@@ -20,7 +20,7 @@ std::string jsonRows(const Table& table);
 std::string json(const Table& table);
 
 struct TextOptions {
-    size_t width = 0;        // > 0: text cells longer than this are elided in the middle
+    size_t width = 0;        // > 0: a text column's cells are its distinctLabels at this width (short names)
     bool notes = true;       // the notes above the table
 };
 // Aligned columns (text left, numbers right, two spaces between), a header of titles; control

@@ -53,7 +53,7 @@ const char* kUsage =
     "               added. Names are never merged. --within narrows it further\n"
     "  --categories FILE  category rules (REGEX -> CATEGORY a line, first match wins) for every\n"
     "               run, instead of those stored with the runs\n"
-    "  --width N    elide names longer than N characters in the middle (default: full names)\n"
+    "  --width N    short names of at most N characters, distinct (docs/names.md; default: full)\n"
     "  --json       {per, group_by, depth, within, notes, runs: [{file, id, name, workload, variant,\n"
     "               backend, device, status, steps}], total: {...}, groups: [{...}]}: total and\n"
     "               groups keyed by the CSV's column ids; --kernels: kernels: [{change, op, ...}]\n"

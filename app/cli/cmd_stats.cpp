@@ -26,6 +26,7 @@
 #include "storage/csv.h"
 #include "storage/database.h"
 #include "storage/json.h"
+#include "analysis/launchlatency.h"
 #include "storage/reader.h"
 
 #include <cstdio>
@@ -57,7 +58,7 @@ const char* kUsage =
     "               range selection rule)\n"
     "  --categories FILE  category rules (REGEX -> CATEGORY a line, first match wins) instead of\n"
     "               those stored with the run; the built-in rules still apply after them\n"
-    "  --width N    elide names longer than N characters in the middle (default: full names)\n"
+    "  --width N    short names of at most N characters, distinct (docs/names.md; default: full)\n"
     "A run still being captured (status writing) shows what it has committed so far, marked\n"
     "partial (a line; \"partial\": true in --json; a note on stderr with --csv).\n"
     "  --json       {run, partial, kernels, kernel_time_ns, kernel_busy_ns, kernel_span_ns (the\n"
@@ -71,6 +72,9 @@ const char* kUsage =
     "               comm_exposed_ns, memory_ns, memory_overlap_ns, memory_exposed_ns (group_by echoes\n"
     "               --group-by; with --group-by step the groups are the steps); with --range, the distributions are\n"
     "               of the clipped durations; step and device times count from the run's time 0, like --range\n"
+    "               launch_latency: [{device_id, device, kernels, launched, median_ns, p95_ns, max_ns,\n"
+    "               mean_ns, short_kernels, outliers}] (the run, device_id null, then each device;\n"
+    "               kernel start - its launching API call's start, by correlation id; docs/definitions.md)\n"
     "  --csv        one row per group, the fields of --json's groups in that order (raw numbers,\n"
     "               empty where --json has null): the bytes of the GUI's table export and of the\n"
     "               report's breakdown-*.csv; with --group-by step one row per step (the report's\n"
@@ -181,6 +185,9 @@ int runStats(Args& args)
         devices = computeDeviceTimes(*profile, view);
         steps = computeStepTimes(*profile, view);
     }
+    std::vector<LaunchLatency> launchLatency;
+    if (args.flag("--json"))
+        launchLatency = computeLaunchLatency(reader, runId);
     db.rollback();   // ends the read snapshot
     const Breakdown& b = s.breakdown;
 
@@ -203,7 +210,7 @@ int runStats(Args& args)
         const Table stepTable = stepsTable(steps);
         std::cout << (bySteps ? render::jsonRows(stepTable) : render::jsonRows(breakdownTable(b)));
         std::cout << ",\n\"devices\":" << render::jsonRows(devicesTable(devices)) << ",\n\"steps\":" << render::jsonRows(stepTable)
-                  << "}\n";
+                  << ",\n\"launch_latency\":" << render::jsonRows(launchLatencyTable(launchLatency)) << "}\n";
         return 0;
     }
     if (bySteps) {

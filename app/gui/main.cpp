@@ -15,6 +15,7 @@
 #include "storage/reader.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
+#include "app/gui/core/viewstate.h"
 #include "storage/pathidentity.h"
 
 #include "wheretime_config.h"
@@ -108,7 +109,9 @@ int main(int argc, char** argv)
     
     QCommandLineOption panels(QStringLiteral("panels"), QStringLiteral("The breakdown below or beside the timeline (this time; the View menu's choice is remembered)."),
                               QStringLiteral("below|beside"));
-    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels});
+    QCommandLineOption find(QStringLiteral("find"), QStringLiteral("Open the timeline's find bar with this regular expression (case-insensitive), every match marked, the first selected (its launch flow shown)."),
+                            QStringLiteral("REGEX"));
+    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels, find});
     parser.process(app);
     std::optional<wt::TimeRange> parsedRange;
     if (parser.isSet(range)) {
@@ -177,6 +180,17 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "wheretime-gui: %s\n", o.message().c_str());
             return 1;
         }
+    }
+    if (parser.isSet(find) && !screenshot) {
+        // Once the run is there (the screenshot path does it before grabbing).
+        auto once = std::make_shared<QMetaObject::Connection>();
+        *once = QObject::connect(window.viewState(), &wt::gui::ViewState::runChanged, &app, [&window, &parser, &find, once] {
+            if (!window.viewState()->run())
+                return;
+            QObject::disconnect(*once);
+            window.timeline()->findText(parser.value(find), true);
+            window.timeline()->findStep(true);
+        });
     }
     if (!args.isEmpty()) {
         auto [file, run] = splitSelector(args.first());
@@ -334,6 +348,10 @@ int main(int argc, char** argv)
                     return;
                 }
                 view->waitForResult();
+            }
+            if (parser.isSet(find)) {   // before --range: stepping to the first match zooms to it
+                window.timeline()->findText(parser.value(find), true);
+                window.timeline()->findStep(true);
             }
             if (parsedRange)   // from the run's time 0, as every stored time and `stats --range`
                 window.timeline()->setViewRange(double(parsedRange->startNs), double(parsedRange->endNs));

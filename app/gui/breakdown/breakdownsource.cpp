@@ -1,6 +1,7 @@
 #include "breakdownsource.h"
 
 #include "analysis/kernelcategory.h"
+#include "app/gui/core/displayname.h"
 #include "app/gui/core/layerpalette.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -48,10 +49,15 @@ std::vector<PieSlice> colored(const BreakdownResult& result, std::vector<Slice> 
 {
     std::vector<PieSlice> out;
     out.reserve(slices.size());
+    // The chart's names as distinct short names (render/shortname.h); the tooltip names in full.
+    QStringList names;
+    for (const Slice& s : slices)
+        names << QString::fromStdString(s.name);
+    const QStringList labels = distinctNames(names);
     for (Slice& s : slices) {
         PieSlice p;
         static_cast<Slice&>(p) = std::move(s);
-        p.label = QString::fromStdString(p.name);
+        p.label = labels[qsizetype(out.size())];
         p.color = p.other ? kOtherColor : result.rows[p.members.front()].color;
         out.push_back(std::move(p));
     }

@@ -1,5 +1,7 @@
 #include "compareplot.h"
 
+#include "app/gui/core/displayname.h"
+
 #include "app/gui/charts/chartframe.h"
 #include "comparemodel.h"
 
@@ -52,10 +54,15 @@ CompareChartData chartData(const Comparison& c, const QString& title, size_t max
     d.title = title;
     d.per = perLabel(c.per, c.runs);
     d.runLabels = runLabels(c.runs);
+    // The rows' names as distinct short names (render/shortname.h).
+    QStringList names;
+    for (size_t i = 0; i < c.groups.size() && i < maxRows; ++i)
+        names << q(c.groups[i].name);
+    const QStringList shown = distinctNames(names);
     for (size_t i = 0; i < c.groups.size() && i < maxRows; ++i) {
         const CompareGroup& g = c.groups[i];
         CompareChartRow row;
-        row.label = q(g.name);
+        row.label = shown[qsizetype(i)];
         if (!g.inAll())
             row.label += QStringLiteral("  [%1]").arg(q(onlyInLabel(g)));
         for (size_t r = 0; r < g.cells.size(); ++r) {
@@ -81,16 +88,22 @@ CompareChartData chartData(const KernelDiff& k, const QString& title, size_t max
     d.title = title;
     d.per = perLabel(k.per, {k.base, k.other});
     d.runLabels = runLabels({k.base, k.other});
+    // Kernel names as distinct short names, BASE's and OTHER's in one view.
+    QStringList names;
+    for (size_t i = 0; i < k.rows.size() && i < maxRows; ++i)
+        names << q(k.rows[i].baseName) << q(k.rows[i].otherName);
+    const QStringList shortNames = distinctNames(names);
     for (size_t i = 0; i < k.rows.size() && i < maxRows; ++i) {
         const KernelDiffRow& r = k.rows[i];
         CompareChartRow row;
+        const QString base = shortNames[qsizetype(2 * i)], other = shortNames[qsizetype(2 * i + 1)];
         switch (r.change) {
-        case KernelChange::Added: row.label = QStringLiteral("added ") + q(r.otherName); break;
-        case KernelChange::Removed: row.label = QStringLiteral("removed ") + q(r.baseName); break;
-        case KernelChange::Swapped: row.label = q(r.baseName) + QStringLiteral(" -> ") + q(r.otherName); break;
-        case KernelChange::Moved: row.label = q(r.baseName) + QStringLiteral(" (moved to %1)").arg(q(r.otherOp)); break;
+        case KernelChange::Added: row.label = QStringLiteral("added ") + other; break;
+        case KernelChange::Removed: row.label = QStringLiteral("removed ") + base; break;
+        case KernelChange::Swapped: row.label = base + QStringLiteral(" -> ") + other; break;
+        case KernelChange::Moved: row.label = base + QStringLiteral(" (moved to %1)").arg(q(r.otherOp)); break;
         case KernelChange::Changed:
-        case KernelChange::Unchanged: row.label = q(r.baseName); break;
+        case KernelChange::Unchanged: row.label = base; break;
         }
         row.ns = {r.base.present ? r.base.ns : 0.0, r.other.present ? r.other.ns : 0.0};
         row.present = {r.base.present, r.other.present};

@@ -20,6 +20,8 @@ size_t GroupMarks::bytes() const
         b += t.bytes();
     for (const MemberBits& l : lanes)
         b += l.bytes();
+    for (const MemberBits& a : apiRows)
+        b += a.bytes();
     return b;
 }
 

@@ -70,6 +70,22 @@ public:
         }
         return end;
     }
+    // Last member in [begin, from), else npos (backward stepping through search matches).
+    size_t prevSet(size_t from, size_t begin = 0) const
+    {
+        from = std::min(from, m_size);
+        while (from > begin) {
+            const size_t last = from - 1;
+            const uint64_t w = m_words[last >> 6] & (~uint64_t(0) >> (63 - (last & 63)));
+            if (w) {
+                const size_t i = (last & ~size_t(63)) + size_t(63 - std::countl_zero(w));
+                return i >= begin ? i : npos;
+            }
+            from = last & ~size_t(63);
+        }
+        return npos;
+    }
+    static constexpr size_t npos = size_t(-1);
     size_t bytes() const { return m_words.capacity() * 8 + m_rank.capacity() * 4; }
 
 private:
@@ -90,6 +106,7 @@ struct GroupMarks {
     // condition (a kernel-name group: every lane would match, so lanes are left as they are).
     MemberBits instances;
     std::vector<MemberBits> lanes;   // by RunData lane, over the lane's items; empty as above
+    std::vector<MemberBits> apiRows; // by RunData API row (find only; empty for groups: their rows stay as they are)
     int64_t activityCount = 0;       // member activities over all tracks
     int64_t instanceCount = 0;       // member instances
     bool marksLanes() const { return !lanes.empty(); }

@@ -3,6 +3,7 @@
 #include "layerpalette.h"
 #include "analysis/compare.h"
 #include "analysis/grouping.h"
+#include "apirows.h"
 #include "timelinelayout.h"
 #include "storage/activitychunk.h"
 #include "storage/database.h"
@@ -146,7 +147,11 @@ size_t RunData::memoryBytes() const
     for (const TrackData& t : tracks)
         b += sizeof(t) + t.startNs.capacity() * 8 + t.durationNs.capacity() * 4 + t.nameId.capacity() * 4 +
              t.instance.capacity() * 4 + t.config.capacity() * 4 + t.bytes.capacity() * 8 + t.activityKind.capacity() +
-             t.index.bytes();
+             t.launch.capacity() * 4 + t.index.bytes();
+    for (const ApiRowData& r : apiRows)
+        b += sizeof(r) + r.startNs.capacity() * 8 + r.durationNs.capacity() * 4 + r.nameId.capacity() * 4 +
+             r.correlationId.capacity() * 8 + r.index.bytes();
+    b += apiRowStart.capacity() * 4;
     b += nodes.capacity() * sizeof(ScopeNodeData);
     b += instances.node.capacity() * 4 + instances.parent.capacity() * 4 + instances.gpuStartNs.capacity() * 8 +
          instances.gpuEndNs.capacity() * 8;
@@ -340,6 +345,12 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     }
     std::sort(d.instanceLaunches.begin(), d.instanceLaunches.end());
 
+    // Host threads' API calls (the CPU rows) and their correlation ids, joined to the
+    // activities below.
+    ApiCallIndex apiIndex;
+    apiIndex.load(reader, runId, d);
+    std::vector<size_t> launchHint(d.tracks.size(), 0);
+
     // Activities, track by track. Launch configs are interned: few distinct ones per run.
     const int nDevices = int(d.devices.size());
     std::vector<uint8_t> deviceMask(instanceCount, 0);
@@ -372,6 +383,9 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         t.durationNs.resize(base + count);
         t.nameId.resize(base + count);
         t.instance.resize(base + count);
+        if (!apiIndex.empty())
+            t.launch.resize(base + count);
+        size_t& hint = launchHint[found->second];
         if (kernels) {
             t.config.resize(base + count);
         } else {
@@ -389,6 +403,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             t.nameId[i] = a.nameId;
             const uint32_t inst = instanceOf(a.scopeInstanceId);
             t.instance[i] = inst;
+            if (!t.launch.empty())
+                t.launch[i] = apiIndex.find(a.correlationId, hint);
             maxDuration = std::max(maxDuration, dur);
             spanStart = std::min(spanStart, a.startNs);
             spanEnd = std::max(spanEnd, end);
@@ -459,6 +475,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             permute(t.config);
             permute(t.bytes);
             permute(t.activityKind);
+            permute(t.launch);
         }
         shrink(t.startNs);
         shrink(t.durationNs);
@@ -467,6 +484,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         shrink(t.config);
         shrink(t.bytes);
         shrink(t.activityKind);
+        shrink(t.launch);
     }
     // Empty tracks say nothing on a timeline.
     d.tracks.erase(std::remove_if(d.tracks.begin(), d.tracks.end(), [](const TrackData& t) { return t.size() == 0; }),

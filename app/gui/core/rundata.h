@@ -44,6 +44,9 @@ struct TrackData {
     std::vector<uint32_t> config;         // kernel tracks: index into RunData::launchConfigs
     std::vector<int64_t> bytes;           // memory tracks only: bytes moved or set
     std::vector<uint8_t> activityKind;    // memory tracks only: ActivityKind
+    // The API call that launched each activity (by correlation id): an index into the run's
+    // API calls in row order (RunData::apiCallAt), kNone = not found; empty when the run has none.
+    std::vector<uint32_t> launch;
     int64_t maxDurationNs = 0;            // longest activity: bounds window searches
     FoldIndex index;                      // over the activities: the frame's searches and folds (built at load)
 
@@ -93,6 +96,22 @@ struct LaneData {
     FoldIndex index;                      // over the items' GPU spans (built at load)
 };
 
+// The API calls (CUDA runtime and driver calls) of one host thread at one nesting level (0:
+// outermost; a driver call inside a runtime call is level 1), sorted by start: a CPU row of
+// the timeline, above the GPU rows. Times on the run's clock like the activities.
+struct ApiRowData {
+    int64_t threadId = 0;
+    int level = 0;
+    std::vector<int64_t> startNs;
+    std::vector<uint32_t> durationNs;     // saturated at 2^32-1 ns
+    std::vector<uint32_t> nameId;
+    std::vector<int64_t> correlationId;
+    int64_t maxDurationNs = 0;
+    FoldIndex index;
+    size_t size() const { return startNs.size(); }
+    int64_t endNs(size_t i) const { return startNs[i] + int64_t(durationNs[i]); }
+};
+
 struct DeviceData {
     int32_t id = 0;
     QString name;
@@ -109,6 +128,8 @@ public:
     InstanceData instances;
     std::vector<LaneData> lanes;          // by device, then depth
     std::vector<LaunchConfig> launchConfigs;
+    std::vector<ApiRowData> apiRows;      // by thread id, then level
+    std::vector<uint32_t> apiRowStart;    // index of each row's first call in row order; back() = all calls
     std::vector<QString> layerNames;      // layerIndex -> layer key; 0 = "(no scope)"
     std::vector<QRgb> nameColors;         // by string id: colors of kernels without a scope
     // Op features (captures of bundled workloads): (instance index, index into
@@ -125,6 +146,11 @@ public:
     // The activities as analysis/ reads them (a view over the arrays above).
     ActivityView activities() const;
     QRgb activityColor(const TrackData& track, size_t i) const;
+    QRgb apiColor(uint32_t nameId) const;                        // launches, copies, synchronizations, others
+    // An API call's row and position from its index in row order (TrackData::launch).
+    std::pair<uint32_t, uint32_t> apiCallAt(uint32_t call) const;
+    // The activities an API call launched (track, index), found by a pass over TrackData::launch.
+    std::vector<std::pair<uint32_t, uint32_t>> launchedBy(uint32_t row, uint32_t index) const;
     QRgb instanceColor(uint32_t instance) const { return nodes[instances.node[instance]].color; }
     uint32_t layerOf(const TrackData& track, size_t i) const;   // layerIndex, 0 = no scope
     QString scopePath(uint32_t instance) const;                 // "step/forward/decoder.3/ffn_up" (storage's ScopePaths)

@@ -1,5 +1,6 @@
 #include "tablemodel.h"
 
+#include "render/shortname.h"
 #include "render/tablewriter.h"
 
 #include <limits>
@@ -11,6 +12,19 @@ void TableModel::setTable(Table table, std::vector<QColor> rowColors)
     beginResetModel();
     m_table = std::move(table);
     m_colors = std::move(rowColors);
+    // Text columns read as their distinct short labels (render/shortname.h); the tooltip,
+    // SortRole, RawRole and the CSV keep the full text.
+    m_labels.assign(m_table.columns.size(), {});
+    for (size_t c = 0; c < m_table.columns.size(); ++c) {
+        if (m_table.columns[c].unit != Unit::Text)
+            continue;
+        std::vector<std::string> cells;
+        cells.reserve(m_table.rows.size());
+        for (const auto& row : m_table.rows)
+            cells.push_back(render::cellText(m_table.columns[c], row[c]));
+        for (std::string& l : distinctLabels(cells, 0))
+            m_labels[c].push_back(QString::fromStdString(l));
+    }
     endResetModel();
 }
 
@@ -38,6 +52,8 @@ QVariant TableModel::data(const QModelIndex& index, int role) const
     const Cell& cell = m_table.rows[size_t(index.row())][size_t(index.column())];
     switch (role) {
     case Qt::DisplayRole:
+        if (!m_labels[size_t(index.column())].empty())
+            return m_labels[size_t(index.column())][size_t(index.row())];
         return QString::fromStdString(render::cellText(col, cell));
     case Qt::ToolTipRole:
         return col.unit == Unit::Text ? QVariant(QString::fromStdString(textOf(cell))) : QVariant();

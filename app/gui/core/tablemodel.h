@@ -1,6 +1,7 @@
 // The GUI's one adapter over an analysis table (analysis/table.h): every column of the table
 // is a column of the model; DisplayRole is the writer's cell text (render::cellText, the same
-// text the CLI prints), SortRole the raw value (numbers sort as numbers, none first), and
+// text the CLI prints; text columns as their distinct short names, render/shortname.h, the
+// full text in the tooltip), SortRole the raw value (numbers sort as numbers, none first), and
 // toCsv() the writer's CSV, so an exported table is the same bytes as `wheretime ... --csv`.
 // Views add what only the GUI has: a colour per row (DecorationRole of the first column),
 // tooltips, and which columns they show.
@@ -39,6 +40,7 @@ public:
 private:
     Table m_table;
     std::vector<QColor> m_colors;
+    std::vector<std::vector<QString>> m_labels;   // per column: text columns' display labels, else empty
 };
 
 }  // namespace wt::gui

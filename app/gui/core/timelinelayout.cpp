@@ -29,6 +29,31 @@ void TimelineLayout::build(const RunData& run, const std::map<int, int>& collaps
         return lane.level.isEmpty() ? QStringLiteral("depth %1").arg(lane.depth)
                                     : QStringLiteral("%1 depth %2").arg(lane.level).arg(lane.depth);
     };
+    // The host first (as in Nsight Systems and Perfetto): a header, then per thread its API
+    // calls, one row per nesting level; the header folds them all (collapsedDepth[-1] < 0).
+    if (!run.apiRows.empty()) {
+        Row header;
+        header.kind = Row::HostHeader;
+        header.deviceIndex = -1;
+        int64_t threads = 0;
+        for (size_t i = 0; i < run.apiRows.size(); ++i)
+            threads += i == 0 || run.apiRows[i].threadId != run.apiRows[i - 1].threadId;
+        header.label = QStringLiteral("CPU (%1 thread%2)").arg(threads).arg(threads == 1 ? QString() : QStringLiteral("s"));
+        add(header, kHeaderHeight);
+        auto c = collapsedDepth.find(-1);
+        if (c == collapsedDepth.end() || c->second >= 0) {
+            for (size_t i = 0; i < run.apiRows.size(); ++i) {
+                const ApiRowData& a = run.apiRows[i];
+                Row r;
+                r.kind = Row::Api;
+                r.deviceIndex = -1;
+                r.index = int(i);
+                r.label = a.level == 0 ? QStringLiteral("thread %1").arg(a.threadId)
+                                       : QStringLiteral("thread %1 \u00b7 nested %2").arg(a.threadId).arg(a.level);
+                add(r, kLaneHeight);
+            }
+        }
+    }
     for (int dev = 0; dev < int(run.devices.size()); ++dev) {
         bool any = std::any_of(run.tracks.begin(), run.tracks.end(), [&](const TrackData& t) { return t.deviceIndex == dev; });
         if (!any)
@@ -164,6 +189,14 @@ void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeM
                 for (DrawItem& d : items)
                     if (d.count == 1 && lane.items[d.first] == sel.index)
                         d.flags |= DrawItem::Selected;
+        } else if (row.kind == Row::Api) {
+            const ApiRowData& api = run.apiRows[size_t(row.index)];
+            foldRow(ApiSequence{&run, &api}, mapping, options, items);
+            if (sel.kind == Selection::ApiCall && sel.track == uint32_t(row.index)) {
+                int k = findItem(items, sel.index);
+                if (k >= 0)
+                    items[size_t(k)].flags |= DrawItem::Selected;
+            }
         } else if (row.kind == Row::Track) {
             const TrackData& track = run.tracks[size_t(row.index)];
             foldRow(TrackSequence{&run, &track}, mapping, options, items);
@@ -196,6 +229,10 @@ void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeM
             const LaneData& lane = run.lanes[size_t(row.index)];
             out.groupedRows[r] = 1;
             markRow(LaneSequence{&run, &lane}, group->lanes[size_t(row.index)], items, out.spans[r], mapping, out.marks[r]);
+        } else if (row.kind == Row::Api && size_t(row.index) < group->apiRows.size()) {
+            const ApiRowData& api = run.apiRows[size_t(row.index)];
+            out.groupedRows[r] = 1;
+            markRow(ApiSequence{&run, &api}, group->apiRows[size_t(row.index)], items, out.spans[r], mapping, out.marks[r]);
         } else if (row.kind == Row::Track && size_t(row.index) < group->tracks.size()) {
             const TrackData& track = run.tracks[size_t(row.index)];
             out.groupedRows[r] = 1;

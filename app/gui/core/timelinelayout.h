@@ -21,10 +21,10 @@ namespace wt::gui {
 
 // What the user picked: one activity of a track, or one scope instance.
 struct Selection {
-    enum Kind : uint8_t { None, Activity, Scope };
+    enum Kind : uint8_t { None, Activity, Scope, ApiCall };
     Kind kind = None;
-    uint32_t track = 0;      // Activity: index into RunData::tracks
-    uint32_t index = 0;      // Activity: index in the track; Scope: instance index
+    uint32_t track = 0;      // Activity: index into RunData::tracks; ApiCall: into RunData::apiRows
+    uint32_t index = 0;      // Activity: index in the track; Scope: instance index; ApiCall: in the row
     bool operator==(const Selection&) const = default;
 };
 
@@ -40,6 +40,17 @@ struct TrackSequence {
     const FoldIndex& foldIndex() const { return track->index; }
 };
 
+struct ApiSequence {
+    const RunData* run;
+    const ApiRowData* row;
+    size_t size() const { return row->size(); }
+    int64_t start(size_t i) const { return row->startNs[i]; }
+    int64_t end(size_t i) const { return row->endNs(i); }
+    int64_t maxDuration() const { return row->maxDurationNs; }
+    QRgb color(size_t i) const { return run->apiColor(row->nameId[i]); }
+    const FoldIndex& foldIndex() const { return row->index; }
+};
+
 struct LaneSequence {
     const RunData* run;
     const LaneData* lane;
@@ -52,13 +63,14 @@ struct LaneSequence {
 };
 
 struct Row {
-    enum Kind : uint8_t { DeviceHeader, Lane, Track };
+    enum Kind : uint8_t { DeviceHeader, Lane, Track, Api, HostHeader };
     Kind kind = Track;
-    int deviceIndex = 0;
-    int index = 0;           // Lane: index into RunData::lanes; Track: into RunData::tracks
+    int deviceIndex = 0;     // -1: the host (HostHeader and Api rows; the header folds them)
+    int index = 0;           // Lane: index into RunData::lanes; Track: into RunData::tracks; Api: into RunData::apiRows
     int y = 0;               // top, in content coordinates (below the ruler)
     int height = 0;
     QString label;
+    bool isHeader() const { return kind == DeviceHeader || kind == HostHeader; }   // a device's or the host's
 };
 
 class TimelineLayout {

@@ -259,6 +259,13 @@ void DetailsPanel::refresh()
         add(top, QStringLiteral("scope"), t.instance[i] == kNone ? QStringLiteral("(none)") : run->scopePath(t.instance[i]));
         add(top, QStringLiteral("start"), formatDuration(double(t.startNs[i]) - origin));
         add(top, QStringLiteral("duration"), formatDuration(double(t.durationNs[i])));
+        if (!t.launch.empty() && t.launch[i] != kNone) {
+            // Its launching API call (by correlation id) and the launch latency (docs/definitions.md).
+            const auto [row, k] = run->apiCallAt(t.launch[i]);
+            const ApiRowData& api = run->apiRows[row];
+            add(top, QStringLiteral("launched by"), QStringLiteral("%1 (thread %2)").arg(run->name(api.nameId[k])).arg(api.threadId));
+            add(top, QStringLiteral("launch latency"), formatDuration(double(t.startNs[i] - api.startNs[k])));
+        }
         if (t.kind == TrackKind::Kernel) {
             const LaunchConfig& c = run->launchConfigs[t.config[i]];
             add(top, QStringLiteral("grid"), QStringLiteral("%1 x %2 x %3").arg(c.grid[0]).arg(c.grid[1]).arg(c.grid[2]));
@@ -278,6 +285,21 @@ void DetailsPanel::refresh()
             add(top, QStringLiteral("bytes"), QString::number(t.bytes[i]));
         }
         top->setIcon(0, swatch(run->activityColor(t, i)));
+    } else if (sel.kind == Selection::ApiCall && sel.track < run->apiRows.size() && sel.index < run->apiRows[sel.track].size()) {
+        const ApiRowData& api = run->apiRows[sel.track];
+        const size_t i = sel.index;
+        auto* top = add(nullptr, QStringLiteral("API call"), run->name(api.nameId[i]));
+        add(top, QStringLiteral("thread"), QString::number(api.threadId));
+        add(top, QStringLiteral("start"), formatDuration(double(api.startNs[i]) - origin));
+        add(top, QStringLiteral("duration"), formatDuration(double(api.durationNs[i])));
+        add(top, QStringLiteral("correlation id"), QString::number(api.correlationId[i]));
+        const auto launched = run->launchedBy(sel.track, sel.index);
+        add(top, QStringLiteral("launched"), QString::number(launched.size()));
+        if (!launched.empty()) {
+            const TrackData& t = run->tracks[launched.front().first];
+            add(top, QStringLiteral("launch latency"), formatDuration(double(t.startNs[launched.front().second] - api.startNs[i])));
+        }
+        top->setIcon(0, swatch(run->apiColor(api.nameId[i])));
     } else if (sel.kind == Selection::Scope && sel.index < run->instances.size()) {
         const InstanceData& in = run->instances;
         const ScopeNodeData& n = run->nodes[in.node[sel.index]];

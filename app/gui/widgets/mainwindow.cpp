@@ -144,6 +144,9 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     view->addAction(QStringLiteral("&Fit (F)"), m_timeline, &TimelineWidget::fit);
     view->addAction(QStringLiteral("Zoom &in (W)"), m_timeline, [this] { m_timeline->zoomBy(1.25); });
     view->addAction(QStringLiteral("Zoom &out (S)"), m_timeline, [this] { m_timeline->zoomBy(1 / 1.25); });
+    // Find wherever the focus is in the window (the timeline's own Ctrl+F and / need its focus).
+    QAction* find = view->addAction(QStringLiteral("&Find..."), m_timeline, &TimelineWidget::openFind);
+    find->setShortcut(QKeySequence::Find);
     view->addSeparator();
     view->addAction(runsDock->toggleViewAction());
     view->addAction(detailsDock->toggleViewAction());

@@ -1,6 +1,8 @@
 #include "timelinewidget.h"
 
+#include "app/gui/core/displayname.h"
 #include "app/gui/core/timeformat.h"
+#include "findbar.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -35,12 +37,6 @@ QRgb mix(QRgb a, QRgb b, int a255)
     return qRgb(ch(qRed(a), qRed(b)), ch(qGreen(a), qGreen(b)), ch(qBlue(a), qBlue(b)));
 }
 
-QString launchText(const LaunchConfig& c)
-{
-    return QStringLiteral("grid (%1, %2, %3), block (%4, %5, %6)")
-        .arg(c.grid[0]).arg(c.grid[1]).arg(c.grid[2]).arg(c.block[0]).arg(c.block[1]).arg(c.block[2]);
-}
-
 }  // namespace
 
 TimelineWidget::TimelineWidget(ViewState* state, QWidget* parent)
@@ -61,10 +57,14 @@ TimelineWidget::TimelineWidget(ViewState* state, QWidget* parent)
             setViewRange(t0, t1);
     });
     connect(m_state, &ViewState::selectionChanged, this, [this] {
+        updateFlows();
         prepare();
         update();
+        updateFindStatus();
     });
     connect(m_state, &ViewState::groupSelectionChanged, this, [this] {
+        if (!m_state->groupSelection().isEmpty() && m_search)
+            closeFind();   // a group picked elsewhere takes the marks
         prepare();
         update();
     });
@@ -82,6 +82,8 @@ void TimelineWidget::onRunChanged()
 {
     m_run = m_state->run();
     m_collapsed.clear();
+    updateFlows();
+    m_shortNames.clear();
     m_scrollY = 0;
     m_mapping = TimeMapping(0, 1, plotRect().width());
     if (m_run) {
@@ -90,12 +92,15 @@ void TimelineWidget::onRunChanged()
         m_mapping.setRange(double(m_run->spanStartNs), double(m_run->spanEndNs));
     }
     relayout();
+    if (m_search)   // the matches of the new run
+        runSearch(m_search->text, m_search->regex);
     mappingChanged();
 }
 
 void TimelineWidget::onRunUpdated()
 {
     m_run = m_state->run();
+    m_shortNames.clear();
     if (!m_run) {
         onRunChanged();
         return;
@@ -106,6 +111,8 @@ void TimelineWidget::onRunUpdated()
     m_mapping.setRange(m_state->viewStartNs(), m_state->viewEndNs());
     relayout();
     m_vbar->setValue(scroll);
+    if (m_search)
+        runSearch(m_search->text, m_search->regex);
     mappingChanged();
 }
 
@@ -132,10 +139,12 @@ void TimelineWidget::updateScrollBar()
 
 void TimelineWidget::prepare()
 {
-    if (m_run)
-        buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw, {}, m_state->groupMarks().get());
-    else
+    if (!m_run) {
         m_draw = DrawList();
+        return;
+    }
+    buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw, {}, groupMarks());
+    markFlows();
 }
 
 void TimelineWidget::mappingChanged()
@@ -186,9 +195,9 @@ void TimelineWidget::fit()
         const TrackData& t = m_run->tracks[sel.track];
         t0 = double(t.startNs[sel.index]);
         t1 = double(t.endNs(sel.index));
-    } else if (sel.kind == Selection::Scope && m_run->instances.hasSpan(sel.index)) {
-        t0 = double(m_run->instances.gpuStartNs[sel.index]);
-        t1 = double(m_run->instances.gpuEndNs[sel.index]);
+    } else if (int64_t a = 0, b = 0; sel.kind != Selection::None && selectionSpan(*m_run, sel, a, b)) {
+        t0 = double(a);
+        t1 = double(b);
     }
     double margin = std::max((t1 - t0) * 0.02, 5.0);
     setViewRange(t0 - margin, t1 + margin);
@@ -215,6 +224,7 @@ void TimelineWidget::resizeEvent(QResizeEvent*)
 {
     updateScrollBar();
     m_mapping.setWidth(plotRect().width());
+    placeFindBar();
     mappingChanged();
 }
 
@@ -231,89 +241,6 @@ TimelineWidget::Hit TimelineWidget::hitAt(const QPoint& pos) const
     return h;
 }
 
-QString TimelineWidget::itemName(const Row& row, const DrawItem& item) const
-{
-    if (row.kind == Row::Lane) {
-        uint32_t inst = m_run->lanes[size_t(row.index)].items[item.first];
-        return m_run->nodes[m_run->instances.node[inst]].name;
-    }
-    const TrackData& t = m_run->tracks[size_t(row.index)];
-    return m_run->name(t.nameId[item.first]);
-}
-
-QString TimelineWidget::toolTipAt(const QPoint& pos) const
-{
-    Hit h = hitAt(pos);
-    if (h.item < 0 || !m_run)
-        return {};
-    const Row& row = m_layout.rows()[size_t(h.row)];
-    const DrawItem& d = m_draw.rows[size_t(h.row)][size_t(h.item)];
-    const double origin = 0;   // stored times are measured from the run's time 0 (docs/schema.md)
-    QStringList lines;
-    if (row.kind == Row::Lane) {
-        const LaneData& lane = m_run->lanes[size_t(row.index)];
-        const InstanceData& in = m_run->instances;
-        if (d.count > 1) {
-            uint32_t a = lane.items[d.first], b = lane.items[d.first + d.count - 1];
-            lines << QStringLiteral("<b>%1 scopes</b> (folded; zoom in to separate)").arg(d.count)
-                  << QStringLiteral("from %1 to %2").arg(formatDuration(double(in.gpuStartNs[a]) - origin),
-                                                         formatDuration(double(in.gpuEndNs[b]) - origin));
-        } else {
-            uint32_t inst = lane.items[d.first];
-            const ScopeNodeData& n = m_run->nodes[in.node[inst]];
-            lines << QStringLiteral("<b>%1</b> (%2)").arg(n.name.toHtmlEscaped(), n.level.toHtmlEscaped())
-                  << QStringLiteral("scope: %1").arg(m_run->scopePath(inst).toHtmlEscaped())
-                  << QStringLiteral("start: %1").arg(formatDuration(double(in.gpuStartNs[inst]) - origin))
-                  << QStringLiteral("duration: %1 (first kernel to last kernel)")
-                         .arg(formatDuration(double(in.gpuEndNs[inst] - in.gpuStartNs[inst])));
-        }
-    } else if (row.kind == Row::Track) {
-        const TrackData& t = m_run->tracks[size_t(row.index)];
-        if (d.count > 1) {
-            int64_t busy = 0;
-            if (d.count <= 100000)
-                for (uint32_t i = d.first; i < d.first + d.count; ++i)
-                    busy += t.durationNs[i];
-            lines << QStringLiteral("<b>%1 activities</b> (folded; zoom in to separate)").arg(d.count)
-                  << QStringLiteral("from %1 to %2").arg(formatDuration(double(t.startNs[d.first]) - origin),
-                                                         formatDuration(double(t.endNs(d.first + d.count - 1)) - origin));
-            if (busy > 0)
-                lines << QStringLiteral("busy: %1").arg(formatDuration(double(busy)));
-            uint32_t inst = t.instance[d.first];
-            if (inst != kNone)
-                lines << QStringLiteral("first in: %1").arg(m_run->scopePath(inst).toHtmlEscaped());
-        } else {
-            size_t i = d.first;
-            lines << QStringLiteral("<b>%1</b>").arg(m_run->name(t.nameId[i]).toHtmlEscaped());
-            uint32_t inst = t.instance[i];
-            lines << QStringLiteral("scope: %1").arg(inst == kNone ? QStringLiteral("(none)") : m_run->scopePath(inst).toHtmlEscaped())
-                  << QStringLiteral("start: %1").arg(formatDuration(double(t.startNs[i]) - origin))
-                  << QStringLiteral("duration: %1").arg(formatDuration(double(t.durationNs[i])));
-            if (t.kind == TrackKind::Kernel) {
-                const LaunchConfig& c = m_run->launchConfigs[t.config[i]];
-                lines << launchText(c)
-                      << QStringLiteral("registers: %1 per thread").arg(c.registers)
-                      << QStringLiteral("shared memory: %1 B static, %2 B dynamic").arg(c.staticSmem).arg(c.dynamicSmem);
-            } else {
-                lines << QStringLiteral("%1, %2 bytes")
-                             .arg(QString::fromUtf8(toString(ActivityKind(t.activityKind[i])).data()))
-                             .arg(t.bytes[i]);
-            }
-        }
-    }
-    if (m_draw.grouped && size_t(h.row) < m_draw.groupedRows.size() && m_draw.groupedRows[size_t(h.row)]) {
-        const GroupMarks* g = groupMarks();
-        const MemberBits& bits = row.kind == Row::Lane ? g->lanes[size_t(row.index)] : g->tracks[size_t(row.index)];
-        const size_t k = bits.count(d.first, size_t(d.first) + d.count);
-        const QString group = m_state->groupSelection().label.toHtmlEscaped();
-        if (d.count > 1)
-            lines << QStringLiteral("%1 of %2 in %3").arg(k).arg(d.count).arg(group);
-        else
-            lines << (k ? QStringLiteral("in %1").arg(group) : QStringLiteral("not in %1").arg(group));
-    }
-    return lines.join(QStringLiteral("<br>"));
-}
-
 void TimelineWidget::selectAt(const QPoint& pos)
 {
     Hit h = hitAt(pos);
@@ -323,6 +250,10 @@ void TimelineWidget::selectAt(const QPoint& pos)
         const DrawItem& d = m_draw.rows[size_t(h.row)][size_t(h.item)];
         if (d.count == 1 && row.kind == Row::Track) {
             sel.kind = Selection::Activity;
+            sel.track = uint32_t(row.index);
+            sel.index = d.first;
+        } else if (d.count == 1 && row.kind == Row::Api) {
+            sel.kind = Selection::ApiCall;
             sel.track = uint32_t(row.index);
             sel.index = d.first;
         } else if (d.count == 1 && row.kind == Row::Lane) {
@@ -382,7 +313,7 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event)
             if (row.kind == Row::Lane) {
                 int depth = m_run->lanes[size_t(row.index)].depth;
                 setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) == depth ? 0 : depth);
-            } else if (row.kind == Row::DeviceHeader) {
+            } else if (row.isHeader()) {
                 // A device header (a rank of a job) folds its whole group.
                 setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) < 0 ? 0 : -1);
             }
@@ -434,10 +365,20 @@ void TimelineWidget::keyPressEvent(QKeyEvent* event)
     case Qt::Key_S: zoomBy(1 / 1.25); break;
     case Qt::Key_A: case Qt::Key_Left: panByFraction(-0.1); break;
     case Qt::Key_D: case Qt::Key_Right: panByFraction(0.1); break;
-    case Qt::Key_F: fit(); break;
+    case Qt::Key_F:
+        if (event->modifiers() & Qt::ControlModifier)
+            openFind();
+        else
+            fit();
+        break;
+    case Qt::Key_Slash: openFind(); break;
     case Qt::Key_Up: m_vbar->setValue(m_vbar->value() - TimelineLayout::kTrackHeight); break;
     case Qt::Key_Down: m_vbar->setValue(m_vbar->value() + TimelineLayout::kTrackHeight); break;
     case Qt::Key_Escape:
+        if (m_search || (m_find && m_find->isVisible())) {
+            closeFind();
+            break;
+        }
         m_state->clearRangeSelection();
         m_state->clearGroupSelection();
         m_state->setSelection({});
@@ -492,11 +433,11 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             const int d1 = std::clamp(int(std::lround((ry0 + row.height) * dpr)), 0, stripDevH);
             for (; dy < d0; ++dy)
                 std::fill_n(line(dy), stripW, base);   // the gap above the row
-            const bool alternate = row.kind == Row::DeviceHeader || (row.kind == Row::Track && (r % 2));
+            const bool alternate = row.isHeader() || (row.kind == Row::Track && (r % 2));
             const QRgb bg = alternate ? alternateBase : base;
             m_lineBody.assign(size_t(stripW), bg);
             m_lineBase.assign(size_t(stripW), bg);
-            if (row.kind != Row::DeviceHeader && r < m_draw.rows.size()) {
+            if (!row.isHeader() && r < m_draw.rows.size()) {
                 const std::vector<DrawItem>& items = m_draw.rows[r];
                 for (const PaintSpan& span : m_draw.spans[r]) {
                     const DrawItem& d = items[span.item];
@@ -540,7 +481,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             // Pixel lines: band, bodies, baselines (the last two above the bottom), band.
             for (; dy < d1; ++dy) {
                 const double off = dy / dpr - ry0;
-                const bool band = off < 1 || off >= row.height - 1 || row.kind == Row::DeviceHeader;
+                const bool band = off < 1 || off >= row.height - 1 || row.isHeader();
                 if (band)
                     std::fill_n(line(dy), stripW, bg);
                 else
@@ -561,12 +502,14 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     for (size_t r = 0; r < rows.size() && r < m_draw.rows.size(); ++r) {
         const Row& row = rows[r];
         int y = top + row.y - m_scrollY;
-        if (y + row.height < top || y > height() || row.kind == Row::DeviceHeader)
+        if (y + row.height < top || y > height() || row.isHeader())
             continue;
         const std::vector<DrawItem>& items = m_draw.rows[r];
         const MemberBits* members = nullptr;   // the row's group membership, when it takes part
         if (r < m_draw.groupedRows.size() && m_draw.groupedRows[r] && groupMarks())
-            members = row.kind == Row::Lane ? &groupMarks()->lanes[size_t(row.index)] : &groupMarks()->tracks[size_t(row.index)];
+            members = row.kind == Row::Lane  ? &groupMarks()->lanes[size_t(row.index)]
+                      : row.kind == Row::Api ? &groupMarks()->apiRows[size_t(row.index)]
+                                             : &groupMarks()->tracks[size_t(row.index)];
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
             if (d.isFold() || span.x1 - span.x0 <= 40)
@@ -574,7 +517,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
             const bool dimmed = members && !members->test(d.first);
             p.setPen(dimmed ? pal.color(QPalette::PlaceholderText) : textOn(d.color));
-            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(itemName(row, d), Qt::ElideMiddle, tr.width()));
+            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, elideShort(fm, shortItemName(row, d), tr.width()));
         }
         for (const DrawItem& d : items) {
             if (!(d.flags & (DrawItem::Selected | DrawItem::Highlighted)))
@@ -585,6 +528,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
         }
     }
+    paintFlows(p, top);
     // Selected scope: its span as a band across all rows.
     const Selection& sel = m_state->selection();
     if (sel.kind == Selection::Scope && m_run->instances.hasSpan(sel.index)) {
@@ -619,7 +563,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         QFont f = font();
         p.setPen(pal.color(QPalette::WindowText));
         QString label = row.label;
-        if (row.kind == Row::DeviceHeader) {
+        if (row.isHeader()) {
             f.setBold(true);
             label = (collapsedDepth(row.deviceIndex) < 0 ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
         } else if (row.kind == Row::Lane) {

@@ -3,20 +3,24 @@
 // TimeMapping in sync with the ViewState and paints. Navigation as in Perfetto and Tracy:
 // wheel zooms at the cursor, drag pans, W/S zoom, A/D pan, F fits the selection (or all),
 // Shift-drag selects a time range; Shift+wheel scrolls rows; clicking a lane label collapses
-// the levels below it.
+// the levels below it; Ctrl+F or / finds by name (timelinefind.cpp).
 #pragma once
 
 #include "app/gui/core/timelinelayout.h"
+#include "app/gui/core/timelinesearch.h"
 #include "app/gui/core/viewstate.h"
 
 #include <QImage>
 #include <QWidget>
 
 #include <map>
+#include <unordered_map>
 
 class QScrollBar;
 
 namespace wt::gui {
+
+class FindBar;
 
 class TimelineWidget : public QWidget {
     Q_OBJECT
@@ -29,8 +33,28 @@ public:
     const TimeMapping& mapping() const { return m_mapping; }
     const TimelineLayout& layout() const { return m_layout; }
     const DrawList& drawList() const { return m_draw; }
-    // Membership of the ViewState's group selection the draw list was built with (null: none).
-    const GroupMarks* groupMarks() const { return m_state->groupMarks().get(); }
+    // Membership the draw list marks (null: none): the find bar's matches while it is open,
+    // else the ViewState's group selection.
+    const GroupMarks* groupMarks() const;
+
+    // Find (Ctrl+F or /; timelinefind.cpp): opens the find bar, searches as it is edited
+    // (every match marked), steps to the next or previous match (selected, centred and zoomed
+    // to), closes (Escape: marks gone).
+    void openFind();
+    void findText(const QString& text, bool regex = false);   // opens the bar with the text
+    void findStep(bool forward);
+    void closeFind();
+    FindBar* findBar() const { return m_find; }
+
+    // Flows (timelineflows.cpp): a selected kernel's launching API call, or a selected API
+    // call's kernels (by correlation id), highlighted and joined by arrows.
+    struct FlowEnd {
+        Row::Kind kind = Row::Track;   // Track (an activity) or Api
+        uint32_t row = 0;              // RunData::tracks or RunData::apiRows index
+        uint32_t index = 0;
+    };
+    const std::vector<FlowEnd>& flowTargets() const { return m_flowTo; }
+    const SearchResult* search() const { return m_search ? m_search.get() : nullptr; }
     QRect plotRect() const;
 
     void setViewRange(double t0, double t1);
@@ -78,8 +102,22 @@ private:
     void updateScrollBar();
     double plotX(const QPoint& pos) const { return pos.x() - kGutterWidth; }
     QString itemName(const Row& row, const DrawItem& item) const;
+    // The short form of an item's name (docs/names.md), cached per name: labels are painted per frame.
+    const QString& shortItemName(const Row& row, const DrawItem& item);
+
+    void updateFlows();                 // on a selection change
+    void markFlows();                   // at the end of prepare(): the flow ends' items highlighted
+    void paintFlows(QPainter& p, int top);
+    int layoutRowOf(Row::Kind kind, uint32_t index) const;   // -1 when hidden
+    void runSearch(const QString& text, bool regex);
+    void updateFindStatus();
+    void placeFindBar();
 
     ViewState* m_state;
+    FindBar* m_find = nullptr;
+    std::shared_ptr<const SearchResult> m_search;   // while the find bar is open
+    FlowEnd m_flowFrom;                              // the launching call (or the selected call)
+    std::vector<FlowEnd> m_flowTo;                   // the kernels it launched; empty: no flow
     std::shared_ptr<const RunData> m_run;
     TimeMapping m_mapping;
     TimelineLayout m_layout;
@@ -88,6 +126,7 @@ private:
     std::vector<QRgb> m_lineBody, m_lineBase;    // one row's pixel line: bodies; with fold baselines
     std::vector<uint8_t> m_lineMark;             // one row's device columns holding group members
     std::map<int, int> m_collapsed;
+    std::unordered_map<uint64_t, QString> m_shortNames;   // (lane ? node : string id) -> short form; cleared per run
     QScrollBar* m_vbar;
     int m_scrollY = 0;
 

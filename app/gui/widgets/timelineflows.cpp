@@ -1,0 +1,101 @@
+// TimelineWidget's flows: the launch links between the CPU rows' API calls and the GPU
+// activities they launched (TrackData::launch, joined by correlation id at load). Computed when
+// the selection changes (a selected call's kernels: one pass over the launch indices), so a
+// frame only looks up a few items and draws a few lines.
+#include "timelinewidget.h"
+
+#include <QPainter>
+#include <QPainterPath>
+
+#include <cmath>
+
+namespace wt::gui {
+
+namespace {
+constexpr size_t kMaxArrows = 256;   // a call that launched more (a graph launch) draws the first ones
+}
+
+void TimelineWidget::updateFlows()
+{
+    m_flowTo.clear();
+    if (!m_run)
+        return;
+    const Selection& sel = m_state->selection();
+    if (sel.kind == Selection::Activity && sel.track < m_run->tracks.size()) {
+        const TrackData& t = m_run->tracks[sel.track];
+        if (sel.index < t.launch.size() && t.launch[sel.index] != kNone) {
+            const auto [row, k] = m_run->apiCallAt(t.launch[sel.index]);
+            m_flowFrom = FlowEnd{Row::Api, row, k};
+            m_flowTo.push_back(FlowEnd{Row::Track, sel.track, sel.index});
+        }
+    } else if (sel.kind == Selection::ApiCall) {
+        m_flowFrom = FlowEnd{Row::Api, sel.track, sel.index};
+        for (const auto& [track, index] : m_run->launchedBy(sel.track, sel.index))
+            m_flowTo.push_back(FlowEnd{Row::Track, track, index});
+    }
+}
+
+int TimelineWidget::layoutRowOf(Row::Kind kind, uint32_t index) const
+{
+    const auto& rows = m_layout.rows();
+    for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r].kind == kind && rows[r].index == int(index))
+            return int(r);
+    return -1;
+}
+
+void TimelineWidget::markFlows()
+{
+    if (m_flowTo.empty())
+        return;
+    auto mark = [&](const FlowEnd& e) {
+        const int r = layoutRowOf(e.kind, e.row);
+        if (r < 0 || size_t(r) >= m_draw.rows.size())
+            return;
+        const int k = findItem(m_draw.rows[size_t(r)], e.index);
+        if (k >= 0 && !(m_draw.rows[size_t(r)][size_t(k)].flags & DrawItem::Selected))
+            m_draw.rows[size_t(r)][size_t(k)].flags |= DrawItem::Highlighted;
+    };
+    mark(m_flowFrom);
+    for (size_t i = 0; i < m_flowTo.size() && i < kMaxArrows; ++i)
+        mark(m_flowTo[i]);
+}
+
+void TimelineWidget::paintFlows(QPainter& p, int top)
+{
+    if (m_flowTo.empty() || !m_run)
+        return;
+    const auto& rows = m_layout.rows();
+    const int from = layoutRowOf(m_flowFrom.kind, m_flowFrom.row);
+    if (from < 0)
+        return;
+    const ApiRowData& api = m_run->apiRows[m_flowFrom.row];
+    const QPointF a(m_mapping.x(double(api.startNs[m_flowFrom.index])),
+                    top + rows[size_t(from)].y - m_scrollY + rows[size_t(from)].height / 2.0);
+    QColor c = palette().color(QPalette::Text);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (size_t i = 0; i < m_flowTo.size() && i < kMaxArrows; ++i) {
+        const FlowEnd& e = m_flowTo[i];
+        const int r = layoutRowOf(e.kind, e.row);
+        if (r < 0)
+            continue;
+        const TrackData& t = m_run->tracks[e.row];
+        const QPointF b(m_mapping.x(double(t.startNs[e.index])), top + rows[size_t(r)].y - m_scrollY + 2.0);
+        // A curve from the call down to the kernel's top left corner, and an arrow head.
+        QPainterPath path(a);
+        const double dy = (b.y() - a.y()) / 2;
+        path.cubicTo(QPointF(a.x(), a.y() + dy), QPointF(b.x(), b.y() - dy), b);
+        p.setPen(QPen(c, 1.5));
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+        const double angle = std::atan2(b.y() - (b.y() - dy), 0.0001 + b.x() - b.x());
+        QPolygonF head;
+        head << b << b - QPointF(std::cos(angle - 0.45) * 8, std::sin(angle - 0.45) * 8)
+             << b - QPointF(std::cos(angle + 0.45) * 8, std::sin(angle + 0.45) * 8);
+        p.setBrush(c);
+        p.drawPolygon(head);
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+}  // namespace wt::gui

@@ -1,0 +1,214 @@
+// Find on the timeline (core/timelinesearch.h, widgets/findbar.h) on the shared Kineto and
+// Nsight imports: the match count equals a brute-force count of the CSV export's rows whose
+// name holds the text (case-insensitive) plus the scope instances shown in lanes and the stored
+// API calls whose name holds it; Ctrl+F (not F, fit) opens the bar; Enter steps forward in time through every
+// match (each selected, centred, the status "k of n"), Shift+Enter back, both wrapping;
+// regular expressions and a bad one; Escape closes and removes the marks.
+#include "app/gui/core/rundata.h"
+#include "app/gui/core/timelinesearch.h"
+#include "app/gui/core/viewstate.h"
+#include "app/gui/widgets/findbar.h"
+#include "app/gui/widgets/timelinewidget.h"
+#include "interop/csvexporter.h"
+#include "interop/importer.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+#include "tests/support/testsupport.h"
+
+#include <QLineEdit>
+#include <QTest>
+
+#include <sstream>
+
+using namespace wt;
+using namespace wt::gui;
+
+namespace {
+
+// CSV fields of one line (RFC 4180 quotes).
+std::vector<std::string> fields(const std::string& line)
+{
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                out.back() += '"', ++i;
+            else if (c == '"')
+                quoted = false;
+            else
+                out.back() += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+class TstTimelineFind : public QObject {
+    Q_OBJECT
+private slots:
+    void countsMatchCsv_data();
+    void countsMatchCsv();
+    void stepsThroughEveryMatch();
+    void regexAndErrors();
+};
+
+void TstTimelineFind::countsMatchCsv_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("kineto nccl") << "kineto_a100_nccl_rank-0-of-2.json.gz" << "nccl";
+    QTest::newRow("kineto memcpy") << "kineto_a100_nccl_rank-0-of-2.json.gz" << "MEMCPY";
+    QTest::newRow("resnet conv") << "kineto-2021_v100_resnet50.pt.trace.json.gz" << "conv";
+    QTest::newRow("nsys gemm") << "nsys-2026.2_h100x2_fastvideo-1s.sqlite" << "gemm";
+    QTest::newRow("nsys none") << "nsys-2022.2_a100_saxpy-mpi.sqlite" << "no such kernel anywhere";
+}
+
+void TstTimelineFind::countsMatchCsv()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, text);
+    WT_REQUIRE_TRACE(path, file);
+    const std::string out = test::tempPath("find.wt");
+    int64_t runId = 0;
+    int64_t apiExpected = 0;   // API calls (the CPU rows) by name, from storage
+    std::ostringstream csv;
+    {
+        Database db(out, OpenMode::ReadWrite);
+        runId = interop::importTrace(db, path.toStdString()).written.runId;
+        Reader r(db);
+        interop::CsvExporter::writeActivities(r, runId, csv);
+        for (const ApiCall& c : r.apiCalls(runId))
+            apiExpected += QString::fromStdString(r.string(c.nameId)).contains(text, Qt::CaseInsensitive);
+    }
+    std::shared_ptr<const RunData> run = loadRun(out, runId);
+    QVERIFY(run);
+    // Brute force: the CSV's rows by name, and the lanes' instances by scope name.
+    std::istringstream in(csv.str());
+    std::string line;
+    std::getline(in, line);
+    const std::vector<std::string> header = fields(line);
+    const size_t nameCol = size_t(std::find(header.begin(), header.end(), "name") - header.begin());
+    QVERIFY(nameCol < header.size());
+    int64_t rows = 0, expected = 0;
+    while (std::getline(in, line)) {
+        const std::vector<std::string> f = fields(line);
+        QVERIFY(f.size() > nameCol);
+        ++rows;
+        expected += QString::fromStdString(f[nameCol]).contains(text, Qt::CaseInsensitive);
+    }
+    QCOMPARE(rows, run->activityCount);
+    int64_t scopes = 0;
+    for (const LaneData& lane : run->lanes)
+        for (uint32_t inst : lane.items)
+            scopes += run->nodes[run->instances.node[inst]].name.contains(text, Qt::CaseInsensitive);
+    const SearchResult result = searchRun(*run, text);
+    QCOMPARE(result.activityMatches, expected);
+    QCOMPARE(result.scopeMatches, scopes);
+    QCOMPARE(result.apiMatches, apiExpected);
+
+    // The widget shows the same count.
+    ViewState state;
+    state.setRun(run);
+    TimelineWidget w(&state);
+    w.resize(1200, 600);
+    w.findText(text);
+    QVERIFY(w.findBar() && !w.findBar()->isHidden());
+    const int64_t n = expected + scopes + apiExpected;
+    QCOMPARE(w.findBar()->status(), n == 0 ? QStringLiteral("no matches")
+                                           : n == 1 ? QStringLiteral("1 match") : QStringLiteral("%1 matches").arg(n));
+    qInfo("%s: %lld activities, %lld scopes and %lld API calls match", qPrintable(text), qlonglong(expected), qlonglong(scopes),
+          qlonglong(apiExpected));
+}
+
+void TstTimelineFind::stepsThroughEveryMatch()
+{
+    const char* file = "kineto_a100_nccl_rank-0-of-2.json.gz";
+    WT_REQUIRE_TRACE(path, file);
+    const std::string out = test::tempPath("findsteps.wt");
+    int64_t runId = 0;
+    {
+        Database db(out, OpenMode::ReadWrite);
+        runId = interop::importTrace(db, path.toStdString()).written.runId;
+    }
+    std::shared_ptr<const RunData> run = loadRun(out, runId);
+    QVERIFY(run);
+    ViewState state;
+    state.setRun(run);
+    TimelineWidget w(&state);
+    w.resize(1200, 600);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.setFocus();
+    // F fits; Ctrl+F opens the find bar instead.
+    w.setViewRange(1000, 2000);
+    QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+    QVERIFY(w.findBar() && !w.findBar()->isHidden());
+    QCOMPARE(w.mapping().startNs(), 1000.0);
+    QTest::keyClicks(w.findBar()->lineEdit(), QStringLiteral("ncclKernel"));
+    QVERIFY(w.search());
+    const int64_t n = w.search()->count();
+    QVERIFY(n > 3);
+    QVERIFY(w.groupMarks() == w.search()->marks.get());   // the draw list marks the matches
+    w.setViewRange(double(run->spanStartNs) - 1, double(run->spanStartNs));
+    int64_t lastStart = INT64_MIN;
+    for (int64_t k = 1; k <= n; ++k) {
+        QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return);
+        const Selection sel = state.selection();
+        int64_t t0 = 0, t1 = 0;
+        QVERIFY(selectionSpan(*run, sel, t0, t1));
+        QVERIFY2(t0 >= lastStart, "matches step forward in time");
+        lastStart = t0;
+        QVERIFY(sel.kind == Selection::Activity);
+        QVERIFY(run->name(run->tracks[sel.track].nameId[sel.index]).contains(QStringLiteral("ncclkernel"), Qt::CaseInsensitive));
+        QCOMPARE(w.findBar()->status(), QStringLiteral("%1 of %2").arg(k).arg(n));
+        // In view (centred unless the run's edge is near).
+        QVERIFY(w.mapping().startNs() <= double(t0) && double(t1) <= w.mapping().endNs());
+    }
+    // Past the last: the first again; Shift+Enter back to the last.
+    QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return);
+    QCOMPARE(w.findBar()->status(), QStringLiteral("1 of %1").arg(n));
+    QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return, Qt::ShiftModifier);
+    QCOMPARE(w.findBar()->status(), QStringLiteral("%1 of %1").arg(n));
+    QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return, Qt::ShiftModifier);
+    QCOMPARE(w.findBar()->status(), QStringLiteral("%1 of %2").arg(n - 1).arg(n));
+    // Escape closes: no marks.
+    QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Escape);
+    QVERIFY(!w.findBar()->isVisible());
+    QVERIFY(!w.search());
+    QVERIFY(w.groupMarks() == nullptr);
+}
+
+void TstTimelineFind::regexAndErrors()
+{
+    const char* file = "kineto_a100_nccl_rank-0-of-2.json.gz";
+    WT_REQUIRE_TRACE(path, file);
+    const std::string out = test::tempPath("findregex.wt");
+    int64_t runId = 0;
+    {
+        Database db(out, OpenMode::ReadWrite);
+        runId = interop::importTrace(db, path.toStdString()).written.runId;
+    }
+    std::shared_ptr<const RunData> run = loadRun(out, runId);
+    QVERIFY(run);
+    const SearchResult re = searchRun(*run, QStringLiteral("^memcpy (htod|dtoh)"), true);
+    const SearchResult h = searchRun(*run, QStringLiteral("memcpy htod"));
+    const SearchResult d = searchRun(*run, QStringLiteral("memcpy dtoh"));
+    QVERIFY(re.error.isEmpty());
+    QCOMPARE(re.activityMatches, h.activityMatches + d.activityMatches);
+    const SearchResult bad = searchRun(*run, QStringLiteral("(unclosed"), true);
+    QVERIFY(!bad.error.isEmpty());
+    QCOMPARE(bad.count(), int64_t(0));
+    QCOMPARE(stepMatch(*run, bad, {}, 0, true).kind, Selection::None);
+}
+
+QTEST_MAIN(TstTimelineFind)
+#include "tst_timelinefind.moc"
