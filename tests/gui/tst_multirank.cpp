@@ -173,7 +173,7 @@ private slots:
         // A kernel of rank 1 names its rank (device) and its track with it.
         const auto& loaded = w.viewState()->run();
         size_t track = loaded->tracks.size();
-        for (size_t k = 0; k < loaded->tracks.size() && track == loaded->tracks.size(); ++k)
+        for (size_t k = 0; k < loaded->tracks.size(); ++k)   // rank 1's last kernel track: the lowest row
             if (loaded->tracks[k].deviceIndex == 1 && loaded->tracks[k].kind == wt::TrackKind::Kernel && loaded->tracks[k].size() > 0)
                 track = k;
         QVERIFY(track < loaded->tracks.size());
@@ -183,6 +183,21 @@ private slots:
         for (int i = 0; i < top->childCount(); ++i)
             fields[top->child(i)->text(0)] = top->child(i)->text(1);
         QCOMPARE(fields.value(QStringLiteral("device")), QStringLiteral("rank 1: GPU 1"));
+        // A selection made elsewhere (a breakdown slice's representative) is scrolled into view.
+        TimelineWidget* tl2 = w.timeline();
+        const int viewH = tl2->height() - (tl2->plotRect().top());
+        int rowY = -1, rowH = 0;
+        for (const Row& r : tl2->layout().rows())
+            if (r.kind == Row::Track && r.index == int(track)) {
+                rowY = r.y;
+                rowH = r.height;
+            }
+        QVERIFY(rowY >= 0);
+        QVERIFY(rowY + rowH > viewH);   // below the first screen: only a scroll shows it
+        QVERIFY2(rowY >= tl2->scrollY() && rowY + rowH <= tl2->scrollY() + viewH,
+                 qPrintable(QStringLiteral("row %1..%2, view %3..%4").arg(rowY).arg(rowY + rowH).arg(tl2->scrollY()).arg(tl2->scrollY() + viewH)));
+        const TrackData& sel = loaded->tracks[track];
+        QVERIFY(double(sel.endNs(0)) >= tl2->mapping().startNs() && double(sel.startNs[0]) <= tl2->mapping().endNs());
         QVERIFY2(fields.value(QStringLiteral("track")).startsWith(QStringLiteral("rank 1: GPU 1 / ")), qPrintable(fields.value(QStringLiteral("track"))));
     }
 

@@ -32,6 +32,8 @@ public:
     // Membership of the ViewState's group selection the draw list was built with (null: none).
     const GroupMarks* groupMarks() const { return m_state->groupMarks().get(); }
     QRect plotRect() const;
+    // Content y at the top of the plot (the vertical scroll position).
+    int scrollY() const { return m_scrollY; }
 
     void setViewRange(double t0, double t1);
     // Widens (or narrows) how far zoom and pan may go, e.g. so a timeline synchronized with a
@@ -70,6 +72,7 @@ private:
         int item = -1;   // index into m_draw.rows[row]
     };
     Hit hitAt(const QPoint& pos) const;
+    void revealSelection();         // scrolls (and pans) the selected item into view
     void onRunChanged();
     void onRunUpdated();   // a live run grew: new limits and rows, same zoom, scroll and collapsed lanes
     void relayout();
