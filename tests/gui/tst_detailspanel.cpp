@@ -4,17 +4,20 @@
 // analysis's tables, whose export is `wheretime stats --summary [--range] --csv` byte for
 // byte; the device, step and rank figures come with the loaded run; a Kineto trace that lists
 // eight GPUs of which one ran kernels has one rank, and no per-rank table.
+#include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/tablemodel.h"
 #include "app/gui/core/viewstate.h"
 #include "app/gui/widgets/detailspanel.h"
 #include "analysis/gputime.h"
+#include "analysis/kernelcategory.h"
 #include "analysis/summarytable.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "tests/support/testsupport.h"
 
 #include <QFile>
+#include <algorithm>
 #include <QTableView>
 #include <QTest>
 #include <QTreeWidget>
@@ -166,6 +169,74 @@ private slots:
         auto dev = test::runCli({QStringLiteral("stats"), out, QStringLiteral("--group-by"), QStringLiteral("device"), QStringLiteral("--json")});
         QCOMPARE(dev.exitCode, 0);
         QCOMPARE(dev.out.count(QStringLiteral("\"device_id\"")), 1);
+    }
+
+    // Issue 27 item 8: on the Nsight import whose memory lane is full, the category pie, the
+    // devices table and the timeline's lanes say the same thing (docs/definitions.md): per
+    // device, memory = the union of the memory lane's activities and memory kernels, busy = the
+    // union of everything, idle = span - busy; the pie's memory slice is the summed durations of
+    // the memory lanes (and memory kernels), which with one memory stream per device is the sum
+    // of the devices' memory unions.
+    void nsightViewsAgree()
+    {
+        const QString trace = test::sharedTrace("nsys-2026.2_h100x2_fastvideo-1s.sqlite");
+        if (trace.isEmpty()) {
+            if (test::inCi())
+                QFAIL("shared trace missing");
+            QSKIP("shared trace missing");
+        }
+        const QString out = QString::fromStdString(test::tempPath("detailspanel-nsys.wt"));
+        QFile::remove(out);
+        auto r = test::runCli({QStringLiteral("import"), trace, QStringLiteral("-o"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto run = loadRun(out.toStdString(), 1);
+        ViewState state;
+        state.setRun(run);
+        DetailsPanel panel(&state);
+        const TableModel* m = panel.devicesModel();
+        QCOMPARE(m->rowCount(), 2);
+        auto raw = [m](int row, const char* id) { return int64_t(m->data(m->index(row, m->columnOf(id)), TableModel::RawRole).toLongLong()); };
+        auto unionOf = [](std::vector<std::pair<int64_t, int64_t>> v) {
+            std::sort(v.begin(), v.end());
+            int64_t total = 0, end = INT64_MIN;
+            for (auto [a, b] : v) {
+                if (a > end)
+                    total += b - a;
+                else if (b > end)
+                    total += b - end;
+                end = std::max(end, b);
+            }
+            return total;
+        };
+        int64_t memorySum = 0, memoryUnions = 0;
+        for (int row = 0; row < 2; ++row) {
+            const int32_t device = int32_t(raw(row, "id"));
+            std::vector<std::pair<int64_t, int64_t>> all, memory;
+            for (const TrackData& t : run->tracks) {
+                if (t.deviceId != device)
+                    continue;
+                for (size_t i = 0; i < t.size(); ++i) {
+                    const ActivityKind kind = t.kind == TrackKind::Kernel ? ActivityKind::Kernel : ActivityKind(t.activityKind[i]);
+                    all.emplace_back(t.startNs[i], t.endNs(i));
+                    if (kind != ActivityKind::Kernel ||
+                        KernelCategories::builtinCategoryOf(kind, run->name(t.nameId[i]).toStdString()) == "memory") {
+                        memory.emplace_back(t.startNs[i], t.endNs(i));
+                        memorySum += t.endNs(i) - t.startNs[i];
+                    }
+                }
+            }
+            QCOMPARE(raw(row, "memory_ns"), unionOf(memory));
+            QCOMPARE(raw(row, "busy_ns"), unionOf(all));
+            QCOMPARE(raw(row, "idle_ns"), raw(row, "span_ns") - raw(row, "busy_ns"));
+            QVERIFY(raw(row, "busy_ns") > 9 * raw(row, "idle_ns"));   // the full memory lane is busy time
+            memoryUnions += raw(row, "memory_ns");
+        }
+        // The pie's memory slice: the memory lanes' summed time.
+        const BreakdownResult cats = BreakdownSource::load(run)->compute({GroupBy::Category, {}});
+        auto memoryRow = std::find_if(cats.rows.begin(), cats.rows.end(), [](const BreakdownRow& g) { return g.path == "memory"; });
+        QVERIFY(memoryRow != cats.rows.end());
+        QCOMPARE(memoryRow->timeNs, memorySum);
+        QCOMPARE(memoryRow->timeNs, memoryUnions);   // one memory stream per device: nothing overlaps
     }
 
 private:

@@ -100,7 +100,6 @@ DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
     layout->addWidget(split);
     m_devices->setObjectName(QStringLiteral("devicesTable"));
     setUpTableView(m_devices, m_devicesModel);
-    m_devices->setItemDelegateForColumn(0, m_barDelegate);
     m_devices->setToolTip(QStringLiteral("Per device, first activity start to last activity end: busy = some kernel or memory operation "
                                          "running, idle = nothing; compute = kernels that are neither communication nor memory; "
                                          "communication = NCCL/collective kernels; memory = memcpy, memset and memory kernels; "
@@ -241,6 +240,9 @@ void DetailsPanel::refreshDevices()
     m_barDelegate->setBars(std::move(bars));
     // The figures were computed where the run loaded (RunData::deviceTimes); this only adapts.
     m_devicesModel->setTable(wt::devicesTable(run->deviceTimes));
+    for (int c = 0; c < m_devicesModel->columnCount(); ++c)
+        m_devices->setItemDelegateForColumn(c, nullptr);
+    m_devices->setItemDelegateForColumn(m_devicesModel->columnOf("name"), m_barDelegate);   // the bar under the name
     showTextColumns(m_devices, m_devicesModel);
     m_devices->resizeRowsToContents();
     m_devices->show();
@@ -261,6 +263,7 @@ void DetailsPanel::refreshRanks()
     m_ranksModel->setTable(table);
     m_ranksModel->setBoldRows(std::move(bold));
     showTextColumns(m_ranks, m_ranksModel);
+    m_ranks->resizeRowsToContents();
     m_ranks->show();
 }
 

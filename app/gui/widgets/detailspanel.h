@@ -80,7 +80,7 @@ private:
     QTreeWidgetItem* m_rangeItem = nullptr;
 };
 
-// Paints a device's stacked bar under the device's name (the first column of the devices
+// Paints a device's stacked bar under the device's name (the name column of the devices
 // table), the bar's parts in its tooltip.
 class DeviceBarDelegate : public QStyledItemDelegate {
     Q_OBJECT
