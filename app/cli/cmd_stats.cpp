@@ -143,6 +143,18 @@ int runDeviceStats(Args& args)
     return 0;
 }
 
+// --range T0:T1, from the run's time 0 (none without the option).
+std::optional<TimeRange> rangeOption(const Args& args)
+{
+    std::optional<TimeRange> range;
+    if (auto text = args.value("--range")) {
+        range = parseTimeRange(*text);
+        if (!range)
+            throw UsageError("--range needs T0:T1 with T0 <= T1 (ns, or with a unit: 2ms:5ms), got '" + *text + "'");
+    }
+    return range;
+}
+
 // --summary: the details panel's run summary, or with --range its range summary
 // (analysis/summarytable.h), rendered by the one writer.
 int runSummary(Args& args)
@@ -154,12 +166,7 @@ int runSummary(Args& args)
     const long long width = args.integer("--width", 0);
     if (width < 0)
         throw UsageError("--width must be 0 (full names) or more");
-    std::optional<TimeRange> range;
-    if (auto text = args.value("--range")) {
-        range = parseTimeRange(*text);
-        if (!range)
-            throw UsageError("--range needs T0:T1 with T0 <= T1 (ns, or with a unit: 2ms:5ms), got '" + *text + "'");
-    }
+    const std::optional<TimeRange> range = rangeOption(args);
     CategoriesPtr categories;
     if (auto file = args.value("--categories"))
         categories = std::make_shared<const KernelCategories>(KernelCategories::load(*file));
@@ -221,12 +228,7 @@ int runStats(Args& args)
     }
     if (args.flag("--json") && args.flag("--csv"))
         throw UsageError("--json and --csv exclude each other");
-    std::optional<TimeRange> range;
-    if (auto text = args.value("--range")) {
-        range = parseTimeRange(*text);
-        if (!range)
-            throw UsageError("--range needs T0:T1 with T0 <= T1 (ns, or with a unit: 2ms:5ms), got '" + *text + "'");
-    }
+    const std::optional<TimeRange> range = rangeOption(args);
     const bool distributions = args.flag("--json") || args.flag("--csv") || range || bySteps;
 
     auto [file, selector] = splitRunSelector(args.positionals()[0]);

@@ -9,6 +9,7 @@
 #include "app/gui/core/tablemodel.h"
 #include "app/gui/core/viewstate.h"
 #include "app/gui/widgets/detailspanel.h"
+#include "app/gui/widgets/timelinewidget.h"
 #include "analysis/gputime.h"
 #include "analysis/kernelcategory.h"
 #include "analysis/summarytable.h"
@@ -84,6 +85,18 @@ private slots:
         QVERIFY(f.value(QStringLiteral("device")).startsWith(QStringLiteral("CPU")));
         for (const char* field : {"track", "scope", "start", "duration"})
             QVERIFY2(f.contains(QString::fromLatin1(field)), field);
+        // The timeline's tooltip of that kernel: no launch configuration either.
+        TimelineWidget timeline(&state);
+        timeline.resize(1000, 400);
+        timeline.fit();   // the selected kernel fills the plot
+        int rowY = -1;
+        for (const Row& r : timeline.layout().rows())
+            if (r.kind == Row::Track && r.index == int(track))
+                rowY = r.y + r.height / 2;
+        QVERIFY(rowY >= 0);
+        const QString tip = timeline.toolTipAt(QPoint(timeline.plotRect().center().x(), timeline.plotRect().top() + rowY - timeline.scrollY()));
+        QVERIFY2(tip.contains(QStringLiteral("duration")), qPrintable(tip));
+        QVERIFY2(!tip.contains(QStringLiteral("grid")) && !tip.contains(QStringLiteral("registers")), qPrintable(tip));
 
         // A scope: its span without "GPU".
         uint32_t inst = kNone;
@@ -124,9 +137,15 @@ private slots:
         QVERIFY2(runCli == panel.runCsv().toUtf8(), qPrintable(test::firstDifference(runCli, panel.runCsv().toUtf8())));
         QCOMPARE(panel.rangeModel()->rowCount(), 0);
 
-        // A range over the middle of the run, in ns from its time 0 (the CLI's --range).
-        const int64_t t0 = run->spanStartNs + (run->spanEndNs - run->spanStartNs) / 4;
-        const int64_t t1 = run->spanStartNs + (run->spanEndNs - run->spanStartNs) / 2;
+        // A range in the middle of the run, in ns from its time 0 (the CLI's --range).
+        // It starts at the middle kernel, so it holds kernels however the CPU's timing fell.
+        const TrackData* kernels = nullptr;
+        for (const TrackData& t : run->tracks)
+            if (!kernels && t.kind == TrackKind::Kernel && t.size() > 0)
+                kernels = &t;
+        QVERIFY(kernels);
+        const int64_t t0 = kernels->startNs[kernels->size() / 2];
+        const int64_t t1 = t0 + (run->spanEndNs - run->spanStartNs) / 4;
         state.setRangeSelection(double(t0), double(t1));
         QVERIFY(panel.rangeModel()->rowCount() > 2);   // the range, its layers, its kernels
         const QByteArray rangeCli = test::cliBytes({QStringLiteral("stats"), file, QStringLiteral("--summary"), QStringLiteral("--range"),

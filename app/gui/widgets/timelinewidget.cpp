@@ -1,6 +1,7 @@
 #include "timelinewidget.h"
 
 #include "app/gui/core/timeformat.h"
+#include "analysis/summarytable.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -336,12 +337,13 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
             lines << QStringLiteral("scope: %1").arg(inst == kNone ? QStringLiteral("(none)") : m_run->scopePath(inst).toHtmlEscaped())
                   << QStringLiteral("start: %1").arg(formatDuration(double(t.startNs[i]) - origin))
                   << QStringLiteral("duration: %1").arg(formatDuration(double(t.durationNs[i])));
-            if (t.kind == TrackKind::Kernel) {
+            const bool cpu = size_t(t.deviceIndex) < m_run->devices.size() && isCpuDevice(m_run->devices[size_t(t.deviceIndex)].name.toStdString());
+            if (t.kind == TrackKind::Kernel && !cpu) {   // a CPU op has no launch configuration
                 const LaunchConfig& c = m_run->launchConfigs[t.config[i]];
                 lines << launchText(c)
                       << QStringLiteral("registers: %1 per thread").arg(c.registers)
                       << QStringLiteral("shared memory: %1 B static, %2 B dynamic").arg(c.staticSmem).arg(c.dynamicSmem);
-            } else {
+            } else if (t.kind != TrackKind::Kernel) {
                 lines << QStringLiteral("%1, %2 bytes")
                              .arg(QString::fromUtf8(toString(ActivityKind(t.activityKind[i])).data()))
                              .arg(t.bytes[i]);
