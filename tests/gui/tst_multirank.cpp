@@ -124,6 +124,8 @@ private slots:
         QCOMPARE(tl->layout().rows().size(), all);
 
         // The per-rank table: the README's kernel time per rank, both steps on both ranks.
+        w.details()->waitForFigures();   // computed on a worker after the load
+        QVERIFY(w.details()->figures());
         QTableView* t = w.details()->ranksTable();
         TableModel* m = w.details()->ranksModel();
         QVERIFY(!t->isHidden());
@@ -284,17 +286,19 @@ private slots:
         QVERIFY(!seen.empty());
 
         // Device bars.
+        w.details()->waitForFigures();
+        QVERIFY(w.details()->figures());
         QTableView* t = w.details()->devicesTable();
         TableModel* m = w.details()->devicesModel();
         const std::vector<wt::DeviceTime> times = wt::computeDeviceTimes(*run->profile, run->activities());
         QCOMPARE(times.size(), size_t(2));
-        QCOMPARE(run->deviceTimes.size(), size_t(2));   // computed where the run loaded
+        QCOMPARE(w.details()->figures()->devices.size(), size_t(2));   // the worker's figures
         QVERIFY(!t->isHidden());
         QCOMPARE(m->rowCount(), 2);
         auto text = [m](int row, const char* id) { return m->data(m->index(row, m->columnOf(id))).toString(); };
         for (int row = 0; row < 2; ++row) {
             const wt::GpuTime& g = times[size_t(row)].time;
-            QCOMPARE(run->deviceTimes[size_t(row)].time.busyNs, g.busyNs);
+            QCOMPARE(w.details()->figures()->devices[size_t(row)].time.busyNs, g.busyNs);
             QCOMPARE(text(row, "name").toStdString(), times[size_t(row)].name);
             QCOMPARE(text(row, "busy_ns"), formatDuration(double(g.busyNs)));
             QCOMPARE(text(row, "idle_ns"), formatDuration(double(g.idleNs)));

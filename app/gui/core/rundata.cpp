@@ -180,21 +180,6 @@ static void assignLayers(RunData& d, const ScopeTree& tree)
     }
 }
 
-// The figures of the details panel (analysis/), here on the loader's thread.
-static void computeFigures(RunData& d)
-{
-    const ActivityView view = d.activities();
-    d.deviceTimes = computeDeviceTimes(*d.profile, view);
-    d.stepTimes = computeStepTimes(*d.profile, view);
-    std::vector<int32_t> trackDevice;
-    for (const TrackData& t : d.tracks)
-        trackDevice.push_back(t.deviceId);
-    std::vector<DeviceInfo> devices;
-    for (const DeviceData& dev : d.devices)
-        devices.push_back(DeviceInfo{dev.id, dev.name.toStdString(), "{}"});
-    d.rankStats = computeRankStats(view, trackDevice, d.instances.parent, d.profile->tree, devices);
-}
-
 std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const LoadCallbacks& cb)
 {
     Database db(path, OpenMode::ReadOnly);
@@ -612,7 +597,6 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     }
     std::vector<uint8_t>().swap(deviceMask);
     std::vector<uint8_t>().swap(firstTrack);
-    computeFigures(d);
 #if defined(__GLIBC__)
     // The load's transient buffers (SQLite rows, instance lists, sort keys) were freed into
     // glibc's heap, which keeps them resident; hand them back so a loaded run costs what its

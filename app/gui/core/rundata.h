@@ -11,8 +11,6 @@
 
 #include "drawlist.h"
 #include "analysis/activityview.h"
-#include "analysis/gputime.h"
-#include "analysis/rankstats.h"
 #include "analysis/runprofile.h"
 #include "storage/types.h"
 
@@ -121,11 +119,6 @@ public:
     int64_t kernelCount = 0;
     int64_t activityCount = 0;
     int64_t stepCount = 0;                // wt::countSteps: steps finished (so far, while being captured)
-    // The details panel's figures, computed by analysis/ on the loader's thread, never on the
-    // GUI's: time on the GPU per device and per step (gputime.h), the ranks' steps (rankstats.h).
-    std::vector<DeviceTime> deviceTimes;
-    std::vector<StepTime> stepTimes;
-    std::vector<RankStats> rankStats;     // devices that ran a kernel
 
     const Strings& strings() const { return profile->strings; }
     QString name(uint32_t stringId) const;

@@ -1,5 +1,6 @@
 #include "detailspanel.h"
 
+#include "app/gui/core/asyncjob.h"
 #include "app/gui/core/layerpalette.h"
 #include "app/gui/core/rangesummary.h"
 #include "app/gui/core/tablemodel.h"
@@ -14,6 +15,7 @@
 #include "render/tablewriter.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QClipboard>
 #include <QFile>
 #include <QFileDialog>
@@ -89,7 +91,8 @@ bool saveCsv(QWidget* parent, const TableModel* model, const QString& suggested)
 DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
     : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_ranks(new QTableView(this)),
       m_devices(new QTableView(this)), m_runModel(new TableModel(this)), m_rangeModel(new TableModel(this)),
-      m_ranksModel(new TableModel(this)), m_devicesModel(new TableModel(this)), m_barDelegate(new DeviceBarDelegate(this))
+      m_ranksModel(new TableModel(this)), m_devicesModel(new TableModel(this)), m_barDelegate(new DeviceBarDelegate(this)),
+      m_figuresJob(new AsyncJob(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -106,18 +109,15 @@ DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
                                          "overlapped = while a compute kernel ran; exposed communication = the rest; exposed memory = "
                                          "while neither compute nor communication ran. Bar under the device: compute, overlapped "
                                          "communication, exposed communication, exposed memory, idle (docs/definitions.md)."));
-    connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refreshDevices);
-    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refreshDevices);
-    refreshDevices();
+
     m_ranks->setObjectName(QStringLiteral("ranksTable"));
     setUpTableView(m_ranks, m_ranksModel);
     m_ranks->horizontalHeader()->setStretchLastSection(true);
     m_ranks->setToolTip(QStringLiteral("Each rank's steps: a step's time is its GPU span on that rank (first kernel start to last kernel end "
                                        "under it). Bold: the rank with the largest mean step (the straggler)."));
     m_ranks->hide();
-    connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refreshRanks);
-    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refreshRanks);
-    refreshRanks();
+    connect(m_state, &ViewState::runChanged, this, &DetailsPanel::startFigures);
+    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::startFigures);
     m_tree->setColumnCount(2);
     m_tree->setHeaderLabels({QStringLiteral("Field"), QStringLiteral("Value")});
     m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
@@ -130,7 +130,40 @@ DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
     connect(m_state, &ViewState::rangeSelectionChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refresh);
+    startFigures();
     refresh();
+}
+
+void DetailsPanel::startFigures()
+{
+    m_figures = nullptr;
+    refreshDevices();
+    refreshRanks();
+    const std::shared_ptr<const RunData> run = m_state->run();
+    if (!run) {
+        m_figuresJob->cancel();
+        return;
+    }
+    // A pass over every activity (seconds for millions): on a worker; a newer run drops it.
+    m_figuresJob->start<std::shared_ptr<const RunFigures>>(
+        [run](const JobControl&) { return computeRunFigures(*run); },
+        [this, run](std::shared_ptr<const RunFigures> figures) {
+            if (run != m_state->run())
+                return;
+            m_figures = std::move(figures);
+            refreshDevices();
+            refreshRanks();
+            refresh();
+            emit figuresReady();
+        });
+}
+
+void DetailsPanel::waitForFigures()
+{
+    for (int i = 0; i < 1000 && m_figuresJob->isRunning(); ++i) {
+        m_figuresJob->wait();
+        QCoreApplication::processEvents();
+    }
 }
 
 QString DetailsPanel::runCsv() const
@@ -220,7 +253,7 @@ bool DeviceBarDelegate::helpEvent(QHelpEvent* event, QAbstractItemView* view, co
 void DetailsPanel::refreshDevices()
 {
     const auto& run = m_state->run();
-    if (!run || run->deviceTimes.empty()) {
+    if (!run || !m_figures || m_figures->devices.empty()) {
         m_devicesModel->setTable({});
         m_barDelegate->setBars({});
         m_devices->hide();
@@ -230,7 +263,7 @@ void DetailsPanel::refreshDevices()
     static const QRgb kColors[] = {0xff4e79a7, 0xff59a14f, 0xffe15759, 0xfff28e2b, 0xffd8d8d8};
     constexpr size_t kColorCount = sizeof(kColors) / sizeof(kColors[0]);
     std::vector<std::vector<DeviceBarSegment>> bars;
-    for (const DeviceTime& d : run->deviceTimes) {
+    for (const DeviceTime& d : m_figures->devices) {
         std::vector<DeviceBarSegment> segments;
         size_t k = 0;
         for (const BarSegment& b : deviceBarSegments(d.time))
@@ -238,8 +271,8 @@ void DetailsPanel::refreshDevices()
         bars.push_back(std::move(segments));
     }
     m_barDelegate->setBars(std::move(bars));
-    // The figures were computed where the run loaded (RunData::deviceTimes); this only adapts.
-    m_devicesModel->setTable(wt::devicesTable(run->deviceTimes));
+    // The figures were computed on the worker (RunFigures); this only adapts.
+    m_devicesModel->setTable(wt::devicesTable(m_figures->devices));
     for (int c = 0; c < m_devicesModel->columnCount(); ++c)
         m_devices->setItemDelegateForColumn(c, nullptr);
     m_devices->setItemDelegateForColumn(m_devicesModel->columnOf("name"), m_barDelegate);   // the bar under the name
@@ -251,12 +284,12 @@ void DetailsPanel::refreshDevices()
 void DetailsPanel::refreshRanks()
 {
     const auto& run = m_state->run();
-    if (!run || run->rankStats.size() < 2) {
+    if (!run || !m_figures || m_figures->ranks.size() < 2) {
         m_ranksModel->setTable({});
         m_ranks->hide();
         return;
     }
-    const Table table = wt::ranksTable(run->rankStats);
+    const Table table = wt::ranksTable(m_figures->ranks);
     std::vector<bool> bold;
     for (const std::vector<Cell>& row : table.rows)
         bold.push_back(numberOf(row[size_t(RankColumn::Straggler)]) != 0);
@@ -387,8 +420,10 @@ void DetailsPanel::refresh()
     } else {
         m_rangeModel->setTable({});
     }
-    // The run summary: analysis's table (runSummaryTable) over the figures computed at load.
-    m_runModel->setTable(runSummaryTable(run->run, run->stepTimes, run->deviceTimes));
+    // The run summary: analysis's table (runSummaryTable) over the worker's figures (until
+    // they come: without steps, devices and span, which then read as absent).
+    m_runModel->setTable(m_figures ? runSummaryTable(run->run, m_figures->steps, m_figures->devices)
+                                   : runSummaryTable(run->run, {}, {}));
     if (m_tree->topLevelItemCount() == 0) {
         const TableModel* m = m_runModel;
         m_runItem = add(nullptr, QStringLiteral("Run"), cell(m, 0, "name"));

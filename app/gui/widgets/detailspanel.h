@@ -6,10 +6,12 @@
 // (analysis/gputime: busy, idle, compute, communication and memory, overlapped and exposed;
 // docs/definitions.md) with a small stacked bar. Every figure comes as an analysis table
 // through TableModel (the writer's cell text; the CSV export is the CLI's bytes), and the
-// device, step and rank figures are computed where the run loads (RunData), never on the GUI
-// thread. Listens to the ViewState.
+// device, step and rank figures (RunFigures) are computed on a worker (an AsyncJob) once the
+// run is there, never on the GUI thread; until they come those tables are hidden. Listens to
+// the ViewState.
 #pragma once
 
+#include "app/gui/core/runfigures.h"
 #include "app/gui/core/viewstate.h"
 
 #include <QRgb>
@@ -25,6 +27,7 @@ class QTreeWidgetItem;
 
 namespace wt::gui {
 
+class AsyncJob;
 class TableModel;
 class DeviceBarDelegate;
 
@@ -56,12 +59,21 @@ public:
     // exposed communication, exposed memory, idle; they sum to the span).
     std::vector<DeviceBarSegment> deviceBar(int row) const;
 
+    // The device, step and rank figures of the run shown (null while they are computed).
+    const std::shared_ptr<const RunFigures>& figures() const { return m_figures; }
+    // Blocks until the figures of the current run are there (tests, screenshots).
+    void waitForFigures();
+
     // The writer's CSV of the run summary / the range summary (`wheretime stats F --summary
     // [--range T0:T1] --csv`, byte for byte).
     QString runCsv() const;
     QString rangeCsv() const;
 
+signals:
+    void figuresReady();
+
 private:
+    void startFigures();
     void refresh();
     void refreshRanks();
     void refreshDevices();
@@ -76,6 +88,8 @@ private:
     TableModel* m_ranksModel;
     TableModel* m_devicesModel;
     DeviceBarDelegate* m_barDelegate;
+    AsyncJob* m_figuresJob;
+    std::shared_ptr<const RunFigures> m_figures;
     QTreeWidgetItem* m_runItem = nullptr;
     QTreeWidgetItem* m_rangeItem = nullptr;
 };
