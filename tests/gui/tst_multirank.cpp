@@ -129,6 +129,8 @@ private slots:
         QTableView* t = w.details()->ranksTable();
         TableModel* m = w.details()->ranksModel();
         QVERIFY(!t->isHidden());
+        QTRY_VERIFY(t->height() > 40);   // shown after the layout, it still gets room
+        QTRY_VERIFY(w.details()->devicesTable()->height() > 40);
         QCOMPARE(m->rowCount(), 2);
         auto text = [m](int row, const char* id) { return m->data(m->index(row, m->columnOf(id))).toString(); };
         auto raw = [m](int row, const char* id) { return m->data(m->index(row, m->columnOf(id)), TableModel::RawRole).toLongLong(); };

@@ -89,18 +89,18 @@ bool saveCsv(QWidget* parent, const TableModel* model, const QString& suggested)
 }  // namespace
 
 DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
-    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_ranks(new QTableView(this)),
+    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_split(new QSplitter(Qt::Vertical, this)), m_ranks(new QTableView(this)),
       m_devices(new QTableView(this)), m_runModel(new TableModel(this)), m_rangeModel(new TableModel(this)),
       m_ranksModel(new TableModel(this)), m_devicesModel(new TableModel(this)), m_barDelegate(new DeviceBarDelegate(this)),
       m_figuresJob(new AsyncJob(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_tree);
-    split->addWidget(m_devices);
-    split->addWidget(m_ranks);
-    layout->addWidget(split);
+    m_split->addWidget(m_tree);
+    m_split->addWidget(m_devices);
+    m_split->addWidget(m_ranks);
+    m_split->setChildrenCollapsible(false);
+    layout->addWidget(m_split);
     m_devices->setObjectName(QStringLiteral("devicesTable"));
     setUpTableView(m_devices, m_devicesModel);
     m_devices->setToolTip(QStringLiteral("Per device, first activity start to last activity end: busy = some kernel or memory operation "
@@ -156,6 +156,26 @@ void DetailsPanel::startFigures()
             refresh();
             emit figuresReady();
         });
+}
+
+void DetailsPanel::showInSplitter(QWidget* table)
+{
+    if (!table->isHidden())
+        return;
+    table->show();
+    // A widget shown after the splitter's layout gets no height: give the tree half and the
+    // visible tables the rest.
+    QList<int> sizes = m_split->sizes();
+    int total = 0, tables = 0;
+    for (int i = 0; i < sizes.size(); ++i) {
+        total += sizes[i];
+        tables += i > 0 && !m_split->widget(i)->isHidden();
+    }
+    if (total <= 0 || tables == 0)
+        return;
+    for (int i = 0; i < sizes.size(); ++i)
+        sizes[i] = i == 0 ? total / 2 : (m_split->widget(i)->isHidden() ? 0 : total / 2 / tables);
+    m_split->setSizes(sizes);
 }
 
 void DetailsPanel::waitForFigures()
@@ -278,7 +298,7 @@ void DetailsPanel::refreshDevices()
     m_devices->setItemDelegateForColumn(m_devicesModel->columnOf("name"), m_barDelegate);   // the bar under the name
     showTextColumns(m_devices, m_devicesModel);
     m_devices->resizeRowsToContents();
-    m_devices->show();
+    showInSplitter(m_devices);
 }
 
 void DetailsPanel::refreshRanks()
@@ -297,7 +317,7 @@ void DetailsPanel::refreshRanks()
     m_ranksModel->setBoldRows(std::move(bold));
     showTextColumns(m_ranks, m_ranksModel);
     m_ranks->resizeRowsToContents();
-    m_ranks->show();
+    showInSplitter(m_ranks);
 }
 
 void DetailsPanel::refresh()

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+class QSplitter;
 class QTableView;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -78,9 +79,12 @@ private:
     void refreshRanks();
     void refreshDevices();
     void contextMenu(const QPoint& pos);
+    // Shows a table that the splitter laid out while it was hidden (the figures come later).
+    void showInSplitter(QWidget* table);
 
     ViewState* m_state;
     QTreeWidget* m_tree;
+    QSplitter* m_split;
     QTableView* m_ranks;
     QTableView* m_devices;
     TableModel* m_runModel;
