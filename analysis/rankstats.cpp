@@ -89,6 +89,8 @@ std::vector<RankStats> computeRankStats(const ActivityView& view, const std::vec
         r.device = d.name;
         r.kernelTimeNs = kernelTime.count(d.id) ? kernelTime[d.id] : 0;
         r.kernels = kernelCount.count(d.id) ? kernelCount[d.id] : 0;
+        if (r.kernels == 0)
+            continue;   // a device of the trace's properties that ran nothing is no rank
         auto it = perDevice.find(d.id);
         if (it != perDevice.end() && !it->second.empty()) {
             // Steps in time order; a name shared by several steps (captures: "step") gets its ordinal.

@@ -29,7 +29,8 @@ struct RankStats {
     bool straggler = false;              // the device with the largest mean step time (when >1 device has steps)
 };
 
-// One row per device of `devices` (in that order). trackDevice[k] is the device id of
+// One row per device of `devices` that ran a kernel (in that order; a Kineto trace lists every
+// GPU of its machine, most of which ran nothing). trackDevice[k] is the device id of
 // view.tracks[k]; instanceParent[i] is the parent instance index of instance i (kNoInstance =
 // top level), parallel to view.instanceNode.
 std::vector<RankStats> computeRankStats(const ActivityView& view, const std::vector<int32_t>& trackDevice,

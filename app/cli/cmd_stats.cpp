@@ -19,7 +19,9 @@
 #include "analysis/kernelcategory.h"
 #include "render/textelide.h"
 #include "analysis/opfeatures.h"
+#include "analysis/rangesummary.h"
 #include "analysis/runprofile.h"
+#include "analysis/summarytable.h"
 #include "app/cli/command.h"
 #include "app/cli/commonoptions.h"
 #include "render/tablewriter.h"
@@ -40,7 +42,8 @@ namespace {
 const char* kUsage =
     "usage: wheretime stats FILE[:RUN] [--group-by layer|scope|phase|op|kernel|kind|category|step|device]\n"
     "                       [--depth N] [--within GROUPBY=KEY]... [--range T0:T1] [--categories FILE]\n"
-    "                       [--width N] [--json | --csv]\n\n"
+    "                       [--width N] [--json | --csv]\n"
+    "       wheretime stats FILE[:RUN] --summary [--range T0:T1] [--width N] [--json | --csv]\n\n"
     "Kernel time of a run and its share per group (largest first).\n"
     "  --group-by   layer (default; the layer across phases and steps), scope (path at --depth),\n"
     "               phase, op, kernel (name), kind (kernel, memcpy, memset), category (gemm,\n"
@@ -81,6 +84,14 @@ const char* kUsage =
     "               steps.csv): name, start_ns, end_ns, kernels, kernel_time_ns, busy_ns, idle_ns, span_ns,\n"
     "               comm_ns, comm_overlap_ns, idle_share, compute_ns, non_compute_ns, comm_exposed_ns,\n"
     "               memory_ops, memory_ns, memory_overlap_ns, memory_exposed_ns, index\n"
+    "--summary    the run summary the GUI's details panel shows (one row: id, name, workload, variant,\n"
+    "               device, backend, status, steps (a step on several ranks counts once, as in\n"
+    "               --group-by step), devices, kernels, memory_ops, kernel_time_ns, span_ns,\n"
+    "               dropped_records); with --range its range summary: a row for the range (section\n"
+    "               range: start_ns, end_ns, kernel time inside it, kernels), then the time by layer\n"
+    "               (section layer) and the top 10 kernels (section kernel): section, name,\n"
+    "               start_ns, end_ns, time_ns, share, count. --csv: the bytes of the details panel's\n"
+    "               export; --json: the whole table {table, columns, rows, notes}\n"
     "--group-by device: one row per device (the ranks of a run imported with --one-run): kernels,\n"
     "  kernel time, share, steps, mean step time and slowest step (a step's GPU span on the device),\n"
     "  the rank with the largest mean step marked; --json {run, name, group_by, total_ns, groups:\n"
@@ -136,11 +147,58 @@ int runDeviceStats(Args& args)
     return 0;
 }
 
+// --range T0:T1, from the run's time 0 (none without the option).
+std::optional<TimeRange> rangeOption(const Args& args)
+{
+    std::optional<TimeRange> range;
+    if (auto text = args.value("--range")) {
+        range = parseTimeRange(*text);
+        if (!range)
+            throw UsageError("--range needs T0:T1 with T0 <= T1 (ns, or with a unit: 2ms:5ms), got '" + *text + "'");
+    }
+    return range;
+}
+
+// --summary: the details panel's run summary, or with --range its range summary
+// (analysis/summarytable.h), rendered by the one writer.
+int runSummary(Args& args)
+{
+    if (args.value("--group-by") || !args.values("--within").empty() || args.value("--depth"))
+        throw UsageError("--summary takes no --group-by, --within or --depth");
+    outputFormat(args);   // --json and --csv exclude each other
+    const size_t width = nameWidth(args);
+    const std::optional<TimeRange> range = rangeOption(args);
+    const CategoriesPtr categories = categoriesOption(args);
+    auto [file, selector] = splitRunSelector(args.positionals()[0]);
+    Database db(file, OpenMode::ReadOnly);
+    db.exec("BEGIN");   // one read snapshot (a run being captured)
+    Reader reader(db);
+    const int64_t runId = reader.resolveRun(selector);
+    auto profile = RunProfile::load(reader, runId, categories);
+    ActivityColumns columns = ActivityColumns::load(reader, runId, profile->tree);
+    const ActivityView view = columns.view();
+    const Table table = range ? rangeSummaryTable(summarizeRange(*profile, view, *range))
+                              : runSummaryTable(profile->run, computeStepTimes(*profile, view), computeDeviceTimes(*profile, view));
+    db.rollback();
+    if (args.flag("--csv")) {
+        std::cout << render::csv(table);
+    } else if (args.flag("--json")) {
+        std::cout << render::json(table) << '\n';
+    } else {
+        render::TextOptions text;
+        text.width = size_t(width);
+        std::cout << render::text(table, text);
+    }
+    return 0;
+}
+
 int runStats(Args& args)
 {
-    args.parse({"--group-by", "--depth", "--within", "--range", "--categories", "--width"}, {"--json", "--csv"});
+    args.parse({"--group-by", "--depth", "--within", "--range", "--categories", "--width"}, {"--json", "--csv", "--summary"});
     if (args.positionals().size() != 1)
         throw UsageError("expected one FILE[:RUN]");
+    if (args.flag("--summary"))
+        return runSummary(args);
     if (args.value("--group-by", "") == "device")
         return runDeviceStats(args);
     BreakdownOptions options;
@@ -153,12 +211,7 @@ int runStats(Args& args)
     options.depth = scopeDepth(args);
     options.filters = withinFilters(args);
     outputFormat(args);   // --json and --csv exclude each other
-    std::optional<TimeRange> range;
-    if (auto text = args.value("--range")) {
-        range = parseTimeRange(*text);
-        if (!range)
-            throw UsageError("--range needs T0:T1 with T0 <= T1 (ns, or with a unit: 2ms:5ms), got '" + *text + "'");
-    }
+    const std::optional<TimeRange> range = rangeOption(args);
     const bool distributions = args.flag("--json") || args.flag("--csv") || range || bySteps;
 
     auto [file, selector] = splitRunSelector(args.positionals()[0]);

@@ -13,6 +13,7 @@
 #include "app/gui/variants/variantsview.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "app/gui/widgets/detailspanel.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
 #include "app/gui/core/viewstate.h"
@@ -357,6 +358,7 @@ int main(int argc, char** argv)
                 window.timeline()->setViewRange(double(parsedRange->startNs), double(parsedRange->endNs));
             QTimer::singleShot(50, &app, [&, out] {
                 breakdown->view()->waitForResult();
+                window.details()->waitForFigures();   // the devices and ranks tables (a worker's)
                 // Draw the chart now, at its laid-out size: a queued replot may not have run
                 // yet, and a plot that never replotted grabs blank (docs/images/multirank.png).
                 breakdown->view()->currentPlot()->replot(QCustomPlot::rpImmediateRefresh);

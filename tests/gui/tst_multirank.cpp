@@ -7,6 +7,7 @@
 #include "app/gui/breakdown/breakdownactions.h"
 #include "app/gui/breakdown/breakdownmodel.h"
 #include "app/gui/breakdown/breakdownview.h"
+#include "app/gui/core/tablemodel.h"
 #include "app/gui/core/timeformat.h"
 #include "app/gui/widgets/detailspanel.h"
 #include "app/gui/widgets/mainwindow.h"
@@ -24,7 +25,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
-#include <QTableWidget>
+#include <QTreeWidget>
 #include <QTest>
 
 #include <map>
@@ -123,27 +124,85 @@ private slots:
         QCOMPARE(tl->layout().rows().size(), all);
 
         // The per-rank table: the README's kernel time per rank, both steps on both ranks.
-        QTableWidget* t = w.details()->ranksTable();
+        w.details()->waitForFigures();   // computed on a worker after the load
+        QVERIFY(w.details()->figures());
+        QTableView* t = w.details()->ranksTable();
+        TableModel* m = w.details()->ranksModel();
         QVERIFY(!t->isHidden());
-        QCOMPARE(t->rowCount(), 2);
-        QCOMPARE(t->item(0, DetailsPanel::RankDevice)->text(), QStringLiteral("rank 0: GPU 0"));
-        QCOMPARE(t->item(0, DetailsPanel::RankSteps)->text(), QStringLiteral("2"));
-        QCOMPARE(t->item(1, DetailsPanel::RankSteps)->text(), QStringLiteral("2"));
-        QCOMPARE(t->item(0, DetailsPanel::RankKernelTime)->text(), formatDuration(606519000.0));
-        QCOMPARE(t->item(1, DetailsPanel::RankKernelTime)->text(), formatDuration(651026000.0));
-        QVERIFY(t->item(0, DetailsPanel::RankSlowestStep)->text().startsWith(QStringLiteral("ProfilerStep#55")));
+        QTRY_VERIFY(t->height() > 40);   // shown after the layout, it still gets room
+        QTRY_VERIFY(w.details()->devicesTable()->height() > 40);
+        QCOMPARE(m->rowCount(), 2);
+        auto text = [m](int row, const char* id) { return m->data(m->index(row, m->columnOf(id))).toString(); };
+        auto raw = [m](int row, const char* id) { return m->data(m->index(row, m->columnOf(id)), TableModel::RawRole).toLongLong(); };
+        QCOMPARE(text(0, "name"), QStringLiteral("rank 0: GPU 0"));
+        QCOMPARE(text(0, "steps"), QStringLiteral("2"));
+        QCOMPARE(text(1, "steps"), QStringLiteral("2"));
+        QCOMPARE(text(0, "time_ns"), formatDuration(606519000.0));
+        QCOMPARE(text(1, "time_ns"), formatDuration(651026000.0));
+        QVERIFY(text(0, "slowest_step").startsWith(QStringLiteral("ProfilerStep#55")));
+        QVERIFY(t->isColumnHidden(m->columnOf("device_id")));   // CSV/JSON-only columns stay hidden
         for (int row = 0; row < 2; ++row) {
-            const qint64 mean = t->item(row, DetailsPanel::RankMeanStep)->data(Qt::UserRole).toLongLong();
-            const qint64 slowest = t->item(row, DetailsPanel::RankSlowestTime)->data(Qt::UserRole).toLongLong();
+            const qint64 mean = raw(row, "mean_step_ns");
+            const qint64 slowest = raw(row, "slowest_step_ns");
             QVERIFY(mean > 0 && slowest >= mean);
             // Two steps: the mean lies between the faster and the slower.
             QVERIFY(slowest < 2 * mean);
         }
         // Exactly one straggler (bold), the rank with the larger mean step.
-        const qint64 m0 = t->item(0, DetailsPanel::RankMeanStep)->data(Qt::UserRole).toLongLong();
-        const qint64 m1 = t->item(1, DetailsPanel::RankMeanStep)->data(Qt::UserRole).toLongLong();
-        QCOMPARE(t->item(0, 0)->font().bold(), m0 > m1);
-        QCOMPARE(t->item(1, 0)->font().bold(), m1 >= m0);
+        const qint64 m0 = raw(0, "mean_step_ns");
+        const qint64 m1 = raw(1, "mean_step_ns");
+        QCOMPARE(m->data(m->index(0, 0), Qt::FontRole).value<QFont>().bold(), m0 > m1);
+        QCOMPARE(m->data(m->index(1, 0), Qt::FontRole).value<QFont>().bold(), m1 >= m0);
+
+        // One step count everywhere (issue 27 item 7: the run details said 4, two steps on two
+        // ranks): the details' run summary, each rank's row and `stats --group-by step`.
+        TableModel* runModel = w.details()->runModel();
+        QCOMPARE(runModel->data(runModel->index(0, runModel->columnOf("steps")), TableModel::RawRole).toLongLong(), 2);
+        QString detailsSteps;
+        QTreeWidgetItem* top = w.details()->tree()->topLevelItem(0);
+        QCOMPARE(top->text(0), QStringLiteral("Run"));
+        for (int i = 0; i < top->childCount(); ++i)
+            if (top->child(i)->text(0) == QLatin1String("steps"))
+                detailsSteps = top->child(i)->text(1);
+        QCOMPARE(detailsSteps, QStringLiteral("2"));
+        QString err;
+        const QByteArray steps = wt::test::cliBytes({QStringLiteral("stats"), QString::fromStdString(m_file),
+                                                     QStringLiteral("--group-by"), QStringLiteral("step"), QStringLiteral("--csv")}, &err);
+        QVERIFY2(!steps.isEmpty(), qPrintable(err));
+        QCOMPARE(steps.count('\n') - 1, 2);   // header + one line per step
+        const QByteArray summary = wt::test::cliBytes({QStringLiteral("stats"), QString::fromStdString(m_file), QStringLiteral("--summary"),
+                                                       QStringLiteral("--csv")}, &err);
+        QVERIFY2(summary == w.details()->runCsv().toUtf8(), qPrintable(wt::test::firstDifference(summary, w.details()->runCsv().toUtf8())));
+
+        // A kernel of rank 1 names its rank (device) and its track with it.
+        const auto& loaded = w.viewState()->run();
+        size_t track = loaded->tracks.size();
+        for (size_t k = 0; k < loaded->tracks.size(); ++k)   // rank 1's last kernel track: the lowest row
+            if (loaded->tracks[k].deviceIndex == 1 && loaded->tracks[k].kind == wt::TrackKind::Kernel && loaded->tracks[k].size() > 0)
+                track = k;
+        QVERIFY(track < loaded->tracks.size());
+        w.viewState()->setSelection(Selection{Selection::Activity, uint32_t(track), 0});
+        top = w.details()->tree()->topLevelItem(0);
+        QMap<QString, QString> fields;
+        for (int i = 0; i < top->childCount(); ++i)
+            fields[top->child(i)->text(0)] = top->child(i)->text(1);
+        QCOMPARE(fields.value(QStringLiteral("device")), QStringLiteral("rank 1: GPU 1"));
+        // A selection made elsewhere (a breakdown slice's representative) is scrolled into view.
+        TimelineWidget* tl2 = w.timeline();
+        const int viewH = tl2->height() - (tl2->plotRect().top());
+        int rowY = -1, rowH = 0;
+        for (const Row& r : tl2->layout().rows())
+            if (r.kind == Row::Track && r.index == int(track)) {
+                rowY = r.y;
+                rowH = r.height;
+            }
+        QVERIFY(rowY >= 0);
+        QVERIFY(rowY + rowH > viewH);   // below the first screen: only a scroll shows it
+        QVERIFY2(rowY >= tl2->scrollY() && rowY + rowH <= tl2->scrollY() + viewH,
+                 qPrintable(QStringLiteral("row %1..%2, view %3..%4").arg(rowY).arg(rowY + rowH).arg(tl2->scrollY()).arg(tl2->scrollY() + viewH)));
+        const TrackData& sel = loaded->tracks[track];
+        QVERIFY(double(sel.endNs(0)) >= tl2->mapping().startNs() && double(sel.startNs[0]) <= tl2->mapping().endNs());
+        QVERIFY2(fields.value(QStringLiteral("track")).startsWith(QStringLiteral("rank 1: GPU 1 / ")), qPrintable(fields.value(QStringLiteral("track"))));
     }
 
     void timelineGetsMostOfTheWidth()
@@ -229,31 +288,36 @@ private slots:
         QVERIFY(!seen.empty());
 
         // Device bars.
-        QTableWidget* t = w.details()->devicesTable();
+        w.details()->waitForFigures();
+        QVERIFY(w.details()->figures());
+        QTableView* t = w.details()->devicesTable();
+        TableModel* m = w.details()->devicesModel();
         const std::vector<wt::DeviceTime> times = wt::computeDeviceTimes(*run->profile, run->activities());
         QCOMPARE(times.size(), size_t(2));
+        QCOMPARE(w.details()->figures()->devices.size(), size_t(2));   // the worker's figures
         QVERIFY(!t->isHidden());
-        QCOMPARE(t->rowCount(), 2);
+        QCOMPARE(m->rowCount(), 2);
+        auto text = [m](int row, const char* id) { return m->data(m->index(row, m->columnOf(id))).toString(); };
         for (int row = 0; row < 2; ++row) {
             const wt::GpuTime& g = times[size_t(row)].time;
-            QCOMPARE(t->item(row, DetailsPanel::DevName)->text().toStdString(), times[size_t(row)].name);
-            QCOMPARE(t->item(row, DetailsPanel::DevBusy)->text(), formatDuration(double(g.busyNs)));
-            QCOMPARE(t->item(row, DetailsPanel::DevIdle)->text(), formatDuration(double(g.idleNs)));
-            QCOMPARE(t->item(row, DetailsPanel::DevExposed)->text(), formatDuration(double(g.commExposedNs())));
-            QCOMPARE(t->item(row, DetailsPanel::DevCompute)->text(), formatDuration(double(g.computeNs)));
-            QCOMPARE(t->item(row, DetailsPanel::DevMemory)->text(), formatDuration(double(g.memoryNs)));
-            QCOMPARE(t->item(row, DetailsPanel::DevMemoryExposed)->text(), formatDuration(double(g.memoryExposedNs)));
+            QCOMPARE(w.details()->figures()->devices[size_t(row)].time.busyNs, g.busyNs);
+            QCOMPARE(text(row, "name").toStdString(), times[size_t(row)].name);
+            QCOMPARE(text(row, "busy_ns"), formatDuration(double(g.busyNs)));
+            QCOMPARE(text(row, "idle_ns"), formatDuration(double(g.idleNs)));
+            QCOMPARE(text(row, "comm_exposed_ns"), formatDuration(double(g.commExposedNs())));
+            QCOMPARE(text(row, "compute_ns"), formatDuration(double(g.computeNs)));
+            QCOMPARE(text(row, "memory_ns"), formatDuration(double(g.memoryNs)));
+            QCOMPARE(text(row, "memory_exposed_ns"), formatDuration(double(g.memoryExposedNs)));
             QVERIFY(g.commNs > 0);
             QVERIFY(g.memoryNs > 0);   // both ranks ran memcpys: busy counts them (docs/definitions.md)
-            auto* bar = qobject_cast<DeviceBar*>(t->cellWidget(row, DetailsPanel::DevBar));
-            QVERIFY(bar);
+            const std::vector<DeviceBarSegment> bar = w.details()->deviceBar(row);
             const std::vector<wt::BarSegment> segs = wt::deviceBarSegments(g);
-            QCOMPARE(bar->segments().size(), segs.size());
+            QCOMPARE(bar.size(), segs.size());
             int64_t sum = 0;
             for (size_t i = 0; i < segs.size(); ++i) {
-                QCOMPARE(bar->segments()[i].ns, segs[i].ns);
-                QCOMPARE(bar->segments()[i].label, QString::fromLatin1(segs[i].label));
-                sum += bar->segments()[i].ns;
+                QCOMPARE(bar[i].ns, segs[i].ns);
+                QCOMPARE(bar[i].label, QString::fromLatin1(segs[i].label));
+                sum += bar[i].ns;
             }
             QCOMPARE(sum, g.spanNs);
         }

@@ -3,6 +3,8 @@
 #include "render/shortname.h"
 #include "render/tablewriter.h"
 
+#include <QFont>
+
 #include <limits>
 
 namespace wt::gui {
@@ -25,7 +27,15 @@ void TableModel::setTable(Table table, std::vector<QColor> rowColors)
         for (std::string& l : distinctLabels(cells, 0))
             m_labels[c].push_back(QString::fromStdString(l));
     }
+    m_bold.clear();
     endResetModel();
+}
+
+void TableModel::setBoldRows(std::vector<bool> bold)
+{
+    m_bold = std::move(bold);
+    if (rowCount() > 0 && columnCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), {Qt::FontRole});
 }
 
 int TableModel::columnOf(std::string_view id) const
@@ -77,6 +87,13 @@ QVariant TableModel::data(const QModelIndex& index, int role) const
         return QString::fromStdString(textOf(cell));
     case ColumnIdRole:
         return QString::fromStdString(col.id);
+    case Qt::FontRole:
+        if (size_t(index.row()) < m_bold.size() && m_bold[size_t(index.row())]) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
     default:
         return {};
     }

@@ -24,6 +24,8 @@ public:
     explicit TableModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
 
     void setTable(Table table, std::vector<QColor> rowColors = {});
+    // Rows drawn bold (FontRole), by index into table().rows: a view's emphasis (the straggler).
+    void setBoldRows(std::vector<bool> bold);
     const Table& table() const { return m_table; }
     // The model column of a table column id, or -1.
     int columnOf(std::string_view id) const;
@@ -41,6 +43,7 @@ private:
     Table m_table;
     std::vector<QColor> m_colors;
     std::vector<std::vector<QString>> m_labels;   // per column: text columns' display labels, else empty
+    std::vector<bool> m_bold;
 };
 
 }  // namespace wt::gui

@@ -14,7 +14,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
-#include <QPointer>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -49,49 +48,16 @@ ScalingResult loadScaling(const QString& file, const QString& sweepId)
     return r;
 }
 
-ScalingLoader::ScalingLoader(QObject* parent) : QObject(parent)
+ScalingLoader::ScalingLoader(QObject* parent) : AsyncJob(parent)
 {
     qRegisterMetaType<std::shared_ptr<const wt::gui::ScalingResult>>();
 }
 
-ScalingLoader::~ScalingLoader()
-{
-    wait();
-}
-
-void ScalingLoader::wait()
-{
-    if (!m_thread)
-        return;
-    m_thread->wait();
-    m_thread->deleteLater();
-    m_thread = nullptr;
-}
-
 void ScalingLoader::start(const QString& file, const QString& sweepId)
 {
-    wait();
-    const int generation = ++m_generation;
-    QPointer<ScalingLoader> self(this);
-    m_thread = QThread::create([self, generation, file, sweepId]() {
-        std::shared_ptr<const ScalingResult> result;
-        QString error;
-        try {
-            result = std::make_shared<const ScalingResult>(loadScaling(file, sweepId));
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(self, [self, generation, result, error] {
-            if (!self || self->m_generation != generation)
-                return;
-            self->wait();
-            if (result)
-                emit self->loaded(result);
-            else
-                emit self->failed(error);
-        }, Qt::QueuedConnection);
-    });
-    m_thread->start();
+    AsyncJob::start<std::shared_ptr<const ScalingResult>>(
+        [file, sweepId](const JobControl&) { return std::make_shared<const ScalingResult>(loadScaling(file, sweepId)); },
+        [this](std::shared_ptr<const ScalingResult> result) { emit loaded(std::move(result)); });
 }
 
 ScalingView::ScalingView(QWidget* parent)

@@ -10,8 +10,8 @@
 
 #include "scalingplot.h"
 
-#include <QObject>
-#include <QThread>
+#include "app/gui/core/asyncjob.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -35,24 +35,16 @@ struct ScalingResult {
     std::optional<SweepTable> predicted;   // the measured sweep's predicted twin (dashed lines)
 };
 
-// Loads a sweep on a worker thread (id empty: the newest measured one) with its predicted twin
-// (analysis predictedTwin), if any; loaded or failed (one line).
-class ScalingLoader : public QObject {
+// Loads a sweep on a worker thread (an AsyncJob; id empty: the newest measured one) with its
+// predicted twin (analysis predictedTwin), if any; loaded or failed (one line).
+class ScalingLoader : public AsyncJob {
     Q_OBJECT
 public:
     explicit ScalingLoader(QObject* parent = nullptr);
-    ~ScalingLoader() override;
     void start(const QString& file, const QString& sweepId);
-    bool isRunning() const { return m_thread != nullptr; }
-    void wait();
 
 signals:
     void loaded(std::shared_ptr<const wt::gui::ScalingResult> result);
-    void failed(const QString& message);
-
-private:
-    QThread* m_thread = nullptr;
-    int m_generation = 0;
 };
 
 // Reads the sweep's table (throws SweepError, StorageError with one line).

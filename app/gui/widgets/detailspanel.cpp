@@ -1,7 +1,9 @@
 #include "detailspanel.h"
 
+#include "app/gui/core/asyncjob.h"
 #include "app/gui/core/layerpalette.h"
 #include "app/gui/core/rangesummary.h"
+#include "app/gui/core/tablemodel.h"
 #include "app/gui/core/timeformat.h"
 #include "analysis/activitystats.h"
 #include "analysis/breakdown.h"
@@ -9,13 +11,23 @@
 #include "analysis/gputime.h"
 #include "analysis/gputimetable.h"
 #include "analysis/rankstats.h"
+#include "analysis/summarytable.h"
 #include "render/tablewriter.h"
 
+#include <QApplication>
+#include <QCoreApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QFileDialog>
 #include <QHeaderView>
+#include <QHelpEvent>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPainter>
 #include <QPixmap>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
+#include <QToolTip>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -35,193 +47,289 @@ QString quantity(double value, const char* unit)
     return QString::fromStdString(wt::formatQuantity(value, unit));
 }
 
+QString cell(const TableModel* model, int row, std::string_view id)
+{
+    const int c = model->columnOf(id);
+    return c < 0 || row >= model->rowCount() ? QString() : model->data(model->index(row, c)).toString();
+}
+
+// A table view over a TableModel: the table's text columns (the CLI's), raw ids for the rest.
+void setUpTableView(QTableView* view, TableModel* model)
+{
+    view->setModel(model);
+    view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    view->verticalHeader()->hide();
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setTextElideMode(Qt::ElideMiddle);
+    view->setWordWrap(false);
+}
+
+void showTextColumns(QTableView* view, const TableModel* model)
+{
+    for (int c = 0; c < model->columnCount(); ++c)
+        view->setColumnHidden(c, !model->table().columns[size_t(c)].inText);
+    view->resizeColumnsToContents();
+}
+
+bool saveCsv(QWidget* parent, const TableModel* model, const QString& suggested)
+{
+    const QString path = QFileDialog::getSaveFileName(parent, QStringLiteral("Export CSV"), suggested, QStringLiteral("CSV (*.csv)"));
+    if (path.isEmpty())
+        return false;
+    QFile f(path);
+    const std::string bytes = render::csv(model->table());
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes.data(), qint64(bytes.size())) != qint64(bytes.size())) {
+        QMessageBox::warning(parent, QStringLiteral("Export CSV"), QStringLiteral("Cannot write %1: %2").arg(path, f.errorString()));
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
-    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_ranks(new QTableWidget(this)),
-      m_devices(new QTableWidget(this))
+    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_split(new QSplitter(Qt::Vertical, this)), m_ranks(new QTableView(this)),
+      m_devices(new QTableView(this)), m_runModel(new TableModel(this)), m_rangeModel(new TableModel(this)),
+      m_ranksModel(new TableModel(this)), m_devicesModel(new TableModel(this)), m_barDelegate(new DeviceBarDelegate(this)),
+      m_figuresJob(new AsyncJob(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_tree);
-    split->addWidget(m_devices);
-    split->addWidget(m_ranks);
-    layout->addWidget(split);
+    m_split->addWidget(m_tree);
+    m_split->addWidget(m_devices);
+    m_split->addWidget(m_ranks);
+    m_split->setChildrenCollapsible(false);
+    layout->addWidget(m_split);
     m_devices->setObjectName(QStringLiteral("devicesTable"));
-    m_devices->setColumnCount(DevColumnCount);
-    m_devices->setHorizontalHeaderLabels({QStringLiteral("Device"), QStringLiteral("GPU time"), QStringLiteral("Span"),
-                                          QStringLiteral("Busy"), QStringLiteral("Idle"), QStringLiteral("Compute"),
-                                          QStringLiteral("Communication"), QStringLiteral("Overlapped"), QStringLiteral("Exposed"),
-                                          QStringLiteral("Memory"), QStringLiteral("Mem. overlapped"), QStringLiteral("Mem. exposed")});
-    m_devices->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_devices->verticalHeader()->hide();
-    m_devices->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_devices->setTextElideMode(Qt::ElideMiddle);
+    setUpTableView(m_devices, m_devicesModel);
     m_devices->setToolTip(QStringLiteral("Per device, first activity start to last activity end: busy = some kernel or memory operation "
                                          "running, idle = nothing; compute = kernels that are neither communication nor memory; "
                                          "communication = NCCL/collective kernels; memory = memcpy, memset and memory kernels; "
                                          "overlapped = while a compute kernel ran; exposed communication = the rest; exposed memory = "
-                                         "while neither compute nor communication ran. Bar: compute, overlapped communication, exposed "
-                                         "communication, exposed memory, idle (docs/definitions.md)."));
-    connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refreshDevices);
-    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refreshDevices);
-    refreshDevices();
+                                         "while neither compute nor communication ran. Bar under the device: compute, overlapped "
+                                         "communication, exposed communication, exposed memory, idle (docs/definitions.md)."));
+
     m_ranks->setObjectName(QStringLiteral("ranksTable"));
-    m_ranks->setColumnCount(RankColumnCount);
-    m_ranks->setHorizontalHeaderLabels({QStringLiteral("Rank (device)"), QStringLiteral("Steps"), QStringLiteral("Mean step"),
-                                        QStringLiteral("Slowest step"), QStringLiteral("Its time"), QStringLiteral("Kernel time")});
-    m_ranks->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    setUpTableView(m_ranks, m_ranksModel);
     m_ranks->horizontalHeader()->setStretchLastSection(true);
-    m_ranks->verticalHeader()->hide();
-    m_ranks->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_ranks->setToolTip(QStringLiteral("Each rank's steps: a step's time is its GPU span on that rank (first kernel start to last kernel end "
                                        "under it). Bold: the rank with the largest mean step (the straggler)."));
     m_ranks->hide();
-    connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refreshRanks);
-    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refreshRanks);
-    refreshRanks();
+    connect(m_state, &ViewState::runChanged, this, &DetailsPanel::startFigures);
+    connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::startFigures);
     m_tree->setColumnCount(2);
     m_tree->setHeaderLabels({QStringLiteral("Field"), QStringLiteral("Value")});
     m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_tree->setRootIsDecorated(true);
     m_tree->setTextElideMode(Qt::ElideMiddle);   // long kernel names keep start and end (tooltip: whole name)
-    m_ranks->setTextElideMode(Qt::ElideMiddle);
     m_tree->setUniformRowHeights(true);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_tree, &QWidget::customContextMenuRequested, this, &DetailsPanel::contextMenu);
     connect(m_state, &ViewState::selectionChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::rangeSelectionChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::runChanged, this, &DetailsPanel::refresh);
     connect(m_state, &ViewState::runUpdated, this, &DetailsPanel::refresh);
+    startFigures();
     refresh();
 }
 
-DeviceBar::DeviceBar(std::vector<Segment> segments, QWidget* parent) : QWidget(parent), m_segments(std::move(segments))
+void DetailsPanel::startFigures()
 {
-    QStringList tip;
-    int64_t total = 0;
-    for (const Segment& s : m_segments)
-        total += s.ns;
-    for (const Segment& s : m_segments)
-        tip << QStringLiteral("%1: %2 (%3%)")
-                   .arg(s.label, formatDuration(double(s.ns)))
-                   .arg(total > 0 ? 100.0 * double(s.ns) / double(total) : 0.0, 0, 'f', 1);
-    setToolTip(tip.join(QLatin1Char('\n')));
+    m_figures = nullptr;
+    refreshDevices();
+    refreshRanks();
+    const std::shared_ptr<const RunData> run = m_state->run();
+    if (!run) {
+        m_figuresJob->cancel();
+        return;
+    }
+    // A pass over every activity (seconds for millions): on a worker; a newer run drops it.
+    m_figuresJob->start<std::shared_ptr<const RunFigures>>(
+        [run](const JobControl&) { return computeRunFigures(*run); },
+        [this, run](std::shared_ptr<const RunFigures> figures) {
+            if (run != m_state->run())
+                return;
+            m_figures = std::move(figures);
+            refreshDevices();
+            refreshRanks();
+            refresh();
+            emit figuresReady();
+        });
 }
 
-void DeviceBar::paintEvent(QPaintEvent*)
+void DetailsPanel::showInSplitter(QWidget* table)
 {
-    QPainter p(this);
-    const QRectF r = QRectF(rect()).adjusted(2, 3, -2, -3);
+    if (!table->isHidden())
+        return;
+    table->show();
+    // A widget shown after the splitter's layout gets no height: give the tree half and the
+    // visible tables the rest.
+    QList<int> sizes = m_split->sizes();
+    int total = 0, tables = 0;
+    for (int i = 0; i < sizes.size(); ++i) {
+        total += sizes[i];
+        tables += i > 0 && !m_split->widget(i)->isHidden();
+    }
+    if (total <= 0 || tables == 0)
+        return;
+    for (int i = 0; i < sizes.size(); ++i)
+        sizes[i] = i == 0 ? total / 2 : (m_split->widget(i)->isHidden() ? 0 : total / 2 / tables);
+    m_split->setSizes(sizes);
+}
+
+void DetailsPanel::waitForFigures()
+{
+    for (int i = 0; i < 1000 && m_figuresJob->isRunning(); ++i) {
+        m_figuresJob->wait();
+        QCoreApplication::processEvents();
+    }
+}
+
+QString DetailsPanel::runCsv() const
+{
+    return m_runModel->toCsv();
+}
+
+QString DetailsPanel::rangeCsv() const
+{
+    return m_rangeModel->toCsv();
+}
+
+std::vector<DeviceBarSegment> DetailsPanel::deviceBar(int row) const
+{
+    const auto& bars = m_barDelegate->bars();
+    return row >= 0 && size_t(row) < bars.size() ? bars[size_t(row)] : std::vector<DeviceBarSegment>{};
+}
+
+void DetailsPanel::contextMenu(const QPoint& pos)
+{
+    QMenu menu(this);
+    if (m_runModel->rowCount() > 0) {
+        menu.addAction(QStringLiteral("Copy run summary as CSV"), this, [this] { QApplication::clipboard()->setText(runCsv()); });
+        menu.addAction(QStringLiteral("Export run summary CSV..."), this, [this] { saveCsv(this, m_runModel, QStringLiteral("run.csv")); });
+    }
+    if (m_rangeModel->rowCount() > 0) {
+        menu.addSeparator();
+        menu.addAction(QStringLiteral("Copy range summary as CSV"), this, [this] { QApplication::clipboard()->setText(rangeCsv()); });
+        menu.addAction(QStringLiteral("Export range summary CSV..."), this, [this] { saveCsv(this, m_rangeModel, QStringLiteral("range.csv")); });
+    }
+    if (!menu.isEmpty())
+        menu.exec(m_tree->viewport()->mapToGlobal(pos));
+}
+
+void DeviceBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const
+{
+    const size_t row = size_t(index.row());
+    if (row >= m_bars.size()) {
+        QStyledItemDelegate::paint(painter, option, index);
+        return;
+    }
+    constexpr int kBar = 7;
+    QStyleOptionViewItem text = option;
+    text.rect.setBottom(option.rect.bottom() - kBar);
+    QStyledItemDelegate::paint(painter, text, index);
+    const QRectF r = QRectF(option.rect.left() + 3, option.rect.bottom() - kBar + 1, option.rect.width() - 6, kBar - 2);
     int64_t total = 0;
-    for (const Segment& s : m_segments)
+    for (const DeviceBarSegment& s : m_bars[row])
         total += s.ns;
     if (total <= 0 || r.width() <= 0)
         return;
+    painter->save();
     double x = r.left();
-    for (const Segment& s : m_segments) {
+    for (const DeviceBarSegment& s : m_bars[row]) {
         const double w = r.width() * double(s.ns) / double(total);
-        p.fillRect(QRectF(x, r.top(), w, r.height()), QColor::fromRgb(s.color));
+        painter->fillRect(QRectF(x, r.top(), w, r.height()), QColor::fromRgb(s.color));
         x += w;
     }
-    p.setPen(palette().color(QPalette::Mid));
-    p.drawRect(r);
+    painter->setPen(option.palette.color(QPalette::Mid));
+    painter->drawRect(r);
+    painter->restore();
+}
+
+QSize DeviceBarDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const
+{
+    const QSize s = QStyledItemDelegate::sizeHint(option, index);
+    return {std::max(s.width(), 140), s.height() + 8};
+}
+
+bool DeviceBarDelegate::helpEvent(QHelpEvent* event, QAbstractItemView* view, const QStyleOptionViewItem& option, const QModelIndex& index)
+{
+    const size_t row = size_t(index.row());
+    if (event->type() != QEvent::ToolTip || row >= m_bars.size())
+        return QStyledItemDelegate::helpEvent(event, view, option, index);
+    QStringList tip{index.data().toString()};
+    int64_t total = 0;
+    for (const DeviceBarSegment& s : m_bars[row])
+        total += s.ns;
+    for (const DeviceBarSegment& s : m_bars[row])
+        tip << QStringLiteral("%1: %2 (%3%)")
+                   .arg(s.label, formatDuration(double(s.ns)))
+                   .arg(total > 0 ? 100.0 * double(s.ns) / double(total) : 0.0, 0, 'f', 1);
+    QToolTip::showText(event->globalPos(), tip.join(QLatin1Char('\n')), view);
+    return true;
 }
 
 void DetailsPanel::refreshDevices()
 {
     const auto& run = m_state->run();
-    m_devices->setRowCount(0);
-    if (!run || !run->profile) {
-        m_devices->hide();
-        return;
-    }
-    const std::vector<DeviceTime> times = computeDeviceTimes(*run->profile, run->activities());
-    if (times.empty()) {
+    if (!run || !m_figures || m_figures->devices.empty()) {
+        m_devicesModel->setTable({});
+        m_barDelegate->setBars({});
         m_devices->hide();
         return;
     }
     // compute, overlapped communication, exposed communication, exposed memory, idle
     static const QRgb kColors[] = {0xff4e79a7, 0xff59a14f, 0xffe15759, 0xfff28e2b, 0xffd8d8d8};
     constexpr size_t kColorCount = sizeof(kColors) / sizeof(kColors[0]);
-    // The cells are the devices table's text (analysis/gputimetable.h, the CLI's `stats --group-by step`).
-    const Table table = wt::devicesTable(times);
-    static const char* const kDevIds[DevColumnCount] = {"name", nullptr, "span_ns", "busy_ns", "idle_ns", "compute_ns", "comm_ns",
-                                                        "comm_overlap_ns", "comm_exposed_ns", "memory_ns", "memory_overlap_ns",
-                                                        "memory_exposed_ns"};
-    m_devices->setRowCount(int(times.size()));
-    for (int i = 0; i < int(times.size()); ++i) {
-        const GpuTime& t = times[size_t(i)].time;
-        for (int c = 0; c < DevColumnCount; ++c) {
-            if (!kDevIds[c]) {   // the bar (a cell widget over an empty item)
-                m_devices->setItem(i, c, new QTableWidgetItem());
-                continue;
-            }
-            const size_t k = table.column(kDevIds[c]);
-            const QString cell = QString::fromStdString(render::cellText(table.columns[k], table.rows[size_t(i)][k]));
-            auto* item = new QTableWidgetItem(cell);
-            item->setToolTip(cell);
-            m_devices->setItem(i, c, item);
-        }
-        std::vector<DeviceBar::Segment> segments;
+    std::vector<std::vector<DeviceBarSegment>> bars;
+    for (const DeviceTime& d : m_figures->devices) {
+        std::vector<DeviceBarSegment> segments;
         size_t k = 0;
-        for (const BarSegment& b : deviceBarSegments(t))
+        for (const BarSegment& b : deviceBarSegments(d.time))
             segments.push_back({QString::fromLatin1(b.label), b.ns, kColors[std::min(k++, kColorCount - 1)]});
-        m_devices->setCellWidget(i, DevBar, new DeviceBar(std::move(segments), m_devices));
+        bars.push_back(std::move(segments));
     }
-    m_devices->resizeColumnsToContents();
-    m_devices->setColumnWidth(DevBar, 160);
-    m_devices->show();
+    m_barDelegate->setBars(std::move(bars));
+    // The figures were computed on the worker (RunFigures); this only adapts.
+    m_devicesModel->setTable(wt::devicesTable(m_figures->devices));
+    for (int c = 0; c < m_devicesModel->columnCount(); ++c)
+        m_devices->setItemDelegateForColumn(c, nullptr);
+    m_devices->setItemDelegateForColumn(m_devicesModel->columnOf("name"), m_barDelegate);   // the bar under the name
+    showTextColumns(m_devices, m_devicesModel);
+    m_devices->resizeRowsToContents();
+    showInSplitter(m_devices);
 }
 
 void DetailsPanel::refreshRanks()
 {
     const auto& run = m_state->run();
-    m_ranks->setRowCount(0);
-    if (!run || run->devices.size() < 2) {
+    if (!run || !m_figures || m_figures->ranks.size() < 2) {
+        m_ranksModel->setTable({});
         m_ranks->hide();
         return;
     }
-    std::vector<int32_t> trackDevice;
-    for (const TrackData& t : run->tracks)
-        trackDevice.push_back(t.deviceId);
-    std::vector<DeviceInfo> devices;
-    for (const DeviceData& d : run->devices)
-        devices.push_back(DeviceInfo{d.id, d.name.toStdString(), "{}"});
-    const std::vector<RankStats> rows = computeRankStats(run->activities(), trackDevice, run->instances.parent, run->profile->tree, devices);
-    // The cells are the ranks table's text (analysis/gputimetable.h, `stats --group-by device`).
-    const Table table = wt::ranksTable(rows);
-    static const RankColumn kRankColumns[RankColumnCount] = {RankColumn::Name,        RankColumn::Steps,       RankColumn::MeanStep,
-                                                             RankColumn::SlowestStep, RankColumn::SlowestTime, RankColumn::Time};
-    m_ranks->setRowCount(int(rows.size()));
-    for (int i = 0; i < int(rows.size()); ++i) {
-        const std::vector<Cell>& row = table.rows[size_t(i)];
-        const bool straggler = numberOf(row[size_t(RankColumn::Straggler)]) != 0;
-        for (int c = 0; c < RankColumnCount; ++c) {
-            const size_t k = size_t(kRankColumns[c]);
-            const QString cell = QString::fromStdString(render::cellText(table.columns[k], row[k]));
-            auto* item = new QTableWidgetItem(cell);
-            item->setToolTip(cell);
-            if (c == RankMeanStep || c == RankSlowestTime)
-                item->setData(Qt::UserRole, qint64(numberOf(row[k])));   // raw ns (0 without steps)
-            if (straggler) {
-                QFont f = item->font();
-                f.setBold(true);
-                item->setFont(f);
-                item->setToolTip(cell + QStringLiteral(" (the slowest rank: largest mean step)"));
-            }
-            m_ranks->setItem(i, c, item);
-        }
-    }
-    m_ranks->resizeColumnsToContents();
-    m_ranks->show();
+    const Table table = wt::ranksTable(m_figures->ranks);
+    std::vector<bool> bold;
+    for (const std::vector<Cell>& row : table.rows)
+        bold.push_back(numberOf(row[size_t(RankColumn::Straggler)]) != 0);
+    m_ranksModel->setTable(table);
+    m_ranksModel->setBoldRows(std::move(bold));
+    showTextColumns(m_ranks, m_ranksModel);
+    m_ranks->resizeRowsToContents();
+    showInSplitter(m_ranks);
 }
 
 void DetailsPanel::refresh()
 {
     m_tree->clear();
+    m_runItem = m_rangeItem = nullptr;
     const auto& run = m_state->run();
-    if (!run)
+    if (!run) {
+        m_runModel->setTable({});
+        m_rangeModel->setTable({});
         return;
+    }
     auto add = [this](QTreeWidgetItem* parent, const QString& k, const QString& v) {
         auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(m_tree);
         item->setText(0, k);
@@ -248,16 +356,25 @@ void DetailsPanel::refresh()
                                                            quantity(wt::achievedPerS(c.kernelBytes, kernelTimeNs), "B/s"),
                                                            formatDuration(double(kernelTimeNs))));
     };
-    const double origin = 0;   // stored times are measured from the run's time 0 (docs/schema.md)
+    // A CPU capture's "kernels" are timed ops: no launch configuration, and no GPU to name.
+    auto cpuDevice = [&](int deviceIndex) {
+        return deviceIndex >= 0 && size_t(deviceIndex) < run->devices.size() ? isCpuDevice(run->devices[size_t(deviceIndex)].name.toStdString())
+                                                                              : isCpuDevice(run->run.device);
+    };
+    const bool cpuRun = isCpuDevice(run->run.device);
     const Selection& sel = m_state->selection();
     if (sel.kind == Selection::Activity && sel.track < run->tracks.size()) {
         const TrackData& t = run->tracks[sel.track];
         size_t i = sel.index;
         auto* top = add(nullptr, t.kind == TrackKind::Kernel ? QStringLiteral("Kernel") : QStringLiteral("Memory"),
                         run->name(t.nameId[i]));
-        add(top, QStringLiteral("track"), t.name);
+        if (size_t(t.deviceIndex) < run->devices.size())
+            add(top, QStringLiteral("device"), run->devices[size_t(t.deviceIndex)].name);
+        add(top, QStringLiteral("track"), run->devices.size() > 1 && size_t(t.deviceIndex) < run->devices.size()
+                                              ? run->devices[size_t(t.deviceIndex)].name + QStringLiteral(" / ") + t.name
+                                              : t.name);
         add(top, QStringLiteral("scope"), t.instance[i] == kNone ? QStringLiteral("(none)") : run->scopePath(t.instance[i]));
-        add(top, QStringLiteral("start"), formatDuration(double(t.startNs[i]) - origin));
+        add(top, QStringLiteral("start"), formatDuration(double(t.startNs[i])));   // from the run's time 0 (docs/schema.md)
         add(top, QStringLiteral("duration"), formatDuration(double(t.durationNs[i])));
         if (!t.launch.empty() && t.launch[i] != kNone) {
             // Its launching API call (by correlation id) and the launch latency (docs/definitions.md).
@@ -267,12 +384,14 @@ void DetailsPanel::refresh()
             add(top, QStringLiteral("launch latency"), formatDuration(double(t.startNs[i] - api.startNs[k])));
         }
         if (t.kind == TrackKind::Kernel) {
-            const LaunchConfig& c = run->launchConfigs[t.config[i]];
-            add(top, QStringLiteral("grid"), QStringLiteral("%1 x %2 x %3").arg(c.grid[0]).arg(c.grid[1]).arg(c.grid[2]));
-            add(top, QStringLiteral("block"), QStringLiteral("%1 x %2 x %3").arg(c.block[0]).arg(c.block[1]).arg(c.block[2]));
-            add(top, QStringLiteral("registers"), QString::number(c.registers));
-            add(top, QStringLiteral("static shared memory"), QStringLiteral("%1 B").arg(c.staticSmem));
-            add(top, QStringLiteral("dynamic shared memory"), QStringLiteral("%1 B").arg(c.dynamicSmem));
+            if (!cpuDevice(t.deviceIndex)) {
+                const LaunchConfig& c = run->launchConfigs[t.config[i]];
+                add(top, QStringLiteral("grid"), QStringLiteral("%1 x %2 x %3").arg(c.grid[0]).arg(c.grid[1]).arg(c.grid[2]));
+                add(top, QStringLiteral("block"), QStringLiteral("%1 x %2 x %3").arg(c.block[0]).arg(c.block[1]).arg(c.block[2]));
+                add(top, QStringLiteral("registers"), QString::number(c.registers));
+                add(top, QStringLiteral("static shared memory"), QStringLiteral("%1 B").arg(c.staticSmem));
+                add(top, QStringLiteral("dynamic shared memory"), QStringLiteral("%1 B").arg(c.dynamicSmem));
+            }
             if (t.instance[i] != kNone) {
                 // The op's launches over the op's kernel time (one launch: usually this kernel).
                 const RunData::Cost cost = run->costUnder(t.instance[i]);
@@ -307,44 +426,68 @@ void DetailsPanel::refresh()
         add(top, QStringLiteral("level"), n.level);
         add(top, QStringLiteral("path"), run->scopePath(sel.index));
         if (in.hasSpan(sel.index)) {
-            add(top, QStringLiteral("GPU start"), formatDuration(double(in.gpuStartNs[sel.index]) - origin));
-            add(top, QStringLiteral("GPU span"), formatDuration(double(in.gpuEndNs[sel.index] - in.gpuStartNs[sel.index])));
+            // First kernel start to last kernel end under the instance, on the device that ran them.
+            const QString dev = cpuRun ? QString() : QStringLiteral("GPU ");
+            add(top, dev + QStringLiteral("start"), formatDuration(double(in.gpuStartNs[sel.index])));
+            add(top, dev + QStringLiteral("span"), formatDuration(double(in.gpuEndNs[sel.index] - in.gpuStartNs[sel.index])));
         }
         const RunData::Cost cost = run->costUnder(uint32_t(sel.index));
         addCost(top, cost, wt::kernelTimeUnder(run->activities(), uint32_t(sel.index)),
                 QStringLiteral("%1 launches").arg(cost.launches));
         top->setIcon(0, swatch(n.color));
     }
+    // The range summary: analysis's table (rangeSummaryTable), shown through the model.
     if (m_state->hasRangeSelection()) {
-        const wt::RangeSummary s = summarizeRange(*run, m_state->rangeStartNs(), m_state->rangeEndNs());
-        auto* top = add(nullptr, QStringLiteral("Range"), formatDuration(double(s.range.durationNs())));
-        add(top, QStringLiteral("kernels"), QString::number(s.kernels));
-        add(top, QStringLiteral("kernel time"), formatDuration(double(s.kernelTimeNs)));
-        auto* layers = add(top, QStringLiteral("time by layer"), QString());
-        for (const Group& e : s.layers.groups)
-            add(layers, QString::fromStdString(e.name),
-                QStringLiteral("%1  (%2%)").arg(formatDuration(double(e.timeNs))).arg(100.0 * e.share, 0, 'f', 1))
-                ->setIcon(0, swatch(LayerPalette::groupColor(e.name)));
-        auto* kernels = add(top, QStringLiteral("top kernels"), QString());
-        for (const Group& e : s.kernelsByName.groups)
-            add(kernels, QString::fromStdString(e.name),
-                QStringLiteral("%1  x%2").arg(formatDuration(double(e.timeNs))).arg(e.count));
+        m_rangeModel->setTable(rangeSummaryTable(summarizeRange(*run, m_state->rangeStartNs(), m_state->rangeEndNs())));
+        const TableModel* m = m_rangeModel;
+        const int64_t start = int64_t(m->data(m->index(0, m->columnOf("start_ns")), TableModel::RawRole).toLongLong());
+        const int64_t end = int64_t(m->data(m->index(0, m->columnOf("end_ns")), TableModel::RawRole).toLongLong());
+        m_rangeItem = add(nullptr, QStringLiteral("Range"), formatDuration(double(end - start)));
+        add(m_rangeItem, QStringLiteral("start"), cell(m, 0, "start_ns"));
+        add(m_rangeItem, QStringLiteral("end"), cell(m, 0, "end_ns"));
+        add(m_rangeItem, QStringLiteral("kernels"), cell(m, 0, "count"));
+        add(m_rangeItem, QStringLiteral("kernel time"), cell(m, 0, "time_ns"));
+        auto* layers = add(m_rangeItem, QStringLiteral("time by layer"), QString());
+        auto* kernels = add(m_rangeItem, QStringLiteral("top kernels"), QString());
+        const int section = m->columnOf("section");
+        for (int r = 1; r < m->rowCount(); ++r) {
+            const QString what = m->data(m->index(r, section)).toString();
+            const QString name = cell(m, r, "name");
+            if (what == QLatin1String("layer"))
+                add(layers, name, QStringLiteral("%1  (%2)").arg(cell(m, r, "time_ns"), cell(m, r, "share")))
+                    ->setIcon(0, swatch(LayerPalette::groupColor(name.toStdString())));
+            else
+                add(kernels, name, QStringLiteral("%1  x%2").arg(cell(m, r, "time_ns"), cell(m, r, "count")));
+        }
+    } else {
+        m_rangeModel->setTable({});
     }
+    // The run summary: analysis's table (runSummaryTable) over the worker's figures (until
+    // they come: without steps, devices and span, which then read as absent).
+    m_runModel->setTable(m_figures ? runSummaryTable(run->run, m_figures->steps, m_figures->devices)
+                                   : runSummaryTable(run->run, {}, {}));
     if (m_tree->topLevelItemCount() == 0) {
-        const RunInfo& r = run->run;
-        auto* top = add(nullptr, QStringLiteral("Run"), QString::fromStdString(r.name));
-        add(top, QStringLiteral("workload"), QString::fromStdString(r.workload));
-        add(top, QStringLiteral("variant"), QString::fromStdString(r.variant));
-        add(top, QStringLiteral("device"), QString::fromStdString(r.device));
-        if (run->stepCount > 0)
-            add(top, QStringLiteral("steps"), QString::number(run->stepCount));
-        add(top, QStringLiteral("kernels"), QString::number(run->kernelCount));
-        add(top, QStringLiteral("span"), formatDuration(double(run->spanEndNs - run->spanStartNs)));
-        add(top, QStringLiteral("status"), r.status == RunStatus::Writing ? QStringLiteral("writing (live: being captured)")
-                                                                          : QString::fromUtf8(toString(r.status).data()));
-        add(top, QStringLiteral("dropped records"), QString::number(r.droppedRecords));
+        const TableModel* m = m_runModel;
+        m_runItem = add(nullptr, QStringLiteral("Run"), cell(m, 0, "name"));
+        const Table& t = m->table();
+        for (size_t c = 0; c < t.columns.size(); ++c) {
+            const Column& col = t.columns[c];
+            if (col.id == "id" || col.id == "name" || col.id == "backend" || !col.inText)
+                continue;
+            const Cell& v = t.rows[0][c];
+            if ((col.unit == Unit::Text && textOf(v).empty()) || isNone(v))
+                continue;   // a field this run does not have (an import's variant)
+            if ((col.id == "steps" || col.id == "memory_ops") && numberOf(v) == 0)
+                continue;
+            if (col.id == "devices" && numberOf(v) < 2)
+                continue;
+            QString text = m->data(m->index(0, int(c))).toString();
+            if (col.id == "status" && run->run.status == RunStatus::Writing)
+                text = QStringLiteral("writing (live: being captured)");
+            add(m_runItem, QString::fromStdString(col.title), text);
+        }
         const RunData::Cost cost = run->costUnder(kNone);
-        addCost(top, cost, run->profile->run.kernelTimeNs, QStringLiteral("%1 launches").arg(cost.launches));
+        addCost(m_runItem, cost, run->profile->run.kernelTimeNs, QStringLiteral("%1 launches").arg(cost.launches));
     }
     m_tree->expandAll();
 }

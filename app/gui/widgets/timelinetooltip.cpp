@@ -3,6 +3,7 @@
 // the cursor (a kernel with its launching call and launch latency, an API call, a scope, a fold).
 #include "timelinewidget.h"
 
+#include "analysis/summarytable.h"
 #include "app/gui/core/displayname.h"
 #include "app/gui/core/timeformat.h"
 
@@ -117,12 +118,13 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
                              .arg(api.threadId)
                              .arg(formatDuration(double(t.startNs[i] - api.startNs[ak])));
             }
-            if (t.kind == TrackKind::Kernel) {
+            const bool cpu = size_t(t.deviceIndex) < m_run->devices.size() && isCpuDevice(m_run->devices[size_t(t.deviceIndex)].name.toStdString());
+            if (t.kind == TrackKind::Kernel && !cpu) {   // a CPU op has no launch configuration
                 const LaunchConfig& c = m_run->launchConfigs[t.config[i]];
                 lines << launchText(c)
                       << QStringLiteral("registers: %1 per thread").arg(c.registers)
                       << QStringLiteral("shared memory: %1 B static, %2 B dynamic").arg(c.staticSmem).arg(c.dynamicSmem);
-            } else {
+            } else if (t.kind != TrackKind::Kernel) {
                 lines << QStringLiteral("%1, %2 bytes")
                              .arg(QString::fromUtf8(toString(ActivityKind(t.activityKind[i])).data()))
                              .arg(t.bytes[i]);

@@ -3,6 +3,7 @@
 #include "app/gui/core/displayname.h"
 #include "app/gui/core/timeformat.h"
 #include "findbar.h"
+#include "analysis/summarytable.h"
 
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -12,6 +13,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -58,6 +60,7 @@ TimelineWidget::TimelineWidget(ViewState* state, QWidget* parent)
     });
     connect(m_state, &ViewState::selectionChanged, this, [this] {
         updateFlows();
+        revealSelection();
         prepare();
         update();
         updateFindStatus();
@@ -201,6 +204,51 @@ void TimelineWidget::fit()
     }
     double margin = std::max((t1 - t0) * 0.02, 5.0);
     setViewRange(t0 - margin, t1 + margin);
+}
+
+void TimelineWidget::revealSelection()
+{
+    // A selection made elsewhere (a breakdown slice picks a representative kernel, maybe on
+    // another rank) must be seen: scroll its row into view and, when it lies outside the visible
+    // time, centre it at the same zoom. A click in the timeline is in view already: no change.
+    const Selection& sel = m_state->selection();
+    if (!m_run || sel.kind == Selection::None)
+        return;
+    int64_t start = 0, end = 0;
+    int rowY = -1, rowH = 0;
+    if (sel.kind == Selection::Activity && sel.track < m_run->tracks.size() && sel.index < m_run->tracks[sel.track].size()) {
+        const TrackData& t = m_run->tracks[sel.track];
+        start = t.startNs[sel.index];
+        end = t.endNs(sel.index);
+        for (const Row& r : m_layout.rows())
+            if (r.kind == Row::Track && r.index == int(sel.track)) {
+                rowY = r.y;
+                rowH = r.height;
+            }
+    } else if (sel.kind == Selection::Scope && sel.index < m_run->instances.size() && m_run->instances.hasSpan(sel.index)) {
+        start = m_run->instances.gpuStartNs[sel.index];
+        end = m_run->instances.gpuEndNs[sel.index];
+        for (const Row& r : m_layout.rows()) {
+            if (r.kind != Row::Lane || size_t(r.index) >= m_run->lanes.size())
+                continue;
+            const auto& items = m_run->lanes[size_t(r.index)].items;
+            if (std::find(items.begin(), items.end(), sel.index) != items.end()) {
+                rowY = r.y;
+                rowH = r.height;
+                break;
+            }
+        }
+    } else {
+        return;
+    }
+    const int viewH = height() - kRulerHeight;
+    if (rowY >= 0 && viewH > 0 && (rowY < m_scrollY || rowY + rowH > m_scrollY + viewH))
+        m_vbar->setValue(std::clamp(rowY - viewH / 3, m_vbar->minimum(), m_vbar->maximum()));
+    const double t0 = m_mapping.startNs(), t1 = m_mapping.endNs();
+    if (double(end) < t0 || double(start) > t1) {
+        const double half = (t1 - t0) / 2, mid = (double(start) + double(end)) / 2;
+        setViewRange(mid - half, mid + half);
+    }
 }
 
 void TimelineWidget::setCollapsedDepth(int deviceIndex, int depth)

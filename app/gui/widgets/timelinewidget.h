@@ -56,6 +56,8 @@ public:
     const std::vector<FlowEnd>& flowTargets() const { return m_flowTo; }
     const SearchResult* search() const { return m_search ? m_search.get() : nullptr; }
     QRect plotRect() const;
+    // Content y at the top of the plot (the vertical scroll position).
+    int scrollY() const { return m_scrollY; }
 
     void setViewRange(double t0, double t1);
     // Widens (or narrows) how far zoom and pan may go, e.g. so a timeline synchronized with a
@@ -94,6 +96,7 @@ private:
         int item = -1;   // index into m_draw.rows[row]
     };
     Hit hitAt(const QPoint& pos) const;
+    void revealSelection();         // scrolls (and pans) the selected item into view
     void onRunChanged();
     void onRunUpdated();   // a live run grew: new limits and rows, same zoom, scroll and collapsed lanes
     void relayout();
