@@ -141,8 +141,6 @@ void DetailsPanel::refreshDevices()
         return;
     }
     // compute, overlapped communication, exposed communication, exposed memory, idle
-    static const QRgb kColors[] = {0xff4e79a7, 0xff59a14f, 0xffe15759, 0xfff28e2b, 0xffd8d8d8};
-    constexpr size_t kColorCount = sizeof(kColors) / sizeof(kColors[0]);
     // The cells are the devices table's text (analysis/gputimetable.h, the CLI's `stats --group-by step`).
     const Table table = wt::devicesTable(times);
     static const char* const kDevIds[DevColumnCount] = {"name", nullptr, "span_ns", "busy_ns", "idle_ns", "compute_ns", "comm_ns",
@@ -163,9 +161,9 @@ void DetailsPanel::refreshDevices()
             m_devices->setItem(i, c, item);
         }
         std::vector<DeviceBar::Segment> segments;
-        size_t k = 0;
+        int k = 0;
         for (const BarSegment& b : deviceBarSegments(t))
-            segments.push_back({QString::fromLatin1(b.label), b.ns, kColors[std::min(k++, kColorCount - 1)]});
+            segments.push_back({QString::fromLatin1(b.label), b.ns, LayerPalette::deviceTimeColor(k++)});
         m_devices->setCellWidget(i, DevBar, new DeviceBar(std::move(segments), m_devices));
     }
     m_devices->resizeColumnsToContents();
@@ -302,7 +300,7 @@ void DetailsPanel::refresh()
         for (const Group& e : s.layers.groups)
             add(layers, QString::fromStdString(e.name),
                 QStringLiteral("%1  (%2%)").arg(formatDuration(double(e.timeNs))).arg(100.0 * e.share, 0, 'f', 1))
-                ->setIcon(0, swatch(LayerPalette::groupColor(e.name)));
+                ->setIcon(0, swatch(run->palette.color(e.name)));
         auto* kernels = add(top, QStringLiteral("top kernels"), QString());
         for (const Group& e : s.kernelsByName.groups)
             add(kernels, QString::fromStdString(e.name),

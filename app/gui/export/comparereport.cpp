@@ -1,10 +1,10 @@
 #include "comparereport.h"
 
-#include "comparemodel.h"
-#include "compareplot.h"
+#include "app/gui/compare/comparemodel.h"
+#include "app/gui/compare/compareplot.h"
 
 #include "analysis/comparetable.h"
-#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/export/chartexport.h"
 #include "render/tablewriter.h"
 
 #include <QDir>
