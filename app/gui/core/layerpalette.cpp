@@ -11,19 +11,25 @@ namespace wt::gui {
 
 namespace {
 
-// Twenty colors that stay apart on light and dark backgrounds (hue-spread, mid lightness).
+// Twenty colors that stay apart on light and dark backgrounds (hue-spread, mid lightness); no
+// two closer than 50 in the sum of channel differences (slot 9 was a near twin of slot 3, slot
+// 16 of slot 0).
 constexpr QRgb kBase[LayerPalette::kSize] = {
     0xff4e79a7, 0xfff28e2b, 0xffe15759, 0xff76b7b2, 0xff59a14f,
-    0xffedc948, 0xffb07aa1, 0xffff9da7, 0xff9c755f, 0xff86bcb6,
+    0xffedc948, 0xffb07aa1, 0xffff9da7, 0xff9c755f, 0xff17becf,
     0xff3b8bc2, 0xffd37295, 0xff8cd17d, 0xffb6992d, 0xff499894,
-    0xffe58606, 0xff5d69b1, 0xff52bca3, 0xffcc61b0, 0xff99c945,
+    0xffe58606, 0xff7f3c8d, 0xff52bca3, 0xffcc61b0, 0xff99c945,
 };
 constexpr int kTableSize = LayerPalette::kCount;
 
-int distance(QRgb a, QRgb b)
+}  // namespace
+
+int LayerPalette::distance(QRgb a, QRgb b)
 {
     return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b));
 }
+
+namespace {
 
 // The base colours, then hues around the circle by the golden angle at three saturation and
 // value steps, each kept only when it is at least kMinDistance (sum of channel differences)
@@ -39,7 +45,7 @@ const std::vector<QRgb>& table()
             const int val = 235 - ((k / 3) % 3) * 45;
             const QRgb c = QColor::fromHsv(hue, sat, val).rgb();
             const int gap = kMinDistance - (k / 1000) * 15;   // relaxed only if the space fills up
-            if (std::all_of(out.begin(), out.end(), [&](QRgb o) { return distance(o, c) >= gap; }))
+            if (std::all_of(out.begin(), out.end(), [&](QRgb o) { return LayerPalette::distance(o, c) >= gap; }))
                 out.push_back(c);
         }
         return out;

@@ -46,6 +46,9 @@ public:
     // A group without a run's palette: by name, neutral for analysis's "(no scope)",
     // "(no layer)", "(no phase)".
     static QRgb groupColor(std::string_view name);
+    // How far apart two colours are: the sum of the channel differences (0..765). Any two
+    // colours of colorAt(0..kCount-1) are at least 50 apart.
+    static int distance(QRgb a, QRgb b);
     // FNV-1a 32 bit; exposed for tests.
     static uint32_t hash(std::string_view text);
 
