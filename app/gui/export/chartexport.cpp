@@ -144,6 +144,7 @@ ChartPainter timelinePainter(std::shared_ptr<const RunData> run, double t0, doub
         state.setRun(run);
         TimelineWidget timeline(&state);
         timeline.setAttribute(Qt::WA_DontShowOnScreen);
+        timeline.setPrintMode(true);
         timeline.resize(size);
         timeline.show();   // offscreen: delivers the resize so the layout matches the size
         timeline.setViewRange(t0, t1);

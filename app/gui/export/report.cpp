@@ -229,8 +229,8 @@ ReportResult writeReport(const ReportOptions& o)
     TimelineLayout rows;
     rows.build(*run, {});
     QSize timelineSize(o.timelineSize.width(),
-                       std::clamp(TimelineWidget::kRulerHeight + rows.contentHeight() + 12 + captionHeight(caption), 300,
-                                  std::max(300, o.timelineSize.height())));
+                       std::clamp(TimelineWidget::kRulerHeight + rows.contentHeight() + 12 + captionHeight(caption), 120,
+                                  std::max(120, o.timelineSize.height())));
     if (!chart(timelinePainter(run, t0, t1), QStringLiteral("timeline-step"), timelineSize, timelineTitle, timelineTitle))
         return fail(error);
 
