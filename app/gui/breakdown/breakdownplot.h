@@ -15,8 +15,8 @@ class BreakdownPlot : public ChartPlot {
     Q_OBJECT
 public:
     enum class Kind { Pie, Bars };
+    // Bars drawn at most (the last one "other": analysis's topSlices).
     static constexpr size_t kMaxBars = 30;
-
     explicit BreakdownPlot(Kind kind, QWidget* parent = nullptr);
 
     Kind kind() const { return m_kind; }

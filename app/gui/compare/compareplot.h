@@ -43,7 +43,7 @@ class ComparePlot : public ChartPlot {
     Q_OBJECT
 public:
     enum class Kind { Bars, Delta };
-    static constexpr size_t kMaxRows = 25;
+    static constexpr size_t kMaxRows = 25;   // rows drawn; the subtitle counts the rest (the table lists them)
 
     explicit ComparePlot(Kind kind, QWidget* parent = nullptr);
 
