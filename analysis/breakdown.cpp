@@ -158,7 +158,13 @@ std::vector<Slice> slicesWithOther(size_t count, const GroupAt& group, IntoOther
         }
         out.push_back(Slice{g.name, g.path, g.timeNs, g.share, false, {i}});
     }
-    if (!other.members.empty()) {
+    if (other.members.size() == 1) {
+        // One group is no merge: it keeps its name (a legend saying "other (1)" where the
+        // table names the layer hides what it is).
+        const size_t i = other.members.front();
+        const Group& g = group(i);
+        out.push_back(Slice{g.name, g.path, g.timeNs, g.share, false, {i}});
+    } else if (!other.members.empty()) {
         other.name = "other (" + std::to_string(other.members.size()) + ")";
         out.push_back(std::move(other));
     }

@@ -93,7 +93,8 @@ Breakdown computeBreakdown(const RunProfile& profile, const GroupLevel& level, c
 std::vector<TotalRow> totalsOf(const std::vector<Activity>& activities,
                                const std::unordered_map<int64_t, int64_t>& instanceScope);
 
-// A chart slice: one group, or 'other' holding the groups the rule merged (always last).
+// A chart slice: one group, or 'other' holding the groups the rule merged (always last; at
+// least two: a single group the rule would merge keeps its own slice).
 struct Slice {
     std::string name;              // the group's name, "other (N)" for other
     std::string path;              // group key; empty for other

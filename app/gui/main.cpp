@@ -4,7 +4,8 @@
 #include "render/textformat.h"
 #include "app/gui/breakdown/breakdownactions.h"
 #include "app/gui/breakdown/breakdownview.h"
-#include "app/gui/breakdown/report.h"
+#include "app/gui/export/report.h"
+#include "app/gui/export/screenshot.h"
 #include "app/gui/compare/compareactions.h"
 #include "app/gui/compare/comparetimelines.h"
 #include "app/gui/compare/compareview.h"
@@ -211,18 +212,8 @@ int main(int argc, char** argv)
         QWidget* shown = nullptr;
         const QString out = parser.value(shot);
         auto grab = [&shown, out, screenshot] {
-            if (!screenshot)
-                return;
-            QTimer::singleShot(150, shown, [&shown, out] {
-                QImage image = shown->grab().toImage();
-                if (!image.save(out)) {
-                    std::fprintf(stderr, "wheretime-gui: cannot write %s\n", qPrintable(out));
-                    QApplication::exit(1);
-                    return;
-                }
-                std::printf("%s: %dx%d\n", qPrintable(out), image.width(), image.height());
-                QApplication::exit(0);
-            });
+            if (screenshot)
+                wt::gui::grabAndQuit(shown, out, 150);
         };
         auto fail = [screenshot](const QString& message) {
             std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
@@ -281,97 +272,15 @@ int main(int argc, char** argv)
             return 1;
         }
         window.addFile(runs[1].file);
-        compareActions->compare(runs);
-        wt::gui::CompareWindow* cw = compareActions->window();
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        cw->resize(wh.value(0).toInt(), wh.value(1).toInt());
-        const QString out = parser.value(shot);
-        auto grab = [cw, out] {
-            QTimer::singleShot(100, cw, [cw, out] {
-                QImage image = cw->grab().toImage();
-                if (!image.save(out)) {
-                    std::fprintf(stderr, "wheretime-gui: cannot write %s\n", qPrintable(out));
-                    QApplication::exit(1);
-                    return;
-                }
-                std::printf("%s: %dx%d\n", qPrintable(out), image.width(), image.height());
-                QApplication::exit(0);
-            });
-        };
-        auto fail = [](const QString& message) {
-            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
-            QApplication::exit(1);
-        };
-        QObject::connect(cw->view(), &wt::gui::CompareView::failed, &app, fail);
-        QObject::connect(cw->view(), &wt::gui::CompareView::ready, &app, [&, cw, grab] {
-            if (parser.isSet(drill)) {
-                cw->view()->drillIntoLayer(parser.value(drill).toStdString());
-                cw->view()->showKernelDiff();
-            }
-            if (!parser.isSet(timelines))
-                return grab();
-            wt::gui::CompareTimelines* t = cw->timelines();
-            QObject::connect(t, &wt::gui::CompareTimelines::failed, &app, fail);
-            QObject::connect(t, &wt::gui::CompareTimelines::ready, &app, [cw, t, grab, &parser, &drill] {
-                cw->showTimelines();
-                t->highlightLayer(parser.isSet(drill) ? parser.value(drill) : QStringLiteral("softmax"));
-                grab();
-            });
-        });
+        wt::gui::screenshotCompare(*compareActions, runs,
+                                   {parser.value(shot), QSize(wh.value(0).toInt(), wh.value(1).toInt()), parser.value(drill),
+                                    parser.isSet(timelines)});
         return app.exec();
     }
-    if (screenshot) {
-        QString out = parser.value(shot);
-        QObject::connect(&window, &wt::gui::MainWindow::loadFailed, &app, [](const QString& message) {
-            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
-            QApplication::exit(1);
-        });
-        QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceFailed, &app, [](const QString& message) {
-            std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
-            QApplication::exit(1);
-        });
-        // The breakdown loads after the run: grab once both are there.
-        // `out` by value: this block has ended when the signal comes.
-        QObject::connect(breakdown->view(), &wt::gui::BreakdownView::sourceReady, &app, [&, out] {
-            wt::gui::BreakdownView* view = breakdown->view();
-            view->setShowBars(parser.isSet(bars));
-            view->waitForResult();   // a large run's figures come from a worker
-            if (parser.isSet(drill)) {
-                const auto& slices = view->currentPlot()->slices();
-                auto it = std::find_if(slices.begin(), slices.end(),
-                                       [&](const wt::gui::PieSlice& sl) { return sl.path == parser.value(drill).toStdString(); });
-                // As a click on the slice: mark the layer's kernels in the timeline, then drill.
-                if (it != slices.end())
-                    view->selectSlice(view->currentPlot(), int(it - slices.begin()));
-                if (it == slices.end() || !view->drillInto(int(it - slices.begin()))) {
-                    std::fprintf(stderr, "wheretime-gui: no layer '%s' to drill into\n", qPrintable(parser.value(drill)));
-                    QApplication::exit(2);
-                    return;
-                }
-                view->waitForResult();
-            }
-            if (parser.isSet(find)) {   // before --range: stepping to the first match zooms to it
-                window.timeline()->findText(parser.value(find), true);
-                window.timeline()->findStep(true);
-            }
-            if (parsedRange)   // from the run's time 0, as every stored time and `stats --range`
-                window.timeline()->setViewRange(double(parsedRange->startNs), double(parsedRange->endNs));
-            QTimer::singleShot(50, &app, [&, out] {
-                breakdown->view()->waitForResult();
-                window.details()->waitForFigures();   // the devices and ranks tables (a worker's)
-                // Draw the chart now, at its laid-out size: a queued replot may not have run
-                // yet, and a plot that never replotted grabs blank (docs/images/multirank.png).
-                breakdown->view()->currentPlot()->replot(QCustomPlot::rpImmediateRefresh);
-                QImage image = window.grab().toImage();
-                if (!image.save(out)) {
-                    std::fprintf(stderr, "wheretime-gui: cannot write %s\n", qPrintable(out));
-                    QApplication::exit(1);
-                    return;
-                }
-                std::printf("%s: %dx%d\n", qPrintable(out), image.width(), image.height());
-                QApplication::exit(0);
-            });
-        });
-    }
+    if (screenshot)
+        wt::gui::screenshotMainWindow(window, *breakdown,
+                                      {parser.value(shot), parser.isSet(bars), parser.value(drill), parsedRange,
+                                       parser.isSet(find) ? parser.value(find) : QString()});
     return app.exec();
 }

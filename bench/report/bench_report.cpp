@@ -10,7 +10,7 @@
 //
 // The run is generated into PATH (default /tmp/wheretime-bench-report-N.wt) when missing.
 #include "app/gui/breakdown/breakdownsource.h"
-#include "app/gui/breakdown/report.h"
+#include "app/gui/export/report.h"
 #include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/writer.h"

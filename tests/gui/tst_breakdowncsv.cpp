@@ -7,7 +7,7 @@
 #include "app/gui/breakdown/breakdownmodel.h"
 #include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/breakdown/breakdownview.h"
-#include "app/gui/breakdown/report.h"
+#include "app/gui/export/report.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/viewstate.h"
 #include "storage/database.h"

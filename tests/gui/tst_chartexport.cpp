@@ -6,9 +6,9 @@
 // run imported with a huge kernel name.
 #include "app/gui/breakdown/breakdownplot.h"
 #include "app/gui/breakdown/breakdownsource.h"
-#include "app/gui/breakdown/chartexport.h"
-#include "app/gui/breakdown/exportdialog.h"
-#include "app/gui/breakdown/report.h"
+#include "app/gui/export/chartexport.h"
+#include "app/gui/export/exportdialog.h"
+#include "app/gui/export/report.h"
 #include "app/gui/breakdown/runsummary.h"
 #include "app/gui/core/timeformat.h"
 #include "analysis/gputime.h"

@@ -4,7 +4,7 @@
 // are the same bytes. On two CPU captures of different softmax variants (one file) and on the
 // two ranks of a real Kineto trace (../shared/traces), imported as two runs.
 #include "analysis/comparetable.h"
-#include "app/gui/compare/comparereport.h"
+#include "app/gui/export/comparereport.h"
 #include "app/gui/compare/compareview.h"
 #include "render/tablewriter.h"
 #include "storage/database.h"

@@ -4,7 +4,7 @@
 // the synchronized timelines zoom and pan together, the run browser compares runs of two files,
 // and the headless compare report lists only files it wrote (bad input: one line, exit 1).
 #include "app/gui/compare/compareactions.h"
-#include "app/gui/compare/comparereport.h"
+#include "app/gui/export/comparereport.h"
 #include "app/gui/compare/comparetimelines.h"
 #include "app/gui/compare/compareview.h"
 #include "app/gui/widgets/mainwindow.h"

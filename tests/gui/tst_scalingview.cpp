@@ -3,12 +3,12 @@
 // (loadSweep); log axes; clicking a point opens that run in the main window and selects it in
 // the run browser; the run browser opens the sweep of a tagged run; an unknown sweep id is one
 // line; the headless report writes the scaling section.
-#include "app/gui/breakdown/report.h"
+#include "app/gui/export/report.h"
 #include "app/gui/core/tablemodel.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/variants/scalingview.h"
 #include "app/gui/variants/variantsactions.h"
-#include "app/gui/variants/variantsreport.h"
+#include "app/gui/export/variantsreport.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/runbrowser.h"
 #include "storage/database.h"

@@ -4,7 +4,7 @@
 // Kineto trace of HTA's two ranks. All are the writer's rendering of analysis/gputimetable.h's
 // tables, so this holds by construction; the test keeps it so. And `stats --group-by device`
 // (text and --json) is the writer's rendering of ranksTable, for the two ranks as one run.
-#include "app/gui/breakdown/report.h"
+#include "app/gui/export/report.h"
 #include "app/gui/core/rundata.h"
 #include "analysis/gputimetable.h"
 #include "analysis/scopetree.h"

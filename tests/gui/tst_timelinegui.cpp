@@ -43,7 +43,7 @@ ImageStats analyse(const QImage& image, const QRect& area)
 {
     std::set<QRgb> colors;
     std::set<QRgb> palette;
-    for (int i = 0; i < LayerPalette::kSize; ++i)
+    for (int i = 0; i < LayerPalette::kCount; ++i)
         palette.insert(LayerPalette::colorAt(i) | 0xff000000u);
     ImageStats s;
     for (int y = area.top(); y < area.bottom(); y += 2)

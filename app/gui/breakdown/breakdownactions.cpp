@@ -1,8 +1,8 @@
 #include "breakdownactions.h"
 
 #include "breakdownview.h"
-#include "chartexport.h"
-#include "exportdialog.h"
+#include "app/gui/export/chartexport.h"
+#include "app/gui/export/exportdialog.h"
 
 #include "app/gui/core/timeformat.h"
 #include "app/gui/widgets/mainwindow.h"
@@ -32,9 +32,8 @@ BreakdownActions::BreakdownActions(MainWindow* window)
     }
 
     QMenu* menu = window->menuBar()->addMenu(QStringLiteral("&Export"));
-    QAction* current = menu->addAction(QStringLiteral("Export &chart..."), this, &BreakdownActions::exportCurrent);
-    current->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    current->setShortcutContext(Qt::ApplicationShortcut);
+    // Ctrl+E: this window's chart (the compare, variants and scaling windows have their own).
+    menu->addAction(addExportShortcut(window, [this] { exportCurrent(); }));
     menu->addSeparator();
     menu->addAction(QStringLiteral("&Timeline..."), this, &BreakdownActions::exportTimeline);
     menu->addAction(QStringLiteral("&Breakdown chart..."), m_view, &BreakdownView::exportChart);

@@ -5,18 +5,18 @@
 
 #include "breakdownsource.h"
 
-#include <qcustomplot.h>
+#include "app/gui/charts/chartplot.h"
 
 namespace wt::gui {
 
 class PieChart;
 
-class BreakdownPlot : public QCustomPlot {
+class BreakdownPlot : public ChartPlot {
     Q_OBJECT
 public:
     enum class Kind { Pie, Bars };
+    // Bars drawn at most (the last one "other": analysis's topSlices).
     static constexpr size_t kMaxBars = 30;
-
     explicit BreakdownPlot(Kind kind, QWidget* parent = nullptr);
 
     Kind kind() const { return m_kind; }
@@ -24,9 +24,8 @@ public:
     // bars show the largest kMaxBars - 1 rows and "other".
     void setResult(const BreakdownResult& result, double threshold, const QString& title);
     const std::vector<PieSlice>& slices() const { return m_slices; }
-    int sliceAt(const QPointF& pos) const;     // -1 = none
-    void setHighlighted(int slice);
-    int highlighted() const { return m_highlighted; }
+    int sliceAt(const QPointF& pos) const { return itemAt(pos); }   // -1 = none
+    int itemAt(const QPointF& pos) const override;
     PieChart* pie() const { return m_pie; }
     // Pie only: legend beside the pie or none (narrow panels; the labels carry the same text).
     void setLegendShown(bool shown);
@@ -37,17 +36,20 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void showHighlight(int slice) override;
+    // A pie's legend follows the export's width, not the on-screen one.
+    void prepareExport(QSize size) override;
+    void restoreAfterExport() override;
 
 private:
     void rebuildBars();
 
     Kind m_kind;
-    QCPTextElement* m_title = nullptr;
     PieChart* m_pie = nullptr;
     std::vector<PieSlice> m_slices;
     std::vector<QCPBars*> m_bars;
-    int m_highlighted = -1;
     bool m_legendShown = true;
+    bool m_legendBeforeExport = true;
 };
 
 }  // namespace wt::gui

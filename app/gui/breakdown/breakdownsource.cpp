@@ -20,28 +20,12 @@ QString groupByLabel(GroupBy groupBy)
     return QString::fromLatin1(toString(groupBy).data(), qsizetype(toString(groupBy).size()));
 }
 
-QRgb groupColor(const std::string& name)
-{
-    return LayerPalette::groupColor(name);
-}
 
 bool isScopeGrouping(GroupBy groupBy)
 {
     return groupBy != GroupBy::Kernel && groupBy != GroupBy::Kind && groupBy != GroupBy::Category;
 }
 
-QRgb categoryColor(const std::string& category)
-{
-    // Fixed, well-separated colours for the built-in categories (hashed colours made gemm and
-    // communication two near-identical pinks); user categories hash like other groups.
-    static const std::unordered_map<std::string, QRgb> colors = {
-        {kCategoryGemm, 0xff4e79a7},          {kCategoryAttention, 0xfff28e2b},  {kCategoryCommunication, 0xffe15759},
-        {kCategoryConvolution, 0xff76b7b2},   {kCategoryNormalization, 0xff59a14f}, {kCategorySoftmax, 0xffedc948},
-        {kCategoryElementwise, 0xffb07aa1},   {kCategoryReduction, 0xffff9da7}, {kCategoryMemory, 0xff9c755f},
-        {kCategoryOther, 0xffbab0ac}};
-    auto it = colors.find(category);
-    return it != colors.end() ? it->second : groupColor(category);
-}
 
 namespace {
 
@@ -83,6 +67,7 @@ std::shared_ptr<BreakdownSource> BreakdownSource::load(const std::string& path, 
     Reader reader(db);
     s->m_profile = RunProfile::load(reader, runId);
     s->m_stats = computeRunStats(*s->m_profile, BreakdownOptions{});
+    s->m_palette = layerPalette(s->m_profile->tree);
     return s;
 }
 
@@ -92,6 +77,7 @@ std::shared_ptr<BreakdownSource> BreakdownSource::load(std::shared_ptr<const Run
     auto s = std::make_shared<BreakdownSource>();
     s->m_profile = run->profile;
     s->m_stats = computeRunStats(*s->m_profile, BreakdownOptions{});
+    s->m_palette = run->palette;
     s->m_data = std::move(run);
     return s;
 }
@@ -311,6 +297,13 @@ GroupSelection BreakdownSource::groupSelection(const BreakdownLevel& level, cons
     return g;
 }
 
+QRgb BreakdownSource::groupColor(GroupBy groupBy, const std::string& name) const
+{
+    // Layers take the run's palette (one colour each, the timeline's); categories their fixed
+    // colours; other groups their name's colour (an op named as a layer shares its colour).
+    return groupBy == GroupBy::Category ? LayerPalette::categoryColor(name) : m_palette.color(name);
+}
+
 BreakdownResult BreakdownSource::adapt(const BreakdownLevel& level, const Breakdown& b, double t0, double t1) const
 {
     BreakdownResult out;
@@ -323,7 +316,7 @@ BreakdownResult BreakdownSource::adapt(const BreakdownLevel& level, const Breakd
     for (const Group& g : b.groups) {
         BreakdownRow r;
         static_cast<Group&>(r) = g;
-        r.color = level.groupBy == GroupBy::Category ? categoryColor(g.name) : groupColor(g.name);
+        r.color = groupColor(level.groupBy, g.name);
         out.rows.push_back(std::move(r));
     }
     return out;

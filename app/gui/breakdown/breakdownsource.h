@@ -60,11 +60,7 @@ struct PieSlice : Slice {
 std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold);
 std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount);
 
-// Color of a group (LayerPalette::groupColor: the timeline's colors, neutral without scope).
-QRgb groupColor(const std::string& name);
-inline constexpr QRgb kOtherColor = 0xffc8c8c8;
-// Color of a kernel category: fixed for the built-in ones, groupColor for user categories.
-QRgb categoryColor(const std::string& category);
+inline constexpr QRgb kOtherColor = 0xffc8c8c8;   // LayerPalette::otherColor()
 
 class BreakdownSource {
 public:
@@ -113,11 +109,13 @@ public:
 
 private:
     BreakdownResult adapt(const BreakdownLevel& level, const Breakdown& b, double t0, double t1) const;
+    QRgb groupColor(GroupBy groupBy, const std::string& name) const;
     int64_t scopeOf(uint32_t node) const;
 
     std::shared_ptr<const RunProfile> m_profile;
     RunStats m_stats;
     std::shared_ptr<const RunData> m_data;
+    LayerPalette m_palette;   // the run's (RunData::palette, or built from the tree headless)
 };
 
 }  // namespace wt::gui

@@ -1,7 +1,7 @@
 #include "breakdownview.h"
 
-#include "chartexport.h"
-#include "exportdialog.h"
+#include "app/gui/export/chartexport.h"
+#include "app/gui/export/exportdialog.h"
 #include "piechart.h"
 #include "runsummary.h"
 

@@ -1,5 +1,7 @@
 #include "compareactions.h"
 
+#include "app/gui/export/exportdialog.h"
+
 #include "comparetimelines.h"
 #include "compareview.h"
 
@@ -20,6 +22,13 @@ CompareWindow::CompareWindow(QWidget* parent) : QTabWidget(parent), m_view(new C
     addTab(m_view, QStringLiteral("Charts"));
     resize(1400, 900);
     connect(m_view, &CompareView::timelinesRequested, this, &CompareWindow::showTimelines);
+    // Ctrl+E: the chart of this window's tab (the charts' last clicked, or both timelines).
+    addExportShortcut(this, [this] {
+        if (m_timelines && currentWidget() == m_timelines)
+            m_timelines->exportInteractive();
+        else
+            m_view->exportCurrentChart();
+    });
 }
 
 CompareTimelines* CompareWindow::timelines()

@@ -1,11 +1,10 @@
 #include "compareplot.h"
 
 #include "app/gui/core/displayname.h"
-
-#include "app/gui/charts/chartframe.h"
 #include "comparemodel.h"
 
 #include "analysis/comparetable.h"
+#include "app/gui/core/layerpalette.h"
 #include "app/gui/core/timeformat.h"
 #include "render/tablewriter.h"
 
@@ -44,8 +43,7 @@ QStringList runLabels(const std::vector<CompareRunSummary>& runs)
 
 QColor runColor(size_t index)
 {
-    static const QRgb colors[] = {0x4c78a8, 0xf58518, 0x54a24b, 0xb279a2, 0x9d755d, 0x72b7b2, 0xe45756, 0xeeca3b};
-    return QColor::fromRgb(colors[index % (sizeof colors / sizeof colors[0])]);
+    return LayerPalette::seriesColor(int(index));
 }
 
 CompareChartData chartData(const Comparison& c, const QString& title, size_t maxRows)
@@ -116,38 +114,22 @@ CompareChartData chartData(const KernelDiff& k, const QString& title, size_t max
     return d;
 }
 
-ComparePlot::ComparePlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
+ComparePlot::ComparePlot(Kind kind, QWidget* parent) : ChartPlot(true, parent), m_kind(kind)
 {
-    const ChartTitles titles = setUpChartFrame(*this, true);
-    m_title = titles.title;
-    m_subtitle = titles.subtitle;
     yAxis->setRangeReversed(true);   // first row on top
-    yAxis->grid()->setVisible(false);
-    yAxis->setTickLength(0, 0);
-    yAxis->setSubTicks(false);
-    xAxis->setSubTicks(false);
-    xAxis->grid()->setPen(QPen(QColor(220, 220, 220), 1, Qt::DotLine));
     xAxis->grid()->setZeroLinePen(QPen(QColor(90, 90, 90), 1));
+    styleLegend(true);
     if (kind == Kind::Bars) {
         legend->setVisible(true);
-        legend->setFont(font());   // the frame's 12 px font
-        legend->setBorderPen(QPen(QColor(200, 200, 200)));
-        legend->setBrush(QColor(255, 255, 255, 230));
         axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     }
-    connect(this, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
-        if (e->button() != Qt::LeftButton)
-            return;
-        int i = rowAt(e->position());
-        if (i >= 0)
-            emit rowClicked(i);
-    });
+    connect(this, &ChartPlot::itemClicked, this, &ComparePlot::rowClicked);
 }
 
 void ComparePlot::setData(const CompareChartData& data)
 {
     m_data = data;
-    m_highlighted = -1;
+    m_highlighted = -1;   // rebuild() clears the items, the band with them
     rebuild();
 }
 
@@ -167,14 +149,11 @@ void ComparePlot::rebuild()
     m_subtitle->setText(sub);
     const size_t runs = size_t(m_data.runLabels.size());
     const int n = int(m_data.rows.size());
-    QFontMetrics fm(font());
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int i = 0; i < n; ++i)
-        ticker->addTick(double(i + 1), fm.elidedText(m_data.rows[size_t(i)].label, Qt::ElideMiddle, 300));
-    yAxis->setTicker(ticker);
-    yAxis->setRange(0.4, double(std::max(n, 1)) + 0.6);
-    QFont labelFont = font();
-    labelFont.setPixelSize(11);
+    QStringList labels;
+    for (const CompareChartRow& r : m_data.rows)
+        labels << r.label;
+    setCategories(yAxis, xAxis, labels, 300);
+    const QFont small = labelFont(11);
 
     if (m_kind == Kind::Bars) {
         double maxNs = 0;
@@ -182,16 +161,10 @@ void ComparePlot::rebuild()
             for (double v : r.ns)
                 maxNs = std::max(maxNs, v);
         const TimeUnit unit = unitFor(maxNs);
-        auto* group = new QCPBarsGroup(this);
-        group->setSpacingType(QCPBarsGroup::stAbsolute);
-        group->setSpacing(1);
+        QCPBarsGroup* group = addBarsGroup(1);
         const double width = 0.8 / double(std::max<size_t>(runs, 1));
         for (size_t run = 0; run < runs; ++run) {
-            auto* bars = new QCPBars(yAxis, xAxis);
-            bars->setWidth(width);
-            bars->setBrush(runColor(run));
-            bars->setPen(QPen(runColor(run).darker(130), 1));
-            bars->setName(m_data.runLabels[qsizetype(run)]);
+            QCPBars* bars = addBars(yAxis, xAxis, runColor(run), width, m_data.runLabels[qsizetype(run)]);
             bars->setBarsGroup(group);
             for (int i = 0; i < n; ++i)
                 bars->addData(double(i + 1), m_data.rows[size_t(i)].ns[run] / unit.ns);
@@ -209,19 +182,10 @@ void ComparePlot::rebuild()
         double lo = 0, hi = 0;
         if (runs == 2) {
             // One bar per row, coloured by the sign of the change, labelled with time and %.
-            auto* slower = new QCPBars(yAxis, xAxis);
-            auto* faster = new QCPBars(yAxis, xAxis);
-            auto* noise = new QCPBars(yAxis, xAxis);
-            slower->setBrush(QColor(0xe4, 0x57, 0x56));
-            slower->setPen(QPen(QColor(0xe4, 0x57, 0x56).darker(130), 1));
-            faster->setBrush(QColor(0x54, 0xa2, 0x4b));
-            faster->setPen(QPen(QColor(0x54, 0xa2, 0x4b).darker(130), 1));
-            noise->setBrush(QColor(0xc8, 0xc8, 0xc8));
-            noise->setPen(QPen(QColor(0xc8, 0xc8, 0xc8).darker(130), 1));
-            for (QCPBars* b : {slower, faster, noise}) {
-                b->setWidth(0.7);
-                m_bars.push_back(b);
-            }
+            QCPBars* slower = addBars(yAxis, xAxis, LayerPalette::slowerColor(), 0.7);
+            QCPBars* faster = addBars(yAxis, xAxis, LayerPalette::fasterColor(), 0.7);
+            QCPBars* noise = addBars(yAxis, xAxis, QColor(0xc8, 0xc8, 0xc8), 0.7);   // within noise, or n < 3
+            m_bars = {slower, faster, noise};
             for (int i = 0; i < n; ++i) {
                 const CompareChartRow& r = m_data.rows[size_t(i)];
                 const double v = r.deltaNs[1] / unit.ns;
@@ -241,21 +205,14 @@ void ComparePlot::rebuild()
                     lo = std::min(lo, r.interval[1]->first / unit.ns);
                     hi = std::max(hi, r.interval[1]->second / unit.ns);
                 }
-                auto* text = new QCPItemText(this);
-                text->setClipToAxisRect(false);
-                text->position->setType(QCPItemPosition::ptPlotCoords);
-                text->position->setAxes(xAxis, yAxis);
                 double at = v;   // past the error bar's end
                 if (r.interval.size() > 1 && r.interval[1])
                     at = v < 0 ? std::min(v, r.interval[1]->first / unit.ns) : std::max(v, r.interval[1]->second / unit.ns);
-                text->position->setCoords(at, double(i + 1));
-                text->setPositionAlignment((v < 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
-                text->setFont(labelFont);
                 const QString pct = r.pct[1] ? cellText(Unit::Percent, *r.pct[1]) : (r.present[0] ? QStringLiteral("-") : QStringLiteral("new"));
                 QString pm;
                 if (r.interval.size() > 1 && r.interval[1])
                     pm = QStringLiteral(" \u00b1 ") + cellText(Unit::Ns, (r.interval[1]->second - r.interval[1]->first) / 2);
-                text->setText(QStringLiteral(" %1%2 (%3)%4 ")
+                QCPItemText* text = addPlotLabel(at, double(i + 1), (v < 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter, small, QStringLiteral(" %1%2 (%3)%4 ")
                                   .arg(cellText(Unit::Ns, r.deltaNs[1]), pm, pct, real                                  ? QString()
                                        : verdict == Verdict::WithinNoise ? QStringLiteral(", within noise")
                                                                          : QStringLiteral(", n < 3")));
@@ -263,16 +220,10 @@ void ComparePlot::rebuild()
                     text->setColor(QColor(0x80, 0x80, 0x80));
             }
         } else {
-            auto* group = new QCPBarsGroup(this);
-            group->setSpacingType(QCPBarsGroup::stAbsolute);
-            group->setSpacing(1);
+            QCPBarsGroup* group = addBarsGroup(1);
             const double width = 0.8 / double(std::max<size_t>(runs - 1, 1));
             for (size_t run = 1; run < runs; ++run) {
-                auto* bars = new QCPBars(yAxis, xAxis);
-                bars->setWidth(width);
-                bars->setBrush(runColor(run));
-                bars->setPen(QPen(runColor(run).darker(130), 1));
-                bars->setName(m_data.runLabels[qsizetype(run)] + QStringLiteral(" - BASE"));
+                QCPBars* bars = addBars(yAxis, xAxis, runColor(run), width, m_data.runLabels[qsizetype(run)] + QStringLiteral(" - BASE"));
                 bars->setBarsGroup(group);
                 for (int i = 0; i < n; ++i) {
                     const double v = m_data.rows[size_t(i)].deltaNs[run] / unit.ns;
@@ -299,22 +250,16 @@ int ComparePlot::preferredHeight() const
     return std::clamp(150 + int(m_data.rows.size()) * (m_kind == Kind::Bars ? 14 + 10 * int(m_data.runLabels.size()) : 26), 420, 2400);
 }
 
-int ComparePlot::rowAt(const QPointF& pos) const
+int ComparePlot::itemAt(const QPointF& pos) const
 {
+    // The bars or their labels left of the axis rect.
     if (!axisRect()->rect().contains(pos.toPoint()) && !(pos.x() < axisRect()->left() && pos.y() >= axisRect()->top() && pos.y() <= axisRect()->bottom()))
         return -1;
-    double key = yAxis->pixelToCoord(pos.y());
-    int i = int(std::lround(key)) - 1;
-    if (i < 0 || i >= int(m_data.rows.size()) || std::abs(key - double(i + 1)) > 0.45)
-        return -1;
-    return i;
+    return categoryAt(yAxis, pos.y(), int(m_data.rows.size()), 0.45);
 }
 
-void ComparePlot::setHighlighted(int row)
+void ComparePlot::showHighlight(int row)
 {
-    if (row == m_highlighted)
-        return;
-    m_highlighted = row;
     // A band behind the highlighted row, under the bars.
     for (int i = itemCount() - 1; i >= 0; --i)
         if (item(i)->objectName() == QLatin1String("highlight"))
@@ -334,7 +279,6 @@ void ComparePlot::setHighlighted(int row)
         band->setPen(Qt::NoPen);
         band->setBrush(QColor(255, 226, 130, 150));
     }
-    replot(QCustomPlot::rpQueuedReplot);
 }
 
 }  // namespace wt::gui

@@ -9,7 +9,7 @@
 
 #include "analysis/compare.h"
 
-#include <qcustomplot.h>
+#include "app/gui/charts/chartplot.h"
 
 #include <optional>
 #include <vector>
@@ -44,35 +44,34 @@ CompareChartData chartData(const KernelDiff& d, const QString& title, size_t max
 // The run colours (BASE first), also used by the legend and the timelines' headers.
 QColor runColor(size_t index);
 
-class ComparePlot : public QCustomPlot {
+class ComparePlot : public ChartPlot {
     Q_OBJECT
 public:
     enum class Kind { Bars, Delta };
-    static constexpr size_t kMaxRows = 25;
+    static constexpr size_t kMaxRows = 25;   // rows drawn; the subtitle counts the rest (the table lists them)
 
     explicit ComparePlot(Kind kind, QWidget* parent = nullptr);
 
     Kind kind() const { return m_kind; }
     void setData(const CompareChartData& data);
     const CompareChartData& chart() const { return m_data; }
-    int rowAt(const QPointF& pos) const;   // -1 = none
-    void setHighlighted(int row);
-    int highlighted() const { return m_highlighted; }
+    int rowAt(const QPointF& pos) const { return itemAt(pos); }   // -1 = none
+    int itemAt(const QPointF& pos) const override;
     // Height that shows every row readably (for exports and the report).
     int preferredHeight() const;
 
 signals:
     void rowClicked(int row);
 
+protected:
+    void showHighlight(int row) override;   // a band behind the row
+
 private:
     void rebuild();
 
     Kind m_kind;
     CompareChartData m_data;
-    QCPTextElement* m_title = nullptr;
-    QCPTextElement* m_subtitle = nullptr;
     std::vector<QCPBars*> m_bars;
-    int m_highlighted = -1;
 };
 
 }  // namespace wt::gui

@@ -2,7 +2,8 @@
 
 #include "compareplot.h"
 
-#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/export/chartexport.h"
+#include "app/gui/export/exportdialog.h"
 #include "app/gui/widgets/timelinewidget.h"
 
 #include <QDoubleSpinBox>
@@ -233,6 +234,26 @@ void CompareTimelines::highlightLayer(const QString& layer)
             g.nodes[i] = run->layerNames[run->nodes[i].layerIndex] == layer ? 1 : 0;
         s->setGroupSelection(std::move(g));
     }
+}
+
+QString CompareTimelines::exportInteractive()
+{
+    if (!isReady())
+        return {};
+    const ChartPainter base = timelinePainter(m_base->run(), m_base->viewStartNs(), m_base->viewEndNs());
+    const ChartPainter other = timelinePainter(m_other->run(), m_other->viewStartNs(), m_other->viewEndNs());
+    const ChartPainter both = [base, other](QCPPainter& painter, QSize size) {
+        const QSize half(size.width(), size.height() / 2);
+        base(painter, half);
+        painter.save();
+        painter.translate(0, half.height());
+        other(painter, half);
+        painter.restore();
+    };
+    const QString caption = QStringLiteral("BASE: %1\nOTHER: %2").arg(runCaption(m_base->run()->run), runCaption(m_other->run()->run));
+    const QSize size = QSize(m_baseTimeline->width(), m_baseTimeline->height() + m_otherTimeline->height()).expandedTo(QSize(800, 600));
+    return exportChartInteractive(this, both, QStringLiteral("compare-timelines.png"), size, QStringLiteral("BASE and OTHER timelines"),
+                                  caption, m_base->run()->filePath);
 }
 
 }  // namespace wt::gui

@@ -51,6 +51,9 @@ public:
     // Shows this step of BASE (and the same window of OTHER).
     void showStep(int step);
     QString highlightedLayer() const { return m_layer; }
+    // Both timelines as one picture (BASE above OTHER, each at its visible range) through the
+    // export dialog; returns the written path, empty when cancelled.
+    QString exportInteractive();
 
 public slots:
     // Marks every kernel of the layer in both timelines (empty: clears).

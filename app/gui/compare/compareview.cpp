@@ -1,6 +1,7 @@
 #include "compareview.h"
 
-#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/export/chartexport.h"
+#include "app/gui/export/exportdialog.h"
 
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -56,20 +57,8 @@ CompareView::CompareView(QWidget* parent)
     m_exportButton->setText(QStringLiteral("Export"));
     m_exportButton->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(m_exportButton);
-    menu->addAction(QStringLiteral("Grouped bars (PNG, SVG, PDF)..."), this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export grouped bars"), QStringLiteral("compare-bars.png"),
-                                                    QStringLiteral("Images (*.png *.svg *.pdf)"));
-        QString error;
-        if (!path.isEmpty() && !exportBars(path, &error))
-            QMessageBox::warning(this, QStringLiteral("wheretime"), error);
-    });
-    menu->addAction(QStringLiteral("Delta chart (PNG, SVG, PDF)..."), this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export delta chart"), QStringLiteral("compare-delta.png"),
-                                                    QStringLiteral("Images (*.png *.svg *.pdf)"));
-        QString error;
-        if (!path.isEmpty() && !exportDelta(path, &error))
-            QMessageBox::warning(this, QStringLiteral("wheretime"), error);
-    });
+    menu->addAction(QStringLiteral("Grouped bars (PNG, SVG, PDF)..."), this, [this] { exportPlotInteractive(m_bars); });
+    menu->addAction(QStringLiteral("Delta chart (PNG, SVG, PDF)..."), this, [this] { exportPlotInteractive(m_delta); });
     menu->addAction(QStringLiteral("Table (CSV)..."), this, [this] {
         QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export table"), QStringLiteral("compare.csv"),
                                                     QStringLiteral("CSV (*.csv)"));
@@ -119,6 +108,9 @@ CompareView::CompareView(QWidget* parent)
         m_summary->setText(message);
         emit failed(message);
     });
+    // Ctrl+E exports the chart clicked last (the bars until then).
+    for (ComparePlot* p : {m_bars, m_delta})
+        connect(p, &QCustomPlot::mousePress, this, [this, p] { m_lastPlot = p; });
     connect(m_bars, &ComparePlot::rowClicked, this, [this](int row) { onRowActivated(m_bars->chart().rows[size_t(row)].source); });
     connect(m_delta, &ComparePlot::rowClicked, this, [this](int row) { onRowActivated(m_delta->chart().rows[size_t(row)].source); });
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
@@ -342,6 +334,25 @@ QString CompareView::caption() const
     return lines.join(QLatin1Char('\n'));
 }
 
+QSize CompareView::exportSize(const ComparePlot* plot) const
+{
+    return QSize(1200, plot->preferredHeight() + captionHeight(caption()));
+}
+
+QString CompareView::exportCurrentChart()
+{
+    return exportPlotInteractive(m_lastPlot ? m_lastPlot : m_bars);
+}
+
+QString CompareView::exportPlotInteractive(ComparePlot* plot)
+{
+    if (!m_runs)
+        return {};
+    const QString name = plot == m_bars ? QStringLiteral("compare-bars.png") : QStringLiteral("compare-delta.png");
+    return exportChartInteractive(this, plotPainter(plot), name, exportSize(plot), plot->chart().title, caption(),
+                                  m_selectors.empty() ? QString() : m_selectors.front().file);
+}
+
 bool CompareView::exportPlot(ComparePlot* plot, const QString& path, QString* error)
 {
     std::optional<ExportFormat> fmt = exportFormatOf(path);
@@ -353,7 +364,7 @@ bool CompareView::exportPlot(ComparePlot* plot, const QString& path, QString* er
     ExportOptions o;
     o.title = plot->chart().title;
     o.caption = caption();
-    o.size = QSize(1200, plot->preferredHeight() + captionHeight(o.caption));
+    o.size = exportSize(plot);
     return exportChart(plotPainter(plot), path, *fmt, o, error);
 }
 

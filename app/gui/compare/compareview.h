@@ -58,6 +58,10 @@ public:
     CompareModel* model() const { return m_model; }
     KernelDiffModel* diffModel() const { return m_diffModel; }
     QTableView* table() const { return m_table; }
+    // Ctrl+E: the export dialog for the chart clicked last (the grouped bars until then);
+    // returns the written path, empty when cancelled.
+    QString exportCurrentChart();
+    QString exportPlotInteractive(ComparePlot* plot);
     ComparePlot* barsPlot() const { return m_bars; }
     ComparePlot* deltaPlot() const { return m_delta; }
     QString breadcrumbText() const;
@@ -83,6 +87,7 @@ private:
     void selectRow(int row);
     void exportMenu();
     bool exportPlot(ComparePlot* plot, const QString& path, QString* error);
+    QSize exportSize(const ComparePlot* plot) const;   // logical px, caption included
 
     CompareLoader* m_loader;
     std::vector<CompareSelector> m_selectors;
@@ -100,6 +105,7 @@ private:
     QToolButton* m_exportButton;
     ComparePlot* m_bars;
     ComparePlot* m_delta;
+    ComparePlot* m_lastPlot = nullptr;
     QTableView* m_table;
     CompareModel* m_model;
     KernelDiffModel* m_diffModel;

@@ -163,6 +163,15 @@ size_t RunData::memoryBytes() const
     return b;
 }
 
+LayerPalette layerPalette(const ScopeTree& tree)
+{
+    std::vector<std::string> layers;
+    for (const ScopeNode& n : tree.nodes())
+        if (layerScope(tree, n.id))
+            layers.push_back(layerKey(tree, n.id));
+    return LayerPalette(layers);
+}
+
 // Layer grouping: analysis's layer rule (wt::layerKey), the one the breakdowns use, so the
 // timeline's layers are the pie's. A node without a layer (a step or phase above the layers)
 // keeps the color of its own name.
@@ -171,17 +180,21 @@ static void assignLayers(RunData& d, const ScopeTree& tree)
     d.layerNames.clear();
     d.layerNames.push_back(QString::fromLatin1(kNoScope));
     std::unordered_map<std::string, uint32_t> layerIndex;
+    std::vector<std::string> keys(d.nodes.size());
+    for (size_t i = 0; i < d.nodes.size(); ++i)
+        keys[i] = layerKey(tree, d.nodes[i].id);
+    d.palette = layerPalette(tree);   // one colour per layer of the run
     for (size_t i = 0; i < d.nodes.size(); ++i) {
         ScopeNodeData& nd = d.nodes[i];
         const int64_t layer = layerScope(tree, nd.id);
         const uint32_t layerNode = layer ? tree.indexOf(layer) : kNone;
         nd.layerNode = layerNode != kNone ? layerNode : uint32_t(i);
-        const std::string key = layerKey(tree, nd.id);
+        const std::string& key = keys[i];
         auto [it, inserted] = layerIndex.try_emplace(key, uint32_t(d.layerNames.size()));
         if (inserted)
             d.layerNames.push_back(qs(key));
         nd.layerIndex = it->second;
-        nd.color = LayerPalette::color(layerNode != kNone ? key : tree.name(nd.id));
+        nd.color = layerNode != kNone ? d.palette.color(key) : LayerPalette::hashColor(tree.name(nd.id));
     }
 }
 
@@ -266,7 +279,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         maxString = std::max(maxString, id);
     d.nameColors.assign(size_t(maxString) + 1, LayerPalette::neutral());
     for (const auto& [id, s] : d.strings())
-        d.nameColors[id] = LayerPalette::color(s);
+        d.nameColors[id] = LayerPalette::hashColor(s);
 
     // Scope instances in id order; ids of one run are usually one contiguous range.
     int64_t firstInstance = 0;

@@ -9,6 +9,8 @@
 // share one std::shared_ptr<const RunData>.
 #pragma once
 
+#include "layerpalette.h"
+
 #include "drawlist.h"
 #include "analysis/activityview.h"
 #include "analysis/runprofile.h"
@@ -131,6 +133,7 @@ public:
     std::vector<ApiRowData> apiRows;      // by thread id, then level
     std::vector<uint32_t> apiRowStart;    // index of each row's first call in row order; back() = all calls
     std::vector<QString> layerNames;      // layerIndex -> layer key; 0 = "(no scope)"
+    LayerPalette palette;                 // the layers' colours, one each; every view of the run asks it
     std::vector<QRgb> nameColors;         // by string id: colors of kernels without a scope
     // Op features (captures of bundled workloads): (instance index, index into
     // profile->launchCosts) for every launch with a known instance, sorted by instance.
@@ -176,6 +179,10 @@ struct LoadCallbacks {
     // done and total count activities; returning false cancels the load.
     std::function<bool(int64_t done, int64_t total)> progress;
 };
+
+// The palette of a run's layers (analysis's layer rule over the tree at its layer depth): what
+// RunData::palette holds, for a headless view without a RunData.
+LayerPalette layerPalette(const ScopeTree& tree);
 
 // Loads run `runId` of the file. Returns nullptr when cancelled; throws wt::StorageError with a
 // one-line reason on bad files. Opens its own read-only connection, so it may run on any thread,

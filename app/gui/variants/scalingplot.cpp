@@ -1,7 +1,7 @@
 #include "scalingplot.h"
 
-#include "app/gui/charts/chartframe.h"
 #include "analysis/sweeptable.h"
+#include "app/gui/core/layerpalette.h"
 #include "app/gui/core/timeformat.h"
 #include "render/tablewriter.h"
 
@@ -12,13 +12,6 @@
 #include <limits>
 
 namespace wt::gui {
-
-QColor scalingLineColor(int index)
-{
-    static const QRgb colors[] = {0xe45756, 0x4c78a8, 0xf58518, 0x54a24b, 0xb279a2, 0x72b7b2, 0x9d755d,
-                                  0xeeca3b, 0xff9da6, 0x17becf, 0xbab0ac, 0x8c564b};
-    return QColor::fromRgb(colors[size_t(index) % (sizeof colors / sizeof colors[0])]);
-}
 
 ScalingChartData scalingChartData(const SweepTable& t, const QString& file, const QString& layer, const SweepTable* predicted)
 {
@@ -43,6 +36,7 @@ ScalingChartData scalingChartData(const SweepTable& t, const QString& file, cons
                 d.xValues << QString::fromStdString(textOf(row[value]));
         std::sort(d.xValues.begin(), d.xValues.end(), [](const QString& a, const QString& b) { return a.toDouble() < b.toDouble(); });
     }
+    const LayerPalette palette(t.layers);
     // Measured rows come first, by series; then the twin's, by the measured series they follow.
     auto lineOf = [&](const std::vector<Cell>& row) -> ScalingLine& {
         const QString name = QString::fromStdString(textOf(row[series]));
@@ -59,6 +53,10 @@ ScalingChartData scalingChartData(const SweepTable& t, const QString& file, cons
         for (const ScalingLine& m : d.lines)
             if (!m.predicted && m.name == name)
                 l.colorIndex = m.colorIndex;
+        // One line per layer: the layer's colour, as in every other view of these runs (the
+        // palette of the sweep's layers, the runs' layers); a grid's lines are its variants.
+        l.color = t.groupKey.empty() ? QColor::fromRgb(palette.color(l.layer.toStdString()))
+                                     : LayerPalette::seriesColor(l.colorIndex);
         d.lines.push_back(std::move(l));
         return d.lines.back();
     };
@@ -112,17 +110,12 @@ QString scalingPointText(const ScalingChartData& d, int line, int point)
     return text;
 }
 
-ScalingPlot::ScalingPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
+ScalingPlot::ScalingPlot(Kind kind, QWidget* parent) : ChartPlot(true, parent), m_kind(kind)
 {
-    const ChartTitles titles = setUpChartFrame(*this, true);
-    m_title = titles.title;
-    m_subtitle = titles.subtitle;
     for (QCPAxis* a : {xAxis, yAxis})
         a->grid()->setPen(QPen(QColor(225, 225, 225), 1, Qt::DotLine));
     legend->setVisible(true);
-    legend->setFont(font());   // the frame's 12 px font
-    legend->setBorderPen(QPen(QColor(200, 200, 200)));
-    legend->setBrush(QColor(255, 255, 255, 230));
+    styleLegend(true);
     // Below the axes, four entries a row: a legend inside would hide points (8 lines and more
     // with a predicted twin).
     axisRect()->insetLayout()->take(legend);
@@ -197,7 +190,7 @@ void ScalingPlot::rebuild()
         const ScalingLine& l = m_data.lines[size_t(i)];
         QCPGraph* g = addGraph(xAxis, yAxis);
         g->setName(l.name);
-        const QColor c = scalingLineColor(l.colorIndex);
+        const QColor c = l.color;
         g->setPen(QPen(c, 2, l.predicted ? Qt::DashLine : Qt::SolidLine));
         if (l.predicted)
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, c, 7));
@@ -279,6 +272,18 @@ ScalingPlot::Hit ScalingPlot::pointAt(const QPointF& pos) const
             }
         }
     return best;
+}
+
+void ScalingPlot::prepareExport(QSize)
+{
+    if (m_marker)
+        m_marker->setVisible(false);
+}
+
+void ScalingPlot::restoreAfterExport()
+{
+    if (m_marker)
+        m_marker->setVisible(true);
 }
 
 void ScalingPlot::setSelectedPoint(Hit hit)

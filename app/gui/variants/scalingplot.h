@@ -11,7 +11,7 @@
 #include "analysis/sweep.h"
 #include "analysis/table.h"
 
-#include <qcustomplot.h>
+#include "app/gui/charts/chartplot.h"
 
 #include <optional>
 #include <vector>
@@ -34,7 +34,8 @@ struct ScalingLine {
     QString layer;
     QString group;           // grids: the variant (or other key's value)
     bool predicted = false;  // a line of the predicted twin: dashed, in its measured line's colour
-    int colorIndex = 0;      // the measured line's index (scalingLineColor)
+    int colorIndex = 0;      // the measured line's index
+    QColor color;            // a layer's line: the layer's colour in the run's palette; a grid's: seriesColor(colorIndex)
     std::vector<ScalingPoint> points;
 };
 
@@ -58,7 +59,7 @@ ScalingChartData scalingChartData(const SweepTable& table, const QString& file, 
 // and the other source's time with the prediction's error (the writer's text of each cell).
 QString scalingPointText(const ScalingChartData& data, int line, int point);
 
-class ScalingPlot : public QCustomPlot {
+class ScalingPlot : public ChartPlot {
     Q_OBJECT
 public:
     enum class Kind { Time, Share };
@@ -87,20 +88,22 @@ public:
 signals:
     void pointClicked(int line, int point);
 
+protected:
+    // An export shows the lines without the selected point's ring.
+    void prepareExport(QSize size) override;
+    void restoreAfterExport() override;
+
 private:
     void rebuild();
 
     Kind m_kind;
     ScalingChartData m_data;
     bool m_log = false;
-    QCPTextElement* m_title = nullptr;
-    QCPTextElement* m_subtitle = nullptr;
     std::vector<QCPGraph*> m_graphs;
     QCPGraph* m_marker = nullptr;
     double m_unitNs = 1;
     QPoint m_pressPos;
 };
 
-QColor scalingLineColor(int index);
 
 }  // namespace wt::gui

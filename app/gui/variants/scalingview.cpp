@@ -1,6 +1,7 @@
 #include "scalingview.h"
 
-#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/export/chartexport.h"
+#include "app/gui/export/exportdialog.h"
 #include "app/gui/core/tablemodel.h"
 
 #include "storage/database.h"
@@ -84,9 +85,14 @@ ScalingView::ScalingView(QWidget* parent)
     m_exportButton->setText(QStringLiteral("Export"));
     m_exportButton->setPopupMode(QToolButton::InstantPopup);
     auto* menu = new QMenu(m_exportButton);
-    menu->addAction(QStringLiteral("Layer time chart (PNG, SVG, PDF, CSV)..."), this, [this] { exportMenu(ScalingPlot::Kind::Time); });
-    menu->addAction(QStringLiteral("Layer share chart (PNG, SVG, PDF, CSV)..."), this, [this] { exportMenu(ScalingPlot::Kind::Share); });
+    menu->addAction(QStringLiteral("Layer time chart (PNG, SVG, PDF)..."), this, [this] { exportChartInteractive(ScalingPlot::Kind::Time); });
+    menu->addAction(QStringLiteral("Layer share chart (PNG, SVG, PDF)..."), this, [this] { exportChartInteractive(ScalingPlot::Kind::Share); });
+    menu->addSeparator();
+    menu->addAction(QStringLiteral("Sweep table (CSV)..."), this, [this] { exportCsvInteractive(); });
     m_exportButton->setMenu(menu);
+    addExportShortcut(this, [this] { exportCurrentChart(); });   // this window's chart (a window of its own)
+    connect(m_time, &QCustomPlot::mousePress, this, [this] { m_lastKind = ScalingPlot::Kind::Time; });
+    connect(m_share, &QCustomPlot::mousePress, this, [this] { m_lastKind = ScalingPlot::Kind::Share; });
     m_time->setObjectName(QStringLiteral("scalingTime"));
     m_share->setObjectName(QStringLiteral("scalingShare"));
 
@@ -237,7 +243,7 @@ void ScalingView::refresh()
     std::vector<QColor> colors(d.table.rows.size());
     for (const ScalingLine& l : d.lines)
         for (const ScalingPoint& p : l.points)
-            colors[size_t(p.row)] = scalingLineColor(l.colorIndex);
+            colors[size_t(p.row)] = l.color;
     m_model->setTable(d.table, std::move(colors));
     for (int c = 0; c < int(d.table.columns.size()); ++c)
         m_tableView->setColumnHidden(c, !d.table.columns[size_t(c)].inText);
@@ -289,7 +295,7 @@ bool ScalingView::exportChart(ScalingPlot::Kind kind, const QString& path, QStri
     ExportOptions o;
     o.title = p->title();
     o.caption = caption();
-    o.size = size.isValid() && !size.isEmpty() ? size : QSize(1200, 640 + captionHeight(o.caption));
+    o.size = size.isValid() && !size.isEmpty() ? size : exportSize();
     o.scale = pngScale > 0 ? pngScale : 1.0;
     return wt::gui::exportChart(plotPainter(p), path, *fmt, o, error);
 }
@@ -301,15 +307,29 @@ QString ScalingView::chartCsv() const
     return m_model->toCsv();   // the writer's CSV of the sweep table: `wheretime sweep --csv` byte for byte
 }
 
-void ScalingView::exportMenu(ScalingPlot::Kind kind)
+QSize ScalingView::exportSize() const
+{
+    return QSize(1200, 640 + captionHeight(caption()));
+}
+
+QString ScalingView::exportChartInteractive(ScalingPlot::Kind kind)
+{
+    if (!m_result)
+        return {};
+    ScalingPlot* p = kind == ScalingPlot::Kind::Time ? m_time : m_share;
+    const QString name = kind == ScalingPlot::Kind::Time ? QStringLiteral("scaling-time.png") : QStringLiteral("scaling-share.png");
+    return wt::gui::exportChartInteractive(this, plotPainter(p), name, exportSize(), p->title(), caption(), m_file);
+}
+
+void ScalingView::exportCsvInteractive()
 {
     if (!m_result)
         return;
-    const QString name = kind == ScalingPlot::Kind::Time ? QStringLiteral("scaling-time") : QStringLiteral("scaling-share");
-    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export scaling chart"), name + QStringLiteral(".png"),
-                                                QStringLiteral("Images and tables (*.png *.svg *.pdf *.csv)"));
+    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export table"), QStringLiteral("scaling.csv"), QStringLiteral("CSV (*.csv)"));
+    if (path.isEmpty() || refuseInputOverwrite(this, QStringLiteral("Export table"), path, m_file))
+        return;
     QString error;
-    if (!path.isEmpty() && !exportChart(kind, path, &error))
+    if (!exportChart(ScalingPlot::Kind::Time, path, &error))
         QMessageBox::warning(this, QStringLiteral("wheretime"), error);
 }
 

@@ -81,6 +81,10 @@ public:
     // The sweep table behind the charts (the chosen layer's rows, or every layer's): the
     // writer's CSV, the same bytes as `wheretime sweep FILE [--layer L] --csv`.
     QString chartCsv() const;
+    // The export dialog for a chart (Ctrl+E: the chart clicked last, the time chart until
+    // then); the written path, empty when cancelled or nothing is shown.
+    QString exportChartInteractive(ScalingPlot::Kind kind);
+    QString exportCurrentChart() { return exportChartInteractive(m_lastKind); }
     // The table under the charts (the same table).
     TableModel* tableModel() const { return m_model; }
     QTableView* tableView() const { return m_tableView; }
@@ -94,11 +98,13 @@ signals:
 private:
     void refresh();
     void onPoint(ScalingPlot* plot, int line, int point);
-    void exportMenu(ScalingPlot::Kind kind);
+    void exportCsvInteractive();
+    QSize exportSize() const;
 
     ScalingLoader* m_loader;
     QString m_file;
     QString m_message;
+    ScalingPlot::Kind m_lastKind = ScalingPlot::Kind::Time;
     std::shared_ptr<const ScalingResult> m_result;
     QString m_layer;
     QLabel* m_header;

@@ -1,8 +1,9 @@
 #include "variantsplot.h"
 
-#include "app/gui/charts/chartframe.h"
-#include "app/gui/compare/compareplot.h"
+#include "app/gui/core/layerpalette.h"
 #include "app/gui/core/timeformat.h"
+
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -11,13 +12,7 @@ namespace wt::gui {
 
 QColor opColor(int index)
 {
-    static const QRgb colors[] = {0x4c78a8, 0xf58518, 0x54a24b, 0xe45756, 0x72b7b2, 0xeeca3b, 0xb279a2,
-                                  0xff9da6, 0x9d755d, 0xbab0ac, 0x1f77b4, 0x8c564b, 0x17becf, 0xbcbd22};
-    constexpr int n = int(sizeof colors / sizeof colors[0]);
-    if (index < n)
-        return QColor::fromRgb(colors[index]);
-    // Past the palette: distinct hues, so no two ops of a stack share a colour.
-    return QColor::fromHsv((index * 67) % 360, 110 + (index % 3) * 40, 190 - (index % 2) * 40);
+    return LayerPalette::seriesColor(index);
 }
 
 QString variantsPerLabel(const VariantsTable& t)
@@ -39,8 +34,29 @@ VariantsChartData variantsChartData(const VariantsTable& t)
     d.layer = QString::fromStdString(t.layer);
     d.per = variantsPerLabel(t);
     d.baseline = int(t.baseline);
-    for (const std::string& op : t.opNames)
-        d.ops << QString::fromStdString(op);
+    // The stack shows the ops that matter: those of at least kMinOpShare of the layer in some
+    // variant (at most kMaxOps, analysis's order: largest first); the rest are one "other"
+    // segment, so two dozen ops do not become two dozen slivers in near-identical colours.
+    std::vector<bool> shown(t.opNames.size(), false);
+    int kept = 0;
+    for (size_t op = 0; op < t.opNames.size(); ++op) {
+        bool large = false;
+        for (const VariantRow& r : t.rows)
+            large = large || (op < r.ops.size() && r.layerNs > 0 && r.ops[op].ns >= VariantsPlot::kMinOpShare * r.layerNs);
+        shown[op] = large && kept < VariantsPlot::kMaxOps;
+        kept += shown[op] ? 1 : 0;
+    }
+    for (size_t op = 0; op < t.opNames.size(); ++op)
+        (shown[op] ? d.ops : d.otherOps) << QString::fromStdString(t.opNames[op]);
+    if (d.otherOps.size() == 1) {   // one op is no merge: show it
+        d.ops.clear();
+        d.otherOps.clear();
+        std::fill(shown.begin(), shown.end(), true);
+        for (const std::string& op : t.opNames)
+            d.ops << QString::fromStdString(op);
+    }
+    if (!d.otherOps.isEmpty())
+        d.ops << QStringLiteral("other (%1 ops)").arg(d.otherOps.size());
     for (const VariantRow& r : t.rows) {
         VariantBar b;
         b.label = QString::fromStdString(r.value);
@@ -53,26 +69,23 @@ VariantsChartData variantsChartData(const VariantsTable& t)
         b.stepNs = r.stepNs;
         b.speedup = r.speedup;
         b.opSumNs = r.layerNs;
-        for (const VariantOp& op : r.ops)
-            b.opNs.push_back(op.ns);
+        double other = 0;
+        for (size_t op = 0; op < r.ops.size(); ++op) {
+            if (op < shown.size() && shown[op])
+                b.opNs.push_back(r.ops[op].ns);
+            else
+                other += r.ops[op].ns;
+        }
+        if (!d.otherOps.isEmpty())
+            b.opNs.push_back(other);
         d.variants.push_back(std::move(b));
     }
     return d;
 }
 
-VariantsPlot::VariantsPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_kind(kind)
+VariantsPlot::VariantsPlot(Kind kind, QWidget* parent) : ChartPlot(true, parent), m_kind(kind)
 {
-    const ChartTitles titles = setUpChartFrame(*this, true);
-    m_title = titles.title;
-    m_subtitle = titles.subtitle;
-    xAxis->grid()->setVisible(false);
-    xAxis->setTickLength(0, 0);
-    xAxis->setSubTicks(false);
-    yAxis->setSubTicks(false);
-    yAxis->grid()->setPen(QPen(QColor(220, 220, 220), 1, Qt::DotLine));
-    legend->setFont(font());   // the frame's 12 px font
-    legend->setBorderPen(QPen(QColor(200, 200, 200)));
-    legend->setBrush(QColor(255, 255, 255, 230));
+    styleLegend(true);
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     legend->setVisible(kind == Kind::LayerTime || kind == Kind::Ops);
     if (kind == Kind::LayerTime) {
@@ -96,6 +109,53 @@ VariantsPlot::VariantsPlot(Kind kind, QWidget* parent) : QCustomPlot(parent), m_
         side->addElement(0, 0, legend);
         plotLayout()->setColumnStretchFactor(1, 0.001);
     }
+    // Hovering a bar names what it shows (the ops chart: the op under the cursor).
+    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const QString tip = toolTipAt(e->position());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), tip, this);
+    });
+    setMouseTracking(true);
+}
+
+QString VariantsPlot::toolTipAt(const QPointF& pos) const
+{
+    const int n = int(m_data.variants.size());
+    if (!axisRect()->rect().contains(pos.toPoint()))
+        return {};
+    const int i = categoryAt(xAxis, pos.x(), n, 0.4);
+    if (i < 0)
+        return {};
+    const VariantBar& v = m_data.variants[size_t(i)];
+    const double y = yAxis->pixelToCoord(pos.y());
+    switch (m_kind) {
+    case Kind::Ops: {
+        double below = 0;
+        for (qsizetype op = 0; op < m_data.ops.size() && size_t(op) < v.opNs.size(); ++op) {
+            const double h = v.opNs[size_t(op)] / m_unitNs;
+            if (y >= below && y < below + h) {
+                QString name = m_data.ops[op];
+                if (!m_data.otherOps.isEmpty() && op == m_data.ops.size() - 1)
+                    name += QStringLiteral(": ") + m_data.otherOps.join(QStringLiteral(", "));
+                const double share = v.opSumNs > 0 ? 100.0 * v.opNs[size_t(op)] / v.opSumNs : 0.0;
+                return QStringLiteral("%1 \u00b7 %2\n%3 per step \u00b7 %4% of the layer")
+                    .arg(v.label, name, formatDuration(v.opNs[size_t(op)]), QString::number(share, 'f', 1));
+            }
+            below += h;
+        }
+        return {};
+    }
+    case Kind::LayerTime:
+        return QStringLiteral("%1 \u00b7 %2 layer\nforward %3 \u00b7 backward %4 \u00b7 total %5 per step")
+            .arg(v.label, m_data.layer, formatDuration(v.forwardNs), formatDuration(v.backwardNs), formatDuration(v.totalNs));
+    case Kind::Share:
+        return QStringLiteral("%1 \u00b7 %2 layer: %3% of the step").arg(v.label, m_data.layer, QString::number(100.0 * v.share, 'f', 1));
+    case Kind::StepTime:
+        return QStringLiteral("%1 \u00b7 step %2").arg(v.label, formatDuration(v.stepNs));
+    }
+    return {};
 }
 
 QString VariantsPlot::title() const
@@ -130,30 +190,18 @@ void VariantsPlot::rebuild()
     m_subtitle->setText(sub);
 
     const int n = int(m_data.variants.size());
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int i = 0; i < n; ++i) {
-        QString label = m_data.variants[size_t(i)].label;
-        if (i == m_data.baseline)
-            label += QStringLiteral("\n(baseline)");
-        ticker->addTick(double(i + 1), label);
-    }
-    xAxis->setTicker(ticker);
-    xAxis->setRange(0.4, double(std::max(n, 1)) + 0.6);
-    QFont labelFont = font();
-    labelFont.setPixelSize(12);
-    labelFont.setBold(true);
+    QStringList categories;
+    for (int i = 0; i < n; ++i)
+        categories << m_data.variants[size_t(i)].label + (i == m_data.baseline ? QStringLiteral("\n(baseline)") : QString());
+    setCategories(xAxis, yAxis, categories);
+    const QFont bold = labelFont(12, true);
 
     // Per variant: the top of its bars (in axis units) and the label above.
     std::vector<double> top(static_cast<size_t>(n), 0.0);
     std::vector<QString> labels(static_cast<size_t>(n));
     auto newBars = [&](const QString& name, const QColor& color, double width) {
-        auto* b = new QCPBars(xAxis, yAxis);
-        b->setName(name);
-        b->setWidth(width);
-        b->setBrush(color);
-        b->setPen(QPen(color.darker(130), 1));
-        m_bars.push_back(b);
-        return b;
+        m_bars.push_back(addBars(xAxis, yAxis, color, width, name));
+        return m_bars.back();
     };
 
     double maxNs = 0;
@@ -164,11 +212,9 @@ void VariantsPlot::rebuild()
 
     switch (m_kind) {
     case Kind::LayerTime: {
-        auto* group = new QCPBarsGroup(this);
-        group->setSpacingType(QCPBarsGroup::stAbsolute);
-        group->setSpacing(2);
-        QCPBars* fwd = newBars(QStringLiteral("forward"), QColor(0x4c78a8), 0.36);
-        QCPBars* bwd = newBars(QStringLiteral("backward"), QColor(0xf58518), 0.36);
+        QCPBarsGroup* group = addBarsGroup(2);
+        QCPBars* fwd = newBars(QStringLiteral("forward"), LayerPalette::forwardColor(), 0.36);
+        QCPBars* bwd = newBars(QStringLiteral("backward"), LayerPalette::backwardColor(), 0.36);
         fwd->setBarsGroup(group);
         bwd->setBarsGroup(group);
         for (int i = 0; i < n; ++i) {
@@ -189,7 +235,8 @@ void VariantsPlot::rebuild()
     case Kind::Ops: {
         QCPBars* below = nullptr;
         for (int op = 0; op < int(m_data.ops.size()); ++op) {
-            QCPBars* b = newBars(m_data.ops[op], opColor(op), 0.6);
+            const bool other = !m_data.otherOps.isEmpty() && op == int(m_data.ops.size()) - 1;
+            QCPBars* b = newBars(m_data.ops[op], other ? QColor::fromRgb(LayerPalette::otherColor()) : opColor(op), 0.6);
             for (int i = 0; i < n; ++i) {
                 const auto& ns = m_data.variants[size_t(i)].opNs;
                 b->addData(double(i + 1), size_t(op) < ns.size() ? ns[size_t(op)] / unit.ns : 0.0);
@@ -211,7 +258,7 @@ void VariantsPlot::rebuild()
         break;
     }
     case Kind::Share: {
-        QCPBars* b = newBars(QStringLiteral("share"), QColor(0x54a24b), 0.6);
+        QCPBars* b = newBars(QStringLiteral("share"), LayerPalette::seriesColor(4), 0.6);
         for (int i = 0; i < n; ++i) {
             const double pct = 100.0 * m_data.variants[size_t(i)].share;
             b->addData(double(i + 1), pct);
@@ -223,7 +270,7 @@ void VariantsPlot::rebuild()
         break;
     }
     case Kind::StepTime: {
-        QCPBars* b = newBars(QStringLiteral("step"), QColor(0x72b7b2), 0.6);
+        QCPBars* b = newBars(QStringLiteral("step"), LayerPalette::seriesColor(3), 0.6);
         for (int i = 0; i < n; ++i) {
             const VariantBar& v = m_data.variants[size_t(i)];
             b->addData(double(i + 1), v.stepNs / unit.ns);
@@ -239,14 +286,8 @@ void VariantsPlot::rebuild()
     }
     // The baseline's bars are outlined darker.
     for (int i = 0; i < n; ++i) {
-        auto* text = new QCPItemText(this);
-        text->setClipToAxisRect(false);
-        text->position->setType(QCPItemPosition::ptPlotCoords);
-        text->position->setAxes(xAxis, yAxis);
-        text->position->setCoords(double(i + 1), top[size_t(i)]);
-        text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        QCPItemText* text = addPlotLabel(double(i + 1), top[size_t(i)], Qt::AlignHCenter | Qt::AlignBottom, bold, QString());
         text->setTextAlignment(Qt::AlignHCenter);
-        text->setFont(labelFont);
         text->setColor(i == m_data.baseline ? QColor(90, 90, 90) : QColor(30, 30, 30));
         text->setText(labels[size_t(i)]);
         m_labels.push_back(text);

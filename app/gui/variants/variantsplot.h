@@ -2,7 +2,8 @@
 // the view fills from analysis/variants (variantsdata.h):
 //   LayerTime  grouped bars per variant: the layer's forward and backward time per step, with
 //              the speedup of the layer's total against the baseline above each group
-//   Ops        stacked bars per variant: the layer's ops (what a variant removes or fuses)
+//   Ops        stacked bars per variant: the layer's ops (what a variant removes or fuses); ops
+//              under kMinOpShare of the layer in every variant merge into one "other" segment
 //   Share      the layer's share of the step per variant (%)
 //   StepTime   the step time per variant
 // Variants sit on the x axis in the order analysis gives them; the baseline is marked.
@@ -10,7 +11,7 @@
 
 #include "analysis/variants.h"
 
-#include <qcustomplot.h>
+#include "app/gui/charts/chartplot.h"
 
 #include <optional>
 #include <vector>
@@ -28,7 +29,7 @@ struct VariantBar {
     double share = 0;              // the layer's share of the step, 0..1
     double stepNs = 0;             // the step time
     std::optional<double> speedup; // baseline's layer total / this one's (unset: undefined)
-    std::vector<double> opNs;      // per VariantsChartData::ops
+    std::vector<double> opNs;      // per VariantsChartData::ops (the "other" segment: its ops' sum)
     double opSumNs = 0;            // the op stack's height: the layer's total (analysis's layerNs)
 };
 
@@ -38,13 +39,16 @@ struct VariantsChartData {
     QString per;                   // "per step (mean of 5 steps)"
     int baseline = 0;              // index into variants
     std::vector<VariantBar> variants;
-    QStringList ops;               // the layer's ops, largest first (the stack's order, bottom up)
+    QStringList ops;               // the stack's segments, largest op first (bottom up); last may be "other (N ops)"
+    QStringList otherOps;          // the ops merged into "other" (empty: none merged)
 };
 
-class VariantsPlot : public QCustomPlot {
+class VariantsPlot : public ChartPlot {
     Q_OBJECT
 public:
     enum class Kind { LayerTime, Ops, Share, StepTime };
+    static constexpr double kMinOpShare = 0.02;   // of the layer: smaller ops go to "other"
+    static constexpr int kMaxOps = 11;            // segments before "other"
 
     explicit VariantsPlot(Kind kind, QWidget* parent = nullptr);
 
@@ -58,14 +62,15 @@ public:
     // The label drawn above variant i ("1.62x", "41.2%", "12.3 ms"), empty when none.
     QString labelAt(int variant) const;
     int preferredHeight() const { return 520; }
+    // What hovering at pos shows: the variant, and on the ops chart the op under the cursor,
+    // with its time and share of the layer; empty off the bars.
+    QString toolTipAt(const QPointF& pos) const;
 
 private:
     void rebuild();
 
     Kind m_kind;
     VariantsChartData m_data;
-    QCPTextElement* m_title = nullptr;
-    QCPTextElement* m_subtitle = nullptr;
     std::vector<QCPBars*> m_bars;
     std::vector<QCPItemText*> m_labels;   // per variant
     double m_unitNs = 1;
@@ -76,7 +81,8 @@ VariantsChartData variantsChartData(const VariantsTable& table);
 // "per step (mean of 5 steps)", "per step (mean of 3 to 5 steps)".
 QString variantsPerLabel(const VariantsTable& table);
 
-// The colour of op i in the stacked bars (and its legend).
+// The colour of op i in the stacked bars (and its legend): LayerPalette::seriesColor; the
+// "other" segment LayerPalette::otherColor().
 QColor opColor(int index);
 
 }  // namespace wt::gui

@@ -1,7 +1,8 @@
 #include "variantsview.h"
 
 #include "analysis/variantstable.h"
-#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/export/chartexport.h"
+#include "app/gui/export/exportdialog.h"
 #include "app/gui/core/tablemodel.h"
 #include "app/gui/core/timeformat.h"
 #include "render/tablewriter.h"
@@ -58,6 +59,7 @@ VariantsView::VariantsView(QWidget* parent)
       m_messageLabel(new QLabel(this)), m_layerBox(new QComboBox(this)), m_baselineBox(new QComboBox(this)),
       m_exportButton(new QToolButton(this)), m_charts(new QWidget(this)), m_model(new TableModel(this)), m_grid(new QTableView(this))
 {
+    addExportShortcut(this, [this] { exportCurrentChart(); });   // this window's chart (a window of its own)
     setObjectName(QStringLiteral("variantsView"));
     QFont hf = m_header->font();
     hf.setPointSizeF(hf.pointSizeF() * 1.3);
@@ -83,8 +85,11 @@ VariantsView::VariantsView(QWidget* parent)
                              : k == VariantsPlot::Kind::Ops     ? QStringLiteral("Ops chart")
                              : k == VariantsPlot::Kind::Share   ? QStringLiteral("Share chart")
                                                                 : QStringLiteral("Step time chart");
-        menu->addAction(what + QStringLiteral(" (PNG, SVG, PDF, CSV)..."), this, [this, k] { exportMenu(k); });
+        menu->addAction(what + QStringLiteral(" (PNG, SVG, PDF)..."), this, [this, k] { exportChartInteractive(k); });
     }
+    menu->addSeparator();
+    menu->addAction(QStringLiteral("Variants table (CSV)..."), this, [this] { exportCsvInteractive(VariantsPlot::Kind::LayerTime); });
+    menu->addAction(QStringLiteral("Ops table (CSV)..."), this, [this] { exportCsvInteractive(VariantsPlot::Kind::Ops); });
     m_exportButton->setMenu(menu);
 
     auto* grid = new QGridLayout(m_charts);
@@ -95,7 +100,8 @@ VariantsView::VariantsView(QWidget* parent)
         m_plots[i]->setObjectName(QLatin1String(kindFileName(kKinds[i])));
         m_plots[i]->setMinimumSize(300, 220);
         m_plots[i]->setContextMenuPolicy(Qt::CustomContextMenu);
-        connect(m_plots[i], &QWidget::customContextMenuRequested, this, [this, k = kKinds[i]](const QPoint&) { exportMenu(k); });
+        connect(m_plots[i], &QWidget::customContextMenuRequested, this, [this, k = kKinds[i]](const QPoint&) { exportChartInteractive(k); });
+        connect(m_plots[i], &QCustomPlot::mousePress, this, [this, k = kKinds[i]] { m_lastKind = k; });
         grid->addWidget(m_plots[i], i / 2, i % 2);
     }
     grid->setColumnStretch(0, 1);
@@ -331,15 +337,27 @@ QString VariantsView::chartCsv(VariantsPlot::Kind kind) const
     return QString::fromStdString(render::csv(kind == VariantsPlot::Kind::Ops ? variantOpsTable(m_table) : variantsTable(m_table)));
 }
 
-void VariantsView::exportMenu(VariantsPlot::Kind kind)
+QString VariantsView::exportChartInteractive(VariantsPlot::Kind kind)
+{
+    if (!m_hasTable)
+        return {};
+    VariantsPlot* p = plot(kind);
+    const QString cap = caption();
+    return wt::gui::exportChartInteractive(this, plotPainter(p), QLatin1String(kindFileName(kind)) + QStringLiteral(".png"),
+                                           QSize(1200, p->preferredHeight() + captionHeight(cap)), p->title(), cap,
+                                           m_selectors.empty() ? QString() : m_selectors.front().file);
+}
+
+void VariantsView::exportCsvInteractive(VariantsPlot::Kind kind)
 {
     if (!m_hasTable)
         return;
-    const QString name = QLatin1String(kindFileName(kind));
-    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export %1").arg(plot(kind)->title()), name + QStringLiteral(".png"),
-                                                QStringLiteral("Images and tables (*.png *.svg *.pdf *.csv)"));
+    const QString name = kind == VariantsPlot::Kind::Ops ? QStringLiteral("variants-ops.csv") : QStringLiteral("variants.csv");
+    QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export table"), name, QStringLiteral("CSV (*.csv)"));
+    if (path.isEmpty() || (!m_selectors.empty() && refuseInputOverwrite(this, QStringLiteral("Export table"), path, m_selectors.front().file)))
+        return;
     QString error;
-    if (!path.isEmpty() && !exportChart(kind, path, &error))
+    if (!exportChart(kind, path, &error))
         QMessageBox::warning(this, QStringLiteral("wheretime"), error);
 }
 

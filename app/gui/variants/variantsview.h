@@ -65,6 +65,10 @@ public:
     // The writer's CSV of the chart's table: the variants table (one row per run), for Ops the
     // op table (one row per op); raw ns and fractions.
     QString chartCsv(VariantsPlot::Kind kind) const;
+    // The export dialog for a chart (Ctrl+E: the chart clicked last); the written path, empty
+    // when cancelled or nothing is shown.
+    QString exportChartInteractive(VariantsPlot::Kind kind);
+    QString exportCurrentChart() { return exportChartInteractive(m_lastKind); }
     // The table under the charts (the variants table).
     TableModel* tableModel() const { return m_model; }
 
@@ -75,7 +79,7 @@ signals:
 private:
     void recompute();
     void showMessage(const QString& message);
-    void exportMenu(VariantsPlot::Kind kind);
+    void exportCsvInteractive(VariantsPlot::Kind kind);   // the chart's table (a file dialog)
 
     CompareLoader* m_loader;
     std::vector<CompareSelector> m_selectors;
@@ -93,6 +97,7 @@ private:
     QToolButton* m_exportButton;
     QWidget* m_charts;
     VariantsPlot* m_plots[4];
+    VariantsPlot::Kind m_lastKind = VariantsPlot::Kind::LayerTime;   // Ctrl+E's chart: the one clicked last
     TableModel* m_model;
     QTableView* m_grid;
 };

@@ -280,14 +280,12 @@ void DetailsPanel::refreshDevices()
         return;
     }
     // compute, overlapped communication, exposed communication, exposed memory, idle
-    static const QRgb kColors[] = {0xff4e79a7, 0xff59a14f, 0xffe15759, 0xfff28e2b, 0xffd8d8d8};
-    constexpr size_t kColorCount = sizeof(kColors) / sizeof(kColors[0]);
     std::vector<std::vector<DeviceBarSegment>> bars;
     for (const DeviceTime& d : m_figures->devices) {
         std::vector<DeviceBarSegment> segments;
-        size_t k = 0;
+        int k = 0;
         for (const BarSegment& b : deviceBarSegments(d.time))
-            segments.push_back({QString::fromLatin1(b.label), b.ns, kColors[std::min(k++, kColorCount - 1)]});
+            segments.push_back({QString::fromLatin1(b.label), b.ns, LayerPalette::deviceTimeColor(k++)});
         bars.push_back(std::move(segments));
     }
     m_barDelegate->setBars(std::move(bars));
@@ -455,7 +453,7 @@ void DetailsPanel::refresh()
             const QString name = cell(m, r, "name");
             if (what == QLatin1String("layer"))
                 add(layers, name, QStringLiteral("%1  (%2)").arg(cell(m, r, "time_ns"), cell(m, r, "share")))
-                    ->setIcon(0, swatch(LayerPalette::groupColor(name.toStdString())));
+                    ->setIcon(0, swatch(run->palette.color(name.toStdString())));
             else
                 add(kernels, name, QStringLiteral("%1  x%2").arg(cell(m, r, "time_ns"), cell(m, r, "count")));
         }

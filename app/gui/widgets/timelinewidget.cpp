@@ -613,12 +613,14 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         QString label = row.label;
         if (row.isHeader()) {
             f.setBold(true);
-            label = (collapsedDepth(row.deviceIndex) < 0 ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
+            if (!m_printMode)
+                label = (collapsedDepth(row.deviceIndex) < 0 ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
         } else if (row.kind == Row::Lane) {
             int depth = m_run->lanes[size_t(row.index)].depth;
             lr.setLeft(6 + 8 * (depth - 1));
             bool collapsedHere = collapsedDepth(row.deviceIndex) == depth;
-            label = (collapsedHere ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
+            if (!m_printMode)
+                label = (collapsedHere ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
             p.setPen(pal.color(QPalette::PlaceholderText));
         }
         p.setFont(f);
@@ -643,7 +645,12 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         p.drawLine(QPointF(x, t.major ? top - 10 : top - 4), QPointF(x, top));
         if (t.major) {
             p.setPen(pal.color(QPalette::WindowText));
-            p.drawText(QRectF(x + 3, 0, 120, top - 8), Qt::AlignLeft | Qt::AlignVCenter, t.label);
+            // A label that would run past the right edge goes left of its tick, whole.
+            const double w = p.fontMetrics().horizontalAdvance(t.label) + 3;
+            if (x + w > plot.right())
+                p.drawText(QRectF(x - 3 - 120, 0, 120, top - 8), Qt::AlignRight | Qt::AlignVCenter, t.label);
+            else
+                p.drawText(QRectF(x + 3, 0, 120, top - 8), Qt::AlignLeft | Qt::AlignVCenter, t.label);
         }
     }
     p.setClipping(false);

@@ -59,6 +59,9 @@ public:
     // Content y at the top of the plot (the vertical scroll position).
     int scrollY() const { return m_scrollY; }
 
+    // For files (chart export, report): no fold arrows on the lane labels (nothing to click
+    // in a picture).
+    void setPrintMode(bool on) { m_printMode = on; update(); }
     void setViewRange(double t0, double t1);
     // Widens (or narrows) how far zoom and pan may go, e.g. so a timeline synchronized with a
     // longer run can show the same window; a new run resets them to its span.
@@ -138,6 +141,7 @@ private:
     QPoint m_pressPos;
     double m_pressTimeNs = 0;
     bool m_moved = false;
+    bool m_printMode = false;
     QPoint m_lastPos;
 };
 

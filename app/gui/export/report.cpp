@@ -1,16 +1,16 @@
 #include "report.h"
 
-#include "breakdownmodel.h"
-#include "breakdownplot.h"
-#include "breakdownsource.h"
+#include "app/gui/breakdown/breakdownmodel.h"
+#include "app/gui/breakdown/breakdownplot.h"
+#include "app/gui/breakdown/breakdownsource.h"
 #include "chartexport.h"
-#include "runsummary.h"
+#include "app/gui/breakdown/runsummary.h"
 
 #include "analysis/breakdowntable.h"
 #include "analysis/gputimetable.h"
-#include "app/gui/compare/comparereport.h"
+#include "app/gui/export/comparereport.h"
 #include "app/gui/variants/variantsactions.h"
-#include "app/gui/variants/variantsreport.h"
+#include "app/gui/export/variantsreport.h"
 #include "app/gui/core/timeformat.h"
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/widgets/timelinewidget.h"
@@ -229,8 +229,8 @@ ReportResult writeReport(const ReportOptions& o)
     TimelineLayout rows;
     rows.build(*run, {});
     QSize timelineSize(o.timelineSize.width(),
-                       std::clamp(TimelineWidget::kRulerHeight + rows.contentHeight() + 12 + captionHeight(caption), 300,
-                                  std::max(300, o.timelineSize.height())));
+                       std::clamp(TimelineWidget::kRulerHeight + rows.contentHeight() + 12 + captionHeight(caption), 120,
+                                  std::max(120, o.timelineSize.height())));
     if (!chart(timelinePainter(run, t0, t1), QStringLiteral("timeline-step"), timelineSize, timelineTitle, timelineTitle))
         return fail(error);
 

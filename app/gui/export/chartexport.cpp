@@ -1,6 +1,6 @@
 #include "chartexport.h"
 
-#include "breakdownplot.h"
+#include "app/gui/charts/chartplot.h"
 
 #include "app/gui/core/viewstate.h"
 #include "app/gui/widgets/timelinewidget.h"
@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QPageLayout>
 #include <QPageSize>
+#include <QRegularExpression>
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QSvgGenerator>
@@ -88,17 +89,51 @@ QString runCaption(const RunInfo& run)
     return parts.join(QStringLiteral(" \u00b7 "));
 }
 
+bool useGenericFontFamily(const QString& path, QString* error)
+{
+    // Qt names the platform's default family ("Sans Serif" from fontconfig), which no browser
+    // knows: they fall back to a serif face. Each family becomes itself followed by the generic
+    // family, and Qt's alias names the generic family alone.
+    QFile in(path);
+    if (!in.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot read %1: %2").arg(path, in.errorString());
+        return false;
+    }
+    const QString svg = QString::fromUtf8(in.readAll());
+    in.close();
+    static const QRegularExpression family(QStringLiteral("font-family=\"([^\"]*)\""));
+    QString out;
+    qsizetype last = 0;
+    for (auto it = family.globalMatch(svg); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        const QString name = m.captured(1).trimmed();
+        const QString lower = name.toLower();
+        QString value;
+        if (lower.isEmpty() || lower == QLatin1String("sans serif") || lower == QLatin1String("sans") || lower == QLatin1String("sans-serif"))
+            value = QStringLiteral("sans-serif");
+        else if (lower.endsWith(QLatin1String("sans-serif")) || lower.endsWith(QLatin1String("monospace")) || lower.endsWith(QLatin1String("serif")))
+            value = name;   // already ends in a generic family
+        else
+            value = QStringLiteral("'%1', sans-serif").arg(name);
+        out += QStringView(svg).mid(last, m.capturedStart(0) - last);
+        out += QStringLiteral("font-family=\"%1\"").arg(value);
+        last = m.capturedEnd(0);
+    }
+    out += QStringView(svg).mid(last);
+    return writeTextFile(path, out, error);
+}
+
 ChartPainter plotPainter(QCustomPlot* plot)
 {
     return [plot](QCPPainter& painter, QSize size) {
-        // A pie's legend follows the export's width, not the on-screen one.
-        auto* bp = qobject_cast<BreakdownPlot*>(plot);
-        const bool legend = bp && bp->legendShown();
-        if (bp)
-            bp->setLegendShown(size.width() >= 760);
+        // A view's chart draws itself for the file: no selection, its own size adjustments.
+        auto* chart = qobject_cast<ChartPlot*>(plot);
+        if (chart)
+            chart->exportBegin(size);
         plot->toPainter(&painter, size.width(), size.height());
-        if (bp)
-            bp->setLegendShown(legend);
+        if (chart)
+            chart->exportEnd();
     };
 }
 
@@ -109,6 +144,7 @@ ChartPainter timelinePainter(std::shared_ptr<const RunData> run, double t0, doub
         state.setRun(run);
         TimelineWidget timeline(&state);
         timeline.setAttribute(Qt::WA_DontShowOnScreen);
+        timeline.setPrintMode(true);
         timeline.resize(size);
         timeline.show();   // offscreen: delivers the resize so the layout matches the size
         timeline.setViewRange(t0, t1);
@@ -161,6 +197,9 @@ bool exportChart(const ChartPainter& paint, const QString& path, ExportFormat fo
         painter.end();
         if (!QFileInfo(path).isFile() || QFileInfo(path).size() == 0)
             return fail(QStringLiteral("cannot write %1").arg(path));
+        QString why;
+        if (!useGenericFontFamily(path, &why))
+            return fail(why);
         return true;
     }
     // PDF: one page exactly the picture's size; 96 dpi so painter units are logical px.

@@ -1,11 +1,11 @@
 #include "comparereport.h"
 
-#include "comparemodel.h"
-#include "compareplot.h"
+#include "app/gui/compare/comparemodel.h"
+#include "app/gui/compare/compareplot.h"
 
 #include "analysis/comparetable.h"
 #include "render/comparetext.h"
-#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/export/chartexport.h"
 #include "render/tablewriter.h"
 
 #include <QDir>
@@ -134,9 +134,9 @@ bool writeCompareReport(const QString& dirPath, const CompareRuns& runs, QSize c
     const Table topTable = compareTable(top);
     if (!csv(QStringLiteral("compare-%1.csv").arg(by), topTable))
         return false;
-    md += QStringLiteral("### Kernel time by %1 (%2)\n\n![compare bars](compare-%1-bars.png)\n\n![compare delta](compare-%1-delta.png)\n\n")
+    md += QStringLiteral("### Kernel time by %1, %2\n\n![compare bars](compare-%1-bars.png)\n\n![compare delta](compare-%1-delta.png)\n\n")
               .arg(by, per);
-    html += QStringLiteral("<h3>Kernel time by %1 (%2)</h3>\n<img src=\"compare-%1-bars.png\" alt=\"compare bars\">\n"
+    html += QStringLiteral("<h3>Kernel time by %1, %2</h3>\n<img src=\"compare-%1-bars.png\" alt=\"compare bars\">\n"
                            "<img src=\"compare-%1-delta.png\" alt=\"compare delta\">\n")
                 .arg(by, per.toHtmlEscaped());
     tables(topTable, 40, &md, &html);

@@ -6,6 +6,10 @@
 
 #include <QDialog>
 
+#include <functional>
+
+class QAction;
+
 class QComboBox;
 class QLineEdit;
 class QSpinBox;
@@ -42,5 +46,10 @@ bool refuseInputOverwrite(QWidget* parent, const QString& title, const QString& 
 // an empty string. inputFile: the wheretime file the chart shows (never overwritten).
 QString exportChartInteractive(QWidget* parent, const ChartPainter& paint, const QString& defaultName, QSize defaultSize,
                                const QString& title, const QString& caption, const QString& inputFile = QString());
+
+// Ctrl+E on `window` runs exportCurrent: a window shortcut, so each window (main, compare,
+// variants, scaling) exports its own chart, never another window's. Returns the action (added
+// to the window; put it in a menu too where the window has one).
+QAction* addExportShortcut(QWidget* window, std::function<void()> exportCurrent);
 
 }  // namespace wt::gui

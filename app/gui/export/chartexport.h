@@ -48,6 +48,11 @@ QString runCaption(const RunInfo& run);
 // Height in logical px the caption takes at the bottom of an export.
 int captionHeight(const QString& caption);
 
+// Rewrites every font-family of an SVG file to end in the generic family (Qt writes the
+// platform's "Sans Serif", which browsers render in a serif face): "sans-serif" for Qt's
+// aliases, "'Family', sans-serif" otherwise. exportChart does it to every SVG it writes.
+bool useGenericFontFamily(const QString& path, QString* error = nullptr);
+
 // Writes text to a file (UTF-8); false and *error on failure.
 bool writeTextFile(const QString& path, const QString& text, QString* error = nullptr);
 

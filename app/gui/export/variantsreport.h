@@ -4,7 +4,7 @@
 // themselves (never shown) from analysis/variants and analysis/sweep.
 #pragma once
 
-#include "scalingview.h"
+#include "app/gui/variants/scalingview.h"
 
 #include "app/gui/compare/compareloader.h"
 

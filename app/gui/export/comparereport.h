@@ -6,7 +6,7 @@
 // `wheretime compare --csv`'s bytes.
 #pragma once
 
-#include "compareloader.h"
+#include "app/gui/compare/compareloader.h"
 
 #include <QSize>
 #include <QString>

@@ -2,6 +2,8 @@
 
 #include "storage/pathidentity.h"
 
+#include <QAction>
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -94,12 +96,26 @@ bool refuseInputOverwrite(QWidget* parent, const QString& title, const QString& 
     return true;
 }
 
+QAction* addExportShortcut(QWidget* window, std::function<void()> exportCurrent)
+{
+    auto* action = new QAction(QStringLiteral("Export &chart..."), window);
+    action->setObjectName(QStringLiteral("exportChartAction"));
+    action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    action->setShortcutContext(Qt::WindowShortcut);
+    QObject::connect(action, &QAction::triggered, window, [f = std::move(exportCurrent)] { f(); });
+    window->addAction(action);
+    return action;
+}
+
 QString exportChartInteractive(QWidget* parent, const ChartPainter& paint, const QString& defaultName, QSize defaultSize,
                                const QString& title, const QString& caption, const QString& inputFile)
 {
     QSettings settings;
     QString dir = settings.value(QStringLiteral("export/dir"), QDir::homePath()).toString();
     ExportDialog dialog(QDir(dir).filePath(defaultName), defaultSize, parent);
+    dialog.setObjectName(QStringLiteral("exportDialog"));
+    if (!title.isEmpty())
+        dialog.setWindowTitle(QStringLiteral("Export chart: %1").arg(title));
     dialog.setInputFile(inputFile);
     if (dialog.exec() != QDialog::Accepted)
         return {};

@@ -1,10 +1,10 @@
 #include "variantsreport.h"
 
-#include "variantsview.h"
+#include "app/gui/variants/variantsview.h"
 
 #include "analysis/sweeptable.h"
 #include "analysis/variantstable.h"
-#include "app/gui/breakdown/chartexport.h"
+#include "app/gui/export/chartexport.h"
 #include "app/gui/core/timeformat.h"
 #include "render/tablewriter.h"
 
