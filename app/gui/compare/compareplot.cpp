@@ -88,6 +88,9 @@ CompareChartData chartData(const KernelDiff& k, const QString& title, size_t max
         case KernelChange::Changed:
         case KernelChange::Unchanged: row.label = q(r.baseName); break;
         }
+        // One kernel name runs in several ops (sgemm_nt in every projection): the op says which.
+        if (!r.op.empty())
+            row.label = q(r.op) + QStringLiteral(": ") + row.label;
         row.ns = {r.base.present ? r.base.ns : 0.0, r.other.present ? r.other.ns : 0.0};
         row.present = {r.base.present, r.other.present};
         row.deltaNs = {0.0, r.deltaNs};
