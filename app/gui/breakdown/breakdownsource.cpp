@@ -163,7 +163,14 @@ std::string BreakdownSource::keyOfSelection(const BreakdownLevel& level, const S
         for (const auto& [g, want] : level.filters)
             if (!isScopeGrouping(g))
                 return {};
-        return keyOf(level, ActivityKind::Kernel, m_data->instances.node[sel.index], 0);
+        // A scope above the grouping's level (a layer when grouping by op) is no one group of
+        // it: a layer named like one of its ops must not select that op.
+        const uint32_t node = m_data->instances.node[sel.index];
+        const char* lvl = level.groupBy == GroupBy::Op ? "op" : level.groupBy == GroupBy::Layer ? "layer"
+                          : level.groupBy == GroupBy::Phase ? "phase" : nullptr;
+        if (lvl && tree().hasLevel(lvl) && tree().ancestorAtLevel(scopeOf(node), lvl) == 0)
+            return {};
+        return keyOf(level, ActivityKind::Kernel, node, 0);
     }
     return {};
 }
