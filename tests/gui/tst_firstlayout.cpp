@@ -126,6 +126,7 @@ void TestFirstLayout::firstWindow()
     const int rows = table->viewport()->height() / table->verticalHeader()->defaultSectionSize();
     QVERIFY2(rows >= 8, qPrintable(QStringLiteral("%1 rows (%2 px)").arg(rows).arg(table->viewport()->height())));
     QVERIFY(view->currentPlot()->height() >= 200);   // and the chart beside or above it
+    QVERIFY(table->columnWidth(BreakdownModel::NameColumn) >= 120);   // the names, not only their colours
 
     // Toolbar: every control at its full width, inside the view.
     int controls = 0;

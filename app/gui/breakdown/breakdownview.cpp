@@ -158,7 +158,8 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->horizontalHeader()->setSectionResizeMode(BreakdownModel::NameColumn, QHeaderView::Stretch);
+    // The name column fits its names (120..280 px): a stretched one shrank to nothing when the
+    // cost columns filled a table beside the chart.
     // Which of the table's columns show (again after every new breakdown: a reset forgets).
     connect(m_model, &QAbstractItemModel::modelReset, this, &BreakdownView::updateColumns);
     updateColumns();
@@ -500,6 +501,8 @@ void BreakdownView::updateColumns()
     const bool cost = m_model->hasCost();
     for (int c : {BreakdownModel::FlopsColumn, BreakdownModel::FlopRateColumn, BreakdownModel::ByteRateColumn})
         m_table->setColumnHidden(c, !cost);
+    m_table->resizeColumnToContents(BreakdownModel::NameColumn);
+    m_table->setColumnWidth(BreakdownModel::NameColumn, std::clamp(m_table->columnWidth(BreakdownModel::NameColumn), 120, 280));
 }
 
 void BreakdownView::updateCrumbs()
