@@ -317,7 +317,7 @@ void BreakdownView::resizeEvent(QResizeEvent* event)
     if (m_split->orientation() != want) {
         m_split->setOrientation(want);
         const int extent = want == Qt::Horizontal ? m_split->width() : m_split->height();
-        m_split->setSizes({extent * 45 / 100, extent * 55 / 100});
+        m_split->setSizes({extent * 55 / 100, extent * 45 / 100});   // the pie needs room for its labels
     }
 }
 
