@@ -184,6 +184,32 @@ std::vector<Slice> topSlices(size_t count, const GroupAt& group, size_t maxCount
     return slicesWithOther(count, group, [&](size_t i, const Group&) { return !all && i + 1 >= maxCount; });
 }
 
+std::vector<Slice> filteredSlices(std::vector<Slice> slices, const std::vector<size_t>& kept, size_t count,
+                                  const GroupAt& group)
+{
+    std::vector<bool> isKept(count, false);
+    for (Slice& s : slices)
+        for (size_t& m : s.members) {
+            m = kept.at(m);
+            isKept[m] = true;
+        }
+    Slice rest;
+    rest.other = rest.filteredOut = true;
+    for (size_t i = 0; i < count; ++i) {
+        if (isKept[i])
+            continue;
+        const Group& g = group(i);
+        rest.timeNs += g.timeNs;
+        rest.share += g.share;
+        rest.members.push_back(i);
+    }
+    if (!rest.members.empty()) {
+        rest.name = "filtered out (" + std::to_string(rest.members.size()) + ")";
+        slices.push_back(std::move(rest));
+    }
+    return slices;
+}
+
 RunStats computeRunStats(const RunProfile& profile, const BreakdownOptions& options)
 {
     RunStats s;

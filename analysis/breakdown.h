@@ -102,6 +102,7 @@ struct Slice {
     double share = 0;
     bool other = false;
     std::vector<size_t> members;   // indices into Breakdown::groups
+    bool filteredOut = false;      // other: the groups a name filter hides (filteredSlices)
 };
 // Pies: groups with share < threshold (a fraction, e.g. 0.02) merge into 'other'.
 // Bars: the largest maxCount - 1 groups, then one 'other' with the rest (none when all fit).
@@ -119,6 +120,13 @@ std::vector<Slice> topSlices(const std::vector<G>& groups, size_t maxCount)
 {
     return topSlices(groups.size(), [&](size_t i) -> const Group& { return groups[i]; }, maxCount);
 }
+// A chart under a name filter: `slices` (thresholdSlices or topSlices) over the groups the filter
+// keeps (`kept`: indices into the groups, in breakdown order; members index the subset), its
+// members mapped back to the groups, then one 'filtered out (N)' slice (other and filteredOut
+// set) holding the other groups, so the chart still adds up to the whole and every share stays
+// a share of the whole. No filtered-out slice when the filter keeps every group.
+std::vector<Slice> filteredSlices(std::vector<Slice> slices, const std::vector<size_t>& kept, size_t count,
+                                  const GroupAt& group);
 inline std::vector<Slice> thresholdSlices(const Breakdown& b, double threshold) { return thresholdSlices(b.groups, threshold); }
 inline std::vector<Slice> topSlices(const Breakdown& b, size_t maxCount) { return topSlices(b.groups, maxCount); }
 

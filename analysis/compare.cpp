@@ -211,9 +211,11 @@ std::string kernelStem(std::string_view name)
     return out;
 }
 
-int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree)
+namespace {
+
+// The outermost scopes at level "step" (captures' steps).
+std::vector<int64_t> outerStepScopes(const ScopeTree& tree)
 {
-    // Captures: the instances of the outermost "step" scopes.
     std::vector<int64_t> stepScopes;
     for (const ScopeNode& n : tree.nodes()) {
         if (tree.level(n.id) != "step")
@@ -225,6 +227,15 @@ int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree)
         if (outer)
             stepScopes.push_back(n.id);
     }
+    return stepScopes;
+}
+
+}  // namespace
+
+int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree)
+{
+    // Captures: the instances of the outermost "step" scopes.
+    const std::vector<int64_t> stepScopes = outerStepScopes(tree);
     if (!stepScopes.empty())
         return reader.countScopeInstances(runId, stepScopes);
     // Imports: one range per profiler step (the ranks of one job share them, so count names).
@@ -474,6 +485,19 @@ CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file,
     r.steps = countSteps(reader, runId, asStored);
     if (stepSamples && r.steps > 0)
         r.stepTotals = readStepTotals(reader, runId, asStored);
+    // A capture's step wall time: the mean span of its step scopes (host clock), what a step
+    // took, without the time between steps (writing its records, the tracer's bookkeeping).
+    if (r.steps > 0 && r.info.backend != "import") {
+        const std::vector<int64_t> stepScopes = outerStepScopes(asStored);
+        int64_t spans = 0, count = 0;
+        for (const ScopeInstance& in : reader.scopeInstances(runId))
+            if (std::find(stepScopes.begin(), stepScopes.end(), in.scopeId) != stepScopes.end() && in.endNs > in.startNs) {
+                spans += in.endNs - in.startNs;
+                ++count;
+            }
+        if (count > 0)
+            r.stepWallNs = double(spans) / double(count);
+    }
     // Steps of different runs match by structure, not by number: profiler-step names
     // (ProfilerStep#551) and numbered names of imported steps (`step 12`) fold, digit runs to
     // '*'. A capture's steps share one name already.

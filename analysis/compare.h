@@ -45,6 +45,7 @@ struct CompareRun {
     std::string file;                  // where the run came from (display only)
     RunInfo info;
     int64_t steps = 0;                 // executions of the step scope; 0 = the run has no steps
+    double stepWallNs = 0;             // captures: mean span of the step scopes (host clock, ns); 0 = unknown
     std::vector<TotalRow> totals;      // the stored per-(scope, kernel name, kind) totals
     ScopeTree tree;                    // step names folded (ProfilerStep#551 -> kImportStepName)
     std::unordered_map<uint32_t, std::string> strings;   // the names the totals use

@@ -268,7 +268,8 @@ VariantsTable computeVariants(const std::vector<const CompareRun*>& runs, const 
         row.updateNs = std::max(0.0, row.layerNs - row.forwardNs - row.backwardNs);
         row.stepNs = all.runs[i].total.ns;
         row.share = row.stepNs > 0 ? row.layerNs / row.stepNs : 0;
-        row.stepWallNs = double(r.info.durationNs) / double(r.steps);
+        // The step scopes' mean span; runs without them (hand-made, imports): the traced span per step.
+        row.stepWallNs = r.stepWallNs > 0 ? r.stepWallNs : double(r.info.durationNs) / double(r.steps);
         for (const std::string& name : t.opNames) {
             VariantOp op;
             op.name = name;

@@ -86,8 +86,9 @@ struct VariantRow {
     double updateNs = 0;               // the layer's other time (phase "update": grad norm, SGD, loss read-back)
     double layerNs = 0;                // the layer in all phases = compare's layer cell (forward+backward+update)
     double share = 0;                  // layerNs / stepNs (fraction, 0..1)
-    double stepNs = 0;                 // every kernel of the step = compare's total
-    double stepWallNs = 0;             // the run's traced wall span / steps (host clock)
+    double stepNs = 0;                 // kernel time of the step: every kernel of it = compare's total
+    double stepWallNs = 0;             // wall time of a step: the mean span of the step scopes (host
+                                       // clock; CompareRun::stepWallNs), else the traced span / steps
     // Against the baseline: baseline's time / this run's time (> 1 = faster than the baseline);
     // unset where this run has no time there. The baseline's own are 1.
     std::optional<double> speedup;           // of layerNs

@@ -56,7 +56,7 @@ Table variantsTable(const VariantsTable& v)
     t.add("update_ns", "update", Unit::Ns);
     t.add("layer_ns", v.layer, Unit::Ns);
     t.add("share", "share", Unit::Share);
-    t.add("step_ns", "step", Unit::Ns);
+    t.add("step_ns", "step kernels", Unit::Ns);   // kernel time of the step, not its wall time
     t.add("step_wall_ns", "step wall", Unit::Ns);
     t.add("speedup", "speedup", Unit::Ratio);
     t.add("forward_speedup", "forward speedup", Unit::Ratio, false);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the breakdown images in docs/images/ from a CPU capture of the bundled GCN (its
 # softmax layer is the one the paper is about), rendered offscreen:
-#   breakdown.png          main window, breakdown beside the timeline, drilled into softmax
+#   breakdown.png          main window, breakdown below the timeline (chart and table side by side), drilled into softmax
 #   breakdown-bars.png     the same as sorted bars
 #   report-pie-layer.png   the layer pie of the headless report (wheretime-gui --report)
 #

@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$root/build/gui}
 out=${OUT:-$root/docs/images/timeline.png}
-size=${SIZE:-1600x520}
+size=${SIZE:-1600x900}   # the first window: timeline, breakdown below it, runs and details
 gui=$build/app/gui/wheretime-gui
 cli=$build/app/cli/wheretime
 [ -x "$gui" ] || { echo "screenshot.sh: $gui not built (cmake --build $build --target wheretime-gui)" >&2; exit 1; }

@@ -1,10 +1,12 @@
 // wheretime runs FILE [--json]: the runs a file holds.
 #include "app/cli/command.h"
+#include "render/textelide.h"
 #include "render/textformat.h"
 #include "storage/database.h"
 #include "storage/json.h"
 #include "storage/reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -45,8 +47,11 @@ int runRuns(Args& args)
         std::string status(toString(r.status));
         if (r.droppedRecords > 0)
             status += " (" + std::to_string(r.droppedRecords) + " dropped)";
-        std::printf("%4lld  %-24.24s %-12.12s %-10.10s %-7.7s %-28.28s %9lld %12s  %s\n", static_cast<long long>(r.id),
-                    r.name.c_str(), r.workload.c_str(), r.variant.c_str(), r.backend.c_str(), r.device.c_str(),
+        // Elided in the middle: the runs of a sweep differ at the end ("gcn-adaptive-tiny-hidden=128").
+        std::string name = elideMiddle(r.name, 24);
+        name.append(24 - std::min<size_t>(24, displayLength(name)), ' ');
+        std::printf("%4lld  %s %-12.12s %-10.10s %-7.7s %-28.28s %9lld %12s  %s\n", static_cast<long long>(r.id),
+                    name.c_str(), r.workload.c_str(), r.variant.c_str(), r.backend.c_str(), r.device.c_str(),
                     static_cast<long long>(r.kernels), formatDuration(r.kernelTimeNs).c_str(), status.c_str());
     }
     return 0;

@@ -58,12 +58,12 @@ void BreakdownProxyModel::setFilterText(const QString& text)
 
 bool BreakdownProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
 {
-    const QString& needle = m_text;
-    if (needle.isEmpty())
+    // One rule for the table and the charts (matchesNameFilter).
+    const auto* model = qobject_cast<const BreakdownModel*>(sourceModel());
+    if (m_text.isEmpty() || !model || sourceParent.isValid())
         return true;
-    QModelIndex idx = sourceModel()->index(sourceRow, BreakdownModel::NameColumn, sourceParent);
-    return idx.data(Qt::DisplayRole).toString().contains(needle, Qt::CaseInsensitive) ||
-           idx.data(BreakdownModel::PathRole).toString().contains(needle, Qt::CaseInsensitive);
+    const auto& rows = model->result().rows;
+    return sourceRow < 0 || size_t(sourceRow) >= rows.size() || matchesNameFilter(rows[size_t(sourceRow)], m_text);
 }
 
 }  // namespace wt::gui

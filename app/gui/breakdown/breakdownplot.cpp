@@ -37,19 +37,19 @@ BreakdownPlot::BreakdownPlot(Kind kind, QWidget* parent) : ChartPlot(false, pare
     connect(this, &ChartPlot::itemClicked, this, &BreakdownPlot::sliceClicked);
 }
 
-void BreakdownPlot::setResult(const BreakdownResult& result, double threshold, const QString& title)
+void BreakdownPlot::setResult(const BreakdownResult& result, double threshold, const QString& title, const QString& filter)
 {
     m_title->setText(title);
     m_highlighted = -1;
     if (m_pie)
         m_pie->setHighlighted(-1);
     if (m_kind == Kind::Pie) {
-        m_slices = pieSlices(result, threshold);
+        m_slices = pieSlices(result, threshold, filter);
         m_pie->setSlices(m_slices);
         if (m_legendShown)
             m_pie->fillLegend(legend);
     } else {
-        m_slices = topSlices(result, kMaxBars);
+        m_slices = topSlices(result, kMaxBars, filter);
         rebuildBars();
     }
     replot(QCustomPlot::rpQueuedReplot);

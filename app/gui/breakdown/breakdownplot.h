@@ -21,8 +21,9 @@ public:
 
     Kind kind() const { return m_kind; }
     // Shows the result: pie slices merge rows below `threshold` (a fraction) into "other";
-    // bars show the largest kMaxBars - 1 rows and "other".
-    void setResult(const BreakdownResult& result, double threshold, const QString& title);
+    // bars show the largest kMaxBars - 1 rows and "other". Under a name filter (the table's)
+    // only the matching rows have slices; the others are one "filtered out" slice.
+    void setResult(const BreakdownResult& result, double threshold, const QString& title, const QString& filter = {});
     const std::vector<PieSlice>& slices() const { return m_slices; }
     int sliceAt(const QPointF& pos) const { return itemAt(pos); }   // -1 = none
     int itemAt(const QPointF& pos) const override;

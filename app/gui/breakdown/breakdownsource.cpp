@@ -42,7 +42,7 @@ std::vector<PieSlice> colored(const BreakdownResult& result, std::vector<Slice> 
         PieSlice p;
         static_cast<Slice&>(p) = std::move(s);
         p.label = labels[qsizetype(out.size())];
-        p.color = p.other ? kOtherColor : result.rows[p.members.front()].color;
+        p.color = p.filteredOut ? kFilteredOutColor : p.other ? kOtherColor : result.rows[p.members.front()].color;
         out.push_back(std::move(p));
     }
     return out;
@@ -58,6 +58,42 @@ std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold)
 std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount)
 {
     return colored(result, wt::topSlices(result.rows, maxCount));
+}
+
+bool matchesNameFilter(const BreakdownRow& row, const QString& text)
+{
+    return text.isEmpty() || QString::fromStdString(row.name).contains(text, Qt::CaseInsensitive) ||
+           QString::fromStdString(row.path).contains(text, Qt::CaseInsensitive);
+}
+
+namespace {
+
+template <typename Rule>
+std::vector<PieSlice> filtered(const BreakdownResult& result, const QString& filter, Rule rule)
+{
+    std::vector<size_t> kept;
+    for (size_t i = 0; i < result.rows.size(); ++i)
+        if (matchesNameFilter(result.rows[i], filter))
+            kept.push_back(i);
+    const GroupAt keptAt = [&](size_t i) -> const Group& { return result.rows[kept[i]]; };
+    const GroupAt all = [&](size_t i) -> const Group& { return result.rows[i]; };
+    return colored(result, filteredSlices(rule(kept.size(), keptAt), kept, result.rows.size(), all));
+}
+
+}  // namespace
+
+std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold, const QString& filter)
+{
+    if (filter.isEmpty())
+        return pieSlices(result, threshold);
+    return filtered(result, filter, [&](size_t n, const GroupAt& g) { return thresholdSlices(n, g, threshold); });
+}
+
+std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount, const QString& filter)
+{
+    if (filter.isEmpty())
+        return topSlices(result, maxCount);
+    return filtered(result, filter, [&](size_t n, const GroupAt& g) { return wt::topSlices(n, g, maxCount); });
 }
 
 std::shared_ptr<BreakdownSource> BreakdownSource::load(const std::string& path, int64_t runId)
@@ -119,7 +155,14 @@ std::string BreakdownSource::keyOfSelection(const BreakdownLevel& level, const S
         for (const auto& [g, want] : level.filters)
             if (!isScopeGrouping(g))
                 return {};
-        return keyOf(level, ActivityKind::Kernel, m_data->instances.node[sel.index], 0);
+        // A scope above the grouping's level (a layer when grouping by op) is no one group of
+        // it: a layer named like one of its ops must not select that op.
+        const uint32_t node = m_data->instances.node[sel.index];
+        const char* lvl = level.groupBy == GroupBy::Op ? "op" : level.groupBy == GroupBy::Layer ? "layer"
+                          : level.groupBy == GroupBy::Phase ? "phase" : nullptr;
+        if (lvl && tree().hasLevel(lvl) && tree().ancestorAtLevel(scopeOf(node), lvl) == 0)
+            return {};
+        return keyOf(level, ActivityKind::Kernel, node, 0);
     }
     return {};
 }

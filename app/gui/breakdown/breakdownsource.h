@@ -59,8 +59,16 @@ struct PieSlice : Slice {
 // rule (bars: the largest maxCount - 1 rows, then 'other'), coloured.
 std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold);
 std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount);
+// The table's name filter: a case-insensitive substring of the group's name or key (empty
+// matches every row).
+bool matchesNameFilter(const BreakdownRow& row, const QString& text);
+// The charts under the table's name filter: the matching rows by the rule above (their shares
+// of the whole), then one 'filtered out (N)' slice (kFilteredOutColor) with the others.
+std::vector<PieSlice> pieSlices(const BreakdownResult& result, double threshold, const QString& filter);
+std::vector<PieSlice> topSlices(const BreakdownResult& result, size_t maxCount, const QString& filter);
 
 inline constexpr QRgb kOtherColor = 0xffc8c8c8;   // LayerPalette::otherColor()
+inline constexpr QRgb kFilteredOutColor = 0xffececec;   // lighter than other: hidden, not merged
 
 class BreakdownSource {
 public:

@@ -6,6 +6,7 @@
 #include "runsummary.h"
 
 #include "app/gui/core/timeformat.h"
+#include "app/gui/widgets/flowlayout.h"
 
 #include <QApplication>
 #include <QButtonGroup>
@@ -23,6 +24,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
+#include <QResizeEvent>
 #include <QShortcut>
 #include <QSpinBox>
 #include <QSplitter>
@@ -108,16 +110,11 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     exportMenu->addAction(QStringLiteral("Run summary as Markdown..."), this, &BreakdownView::exportSummary);
     exportButton->setMenu(exportMenu);
 
-    auto* controls = new QHBoxLayout;
-    controls->setContentsMargins(0, 0, 0, 0);
-    controls->addWidget(m_groupBy);
-    controls->addWidget(m_threshold);
-    controls->addWidget(m_layerDepth);
-    controls->addWidget(pieButton);
-    controls->addWidget(barButton);
-    controls->addWidget(m_range);
-    controls->addStretch(1);
-    controls->addWidget(exportButton);
+    // The controls wrap to a second row in a narrow panel (beside the timeline) rather than
+    // being cut.
+    m_controls = new FlowLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{m_groupBy, m_threshold, m_layerDepth, pieButton, barButton, m_range, exportButton})
+        m_controls->addWidget(w);
 
     m_crumbs = new QLabel(this);
     m_crumbs->setTextFormat(Qt::RichText);
@@ -142,7 +139,11 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     m_filter = new QLineEdit(this);
     m_filter->setPlaceholderText(QStringLiteral("Filter by name"));
     m_filter->setClearButtonEnabled(true);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &BreakdownProxyModel::setFilterText);
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_proxy->setFilterText(text);
+        showCharts(m_model->result());   // the charts show what the table lists
+        syncFromTimeline();
+    });
     m_proxy->setSourceModel(m_model);
     m_table = new QTableView(this);
     m_table->setModel(m_proxy);
@@ -157,7 +158,8 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->horizontalHeader()->setSectionResizeMode(BreakdownModel::NameColumn, QHeaderView::Stretch);
+    // The name column fits its names (120..280 px): a stretched one shrank to nothing when the
+    // cost columns filled a table beside the chart.
     // Which of the table's columns show (again after every new breakdown: a reset forgets).
     connect(m_model, &QAbstractItemModel::modelReset, this, &BreakdownView::updateColumns);
     updateColumns();
@@ -179,15 +181,17 @@ BreakdownView::BreakdownView(ViewState* state, QWidget* parent)
     bottomLayout->setContentsMargins(0, 0, 0, 0);
     bottomLayout->addWidget(m_filter);
     bottomLayout->addWidget(m_table);
-    auto* split = new QSplitter(Qt::Vertical, this);
+    auto* split = m_split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_stack);
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    bottom->setMinimumHeight(8 * 20 + 60);   // the filter, the header and 8 rows (20 px each)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addLayout(controls);
+    layout->addLayout(m_controls);
     layout->addWidget(m_crumbs);
     layout->addWidget(split, 1);
 
@@ -304,6 +308,19 @@ void BreakdownView::updateLayerDepthControl()
     }
 }
 
+void BreakdownView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Below the timeline the view is wide and low: chart and table side by side; beside it,
+    // narrow and tall: the table under the chart. Either way the table keeps 8 rows.
+    const Qt::Orientation want = width() >= 2 * height() ? Qt::Horizontal : Qt::Vertical;
+    if (m_split->orientation() != want) {
+        m_split->setOrientation(want);
+        const int extent = want == Qt::Horizontal ? m_split->width() : m_split->height();
+        m_split->setSizes({extent * 55 / 100, extent * 45 / 100});   // the pie needs room for its labels
+    }
+}
+
 void BreakdownView::setSource(std::shared_ptr<const BreakdownSource> source)
 {
     // An imported trace opens on its kernel categories (issue 13: "which kind of kernel"
@@ -406,6 +423,8 @@ QString BreakdownView::title() const
     if (usesRange())
         t += QStringLiteral("  (range %1 .. %2)")
                  .arg(formatDuration(m_state->rangeStartNs()), formatDuration(m_state->rangeEndNs()));   // from time 0
+    if (!m_filter->text().isEmpty())
+        t += QStringLiteral(" · name contains “%1”").arg(m_filter->text());
     return t;
 }
 
@@ -459,13 +478,18 @@ void BreakdownView::waitForResult()
 
 void BreakdownView::show(BreakdownResult r)
 {
-    const QString t = title();
-    m_pie->setResult(r, threshold(), t);
-    m_bars->setResult(r, threshold(), t);
+    showCharts(r);
     m_model->setResult(std::move(r));
     updateCrumbs();
     syncFromTimeline();
     emit updated();
+}
+
+void BreakdownView::showCharts(const BreakdownResult& r)
+{
+    const QString t = title();
+    m_pie->setResult(r, threshold(), t, m_filter->text());
+    m_bars->setResult(r, threshold(), t, m_filter->text());
 }
 
 void BreakdownView::updateColumns()
@@ -477,6 +501,8 @@ void BreakdownView::updateColumns()
     const bool cost = m_model->hasCost();
     for (int c : {BreakdownModel::FlopsColumn, BreakdownModel::FlopRateColumn, BreakdownModel::ByteRateColumn})
         m_table->setColumnHidden(c, !cost);
+    m_table->resizeColumnToContents(BreakdownModel::NameColumn);
+    m_table->setColumnWidth(BreakdownModel::NameColumn, std::clamp(m_table->columnWidth(BreakdownModel::NameColumn), 120, 280));
 }
 
 void BreakdownView::updateCrumbs()

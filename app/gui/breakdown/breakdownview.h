@@ -20,6 +20,7 @@
 #include <memory>
 
 class QButtonGroup;
+class QSplitter;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -32,6 +33,8 @@ class QTimer;
 template <class T> class QFutureWatcher;
 
 namespace wt::gui {
+
+class FlowLayout;
 
 class BreakdownView : public QWidget {
     Q_OBJECT
@@ -51,9 +54,12 @@ public:
     BreakdownModel* model() const { return m_model; }
     BreakdownProxyModel* proxy() const { return m_proxy; }
     QTableView* table() const { return m_table; }
+    QLineEdit* nameFilter() const { return m_filter; }
     BreakdownPlot* piePlot() const { return m_pie; }
     BreakdownPlot* barPlot() const { return m_bars; }
     BreakdownPlot* currentPlot() const;
+    QSplitter* chartTableSplitter() const { return m_split; }
+    FlowLayout* controlsLayout() const { return m_controls; }
     QString title() const;
 
     void setGroupBy(GroupBy groupBy);   // resets the drill-down
@@ -92,11 +98,15 @@ signals:
     void sourceReady();       // a run's source finished loading
     void sourceFailed(const QString& message);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void onRunChanged();
     void onRunUpdated();   // a live run grew: same drill-down, new figures (no blank in between)
     void refresh();
     void show(BreakdownResult result);
+    void showCharts(const BreakdownResult& result);   // pie and bars under the name filter
     void finishCompute(QFutureWatcher<BreakdownResult>* watcher, int generation);
     void updateCrumbs();
     void updateColumns();
@@ -115,6 +125,8 @@ private:
     BreakdownPlot* m_pie;
     BreakdownPlot* m_bars;
     QStackedWidget* m_stack;
+    QSplitter* m_split;               // chart and table: side by side when wide, else stacked
+    FlowLayout* m_controls;
     QTableView* m_table;
     QComboBox* m_groupBy;
     QDoubleSpinBox* m_threshold;

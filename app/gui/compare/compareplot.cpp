@@ -99,10 +99,14 @@ CompareChartData chartData(const KernelDiff& k, const QString& title, size_t max
         case KernelChange::Added: row.label = QStringLiteral("added ") + other; break;
         case KernelChange::Removed: row.label = QStringLiteral("removed ") + base; break;
         case KernelChange::Swapped: row.label = base + QStringLiteral(" -> ") + other; break;
-        case KernelChange::Moved: row.label = base + QStringLiteral(" (moved to %1)").arg(q(r.otherOp)); break;
+        // "-> to op: kernel": an elided label keeps its kernel name at the end.
+        case KernelChange::Moved: row.label = QStringLiteral("\u2192 %1: %2").arg(q(r.otherOp), base); break;
         case KernelChange::Changed:
         case KernelChange::Unchanged: row.label = base; break;
         }
+        // One kernel name runs in several ops (sgemm_nt in every projection): the op says which.
+        if (!r.op.empty())
+            row.label = q(r.op) + (r.change == KernelChange::Moved ? QStringLiteral(" ") : QStringLiteral(": ")) + row.label;
         row.ns = {r.base.present ? r.base.ns : 0.0, r.other.present ? r.other.ns : 0.0};
         row.present = {r.base.present, r.other.present};
         row.deltaNs = {0.0, r.deltaNs};

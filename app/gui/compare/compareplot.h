@@ -39,7 +39,8 @@ struct CompareChartData {
 
 // The first maxRows groups (analysis's order: largest change first).
 CompareChartData chartData(const Comparison& c, const QString& title, size_t maxRows);
-// Kernel diff rows labelled "removed X", "X -> Y", "name" (changed).
+// Kernel diff rows labelled by op: "op: removed X", "op: X -> Y", "op: name" (changed),
+// "op \u2192 other op: name" (moved).
 CompareChartData chartData(const KernelDiff& d, const QString& title, size_t maxRows);
 // The run colours (BASE first), also used by the legend and the timelines' headers.
 QColor runColor(size_t index);

@@ -110,8 +110,9 @@ QVariant RunListModel::data(const QModelIndex& index, int role) const
     if (role == Qt::TextAlignmentRole)
         return index.column() >= Duration && index.column() != Status && index.column() != File ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
                                                                       : QVariant();
-    if (role == Qt::ToolTipRole && index.column() == Name && !r.sourceFile.empty())
-        return s(r.sourceFile);
+    if (role == Qt::ToolTipRole && index.column() == Name)   // the whole name (the cell elides it)
+        return QString((r.name.empty() ? QStringLiteral("run %1").arg(r.id) : s(r.name)) +
+                       (r.sourceFile.empty() ? QString() : QStringLiteral("\n") + s(r.sourceFile)));
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     const bool sort = role == SortRole;

@@ -142,8 +142,57 @@ ScalingPlot::ScalingPlot(Kind kind, QWidget* parent) : ChartPlot(true, parent), 
             QToolTip::showText(e->globalPosition().toPoint(), scalingPointText(m_data, h.line, h.point), this);
         else
             QToolTip::hideText();
+        showValueLabel(h);
     });
     setMouseTracking(true);
+}
+
+void ScalingPlot::leaveEvent(QEvent* event)
+{
+    QCustomPlot::leaveEvent(event);
+    showValueLabel({});
+}
+
+QString ScalingPlot::valueLabel() const
+{
+    return m_valueLabel && m_valueLabel->visible() ? m_valueLabel->text() : QString();
+}
+
+void ScalingPlot::showValueLabel(Hit hit)
+{
+    // The hovered point's value on the chart itself (the table's cell text): readable where a
+    // tooltip is not (a screen grab, a remote desktop), gone when the pointer leaves the point.
+    if (!hit.valid() || size_t(hit.line) >= m_data.lines.size() || size_t(hit.point) >= m_data.lines[size_t(hit.line)].points.size()) {
+        if (m_valueLabel && m_valueLabel->visible()) {
+            m_valueLabel->setVisible(false);
+            replot(QCustomPlot::rpQueuedReplot);
+        }
+        return;
+    }
+    const ScalingLine& line = m_data.lines[size_t(hit.line)];
+    const ScalingPoint& p = line.points[size_t(hit.point)];
+    const Table& t = m_data.table;
+    const size_t c = t.column(m_kind == Kind::Time ? kSweepLayerNsColumn : kSweepShareColumn);
+    if (p.row < 0 || c == Table::npos)
+        return;
+    const QString value = QString::fromStdString(render::cellText(t.columns[c], t.rows[size_t(p.row)][c]));
+    if (!m_valueLabel) {
+        m_valueLabel = new QCPItemText(this);
+        m_valueLabel->setPadding(QMargins(4, 2, 4, 2));
+        m_valueLabel->setBrush(QColor(255, 255, 255, 235));
+        m_valueLabel->setPen(QPen(QColor(150, 150, 150)));
+        m_valueLabel->setClipToAxisRect(false);
+        m_valueLabel->setSelectable(false);
+    }
+    m_valueLabel->setText(QStringLiteral("%1 \u00b7 %2 %3: %4").arg(line.name, m_data.xKey, p.value, value));
+    // Toward the middle of the chart, so that a point at an edge keeps its whole label.
+    const QPointF at = pixelOf(hit.line, hit.point);
+    const bool right = at.x() > axisRect()->rect().center().x();
+    m_valueLabel->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+    m_valueLabel->position->setType(QCPItemPosition::ptAbsolute);
+    m_valueLabel->position->setCoords(at + QPointF(right ? 6 : -6, -10));
+    m_valueLabel->setVisible(true);
+    replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString ScalingPlot::title() const
@@ -168,6 +217,8 @@ void ScalingPlot::setLogAxes(bool log)
 
 void ScalingPlot::rebuild()
 {
+    if (m_valueLabel)
+        m_valueLabel->setVisible(false);   // its point may be gone
     clearGraphs();
     m_graphs.clear();
     m_marker = nullptr;

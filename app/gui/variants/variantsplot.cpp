@@ -64,9 +64,11 @@ VariantsChartData variantsChartData(const VariantsTable& t)
         b.runId = r.info.id;
         b.forwardNs = r.forwardNs;
         b.backwardNs = r.backwardNs;
+        b.updateNs = r.updateNs;
         b.totalNs = r.layerNs;
         b.share = r.share;
         b.stepNs = r.stepNs;
+        b.stepWallNs = r.stepWallNs;
         b.speedup = r.speedup;
         b.opSumNs = r.layerNs;
         double other = 0;
@@ -162,10 +164,12 @@ QString VariantsPlot::title() const
 {
     const QString layer = m_data.layer.isEmpty() ? QStringLiteral("layer") : m_data.layer;
     switch (m_kind) {
-    case Kind::LayerTime: return QStringLiteral("%1 layer: forward and backward time by %2").arg(layer, m_data.setting);
+    case Kind::LayerTime:
+        return hasUpdate() ? QStringLiteral("%1 layer: forward, backward and update time by %2").arg(layer, m_data.setting)
+                           : QStringLiteral("%1 layer: forward and backward time by %2").arg(layer, m_data.setting);
     case Kind::Ops: return QStringLiteral("%1 layer: time by op, by %2").arg(layer, m_data.setting);
     case Kind::Share: return QStringLiteral("%1 layer's share of the step, by %2").arg(layer, m_data.setting);
-    case Kind::StepTime: return QStringLiteral("Step time by %1").arg(m_data.setting);
+    case Kind::StepTime: return QStringLiteral("Kernel time per step by %1").arg(m_data.setting);
     }
     return {};
 }
@@ -182,11 +186,16 @@ void VariantsPlot::rebuild()
     clearItems();
     m_bars.clear();
     m_labels.clear();
+    m_wall = nullptr;
     legend->clearItems();
     m_title->setText(title());
     QString sub = m_data.per;
     if (m_kind == Kind::LayerTime && !m_data.variants.empty())
-        sub += QStringLiteral(" \u00b7 speedup of the layer against %1").arg(m_data.variants[size_t(m_data.baseline)].label);
+        sub += QStringLiteral(" \u00b7 above: the layer's speedup against %1 and its total")
+                   .arg(m_data.variants[size_t(m_data.baseline)].label);
+    if (m_kind == Kind::StepTime && !m_data.variants.empty())
+        sub += QStringLiteral(" \u00b7 bars: every kernel of a step \u00b7 \u25c6 the step's wall time \u00b7 speedup against %1")
+                   .arg(m_data.variants[size_t(m_data.baseline)].label);
     m_subtitle->setText(sub);
 
     const int n = int(m_data.variants.size());
@@ -206,29 +215,38 @@ void VariantsPlot::rebuild()
 
     double maxNs = 0;
     for (const VariantBar& v : m_data.variants)
-        maxNs = std::max({maxNs, v.forwardNs, v.backwardNs, v.totalNs, m_kind == Kind::StepTime ? v.stepNs : 0.0});
+        maxNs = std::max({maxNs, v.forwardNs, v.backwardNs, v.totalNs, m_kind == Kind::StepTime ? std::max(v.stepNs, v.stepWallNs) : 0.0});
     const TimeUnit unit = unitFor(maxNs);
     m_unitNs = unit.ns;
 
     switch (m_kind) {
     case Kind::LayerTime: {
         QCPBarsGroup* group = addBarsGroup(2);
-        QCPBars* fwd = newBars(QStringLiteral("forward"), LayerPalette::forwardColor(), 0.36);
-        QCPBars* bwd = newBars(QStringLiteral("backward"), LayerPalette::backwardColor(), 0.36);
-        fwd->setBarsGroup(group);
-        bwd->setBarsGroup(group);
+        // The label above a group is the layer's total: its bars add up to it (the update phase's
+        // gradient norm, SGD and loss read-back are a third bar when the layer has any).
+        const bool update = hasUpdate();
+        const double width = update ? 0.26 : 0.36;
+        QCPBars* fwd = newBars(QStringLiteral("forward"), LayerPalette::forwardColor(), width);
+        QCPBars* bwd = newBars(QStringLiteral("backward"), LayerPalette::backwardColor(), width);
+        QCPBars* upd = update ? newBars(QStringLiteral("update"), LayerPalette::seriesColor(2), width) : nullptr;
+        for (QCPBars* b : {fwd, bwd, upd})
+            if (b)
+                b->setBarsGroup(group);
         for (int i = 0; i < n; ++i) {
             const VariantBar& v = m_data.variants[size_t(i)];
             fwd->addData(double(i + 1), v.forwardNs / unit.ns);
             bwd->addData(double(i + 1), v.backwardNs / unit.ns);
-            top[size_t(i)] = std::max(v.forwardNs, v.backwardNs) / unit.ns;
+            if (upd)
+                upd->addData(double(i + 1), v.updateNs / unit.ns);
+            top[size_t(i)] = std::max({v.forwardNs, v.backwardNs, upd ? v.updateNs : 0.0}) / unit.ns;
             labels[size_t(i)] = i == m_data.baseline ? QStringLiteral("1.00x")
                                 : v.speedup ? QStringLiteral("%1x").arg(*v.speedup, 0, 'f', 2)
                                             : QStringLiteral("-");
             labels[size_t(i)] += QStringLiteral("\n") + formatDuration(v.totalNs);
         }
-        legend->addItem(new QCPPlottableLegendItem(legend, fwd));
-        legend->addItem(new QCPPlottableLegendItem(legend, bwd));
+        for (QCPBars* b : {fwd, bwd, upd})
+            if (b)
+                legend->addItem(new QCPPlottableLegendItem(legend, b));
         yAxis->setLabel(QStringLiteral("layer time per step (%1)").arg(QLatin1String(unit.name)));
         break;
     }
@@ -270,17 +288,29 @@ void VariantsPlot::rebuild()
         break;
     }
     case Kind::StepTime: {
-        QCPBars* b = newBars(QStringLiteral("step"), LayerPalette::seriesColor(3), 0.6);
+        QCPBars* b = newBars(QStringLiteral("kernel time per step"), LayerPalette::seriesColor(3), 0.6);
+        // The step's wall time beside it (host clock: kernels plus the gaps between them), a
+        // marker so that the bars stay what the title says.
+        auto* wall = new QCPGraph(xAxis, yAxis);
+        wall->setName(QStringLiteral("step wall time"));
+        wall->setLineStyle(QCPGraph::lsNone);
+        wall->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(60, 60, 60), QColor(60, 60, 60), 9));
+        m_wall = wall;
         for (int i = 0; i < n; ++i) {
             const VariantBar& v = m_data.variants[size_t(i)];
             b->addData(double(i + 1), v.stepNs / unit.ns);
-            top[size_t(i)] = v.stepNs / unit.ns;
+            if (v.stepWallNs > 0)
+                wall->addData(double(i + 1), v.stepWallNs / unit.ns);
+            top[size_t(i)] = std::max(v.stepNs, v.stepWallNs) / unit.ns;
             const VariantBar& base = m_data.variants[size_t(m_data.baseline)];
             labels[size_t(i)] = formatDuration(v.stepNs);
             if (i != m_data.baseline && v.stepNs > 0 && base.stepNs > 0)
                 labels[size_t(i)] += QStringLiteral("\n%1x").arg(base.stepNs / v.stepNs, 0, 'f', 2);
         }
-        yAxis->setLabel(QStringLiteral("step time (%1)").arg(QLatin1String(unit.name)));
+        yAxis->setLabel(QStringLiteral("time per step (%1)").arg(QLatin1String(unit.name)));
+        legend->setVisible(true);
+        legend->addItem(new QCPPlottableLegendItem(legend, b));
+        legend->addItem(new QCPPlottableLegendItem(legend, wall));
         break;
     }
     }
@@ -298,6 +328,24 @@ void VariantsPlot::rebuild()
     // Room above the tallest bar for two lines of label (and the legend).
     yAxis->setRange(0, std::max(maxTop, 1e-9) * (m_kind == Kind::Ops ? 1.12 : 1.22));
     replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool VariantsPlot::hasUpdate() const
+{
+    for (const VariantBar& v : m_data.variants)
+        if (v.updateNs > 0)
+            return true;
+    return false;
+}
+
+double VariantsPlot::drawnWall(int variant) const
+{
+    if (!m_wall)
+        return std::nan("");
+    auto it = m_wall->data()->findBegin(double(variant + 1), false);
+    if (it == m_wall->data()->constEnd() || it->key != double(variant + 1))
+        return std::nan("");
+    return it->value * m_unitNs;
 }
 
 double VariantsPlot::drawnValue(int series, int variant) const

@@ -25,9 +25,11 @@ struct VariantBar {
     int64_t runId = 0;
     double forwardNs = 0;
     double backwardNs = 0;
-    double totalNs = 0;            // the layer's total (forward + backward + anything else in it)
+    double updateNs = 0;           // the layer's time in the update phase (its third bar)
+    double totalNs = 0;            // the layer's total (forward + backward + update)
     double share = 0;              // the layer's share of the step, 0..1
-    double stepNs = 0;             // the step time
+    double stepNs = 0;             // the step's kernel time (every kernel of a step)
+    double stepWallNs = 0;         // the step's wall time (analysis's step_wall_ns)
     std::optional<double> speedup; // baseline's layer total / this one's (unset: undefined)
     std::vector<double> opNs;      // per VariantsChartData::ops (the "other" segment: its ops' sum)
     double opSumNs = 0;            // the op stack's height: the layer's total (analysis's layerNs)
@@ -56,9 +58,14 @@ public:
     void setData(const VariantsChartData& data);
     const VariantsChartData& chart() const { return m_data; }
     QString title() const;
-    // The value drawn for variant i in series s (LayerTime: 0 forward, 1 backward; Ops: op s;
-    // Share, StepTime: 0), in ns (share: 0..1), read back from the plottables: what is drawn.
+    // The value drawn for variant i in series s (LayerTime: 0 forward, 1 backward, 2 update
+    // when any variant has update time; Ops: op s; Share, StepTime: 0 (the step's kernel
+    // time)), in ns (share: 0..1), read back from the plottables: what is drawn.
     double drawnValue(int series, int variant) const;
+    // StepTime: the wall-time marker drawn for variant i (ns); NaN elsewhere.
+    double drawnWall(int variant) const;
+    // LayerTime: whether the update phase has its bar (some variant has update time there).
+    bool hasUpdate() const;
     // The label drawn above variant i ("1.62x", "41.2%", "12.3 ms"), empty when none.
     QString labelAt(int variant) const;
     int preferredHeight() const { return 520; }
@@ -73,6 +80,7 @@ private:
     VariantsChartData m_data;
     std::vector<QCPBars*> m_bars;
     std::vector<QCPItemText*> m_labels;   // per variant
+    QCPGraph* m_wall = nullptr;           // StepTime: the step wall-time markers
     double m_unitNs = 1;
 };
 

@@ -29,9 +29,12 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <QResizeEvent>
 #include <QTemporaryDir>
+#include <QTimer>
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 
 namespace wt::gui {
@@ -52,6 +55,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     m_center = new QSplitter(Qt::Horizontal, this);
     m_center->addWidget(m_timeline);
     setCentralWidget(m_center);
+    connect(m_center, &QSplitter::splitterMoved, this, [this] { m_userArranged = true; });
 
     m_browser = new RunBrowser(this);
     auto* runsDock = m_runsDock = new QDockWidget(QStringLiteral("Runs"), this);
@@ -59,7 +63,10 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     runsDock->setWidget(m_browser);
     addDockWidget(Qt::LeftDockWidgetArea, runsDock);
     connect(m_browser, &RunBrowser::runInFileActivated, this, [this](const QString& path, qint64 id) {
-        loadRun(path.isEmpty() ? m_file : path, id);
+        const QString file = QFileInfo(path.isEmpty() ? m_file : path).absoluteFilePath();
+        if (file == m_file && id == m_runId)
+            return;   // on screen or loading already (a click on its row)
+        loadRun(file, id);
     });
 
     m_details = new DetailsPanel(m_state, this);
@@ -171,6 +178,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
         // Version 2: states saved before the timeline-first layout are not restored.
         m_placedOnce = restoreState(s.value(QStringLiteral("window/state")).toByteArray(), 2);
+        m_userArranged = m_placedOnce;   // a restored arrangement is the user's
     }
     m_timeline->setFocus();
 }
@@ -206,7 +214,9 @@ void MainWindow::showEvent(QShowEvent* event)
 }
 
 // Docks and splitter for the placement: the timeline keeps >= 55% of the window width from
-// 1400 px up (the runs and details column ~13%; beside: the breakdown at most ~31%).
+// 1400 px up. The runs and details column (~25%, 320..480 px) is wide enough for the details'
+// values beside their fields; beside the timeline the breakdown takes the rest (its toolbar
+// wraps), below it ~45% of the height (chart and table side by side, 8 table rows or more).
 void MainWindow::applyPlacement()
 {
     const bool beside = m_placement == PanelPlacement::Beside;
@@ -215,19 +225,20 @@ void MainWindow::applyPlacement()
     m_center->setOrientation(beside ? Qt::Horizontal : Qt::Vertical);
     const int w = std::max(width(), 800);
     const int h = std::max(height(), 500);
-    const int runsW = std::clamp(w * 20 / 100, 200, 360);
+    const int leftW = std::clamp(w * 25 / 100, 320, 480);
+    m_placedLeftW = leftW;
     // The details sit under the runs in the left column either way (a dock: the user may move
     // it); the breakdown goes right of the timeline or under it.
     addDockWidget(Qt::LeftDockWidgetArea, m_detailsDock);
     splitDockWidget(m_runsDock, m_detailsDock, Qt::Vertical);
-    resizeDocks({m_runsDock}, {runsW}, Qt::Horizontal);
-    resizeDocks({m_runsDock, m_detailsDock}, {h * 35 / 100, h * 65 / 100}, Qt::Vertical);
+    resizeDocks({m_runsDock}, {leftW}, Qt::Horizontal);
+    resizeDocks({m_runsDock, m_detailsDock}, {h * 30 / 100, h * 70 / 100}, Qt::Vertical);
     // The side view may be narrower (beside) or lower (below) than its own hint: the timeline
     // comes first.
     for (int i = 1; i < m_center->count(); ++i)
-        m_center->widget(i)->setMinimumSize(beside ? QSize(280, 0) : QSize(0, 200));
+        m_center->widget(i)->setMinimumSize(beside ? QSize(240, 0) : QSize(0, 200));
     if (beside) {
-        const int center = w - runsW;
+        const int center = w - leftW;
         const int timelineW = std::max(center * 64 / 100, w * 56 / 100);
         if (m_center->count() > 1)
             m_center->setSizes({timelineW, std::max(center - timelineW, 1)});
@@ -236,6 +247,23 @@ void MainWindow::applyPlacement()
     }
     for (int i = 0; i < m_center->count(); ++i)
         m_center->setStretchFactor(i, i == 0 ? 3 : 1);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    // A window made larger (maximized, dragged) re-lays out the panels for its new size as
+    // long as the user has not arranged them: a dock the user dragged keeps its width.
+    if (!m_placedOnce || m_userArranged || event->oldSize().width() <= 0 || event->oldSize() == event->size())
+        return;
+    if (std::abs(m_runsDock->width() - m_placedLeftW) > 24) {   // not the width we gave it
+        m_userArranged = true;
+        return;
+    }
+    QTimer::singleShot(0, this, [this] {
+        if (!m_userArranged)
+            applyPlacement();
+    });
 }
 
 void MainWindow::showError(const QString& message)
@@ -309,7 +337,6 @@ bool MainWindow::openFile(const QString& requested, const QString& runSelector)
     m_file = QFileInfo(path).absoluteFilePath();
     // Every open file stays listed (for comparing runs across files).
     m_browser->model()->addFile(m_file, std::move(runs));
-    setWindowTitle(QFileInfo(path).fileName() + QStringLiteral(" - wheretime"));
     updateLiveMarker();
     addRecent(m_file);
     loadRun(runId);
@@ -344,7 +371,6 @@ void MainWindow::loadRun(const QString& path, int64_t runId)
         saveZoom();
         m_file = abs;
         m_runId = 0;   // nothing of the new file is shown yet: no zoom to save under its key
-        setWindowTitle(QFileInfo(abs).fileName() + QStringLiteral(" - wheretime"));
     }
     loadRun(runId);
 }
@@ -361,6 +387,7 @@ void MainWindow::loadRun(int64_t runId)
     m_progress->show();
     m_cancel->show();
     statusBar()->showMessage(QStringLiteral("Loading run %1...").arg(runId));
+    updateLiveMarker();   // the title names the run
     m_loader->start(m_file, runId);
 }
 
@@ -387,7 +414,18 @@ void MainWindow::onLoaded(std::shared_ptr<const RunData> run)
 void MainWindow::updateLiveMarker()
 {
     const bool live = m_live->isLive() && m_live->runId() == m_runId;
-    QString title = m_file.isEmpty() ? QStringLiteral("wheretime") : QFileInfo(m_file).fileName() + QStringLiteral(" - wheretime");
+    // "FILE: run ID NAME - wheretime": the run on screen (the one loading until it is there).
+    QString title = QStringLiteral("wheretime");
+    if (!m_file.isEmpty()) {
+        title = QFileInfo(m_file).fileName();
+        if (m_runId > 0) {
+            title += QStringLiteral(": run %1").arg(m_runId);
+            const int row = m_browser->model()->rowOfRun(m_runId, m_file);
+            if (row >= 0 && !m_browser->model()->runs()[size_t(row)].name.empty())
+                title += QLatin1Char(' ') + QString::fromStdString(m_browser->model()->runs()[size_t(row)].name);
+        }
+        title += QStringLiteral(" - wheretime");
+    }
     if (live)
         title += QStringLiteral(" [live]");
     setWindowTitle(title);

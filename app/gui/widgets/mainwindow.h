@@ -74,6 +74,7 @@ signals:
 protected:
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -101,6 +102,8 @@ private:
     class QAction* m_besideAction;
     PanelPlacement m_placement = PanelPlacement::Below;
     bool m_placedOnce = false;
+    bool m_userArranged = false;   // the user moved the panels: a resize keeps them
+    int m_placedLeftW = 0;         // px asked for the runs and details column
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     QLabel* m_rangeLabel;

@@ -1,6 +1,7 @@
 // The run browser: the runs of every open file in a sortable table with a filter box.
-// Activating a row (double click, Enter) asks for that run's timeline. Several rows can be
-// selected (Ctrl/Shift-click) for a comparison: selectedRuns() in the order they were picked.
+// Selecting one row (a click, the arrow keys) or activating one (double click, Enter) asks for
+// that run's timeline. Several rows can be selected (Ctrl/Shift-click) for a comparison:
+// selectedRuns() in the order they were picked; that opens nothing. Names elide in the middle.
 #pragma once
 
 #include "app/gui/core/runlistmodel.h"
@@ -11,6 +12,7 @@
 #include <vector>
 
 class QAction;
+class QModelIndex;
 class QLineEdit;
 class QSortFilterProxyModel;
 class QTableView;
@@ -41,6 +43,12 @@ signals:
     void contextMenuHidden();
 
 private:
+    void activate(const QModelIndex& index);
+    void fitNameColumn();
+
+    bool m_settingCurrent = false;
+    int64_t m_currentId = 0;         // the run setCurrentRun named (kept across model resets)
+    QString m_currentFile;   // setCurrentRun moves the selection: no request back
     RunListModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_view;
