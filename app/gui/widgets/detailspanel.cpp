@@ -407,7 +407,7 @@ void DetailsPanel::refresh()
         const size_t i = sel.index;
         auto* top = add(nullptr, QStringLiteral("API call"), run->name(api.nameId[i]));
         add(top, QStringLiteral("thread"), QString::number(api.threadId));
-        add(top, QStringLiteral("start"), formatDuration(double(api.startNs[i]) - origin));
+        add(top, QStringLiteral("start"), formatDuration(double(api.startNs[i])));
         add(top, QStringLiteral("duration"), formatDuration(double(api.durationNs[i])));
         add(top, QStringLiteral("correlation id"), QString::number(api.correlationId[i]));
         const auto launched = run->launchedBy(sel.track, sel.index);
