@@ -309,6 +309,35 @@ std::vector<TotalRow> Reader::totals(int64_t runId) const
     return out;
 }
 
+std::optional<Reader::StepTotals> Reader::stepTotals(int64_t runId, bool withRows) const
+{
+    StepTotals out;
+    {
+        Statement s(m_db.handle(), "SELECT steps, step_instances FROM step_runs WHERE run_id=?");
+        s.bind(1, runId);
+        if (!s.step())
+            return std::nullopt;
+        const int64_t steps = s.int64(0);
+        if (steps < 0 || steps > int64_t(1) << 32)
+            damaged(runId, "step_runs names " + std::to_string(steps) + " steps");
+        out.stepInstances = s.int64(1);
+        if (withRows)
+            out.steps.resize(size_t(steps));
+    }
+    if (!withRows)
+        return out;
+    Statement s(m_db.handle(), "SELECT step, scope_id, name_id, kind, count, time_ns FROM step_totals WHERE run_id=? "
+                               "ORDER BY step, scope_id, name_id, kind");
+    s.bind(1, runId);
+    while (s.step()) {
+        const int64_t step = s.int64(0);
+        if (step < 0 || step >= int64_t(out.steps.size()))
+            damaged(runId, "step_totals names step " + std::to_string(step) + " of " + std::to_string(out.steps.size()));
+        out.steps[size_t(step)].push_back(TotalRow{s.int64(1), uint32_t(s.int64(2)), ActivityKind(s.int64(3)), s.int64(4), s.int64(5)});
+    }
+    return out;
+}
+
 std::vector<ApiCall> Reader::apiCalls(int64_t runId) const
 {
     std::vector<ApiCall> out;

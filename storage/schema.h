@@ -1,4 +1,4 @@
-// The current schema (see docs/schema.md). Version 2 = version 1 + kCreateV2.
+// The current schema (see docs/schema.md). Version 3 = version 1 + kCreateV2 + kCreateV3.
 #pragma once
 
 namespace wt::schema {
@@ -66,6 +66,16 @@ CREATE TABLE launches(run_id INTEGER NOT NULL, seq INTEGER NOT NULL, scope_insta
   correlation_id INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
 CREATE TABLE cost_models(name TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK(kind IN ('device','predictor')),
   created_at TEXT NOT NULL DEFAULT '', body TEXT NOT NULL) WITHOUT ROWID;
+)SQL";
+
+// Version 3: per-step totals, written when the Writer finishes a run, so comparing reads its
+// noise samples without a pass over the activities. A run without a step_runs row (files
+// migrated from version 2, recovered runs) has them computed from its activities instead.
+inline constexpr const char* kCreateV3 = R"SQL(
+CREATE TABLE step_runs(run_id INTEGER PRIMARY KEY, steps INTEGER NOT NULL, step_instances INTEGER NOT NULL);
+CREATE TABLE step_totals(run_id INTEGER NOT NULL, step INTEGER NOT NULL, scope_id INTEGER NOT NULL,
+  name_id INTEGER NOT NULL, kind INTEGER NOT NULL, count INTEGER NOT NULL, time_ns INTEGER NOT NULL,
+  PRIMARY KEY(run_id, step, scope_id, name_id, kind)) WITHOUT ROWID;
 )SQL";
 
 }  // namespace wt::schema

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <csignal>
 #include <unistd.h>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -156,6 +157,148 @@ struct Summary {
     }
 };
 
+// The per-step totals of one run (compare's noise samples, table step_totals), fed as scopes,
+// instances and activities arrive, so reading them back is one indexed query instead of a pass
+// over the instances and activities. Which scopes are steps is known only at the end (steps by
+// level when any scope has level "step", else the outermost ProfilerStep#N ranges, one step per
+// name: the rule of analysis' readStepTotals), so both candidates are followed until then.
+struct StepSummary {
+    struct ScopeFlags {
+        uint32_t nameId = 0;
+        bool outerLevel = false, underLevel = false;   // level "step", none above / it or one above is
+        bool outerName = false, underName = false;     // likewise for profiler-step names
+    };
+    struct Step {
+        int64_t startNs;     // the earliest start of its instances
+        int64_t instance;    // the first instance found: the tie-break of equal starts
+    };
+    struct Key {
+        int32_t byLevel, byName;   // the step under each rule (-1: none)
+        int64_t scopeId;
+        uint32_t nameId;
+        uint8_t kind;
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        size_t operator()(const Key& k) const
+        {
+            size_t h = (size_t(uint32_t(k.byLevel)) * 1000003u) ^ size_t(uint32_t(k.byName)) * 7919u;
+            return ((h ^ std::hash<int64_t>()(k.scopeId)) * 31 + k.nameId) * 7 + k.kind;
+        }
+    };
+    std::unordered_map<int64_t, ScopeFlags> scopes;
+    bool anyLevelStep = false;
+    std::vector<int32_t> levelOf, nameOf;     // per instance (id - 1): its step under each rule
+    std::vector<Step> levelSteps, nameSteps;
+    std::unordered_map<uint32_t, int32_t> nameStep;   // profiler-step name -> its step
+    int64_t stepInstances = 0;                // instances of outermost step-level scopes (countSteps)
+    std::unordered_map<Key, std::pair<int64_t, int64_t>, KeyHash> sums;   // count, time in ns
+
+    void addScope(int64_t id, int64_t parentId, uint32_t nameId, std::string_view name, std::string_view level)
+    {
+        ScopeFlags f;
+        f.nameId = nameId;
+        const ScopeFlags* parent = nullptr;
+        if (auto it = scopes.find(parentId); parentId != 0 && it != scopes.end())
+            parent = &it->second;
+        const bool levelStep = level == "step", nameStepLike = isProfilerStep(name);
+        f.outerLevel = levelStep && !(parent && parent->underLevel);
+        f.underLevel = levelStep || (parent && parent->underLevel);
+        f.outerName = nameStepLike && !(parent && parent->underName);
+        f.underName = nameStepLike || (parent && parent->underName);
+        anyLevelStep |= levelStep;
+        scopes[id] = f;
+    }
+
+    // Instance `id` (ids are 1, 2, ...; a parent begins before its children).
+    void addInstance(int64_t id, int64_t scopeId, int64_t parentInstance, int64_t startNs)
+    {
+        const ScopeFlags& f = scopes[scopeId];
+        int32_t l = -1, n = -1;
+        if (parentInstance > 0) {
+            l = levelOf[size_t(parentInstance - 1)];
+            n = nameOf[size_t(parentInstance - 1)];
+        }
+        if (f.outerLevel)
+            ++stepInstances;
+        if (l < 0 && f.outerLevel) {
+            l = int32_t(levelSteps.size());
+            levelSteps.push_back({startNs, id});
+        }
+        if (n < 0 && f.outerName) {
+            auto [it, isNew] = nameStep.try_emplace(f.nameId, int32_t(nameSteps.size()));
+            if (isNew)
+                nameSteps.push_back({startNs, id});
+            else
+                nameSteps[size_t(it->second)].startNs = std::min(nameSteps[size_t(it->second)].startNs, startNs);
+            n = it->second;
+        }
+        levelOf.push_back(l);
+        nameOf.push_back(n);
+    }
+
+    void addActivity(int64_t instance, int64_t scopeId, uint32_t nameId, uint8_t kind, int64_t durationNs)
+    {
+        if (instance <= 0)
+            return;
+        const int32_t l = levelOf[size_t(instance - 1)], n = nameOf[size_t(instance - 1)];
+        if (l < 0 && n < 0)
+            return;
+        auto& v = sums[Key{l, n, scopeId, nameId, kind}];
+        v.first += 1;
+        v.second += durationNs;   // the writer refuses runs whose total time overflows
+    }
+
+    // Writes the run's step_runs row and its step_totals rows, steps numbered in time order.
+    void write(sqlite3* db, int64_t runId) const
+    {
+        const bool byLevel = anyLevelStep;
+        const std::vector<Step>& steps = byLevel ? levelSteps : nameSteps;
+        std::vector<int32_t> order(steps.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = int32_t(i);
+        std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+            return std::tie(steps[size_t(a)].startNs, steps[size_t(a)].instance) <
+                   std::tie(steps[size_t(b)].startNs, steps[size_t(b)].instance);
+        });
+        std::vector<int64_t> position(steps.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            position[size_t(order[i])] = int64_t(i);
+        struct Row {
+            int64_t step, scopeId;
+            uint32_t nameId;
+            uint8_t kind;
+            int64_t count, timeNs;
+        };
+        std::vector<Row> rows;
+        for (const auto& [k, v] : sums) {
+            const int32_t s = byLevel ? k.byLevel : k.byName;
+            if (s >= 0)
+                rows.push_back({position[size_t(s)], k.scopeId, k.nameId, k.kind, v.first, v.second});
+        }
+        std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+            return std::tie(a.step, a.scopeId, a.nameId, a.kind) < std::tie(b.step, b.scopeId, b.nameId, b.kind);
+        });
+        // The other rule's split of one row: merge rows that now share a key.
+        Statement ins(db, "INSERT INTO step_totals(run_id, step, scope_id, name_id, kind, count, time_ns) VALUES (?,?,?,?,?,?,?)");
+        for (size_t i = 0; i < rows.size();) {
+            Row r = rows[i];
+            size_t j = i + 1;
+            for (; j < rows.size() && rows[j].step == r.step && rows[j].scopeId == r.scopeId && rows[j].nameId == r.nameId &&
+                   rows[j].kind == r.kind;
+                 ++j) {
+                r.count += rows[j].count;
+                r.timeNs += rows[j].timeNs;
+            }
+            ins.bind(1, runId).bind(2, r.step).bind(3, r.scopeId).bind(4, int64_t(r.nameId)).bind(5, int64_t(r.kind))
+                .bind(6, r.count).bind(7, r.timeNs).run();
+            i = j;
+        }
+        Statement run(db, "INSERT OR REPLACE INTO step_runs(run_id, steps, step_instances) VALUES (?,?,?)");
+        run.bind(1, runId).bind(2, int64_t(steps.size())).bind(3, stepInstances).run();
+    }
+};
+
 }  // namespace
 
 struct Writer::Impl {
@@ -210,6 +353,7 @@ struct Writer::Impl {
     std::vector<uint8_t> instWritten;
 
     Summary summary;
+    StepSummary steps;
 
     explicit Impl(Database& d) : db(d), h(d.handle()) {}
 
@@ -429,6 +573,7 @@ struct Writer::Impl {
         pendingApiCalls.clear();
         openInstanceRow = openApiRow = 0;
         summary = Summary{};
+        steps = StepSummary{};
         seq = 0;
         rowsInBatch = 0;
     }
@@ -594,6 +739,7 @@ int64_t Writer::addScope(int64_t parentId, std::string_view name, std::string_vi
     int64_t id = sqlite3_last_insert_rowid(d->h);
     d->scopes.emplace(std::move(key), id);
     d->scopeDepth.emplace(id, depth);
+    d->steps.addScope(id, parentId, nameId, name, level);
     return id;
 }
 
@@ -611,6 +757,7 @@ int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, in
     d->instParent.push_back(parentInstanceId);
     d->instStart.push_back(startNs);
     d->instWritten.push_back(0);
+    d->steps.addInstance(id, scopeId, parentInstanceId, startNs);
     return id;
 }
 
@@ -654,6 +801,7 @@ void Writer::addActivity(const Activity& a)
     d->summary.add(scopeId, a.nameId, uint8_t(a.kind), a.startNs, a.startNs + duration);
     if (d->summary.overflowed)
         throw StorageError("the run's total activity time overflows 64-bit nanoseconds");
+    d->steps.addActivity(a.scopeInstanceId, scopeId, a.nameId, uint8_t(a.kind), duration);
     d->ensureTransaction();
     st.pending.push_back(StoredActivity{a.startNs, duration, a.scopeInstanceId, a.correlationId, a.bytes, d->seq++,
                                         d->configId(a.config), a.nameId, uint8_t(a.kind)});
@@ -730,6 +878,7 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
                 d->writeInstance(i, d->instStart[i]);
         d->writeTrackCounts();
         d->summary.write(d->h, d->runId, false);
+        d->steps.write(d->h, d->runId);
         d->flushInstances(true);
         d->flushApiCalls(true);
         Statement r(d->h, "UPDATE runs SET status=?, duration_ns=?, writer_pid=0 WHERE id=?");
@@ -765,6 +914,7 @@ void Writer::discardRun()
             "DELETE FROM scopes WHERE run_id=?1", "DELETE FROM api_call_chunks WHERE run_id=?1",
             "DELETE FROM metadata WHERE run_id=?1", "DELETE FROM totals WHERE run_id=?1",
             "DELETE FROM launches WHERE run_id=?1",
+            "DELETE FROM step_totals WHERE run_id=?1", "DELETE FROM step_runs WHERE run_id=?1",
             "DELETE FROM devices WHERE run_id=?1", "DELETE FROM runs WHERE id=?1"};
         for (const char* sql : sqls) {
             Statement s(d->h, sql);

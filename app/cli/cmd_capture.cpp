@@ -207,14 +207,12 @@ int runCaptureCommand(Args& args)
             tagRepeat(c, id, r, json);
             if (int rc = captureOne(c, asJson, json); rc != 0) {
                 if (repeat > 1)
-                    std::cerr << "wheretime: repeats " << id << " stopped after " << r + 1 << " of " << repeat << " runs
-";
+                    std::cerr << "wheretime: repeats " << id << " stopped after " << r + 1 << " of " << repeat << " runs\n";
                 return rc;
             }
         }
         if (repeat > 1 && !asJson)
-            std::printf("%lld repeats (%s): wheretime compare %s --repeats ...
-", repeat, id.c_str(), o.output.c_str());
+            std::printf("%lld repeats (%s): wheretime compare %s --repeats ...\n", repeat, id.c_str(), o.output.c_str());
         return 0;
     }
     if (!o.trace)
