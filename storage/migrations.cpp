@@ -123,7 +123,7 @@ void migrate0to1(Database& db)
 // runs without op features.
 void migrate1to2(Database& db) { db.exec(schema::kCreateV2); }
 
-// v2 -> v3: the step_runs and step_totals tables, empty: older runs have no stored per-step
+// v2 -> v3: the step_totals table, empty: older runs have no stored per-step
 // totals, and comparing computes them from the activities (as version 2 did).
 void migrate2to3(Database& db) { db.exec(schema::kCreateV3); }
 

@@ -5,6 +5,7 @@
 #include "instancechunk.h"
 #include "launchconfigs.h"
 #include "statement.h"
+#include "steptotalsblob.h"
 #include "storageerror.h"
 
 #include <algorithm>
@@ -311,29 +312,22 @@ std::vector<TotalRow> Reader::totals(int64_t runId) const
 
 std::optional<Reader::StepTotals> Reader::stepTotals(int64_t runId, bool withRows) const
 {
-    StepTotals out;
-    {
-        Statement s(m_db.handle(), "SELECT steps, step_instances FROM step_runs WHERE run_id=?");
-        s.bind(1, runId);
-        if (!s.step())
-            return std::nullopt;
-        const int64_t steps = s.int64(0);
-        if (steps < 0 || steps > int64_t(1) << 32)
-            damaged(runId, "step_runs names " + std::to_string(steps) + " steps");
-        out.stepInstances = s.int64(1);
-        if (withRows)
-            out.steps.resize(size_t(steps));
-    }
-    if (!withRows)
-        return out;
-    Statement s(m_db.handle(), "SELECT step, scope_id, name_id, kind, count, time_ns FROM step_totals WHERE run_id=? "
-                               "ORDER BY step, scope_id, name_id, kind");
+    Statement s(m_db.handle(), withRows ? "SELECT steps, step_instances, data FROM step_totals WHERE run_id=?"
+                                        : "SELECT steps, step_instances FROM step_totals WHERE run_id=?");
     s.bind(1, runId);
-    while (s.step()) {
-        const int64_t step = s.int64(0);
-        if (step < 0 || step >= int64_t(out.steps.size()))
-            damaged(runId, "step_totals names step " + std::to_string(step) + " of " + std::to_string(out.steps.size()));
-        out.steps[size_t(step)].push_back(TotalRow{s.int64(1), uint32_t(s.int64(2)), ActivityKind(s.int64(3)), s.int64(4), s.int64(5)});
+    if (!s.step())
+        return std::nullopt;
+    StepTotals out;
+    const int64_t steps = s.int64(0);
+    out.stepInstances = s.int64(1);
+    if (steps < 0 || steps > int64_t(1) << 32)
+        damaged(runId, "its step totals name " + std::to_string(steps) + " steps");
+    if (withRows) {
+        try {
+            out.steps = StepTotalsBlob::decode(s.blob(2), size_t(steps));
+        } catch (const StorageError& e) {
+            damaged(runId, e.what());
+        }
     }
     return out;
 }

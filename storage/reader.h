@@ -38,7 +38,8 @@ public:
     int64_t countScopeInstances(int64_t runId, const std::vector<int64_t>& scopeIds) const;
     std::vector<TotalRow> totals(int64_t runId) const;
     // The per-step totals stored when the run was finished (schema version 3, table step_totals):
-    // per step in time order, its per-(scope, name, kind) totals sorted by scope, name, kind.
+    // per step in time order, its per-(scope, name, kind) totals sorted by scope, name, kind
+    // (withRows = false: the counts only).
     // Unset for runs without them (files migrated from version 2, recovered runs).
     struct StepTotals {
         int64_t stepInstances = 0;   // instances of the run's outermost "step"-level scopes

@@ -68,14 +68,14 @@ CREATE TABLE cost_models(name TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK(kind IN
   created_at TEXT NOT NULL DEFAULT '', body TEXT NOT NULL) WITHOUT ROWID;
 )SQL";
 
-// Version 3: per-step totals, written when the Writer finishes a run, so comparing reads its
-// noise samples without a pass over the activities. A run without a step_runs row (files
-// migrated from version 2, recovered runs) has them computed from its activities instead.
+// Version 3: the per-step totals of each run, written when the Writer finishes it, so comparing
+// reads its noise samples without a pass over the instances and activities: the step count,
+// the instances of the outermost "step"-level scopes (the step count of captures) and the rows
+// as one blob (storage/steptotalsblob.h). A run without a row (files migrated from version 2,
+// recovered runs) has them computed from its activities instead.
 inline constexpr const char* kCreateV3 = R"SQL(
-CREATE TABLE step_runs(run_id INTEGER PRIMARY KEY, steps INTEGER NOT NULL, step_instances INTEGER NOT NULL);
-CREATE TABLE step_totals(run_id INTEGER NOT NULL, step INTEGER NOT NULL, scope_id INTEGER NOT NULL,
-  name_id INTEGER NOT NULL, kind INTEGER NOT NULL, count INTEGER NOT NULL, time_ns INTEGER NOT NULL,
-  PRIMARY KEY(run_id, step, scope_id, name_id, kind)) WITHOUT ROWID;
+CREATE TABLE step_totals(run_id INTEGER PRIMARY KEY, steps INTEGER NOT NULL, step_instances INTEGER NOT NULL,
+  data BLOB NOT NULL);
 )SQL";
 
 }  // namespace wt::schema

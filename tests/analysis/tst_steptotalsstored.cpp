@@ -1,4 +1,4 @@
-// The per-step totals the Writer stores when it finishes a run (schema version 3, step_runs and
+// The per-step totals the Writer stores when it finishes a run (schema version 3, table
 // step_totals) are, row for row, what readStepTotals computes from the run's instances and
 // activities: on real tiny CPU captures, on hand-written runs with the odd cases (nested steps,
 // activities outside every step, a step without activities, an instance never ended, profiler
@@ -279,7 +279,7 @@ void TestStepTotalsStored::oldFileComparesTheSame()
     {
         // What a version 2 file is: no step tables.
         Database db(old, OpenMode::ReadWrite);
-        db.exec("DROP TABLE step_runs; DROP TABLE step_totals; PRAGMA user_version=2;");
+        db.exec("DROP TABLE step_totals; PRAGMA user_version=2;");
         db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     }
     {

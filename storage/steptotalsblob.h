@@ -1,0 +1,23 @@
+// The per-step totals of one run as one blob (table step_totals, schema version 3): per step in
+// time order, its per-(scope, name, kind) rows sorted by scope, name, kind, as varints with
+// deltas. A million rows (a 1M-kernel capture: 3677 steps of ~272 rows) decode in a few
+// milliseconds, where as many SQLite rows take a quarter of a second to step through.
+#pragma once
+
+#include "types.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wt {
+
+class StepTotalsBlob {
+public:
+    // Each step's rows must be sorted by (scopeId, nameId, kind).
+    static std::string encode(const std::vector<std::vector<TotalRow>>& steps);
+    // Throws StorageError when the blob does not hold exactly `steps` steps.
+    static std::vector<std::vector<TotalRow>> decode(std::string_view blob, size_t steps);
+};
+
+}  // namespace wt
