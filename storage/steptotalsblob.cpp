@@ -11,21 +11,25 @@ namespace wt {
 std::string StepTotalsBlob::encode(const std::vector<std::vector<TotalRow>>& steps)
 {
     std::string out;
-    for (const std::vector<TotalRow>& rows : steps) {
-        varint::put(out, rows.size());
-        int64_t scope = 0;
-        uint32_t name = 0;
-        for (const TotalRow& r : rows) {
-            varint::put(out, varint::zigzag(r.scopeId - scope));
-            varint::put(out, varint::zigzag(int64_t(r.nameId) - (r.scopeId == scope ? int64_t(name) : 0)));
-            varint::put(out, uint64_t(r.kind));
-            varint::put(out, varint::zigzag(r.count));
-            varint::put(out, varint::zigzag(r.timeNs));
-            scope = r.scopeId;
-            name = r.nameId;
-        }
-    }
+    for (const std::vector<TotalRow>& rows : steps)
+        appendStep(out, rows);
     return out;
+}
+
+void StepTotalsBlob::appendStep(std::string& out, const std::vector<TotalRow>& rows)
+{
+    varint::put(out, rows.size());
+    int64_t scope = 0;
+    uint32_t name = 0;
+    for (const TotalRow& r : rows) {
+        varint::put(out, varint::zigzag(r.scopeId - scope));
+        varint::put(out, varint::zigzag(int64_t(r.nameId) - (r.scopeId == scope ? int64_t(name) : 0)));
+        varint::put(out, uint64_t(r.kind));
+        varint::put(out, varint::zigzag(r.count));
+        varint::put(out, varint::zigzag(r.timeNs));
+        scope = r.scopeId;
+        name = r.nameId;
+    }
 }
 
 std::vector<std::vector<TotalRow>> StepTotalsBlob::decode(std::string_view blob, size_t steps)

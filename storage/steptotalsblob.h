@@ -16,6 +16,8 @@ class StepTotalsBlob {
 public:
     // Each step's rows must be sorted by (scopeId, nameId, kind).
     static std::string encode(const std::vector<std::vector<TotalRow>>& steps);
+    // Appends one step to a blob being encoded (encode is these, step by step).
+    static void appendStep(std::string& out, const std::vector<TotalRow>& rows);
     // Throws StorageError when the blob does not hold exactly `steps` steps.
     static std::vector<std::vector<TotalRow>> decode(std::string_view blob, size_t steps);
 };

@@ -312,9 +312,11 @@ struct StepSummary {
         }
         std::stable_sort(bySegment.begin(), bySegment.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
-        std::vector<std::vector<TotalRow>> out(steps.size());
-        for (size_t k = 0; k < bySegment.size();) {
-            const int64_t step = bySegment[k].first;
+        std::string blob;
+        blob.reserve(segments.size() * 16 + steps.size());
+        std::vector<TotalRow> rows;   // reused: one step at a time goes into the blob
+        size_t k = 0;
+        for (int64_t step = 0; step < int64_t(steps.size()); ++step) {
             for (; k < bySegment.size() && bySegment[k].first == step; ++k)
                 for (const Cell& c : segments[bySegment[k].second].cells) {
                     if (count[c.row] == 0)
@@ -322,8 +324,7 @@ struct StepSummary {
                     count[c.row] += c.count;
                     time[c.row] += c.timeNs;
                 }
-            std::vector<TotalRow>& rows = out[size_t(step)];
-            rows.reserve(touched.size());
+            rows.clear();
             for (uint32_t row : touched) {
                 TotalRow t = rowKeys[row];
                 t.count = count[row];
@@ -335,8 +336,8 @@ struct StepSummary {
             std::sort(rows.begin(), rows.end(), [](const TotalRow& a, const TotalRow& b) {
                 return std::tie(a.scopeId, a.nameId, a.kind) < std::tie(b.scopeId, b.nameId, b.kind);
             });
+            StepTotalsBlob::appendStep(blob, rows);
         }
-        const std::string blob = StepTotalsBlob::encode(out);
         Statement ins(db, "INSERT OR REPLACE INTO step_totals(run_id, steps, step_instances, data) VALUES (?,?,?,?)");
         ins.bind(1, runId).bind(2, int64_t(steps.size())).bind(3, stepInstances).bindBlobNoCopy(4, blob.data(), blob.size()).run();
     }
