@@ -11,6 +11,8 @@
 #include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/steptotalsblob.h"
+#include "storage/storageerror.h"
 #include "storage/writer.h"
 #include "tests/support/testsupport.h"
 
@@ -132,6 +134,7 @@ private slots:
     void handWrittenCasesMatchComputed();
     void importsMatchComputed();
     void oldFileComparesTheSame();
+    void blobRoundTripsAndRefusesDamage();
 
 private:
     std::string m_captures;
@@ -311,6 +314,32 @@ void TestStepTotalsStored::oldFileComparesTheSame()
         sampled += x.stepTotals.empty() ? 0 : 1;
     }
     QCOMPARE(sampled, 5);
+}
+
+void TestStepTotalsStored::blobRoundTripsAndRefusesDamage()
+{
+    std::vector<std::vector<TotalRow>> steps(3);
+    steps[0] = {TotalRow{0, 7, ActivityKind::Memcpy, 1, 5}, TotalRow{4, 2, ActivityKind::Kernel, 3, INT64_MAX},
+                TotalRow{4, 9, ActivityKind::Kernel, 1, -2}, TotalRow{INT64_MAX / 2, UINT32_MAX, ActivityKind::Memset, 2, 0}};
+    steps[2] = {TotalRow{1, 1, ActivityKind::Kernel, 1, 1}};   // steps[1]: a step without activities
+    const std::string blob = StepTotalsBlob::encode(steps);
+    const auto back = StepTotalsBlob::decode(blob, 3);
+    QCOMPARE(back.size(), size_t(3));
+    QCOMPARE(back[1].size(), size_t(0));
+    for (size_t s = 0; s < 3; ++s) {
+        QCOMPARE(back[s].size(), steps[s].size());
+        for (size_t i = 0; i < steps[s].size(); ++i) {
+            QCOMPARE(back[s][i].scopeId, steps[s][i].scopeId);
+            QCOMPARE(back[s][i].nameId, steps[s][i].nameId);
+            QCOMPARE(int(back[s][i].kind), int(steps[s][i].kind));
+            QCOMPARE(back[s][i].count, steps[s][i].count);
+            QCOMPARE(back[s][i].timeNs, steps[s][i].timeNs);
+        }
+    }
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob, 4));                       // a step missing
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob, 2));                       // bytes left over
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob.substr(0, blob.size() - 1), 3));
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(std::string("\xff\xff\xff\x7f", 4), 1));
 }
 
 QTEST_GUILESS_MAIN(TestStepTotalsStored)
