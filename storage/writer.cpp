@@ -314,7 +314,7 @@ struct StepSummary {
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         std::string blob;
         blob.reserve(segments.size() * 16 + steps.size());
-        std::vector<TotalRow> rows;   // reused: one step at a time goes into the blob
+        std::vector<TotalRow> rows, previous;   // reused: one step at a time goes into the blob
         size_t k = 0;
         for (int64_t step = 0; step < int64_t(steps.size()); ++step) {
             for (; k < bySegment.size() && bySegment[k].first == step; ++k)
@@ -336,7 +336,8 @@ struct StepSummary {
             std::sort(rows.begin(), rows.end(), [](const TotalRow& a, const TotalRow& b) {
                 return std::tie(a.scopeId, a.nameId, a.kind) < std::tie(b.scopeId, b.nameId, b.kind);
             });
-            StepTotalsBlob::appendStep(blob, rows);
+            StepTotalsBlob::appendStep(blob, rows, previous);
+            std::swap(rows, previous);
         }
         Statement ins(db, "INSERT OR REPLACE INTO step_totals(run_id, steps, step_instances, data) VALUES (?,?,?,?)");
         ins.bind(1, runId).bind(2, int64_t(steps.size())).bind(3, stepInstances).bindBlobNoCopy(4, blob.data(), blob.size()).run();

@@ -318,15 +318,16 @@ void TestStepTotalsStored::oldFileComparesTheSame()
 
 void TestStepTotalsStored::blobRoundTripsAndRefusesDamage()
 {
-    std::vector<std::vector<TotalRow>> steps(3);
+    std::vector<std::vector<TotalRow>> steps(4);
     steps[0] = {TotalRow{0, 7, ActivityKind::Memcpy, 1, 5}, TotalRow{4, 2, ActivityKind::Kernel, 3, INT64_MAX},
                 TotalRow{4, 9, ActivityKind::Kernel, 1, -2}, TotalRow{INT64_MAX / 2, UINT32_MAX, ActivityKind::Memset, 2, 0}};
     steps[2] = {TotalRow{1, 1, ActivityKind::Kernel, 1, 1}};   // steps[1]: a step without activities
+    steps[3] = {TotalRow{1, 1, ActivityKind::Kernel, 2, 9}};   // the keys of the step before
     const std::string blob = StepTotalsBlob::encode(steps);
-    const auto back = StepTotalsBlob::decode(blob, 3);
-    QCOMPARE(back.size(), size_t(3));
+    const auto back = StepTotalsBlob::decode(blob, 4);
+    QCOMPARE(back.size(), size_t(4));
     QCOMPARE(back[1].size(), size_t(0));
-    for (size_t s = 0; s < 3; ++s) {
+    for (size_t s = 0; s < 4; ++s) {
         QCOMPARE(back[s].size(), steps[s].size());
         for (size_t i = 0; i < steps[s].size(); ++i) {
             QCOMPARE(back[s][i].scopeId, steps[s][i].scopeId);
@@ -336,9 +337,10 @@ void TestStepTotalsStored::blobRoundTripsAndRefusesDamage()
             QCOMPARE(back[s][i].timeNs, steps[s][i].timeNs);
         }
     }
-    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob, 4));                       // a step missing
-    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob, 2));                       // bytes left over
-    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob.substr(0, blob.size() - 1), 3));
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob, 5));                       // a step missing
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob, 3));                       // bytes left over
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob.substr(0, blob.size() - 1), 4));
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(std::string("\x03\x02\x12", 3), 1));   // "same" first
     QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(std::string("\xff\xff\xff\x7f", 4), 1));
 }
 
