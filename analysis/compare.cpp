@@ -62,15 +62,6 @@ int CompareGroup::presentIn() const
 
 namespace {
 
-// "ProfilerStep#551": the name PyTorch's profiler gives each step's range.
-bool isProfilerStep(std::string_view name)
-{
-    constexpr std::string_view prefix = "ProfilerStep#";
-    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix)
-        return false;
-    return std::all_of(name.begin() + prefix.size(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 const std::string& stringOf(const std::unordered_map<uint32_t, std::string>& strings, uint32_t id)
 {
     static const std::string none;
@@ -234,10 +225,15 @@ std::vector<int64_t> outerStepScopes(const ScopeTree& tree)
 
 int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree)
 {
+    return countSteps(reader, runId, tree, std::nullopt);
+}
+
+int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree, std::optional<int64_t> storedStepInstances)
+{
     // Captures: the instances of the outermost "step" scopes.
     const std::vector<int64_t> stepScopes = outerStepScopes(tree);
     if (!stepScopes.empty())
-        return reader.countScopeInstances(runId, stepScopes);
+        return storedStepInstances ? *storedStepInstances : reader.countScopeInstances(runId, stepScopes);
     // Imports: one range per profiler step (the ranks of one job share them, so count names).
     std::set<std::string> names;
     for (const ScopeNode& n : tree.nodes()) {
@@ -465,7 +461,8 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
     return out;
 }
 
-CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file, CategoriesPtr categories, bool stepSamples)
+CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file, CategoriesPtr categories, bool stepSamples,
+                          bool stepWall)
 {
     CompareRun r;
     r.file = std::move(file);
@@ -482,12 +479,16 @@ CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file,
             names.emplace(id, stringOf(all, id));
     const auto metadata = reader.metadata(runId);
     ScopeTree asStored(nodes, names);
-    r.steps = countSteps(reader, runId, asStored);
+    // Runs finished by a writer of schema version 3 have their step count and per-step totals
+    // stored; others (older files, recovered runs) get them from their instances and activities.
+    std::optional<Reader::StepTotals> stored = reader.stepTotals(runId, stepSamples);
+    r.steps = countSteps(reader, runId, asStored, stored ? std::optional<int64_t>(stored->stepInstances) : std::nullopt);
     if (stepSamples && r.steps > 0)
-        r.stepTotals = readStepTotals(reader, runId, asStored);
+        r.stepTotals = stored ? std::move(stored->steps) : readStepTotals(reader, runId, asStored);
     // A capture's step wall time: the mean span of its step scopes (host clock), what a step
     // took, without the time between steps (writing its records, the tracer's bookkeeping).
-    if (r.steps > 0 && r.info.backend != "import") {
+    // Reads every scope instance: only where asked (variants), not for compare's figures.
+    if (stepWall && r.steps > 0 && r.info.backend != "import") {
         const std::vector<int64_t> stepScopes = outerStepScopes(asStored);
         int64_t spans = 0, count = 0;
         for (const ScopeInstance& in : reader.scopeInstances(runId))

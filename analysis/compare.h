@@ -56,12 +56,13 @@ struct CompareRun {
     bool hasScopes() const { return !tree.nodes().empty(); }
 };
 
-// Reads a run's stored totals, scope tree and step count (the step count reads the run's scope
-// instances when it has a step level), and with `stepSamples` the per-step totals (one pass
-// over the run's activities: readStepTotals). The run's stored settings (layer depth, category rules)
-// apply to the tree; `categories` replaces the stored rules. Throws StorageError.
+// Reads a run's stored totals, scope tree and step count, and with `stepSamples` the per-step
+// totals: those stored when the run was finished (schema version 3), else computed as
+// readStepTotals does (older files: reads the scope instances and passes over the activities). The run's stored settings (layer depth, category rules)
+// apply to the tree; `categories` replaces the stored rules. Throws StorageError. With `stepWall`,
+// captures' step wall time (CompareRun::stepWallNs: reads every scope instance; variants show it).
 CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file = {}, CategoriesPtr categories = nullptr,
-                          bool stepSamples = true);
+                          bool stepSamples = true, bool stepWall = true);
 
 // Per step of the run (its outermost step-level scope instances in time order; imports: the
 // distinct top-level ProfilerStep#N names, the ranks of a job sharing them), the per-(scope,
@@ -72,6 +73,9 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
 // The step count of a run: instances of its outermost "step"-level scopes (captures), else
 // the number of distinct top-level profiler-step ranges (imports: ProfilerStep#N), else 0.
 int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree);
+// The same, with the count of step-level instances the run stored (Reader::stepTotals) in place
+// of reading its instances.
+int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree, std::optional<int64_t> storedStepInstances);
 
 struct CompareOptions {
     std::optional<GroupBy> groupBy;    // unset: layer when every run has scopes, else kernel

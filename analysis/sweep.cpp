@@ -278,7 +278,7 @@ SweepTable loadSweep(const Reader& reader, const std::string& id, const SweepOpt
     for (int64_t runId : sweep->runIds) {
         SweepRun r;
         r.tag = *sweepTagOf(reader.metadata(runId));
-        r.run = loadCompareRun(reader, runId, file, nullptr, false);   // a point is one run: no samples needed yet
+        r.run = loadCompareRun(reader, runId, file, nullptr, false, false);   // a point is one run: no samples needed yet
         runs.push_back(std::move(r));
     }
     std::vector<const SweepRun*> ptrs;

@@ -123,6 +123,10 @@ void migrate0to1(Database& db)
 // runs without op features.
 void migrate1to2(Database& db) { db.exec(schema::kCreateV2); }
 
+// v2 -> v3: the step_totals table, empty: older runs have no stored per-step
+// totals, and comparing computes them from the activities (as version 2 did).
+void migrate2to3(Database& db) { db.exec(schema::kCreateV3); }
+
 }  // namespace
 
 void migrateStep(Database& db, int fromVersion)
@@ -130,6 +134,7 @@ void migrateStep(Database& db, int fromVersion)
     switch (fromVersion) {
     case 0: migrate0to1(db); return;
     case 1: migrate1to2(db); return;
+    case 2: migrate2to3(db); return;
     default: throw StorageError("no migration from schema version " + std::to_string(fromVersion));
     }
 }

@@ -5,6 +5,7 @@
 #include "instancechunk.h"
 #include "launchconfigs.h"
 #include "statement.h"
+#include "steptotalsblob.h"
 #include "storageerror.h"
 
 #include <algorithm>
@@ -306,6 +307,28 @@ std::vector<TotalRow> Reader::totals(int64_t runId) const
     s.bind(1, runId);
     while (s.step())
         out.push_back(TotalRow{s.int64(0), uint32_t(s.int64(1)), ActivityKind(s.int64(2)), s.int64(3), s.int64(4)});
+    return out;
+}
+
+std::optional<Reader::StepTotals> Reader::stepTotals(int64_t runId, bool withRows) const
+{
+    Statement s(m_db.handle(), withRows ? "SELECT steps, step_instances, data FROM step_totals WHERE run_id=?"
+                                        : "SELECT steps, step_instances FROM step_totals WHERE run_id=?");
+    s.bind(1, runId);
+    if (!s.step())
+        return std::nullopt;
+    StepTotals out;
+    const int64_t steps = s.int64(0);
+    out.stepInstances = s.int64(1);
+    if (steps < 0 || steps > int64_t(1) << 32)
+        damaged(runId, "its step totals name " + std::to_string(steps) + " steps");
+    if (withRows) {
+        try {
+            out.steps = StepTotalsBlob::decode(s.blob(2), size_t(steps));
+        } catch (const StorageError& e) {
+            damaged(runId, e.what());
+        }
+    }
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include "types.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -36,6 +37,15 @@ public:
     // without materializing the instances.
     int64_t countScopeInstances(int64_t runId, const std::vector<int64_t>& scopeIds) const;
     std::vector<TotalRow> totals(int64_t runId) const;
+    // The per-step totals stored when the run was finished (schema version 3, table step_totals):
+    // per step in time order, its per-(scope, name, kind) totals sorted by scope, name, kind
+    // (withRows = false: the counts only).
+    // Unset for runs without them (files migrated from version 2, recovered runs).
+    struct StepTotals {
+        int64_t stepInstances = 0;   // instances of the run's outermost "step"-level scopes
+        std::vector<std::vector<TotalRow>> steps;
+    };
+    std::optional<StepTotals> stepTotals(int64_t runId, bool withRows = true) const;
     std::vector<ApiCall> apiCalls(int64_t runId) const;
     std::vector<std::pair<std::string, std::string>> metadata(int64_t runId) const;
     // The op features of a run's launches, in launch order; empty for runs without them

@@ -1,4 +1,4 @@
-// The current schema (see docs/schema.md). Version 2 = version 1 + kCreateV2.
+// The current schema (see docs/schema.md). Version 3 = version 1 + kCreateV2 + kCreateV3.
 #pragma once
 
 namespace wt::schema {
@@ -66,6 +66,16 @@ CREATE TABLE launches(run_id INTEGER NOT NULL, seq INTEGER NOT NULL, scope_insta
   correlation_id INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(run_id, seq)) WITHOUT ROWID;
 CREATE TABLE cost_models(name TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK(kind IN ('device','predictor')),
   created_at TEXT NOT NULL DEFAULT '', body TEXT NOT NULL) WITHOUT ROWID;
+)SQL";
+
+// Version 3: the per-step totals of each run, written when the Writer finishes it, so comparing
+// reads its noise samples without a pass over the instances and activities: the step count,
+// the instances of the outermost "step"-level scopes (the step count of captures) and the rows
+// as one blob (storage/steptotalsblob.h). A run without a row (files migrated from version 2,
+// recovered runs) has them computed from its activities instead.
+inline constexpr const char* kCreateV3 = R"SQL(
+CREATE TABLE step_totals(run_id INTEGER PRIMARY KEY, steps INTEGER NOT NULL, step_instances INTEGER NOT NULL,
+  data BLOB NOT NULL);
 )SQL";
 
 }  // namespace wt::schema

@@ -35,4 +35,15 @@ RunStatus runStatusFromString(std::string_view text)
     return RunStatus::Incomplete;
 }
 
+bool isProfilerStep(std::string_view name)
+{
+    constexpr std::string_view prefix = "ProfilerStep#";
+    if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix)
+        return false;
+    for (char c : name.substr(prefix.size()))
+        if (c < '0' || c > '9')
+            return false;
+    return true;
+}
+
 }  // namespace wt

@@ -33,6 +33,10 @@ std::string_view toString(TrackKind kind);
 std::string_view toString(RunStatus status);
 RunStatus runStatusFromString(std::string_view text);   // unknown -> Incomplete
 
+// "ProfilerStep#551": the name PyTorch's profiler gives each step's range. The writer's stored
+// per-step totals and analysis' step rules both use it.
+bool isProfilerStep(std::string_view name);
+
 struct RunInfo {
     int64_t id = 0;
     std::string name;

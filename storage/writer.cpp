@@ -5,6 +5,7 @@
 #include "instancechunk.h"
 #include "launchconfigs.h"
 #include "statement.h"
+#include "steptotalsblob.h"
 #include "storageerror.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cerrno>
 #include <csignal>
 #include <unistd.h>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -62,8 +64,10 @@ struct Summary {
     struct Total {
         int64_t count = 0, timeNs = 0;
         bool dirty = false;
+        uint32_t row = 0;            // its index in rowKeys
     };
     std::unordered_map<TotalKey, Total, TotalKeyHash> totals;
+    std::vector<TotalRow> rowKeys;                               // scope, name, kind of each total, by row
     std::vector<TotalKey> dirty;                                 // changed since the last write
     std::vector<std::pair<int64_t, int64_t>> fresh;              // kernel intervals since the last fold
     std::vector<std::pair<int64_t, int64_t>> merged;             // disjoint and sorted: the union so far
@@ -73,10 +77,20 @@ struct Summary {
 
     // start and end are within +-kMaxTimeNs (the writer checks), so end - start cannot overflow;
     // the sums of many durations can, and saturate (the writer refuses such a run).
-    void add(int64_t scopeId, uint32_t nameId, uint8_t kind, int64_t start, int64_t end)
+    // Returns the total's row.
+    uint32_t add(int64_t scopeId, uint32_t nameId, uint8_t kind, int64_t start, int64_t end)
     {
         TotalKey key{scopeId, nameId, kind};
-        Total& t = totals[key];
+        auto [it, isNew] = totals.try_emplace(key);
+        Total& t = it->second;
+        if (isNew) {
+            t.row = uint32_t(rowKeys.size());
+            TotalRow k;
+            k.scopeId = scopeId;
+            k.nameId = nameId;
+            k.kind = ActivityKind(kind);
+            rowKeys.push_back(k);
+        }
         if (!t.dirty) {
             t.dirty = true;
             dirty.push_back(key);
@@ -86,7 +100,7 @@ struct Summary {
         overflowed |= sum == INT64_MAX;
         t.timeNs = sum;
         if (kind != uint8_t(ActivityKind::Kernel))
-            return;
+            return t.row;
         ++kernels;
         kernelTime = saturatingAdd(kernelTime, end - start);
         overflowed |= kernelTime == INT64_MAX;
@@ -97,6 +111,7 @@ struct Summary {
             fresh.back().second = std::max(fresh.back().second, end);
         else
             fresh.emplace_back(start, end);
+        return t.row;
     }
 
     // Folds the fresh intervals into the union. Captures append in time order, so usually only
@@ -156,6 +171,179 @@ struct Summary {
     }
 };
 
+// The per-step totals of one run (compare's noise samples, table step_totals), fed as scopes,
+// instances and activities arrive, so reading them back is one indexed query instead of a pass
+// over the instances and activities. Which scopes are steps is known only at the end (steps by
+// level when any scope has level "step", else the outermost ProfilerStep#N ranges, one step per
+// name: the rule of analysis' readStepTotals), so both candidates are followed until then.
+// Activities of one step mostly arrive together: they are summed into dense per-row arrays (a
+// row is a (scope, name, kind) of the run's Summary) and set aside as a segment when the step
+// changes; a step's segments are merged at the end. No hash lookup per activity.
+struct StepSummary {
+    struct ScopeFlags {
+        uint32_t nameId = 0;
+        bool outerLevel = false, underLevel = false;   // level "step", none above / it or one above is
+        bool outerName = false, underName = false;     // likewise for profiler-step names
+    };
+    struct Step {
+        int64_t startNs;     // the earliest start of its instances
+        int64_t instance;    // the first instance found: the tie-break of equal starts
+    };
+    struct Cell {
+        uint32_t row;
+        int64_t count, timeNs;
+    };
+    struct Segment {
+        int32_t byLevel, byName;   // the step under each rule (-1: none)
+        std::vector<Cell> cells;
+    };
+    std::unordered_map<int64_t, ScopeFlags> scopes;
+    bool anyLevelStep = false;
+    std::vector<int32_t> levelOf, nameOf;     // per instance (id - 1): its step under each rule
+    std::vector<Step> levelSteps, nameSteps;
+    std::unordered_map<uint32_t, int32_t> nameStep;   // profiler-step name -> its step
+    int64_t stepInstances = 0;                // instances of outermost step-level scopes (countSteps)
+    std::vector<Segment> segments;
+    int32_t curLevel = -1, curName = -1;      // the step being summed
+    std::vector<int64_t> count, time;         // per row, for the step being summed
+    std::vector<uint32_t> touched;
+
+    void addScope(int64_t id, int64_t parentId, uint32_t nameId, std::string_view name, std::string_view level)
+    {
+        ScopeFlags f;
+        f.nameId = nameId;
+        const ScopeFlags* parent = nullptr;
+        if (auto it = scopes.find(parentId); parentId != 0 && it != scopes.end())
+            parent = &it->second;
+        const bool levelStep = level == "step", nameStepLike = isProfilerStep(name);
+        f.outerLevel = levelStep && !(parent && parent->underLevel);
+        f.underLevel = levelStep || (parent && parent->underLevel);
+        f.outerName = nameStepLike && !(parent && parent->underName);
+        f.underName = nameStepLike || (parent && parent->underName);
+        anyLevelStep |= levelStep;
+        scopes[id] = f;
+    }
+
+    // Instance `id` (ids are 1, 2, ...; a parent begins before its children).
+    void addInstance(int64_t id, int64_t scopeId, int64_t parentInstance, int64_t startNs)
+    {
+        const ScopeFlags& f = scopes[scopeId];
+        int32_t l = -1, n = -1;
+        if (parentInstance > 0) {
+            l = levelOf[size_t(parentInstance - 1)];
+            n = nameOf[size_t(parentInstance - 1)];
+        }
+        if (f.outerLevel)
+            ++stepInstances;
+        if (l < 0 && f.outerLevel) {
+            l = int32_t(levelSteps.size());
+            levelSteps.push_back({startNs, id});
+        }
+        if (n < 0 && f.outerName) {
+            auto [it, isNew] = nameStep.try_emplace(f.nameId, int32_t(nameSteps.size()));
+            if (isNew)
+                nameSteps.push_back({startNs, id});
+            else
+                nameSteps[size_t(it->second)].startNs = std::min(nameSteps[size_t(it->second)].startNs, startNs);
+            n = it->second;
+        }
+        levelOf.push_back(l);
+        nameOf.push_back(n);
+    }
+
+    // `row`: the activity's (scope, name, kind) row of the Summary.
+    void addActivity(int64_t instance, uint32_t row, int64_t durationNs)
+    {
+        if (instance <= 0)
+            return;
+        const int32_t l = levelOf[size_t(instance - 1)], n = nameOf[size_t(instance - 1)];
+        if (l < 0 && n < 0)
+            return;
+        if (l != curLevel || n != curName) {
+            setAside();
+            curLevel = l;
+            curName = n;
+        }
+        if (row >= count.size()) {
+            count.resize(size_t(row) + 1 + count.size() / 2, 0);
+            time.resize(count.size(), 0);
+        }
+        if (count[row]++ == 0)
+            touched.push_back(row);
+        time[row] += durationNs;   // the writer refuses runs whose total time overflows
+    }
+
+    void setAside()
+    {
+        if (touched.empty())
+            return;
+        Segment seg{curLevel, curName, {}};
+        seg.cells.reserve(touched.size());
+        for (uint32_t row : touched) {
+            seg.cells.push_back({row, count[row], time[row]});
+            count[row] = time[row] = 0;
+        }
+        touched.clear();
+        segments.push_back(std::move(seg));
+    }
+
+    // Writes the run's step_totals row: steps numbered in time order, each step's rows sorted.
+    void write(sqlite3* db, int64_t runId, const std::vector<TotalRow>& rowKeys)
+    {
+        setAside();
+        const bool byLevel = anyLevelStep;
+        const std::vector<Step>& steps = byLevel ? levelSteps : nameSteps;
+        std::vector<int32_t> order(steps.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = int32_t(i);
+        std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+            return std::tie(steps[size_t(a)].startNs, steps[size_t(a)].instance) <
+                   std::tie(steps[size_t(b)].startNs, steps[size_t(b)].instance);
+        });
+        std::vector<int64_t> position(steps.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            position[size_t(order[i])] = int64_t(i);
+        // The segments of each step, in step order.
+        std::vector<std::pair<int64_t, size_t>> bySegment;
+        for (size_t i = 0; i < segments.size(); ++i) {
+            const int32_t st = byLevel ? segments[i].byLevel : segments[i].byName;
+            if (st >= 0)
+                bySegment.emplace_back(position[size_t(st)], i);
+        }
+        std::stable_sort(bySegment.begin(), bySegment.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::string blob;
+        blob.reserve(segments.size() * 16 + steps.size());
+        std::vector<TotalRow> rows, previous;   // reused: one step at a time goes into the blob
+        size_t k = 0;
+        for (int64_t step = 0; step < int64_t(steps.size()); ++step) {
+            for (; k < bySegment.size() && bySegment[k].first == step; ++k)
+                for (const Cell& c : segments[bySegment[k].second].cells) {
+                    if (count[c.row] == 0)
+                        touched.push_back(c.row);
+                    count[c.row] += c.count;
+                    time[c.row] += c.timeNs;
+                }
+            rows.clear();
+            for (uint32_t row : touched) {
+                TotalRow t = rowKeys[row];
+                t.count = count[row];
+                t.timeNs = time[row];
+                rows.push_back(t);
+                count[row] = time[row] = 0;
+            }
+            touched.clear();
+            std::sort(rows.begin(), rows.end(), [](const TotalRow& a, const TotalRow& b) {
+                return std::tie(a.scopeId, a.nameId, a.kind) < std::tie(b.scopeId, b.nameId, b.kind);
+            });
+            StepTotalsBlob::appendStep(blob, rows, previous);
+            std::swap(rows, previous);
+        }
+        Statement ins(db, "INSERT OR REPLACE INTO step_totals(run_id, steps, step_instances, data) VALUES (?,?,?,?)");
+        ins.bind(1, runId).bind(2, int64_t(steps.size())).bind(3, stepInstances).bindBlobNoCopy(4, blob.data(), blob.size()).run();
+    }
+};
+
 }  // namespace
 
 struct Writer::Impl {
@@ -210,6 +398,8 @@ struct Writer::Impl {
     std::vector<uint8_t> instWritten;
 
     Summary summary;
+    StepSummary steps;
+    bool stepTable = true;   // false while migrating from version 0 (the table comes with version 3)
 
     explicit Impl(Database& d) : db(d), h(d.handle()) {}
 
@@ -429,6 +619,7 @@ struct Writer::Impl {
         pendingApiCalls.clear();
         openInstanceRow = openApiRow = 0;
         summary = Summary{};
+        steps = StepSummary{};
         seq = 0;
         rowsInBatch = 0;
     }
@@ -449,6 +640,10 @@ Writer::Writer(Database& db) : d(std::make_unique<Impl>(db))
         throw StorageError(db.path() + ": opened read-only; cannot write a run");
     auto* h = db.handle();
     d->externalTransaction = !sqlite3_get_autocommit(h);
+    {
+        Statement t(h, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='step_totals'");
+        d->stepTable = t.step() && t.int64(0) > 0;
+    }
     d->insString = std::make_unique<Statement>(h, "INSERT INTO strings(id, value) VALUES (?, ?)");
     d->insDevice = std::make_unique<Statement>(h, "INSERT OR REPLACE INTO devices(run_id, id, name, properties) VALUES (?,?,?,?)");
     d->insTrack = std::make_unique<Statement>(h, "INSERT INTO tracks(run_id, device_id, stream, kind, name) VALUES (?,?,?,?,?)");
@@ -594,6 +789,7 @@ int64_t Writer::addScope(int64_t parentId, std::string_view name, std::string_vi
     int64_t id = sqlite3_last_insert_rowid(d->h);
     d->scopes.emplace(std::move(key), id);
     d->scopeDepth.emplace(id, depth);
+    d->steps.addScope(id, parentId, nameId, name, level);
     return id;
 }
 
@@ -611,6 +807,7 @@ int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, in
     d->instParent.push_back(parentInstanceId);
     d->instStart.push_back(startNs);
     d->instWritten.push_back(0);
+    d->steps.addInstance(id, scopeId, parentInstanceId, startNs);
     return id;
 }
 
@@ -651,9 +848,10 @@ void Writer::addActivity(const Activity& a)
     st.count += 1;
     st.dirty = true;
     st.maxDuration = std::max(st.maxDuration, duration);
-    d->summary.add(scopeId, a.nameId, uint8_t(a.kind), a.startNs, a.startNs + duration);
+    const uint32_t row = d->summary.add(scopeId, a.nameId, uint8_t(a.kind), a.startNs, a.startNs + duration);
     if (d->summary.overflowed)
         throw StorageError("the run's total activity time overflows 64-bit nanoseconds");
+    d->steps.addActivity(a.scopeInstanceId, row, duration);
     d->ensureTransaction();
     st.pending.push_back(StoredActivity{a.startNs, duration, a.scopeInstanceId, a.correlationId, a.bytes, d->seq++,
                                         d->configId(a.config), a.nameId, uint8_t(a.kind)});
@@ -730,6 +928,8 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
                 d->writeInstance(i, d->instStart[i]);
         d->writeTrackCounts();
         d->summary.write(d->h, d->runId, false);
+        if (d->stepTable)
+            d->steps.write(d->h, d->runId, d->summary.rowKeys);
         d->flushInstances(true);
         d->flushApiCalls(true);
         Statement r(d->h, "UPDATE runs SET status=?, duration_ns=?, writer_pid=0 WHERE id=?");
@@ -765,6 +965,7 @@ void Writer::discardRun()
             "DELETE FROM scopes WHERE run_id=?1", "DELETE FROM api_call_chunks WHERE run_id=?1",
             "DELETE FROM metadata WHERE run_id=?1", "DELETE FROM totals WHERE run_id=?1",
             "DELETE FROM launches WHERE run_id=?1",
+            "DELETE FROM step_totals WHERE run_id=?1",
             "DELETE FROM devices WHERE run_id=?1", "DELETE FROM runs WHERE id=?1"};
         for (const char* sql : sqls) {
             Statement s(d->h, sql);

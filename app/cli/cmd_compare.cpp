@@ -328,7 +328,7 @@ int runCompare(Args& args)
             Reader& reader = files.reader(file);
             const int64_t id = reader.resolveRun(selector);
             for (int64_t r : expand ? repeatsOf(reader, id) : std::vector<int64_t>{id}) {
-                sideRuns[i].push_back(loadCompareRun(reader, r, file, categories, !kernelsOf));   // the diff has no samples yet
+                sideRuns[i].push_back(loadCompareRun(reader, r, file, categories, !kernelsOf, false));   // the diff has no samples yet; no step wall time (variants')
                 sideLabels[i].push_back(sel);
             }
         }

@@ -83,8 +83,8 @@ int main(int argc, char** argv)
         int64_t a = reader.resolveRun("base"), b = reader.resolveRun("other");
         open.ms.push_back(msSince(t0));
         auto t1 = Clock::now();
-        wt::CompareRun ra = wt::loadCompareRun(reader, a, file);
-        wt::CompareRun rb = wt::loadCompareRun(reader, b, file);
+        wt::CompareRun ra = wt::loadCompareRun(reader, a, file, nullptr, true, false);
+        wt::CompareRun rb = wt::loadCompareRun(reader, b, file, nullptr, true, false);
         load.ms.push_back(msSince(t1));
         double cLoaded = cpuMs();
         stepCount = ra.steps;

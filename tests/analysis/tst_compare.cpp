@@ -578,14 +578,31 @@ void TestCompare::stepsOfCaptures()
 
 void TestCompare::corruptInstancesFailCleanly()
 {
-    // A damaged scope-instance chunk: the step count fails with a StorageError (the CLI's
-    // one-line error), it does not read past the blob.
+    // A damaged scope-instance chunk: the step count of a run without stored step totals (an
+    // older file's) fails with a StorageError (the CLI's one-line error), it does not read past
+    // the blob; so does a damaged stored step-totals blob.
     std::string path = test::tempPath("corrupt.wt");
     int64_t run = 0;
     {
         Database db(path, OpenMode::ReadWrite);
         Writer w(db);
         run = writeRun(w, "c", 3, {{"forward", "conv1", "glu", "glu", 100}});
+    }
+    for (const char* blob : {"x'01'", "x'01ffffffff'", "x'0105010203'", "x'07'"}) {
+        sqlite3* h = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &h), SQLITE_OK);
+        std::string sql = std::string("UPDATE step_totals SET data=") + blob;
+        QCOMPARE(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(h);
+        Database db(path, OpenMode::ReadOnly);
+        Reader r(db);
+        QVERIFY_THROWS_EXCEPTION(StorageError, loadCompareRun(r, run));
+    }
+    {
+        sqlite3* h = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &h), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(h, "DELETE FROM step_totals", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(h);
     }
     for (const char* blob : {"x'01'", "x'01ffffffff'", "x'0105010203'", "x'07'"}) {
         sqlite3* h = nullptr;

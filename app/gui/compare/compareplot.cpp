@@ -209,14 +209,16 @@ void ComparePlot::rebuild()
                     lo = std::min(lo, r.interval[1]->first / unit.ns);
                     hi = std::max(hi, r.interval[1]->second / unit.ns);
                 }
-                double at = v;   // past the error bar's end
+                // Right of the bar and of its error bar, whatever the sign: a label left of a
+                // negative bar runs into the layer names.
+                double at = std::max(v, 0.0);
                 if (r.interval.size() > 1 && r.interval[1])
-                    at = v < 0 ? std::min(v, r.interval[1]->first / unit.ns) : std::max(v, r.interval[1]->second / unit.ns);
+                    at = std::max(at, r.interval[1]->second / unit.ns);
                 const QString pct = r.pct[1] ? cellText(Unit::Percent, *r.pct[1]) : (r.present[0] ? QStringLiteral("-") : QStringLiteral("new"));
                 QString pm;
                 if (r.interval.size() > 1 && r.interval[1])
                     pm = QStringLiteral(" \u00b1 ") + cellText(Unit::Ns, (r.interval[1]->second - r.interval[1]->first) / 2);
-                QCPItemText* text = addPlotLabel(at, double(i + 1), (v < 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter, small, QStringLiteral(" %1%2 (%3)%4 ")
+                QCPItemText* text = addPlotLabel(at, double(i + 1), Qt::AlignLeft | Qt::AlignVCenter, small, QStringLiteral(" %1%2 (%3)%4 ")
                                   .arg(cellText(Unit::Ns, r.deltaNs[1]), pm, pct, real                                  ? QString()
                                        : verdict == Verdict::WithinNoise ? QStringLiteral(", within noise")
                                                                          : QStringLiteral(", n < 3")));
@@ -241,9 +243,11 @@ void ComparePlot::rebuild()
             for (QCPBars* b : m_bars)
                 legend->addItem(new QCPPlottableLegendItem(legend, b));
         }
-        // Room on both sides for the labels.
         const double span = std::max(hi - lo, 1e-9);
-        xAxis->setRange(lo - (lo < 0 ? 0.35 * span : 0.05 * span), hi + (hi > 0 ? 0.35 * span : 0.05 * span));
+        if (runs == 2)   // the labels all stand right of their bars: room on the right for them
+            xAxis->setRange(lo - 0.05 * span, hi + 0.8 * span);
+        else   // room on both sides for the labels
+            xAxis->setRange(lo - (lo < 0 ? 0.35 * span : 0.05 * span), hi + (hi > 0 ? 0.35 * span : 0.05 * span));
         xAxis->setLabel(QStringLiteral("change of kernel time (%1)").arg(QLatin1String(unit.name)));
     }
     replot(QCustomPlot::rpQueuedReplot);

@@ -1,0 +1,84 @@
+#include "steptotalsblob.h"
+
+#include "storageerror.h"
+#include "varint.h"
+
+namespace wt {
+
+// Per step: (row count << 1) | same, where same = the keys are the previous step's; then per
+// row, unless same, the scope id as a delta from the previous row's, the name id as a delta
+// from the previous row's when the scope is the same (else absolute) and the kind; and always
+// the count and the time in ns (zigzag: any int64 round-trips).
+std::string StepTotalsBlob::encode(const std::vector<std::vector<TotalRow>>& steps)
+{
+    std::string out;
+    static const std::vector<TotalRow> none;
+    for (size_t i = 0; i < steps.size(); ++i)
+        appendStep(out, steps[i], i ? steps[i - 1] : none);
+    return out;
+}
+
+void StepTotalsBlob::appendStep(std::string& out, const std::vector<TotalRow>& rows, const std::vector<TotalRow>& previous)
+{
+    bool same = !rows.empty() && rows.size() == previous.size();
+    for (size_t i = 0; same && i < rows.size(); ++i)
+        same = rows[i].scopeId == previous[i].scopeId && rows[i].nameId == previous[i].nameId && rows[i].kind == previous[i].kind;
+    varint::put(out, (uint64_t(rows.size()) << 1) | (same ? 1 : 0));
+    int64_t scope = 0;
+    uint32_t name = 0;
+    for (const TotalRow& r : rows) {
+        if (!same) {
+            varint::put(out, varint::zigzag(r.scopeId - scope));
+            varint::put(out, varint::zigzag(int64_t(r.nameId) - (r.scopeId == scope ? int64_t(name) : 0)));
+            varint::put(out, uint64_t(r.kind));
+            scope = r.scopeId;
+            name = r.nameId;
+        }
+        varint::put(out, varint::zigzag(r.count));
+        varint::put(out, varint::zigzag(r.timeNs));
+    }
+}
+
+std::vector<std::vector<TotalRow>> StepTotalsBlob::decode(std::string_view blob, size_t steps)
+{
+    varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
+    std::vector<std::vector<TotalRow>> out(steps);
+    for (size_t st = 0; st < steps; ++st) {
+        std::vector<TotalRow>& rows = out[st];
+        const uint64_t head = c.next();
+        const uint64_t n = head >> 1;
+        const bool same = head & 1;
+        if (n > uint64_t(c.end - c.p) / 2)   // a row takes at least 2 bytes
+            throw StorageError("corrupt step totals (a step of " + std::to_string(n) + " rows in " +
+                               std::to_string(c.end - c.p) + " bytes)");
+        if (same && (st == 0 || out[st - 1].size() != n || n == 0))
+            throw StorageError("corrupt step totals (a step repeats keys it has no step before it to take from)");
+        if (same)
+            rows = out[st - 1];
+        else
+            rows.resize(size_t(n));
+        int64_t scope = 0;
+        uint32_t name = 0;
+        for (TotalRow& r : rows) {
+            if (!same) {
+                const int64_t s = scope + varint::unzigzag(c.next());
+                const int64_t nm = (s == scope ? int64_t(name) : 0) + varint::unzigzag(c.next());
+                const uint64_t kind = c.next();
+                if (nm < 0 || nm > int64_t(UINT32_MAX) || kind > uint64_t(ActivityKind::Memset))
+                    throw StorageError("corrupt step totals (bad name or kind)");
+                r.scopeId = s;
+                r.nameId = uint32_t(nm);
+                r.kind = ActivityKind(kind);
+                scope = s;
+                name = r.nameId;
+            }
+            r.count = varint::unzigzag(c.next());
+            r.timeNs = varint::unzigzag(c.next());
+        }
+    }
+    if (c.p != c.end)
+        throw StorageError("corrupt step totals (" + std::to_string(c.end - c.p) + " bytes after the last step)");
+    return out;
+}
+
+}  // namespace wt
