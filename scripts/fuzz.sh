@@ -83,6 +83,17 @@ if [ -f "$BUILD/corpus/wtfile/small.wt" ] && command -v sqlite3 >/dev/null; then
      SELECT writefile('seed-i' || id, x'01' || zeroblob(16) || data) FROM scope_instance_chunks LIMIT 4;
      SELECT writefile('seed-c' || id, x'02' || zeroblob(16) || data) FROM api_call_chunks LIMIT 4;" >/dev/null)
 fi
+# Per-step totals blobs (decoder 3): 8 zero bytes, the step count (little-endian), the blob.
+for f in "$BUILD"/corpus/wtfile/*.wt; do
+  [ -f "$f" ] && command -v sqlite3 >/dev/null && command -v python3 >/dev/null || continue
+  sqlite3 "$f" "SELECT run_id, steps, hex(data) FROM step_totals LIMIT 2" 2>/dev/null |
+    python3 -c 'import sys, struct, os
+for line in sys.stdin:
+    run, steps, blob = line.strip().split("|")
+    name = os.path.join(sys.argv[1], "seed-s" + os.path.basename(sys.argv[2]) + run)
+    open(name, "wb").write(b"\x03" + bytes(8) + struct.pack("<q", int(steps)) + bytes.fromhex(blob))' \
+      "$BUILD/corpus/chunks" "$f" || true
+done
 
 # Less ASan bookkeeping per input (no malloc fill, a small quarantine): 2-3x more executions.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-max_malloc_fill_size=0:quarantine_size_mb=16:detect_leaks=0}
