@@ -68,21 +68,10 @@ void TstBreakdownCsv::sameBytesEverywhere()
         if (trace.isEmpty())
             WT_MISSING_TRACE(input);
     }
-    const QString file = QString::fromStdString(test::tempPath((input.isEmpty() ? std::string("cpu") : input.toStdString()) + ".wt"));
-    const auto made = input.isEmpty()
-                          ? test::runCli({QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"),
-                                          QStringLiteral("--preset"), QStringLiteral("tiny"), QStringLiteral("--backend"),
-                                          QStringLiteral("cpu"), QStringLiteral("--steps"), QStringLiteral("2"),
-                                          QStringLiteral("-o"), file})
-                          : test::runCli({QStringLiteral("import"), trace, QStringLiteral("-o"), file});
-    QVERIFY2(made.exitCode == 0, qPrintable(made.err));
-    int64_t runId = 0;
-    {
-        Database db(file.toStdString(), OpenMode::ReadOnly);
-        Reader reader(db);
-        QCOMPARE(reader.runs().size(), size_t(1));
-        runId = reader.runs().front().id;
-    }
+    const test::OneRunFile one = test::captureOrImport(trace, input.isEmpty() ? std::string("cpu") : input.toStdString());
+    QVERIFY2(!one.path.isEmpty(), qPrintable(one.err));
+    const QString file = one.path;
+    const int64_t runId = one.runId;
     std::shared_ptr<const RunData> run = loadRun(file.toStdString(), runId);
     QVERIFY(run);
     auto source = BreakdownSource::load(run);

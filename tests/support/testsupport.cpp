@@ -2,6 +2,9 @@
 
 #include "wheretime_config.h"
 
+#include "storage/database.h"
+#include "storage/reader.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -83,6 +86,30 @@ QString missingTraceMessage(const QString& fileName)
 {
     return QStringLiteral("../shared/traces/%1 is missing (%2)")
         .arg(fileName, QDir(sourcePath(QStringLiteral("../shared/traces"))).absolutePath());
+}
+
+OneRunFile captureOrImport(const QString& trace, const std::string& tag)
+{
+    OneRunFile one;
+    const QString file = QString::fromStdString(tempPath(tag + ".wt"));
+    const ProcessResult made =
+        trace.isEmpty() ? runCli({QStringLiteral("capture"), QStringLiteral("--workload"), QStringLiteral("gcn"), QStringLiteral("--preset"),
+                                  QStringLiteral("tiny"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--steps"),
+                                  QStringLiteral("2"), QStringLiteral("-o"), file})
+                        : runCli({QStringLiteral("import"), trace, QStringLiteral("-o"), file});
+    if (made.exitCode != 0) {
+        one.err = made.err;
+        return one;
+    }
+    Database db(file.toStdString(), OpenMode::ReadOnly);
+    Reader reader(db);
+    if (reader.runs().size() != 1) {
+        one.err = QStringLiteral("%1 holds %2 runs, not 1").arg(file).arg(reader.runs().size());
+        return one;
+    }
+    one.path = file;
+    one.runId = reader.runs().front().id;
+    return one;
 }
 
 QByteArray cliBytes(const QStringList& arguments, QString* err)

@@ -5,6 +5,7 @@
 #include <QTest>
 #include <QStringList>
 
+#include <cstdint>
 #include <string>
 
 namespace wt::test {
@@ -28,6 +29,16 @@ QByteArray cliBytes(const QStringList& arguments, QString* err);
 QByteArray fileBytes(const QString& path);
 // The first line where two texts differ, both shown, for a failure message; "(equal)" if none.
 QString firstDifference(const QByteArray& a, const QByteArray& b);
+
+// One run in a fresh file: a 2-step CPU capture of the tiny GCN (`trace` empty) or the import
+// of `trace` (a path), in a temporary file named after `tag`. On failure (the CLI failed, or the
+// file holds other than one run) `path` is empty and `err` says why.
+struct OneRunFile {
+    QString path;
+    int64_t runId = 0;
+    QString err;
+};
+OneRunFile captureOrImport(const QString& trace, const std::string& tag);
 
 // Path of a file in ../shared/traces, or empty when it is not there.
 QString sharedTrace(const QString& fileName);
