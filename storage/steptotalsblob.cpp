@@ -28,7 +28,7 @@ void StepTotalsBlob::appendStep(std::string& out, const std::vector<TotalRow>& r
     uint32_t name = 0;
     for (const TotalRow& r : rows) {
         if (!same) {
-            varint::put(out, varint::zigzag(r.scopeId - scope));
+            varint::put(out, varint::zigzag(int64_t(uint64_t(r.scopeId) - uint64_t(scope))));   // wraps, as decode does
             varint::put(out, varint::zigzag(int64_t(r.nameId) - (r.scopeId == scope ? int64_t(name) : 0)));
             varint::put(out, uint64_t(r.kind));
             scope = r.scopeId;
@@ -61,11 +61,12 @@ std::vector<std::vector<TotalRow>> StepTotalsBlob::decode(std::string_view blob,
         uint32_t name = 0;
         for (TotalRow& r : rows) {
             if (!same) {
-                const int64_t s = scope + varint::unzigzag(c.next());
+                // Wrapping (unsigned) addition: a corrupt delta must not be signed overflow.
+                const int64_t s = int64_t(uint64_t(scope) + uint64_t(varint::unzigzag(c.next())));
                 const int64_t nm = (s == scope ? int64_t(name) : 0) + varint::unzigzag(c.next());
                 const uint64_t kind = c.next();
-                if (nm < 0 || nm > int64_t(UINT32_MAX) || kind > uint64_t(ActivityKind::Memset))
-                    throw StorageError("corrupt step totals (bad name or kind)");
+                if (s < 0 || nm < 0 || nm > int64_t(UINT32_MAX) || kind > uint64_t(ActivityKind::Memset))
+                    throw StorageError("corrupt step totals (bad scope, name or kind)");   // scope ids: 0 = none, else a row id
                 r.scopeId = s;
                 r.nameId = uint32_t(nm);
                 r.kind = ActivityKind(kind);

@@ -342,6 +342,16 @@ void TestStepTotalsStored::blobRoundTripsAndRefusesDamage()
     QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(blob.substr(0, blob.size() - 1), 4));
     QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(std::string("\x03\x02\x12", 3), 1));   // "same" first
     QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(std::string("\xff\xff\xff\x7f", 4), 1));
+    // A negative scope id (delta -1 from 0), and a scope delta that would overflow a signed add
+    // (scope 1, then a delta of INT64_MAX; the fuzzer found -49 then INT64_MIN).
+    QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(std::string("\x02\x01\x00\x00\x02\x02", 6), 1));
+    {
+        std::string wrap("\x04", 1);
+        wrap += std::string("\x02\x00\x00\x02\x02", 5);                      // scope 1
+        wrap += std::string("\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01", 10);   // zigzag(INT64_MAX)
+        wrap += std::string("\x00\x00\x02\x02", 4);
+        QVERIFY_THROWS_EXCEPTION(StorageError, StepTotalsBlob::decode(wrap, 1));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestStepTotalsStored)
