@@ -5,12 +5,14 @@
 
 #include "storage/activitychunk.h"
 #include "storage/reader.h"
+#include "storage/stepmerge.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 namespace wt {
 
@@ -228,12 +230,26 @@ int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree)
     return countSteps(reader, runId, tree, std::nullopt);
 }
 
-int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree, std::optional<int64_t> storedStepInstances)
+int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree, std::optional<int64_t> storedSteps)
 {
     // Captures: the instances of the outermost "step" scopes.
+    // Instances of one step scope that overlap in time (ranks of a job) are one step.
     const std::vector<int64_t> stepScopes = outerStepScopes(tree);
-    if (!stepScopes.empty())
-        return storedStepInstances ? *storedStepInstances : reader.countScopeInstances(runId, stepScopes);
+    if (!stepScopes.empty()) {
+        if (storedSteps)
+            return *storedSteps;
+        if (auto stored = reader.stepTotals(runId, false))
+            return stored->stepCount;
+        // Runs without stored step totals (older files, a run being written): its instances.
+        const std::unordered_set<int64_t> isStep(stepScopes.begin(), stepScopes.end());
+        std::vector<StepSpan> spans;
+        for (const ScopeInstance& in : reader.scopeInstances(runId))
+            if (isStep.count(in.scopeId))
+                spans.push_back({in.scopeId, in.startNs, std::max(in.endNs, in.startNs)});
+        size_t count = 0;
+        mergeOverlappingSteps(spans, count);
+        return int64_t(count);
+    }
     // Imports: one range per profiler step (the ranks of one job share them, so count names).
     std::set<std::string> names;
     for (const ScopeNode& n : tree.nodes()) {
@@ -300,6 +316,7 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
         int64_t start;
         std::string name;   // imports: the step's name; captures: empty (one instance, one step)
         int64_t instance;
+        int64_t scopeId = 0, end = 0;   // by level: the instance's scope and end (merged by overlap)
     };
     std::vector<StepKey> stepKeys;   // in order of discovery
     std::unordered_map<std::string, int64_t> stepByName;
@@ -327,7 +344,7 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
                 if (byLevel) {
                     auto [it, isNew] = stepByInstance.try_emplace(in.id, int64_t(stepKeys.size()));
                     if (isNew)
-                        stepKeys.push_back({in.startNs, {}, in.id});
+                        stepKeys.push_back({in.startNs, {}, in.id, in.scopeId, std::max(in.endNs, in.startNs)});
                     found = it->second;
                 } else {
                     const std::string& name = tree.name(in.scopeId);
@@ -347,6 +364,25 @@ std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t 
         stepIndex(i);
     if (stepKeys.empty())
         return {};
+    if (byLevel) {
+        // Instances of one step scope that overlap in time are one step (storage/stepmerge.h).
+        std::vector<StepSpan> spans;
+        spans.reserve(stepKeys.size());
+        for (const StepKey& k : stepKeys)
+            spans.push_back({k.scopeId, k.start, k.end});
+        size_t count = 0;
+        const std::vector<uint32_t> mergedOf = mergeOverlappingSteps(spans, count);
+        std::vector<StepKey> merged(count, StepKey{INT64_MAX, {}, INT64_MAX});
+        for (size_t k = 0; k < stepKeys.size(); ++k) {
+            StepKey& m = merged[mergedOf[k]];
+            m.start = std::min(m.start, stepKeys[k].start);
+            m.instance = std::min(m.instance, stepKeys[k].instance);
+        }
+        for (int64_t& st : stepOf)
+            if (st >= 0)
+                st = int64_t(mergedOf[size_t(st)]);
+        stepKeys = std::move(merged);
+    }
 
     // Every activity becomes (step, row, duration), a row being one (scope, name, kind): rows are
     // numbered through a small list per scope (a scope holds few kernel names), found once per
@@ -482,7 +518,7 @@ CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file,
     // Runs finished by a writer of schema version 3 have their step count and per-step totals
     // stored; others (older files, recovered runs) get them from their instances and activities.
     std::optional<Reader::StepTotals> stored = reader.stepTotals(runId, stepSamples);
-    r.steps = countSteps(reader, runId, asStored, stored ? std::optional<int64_t>(stored->stepInstances) : std::nullopt);
+    r.steps = countSteps(reader, runId, asStored, stored ? std::optional<int64_t>(stored->stepCount) : std::nullopt);
     if (stepSamples && r.steps > 0)
         r.stepTotals = stored ? std::move(stored->steps) : readStepTotals(reader, runId, asStored);
     // A capture's step wall time: the mean span of its step scopes (host clock), what a step

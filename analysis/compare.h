@@ -70,12 +70,13 @@ CompareRun loadCompareRun(const Reader& reader, int64_t runId, std::string file 
 // are in no sample. Empty when the run has no steps.
 std::vector<std::vector<TotalRow>> readStepTotals(const Reader& reader, int64_t runId, const ScopeTree& tree);
 
-// The step count of a run: instances of its outermost "step"-level scopes (captures), else
-// the number of distinct top-level profiler-step ranges (imports: ProfilerStep#N), else 0.
+// The step count of a run: instances of its outermost "step"-level scopes, those of one scope
+// that overlap in time counting once (the ranks of a job: storage/stepmerge.h), else the number
+// of distinct top-level profiler-step ranges (imports: ProfilerStep#N), else 0. Read from the
+// stored step totals where the run has them.
 int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree);
-// The same, with the count of step-level instances the run stored (Reader::stepTotals) in place
-// of reading its instances.
-int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree, std::optional<int64_t> storedStepInstances);
+// The same, with the step count the run stored (Reader::StepTotals::stepCount) already read.
+int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree, std::optional<int64_t> storedSteps);
 
 struct CompareOptions {
     std::optional<GroupBy> groupBy;    // unset: layer when every run has scopes, else kernel

@@ -322,6 +322,7 @@ std::optional<Reader::StepTotals> Reader::stepTotals(int64_t runId, bool withRow
     out.stepInstances = s.int64(1);
     if (steps < 0 || steps > int64_t(1) << 32)
         damaged(runId, "its step totals name " + std::to_string(steps) + " steps");
+    out.stepCount = steps;
     if (withRows) {
         try {
             out.steps = StepTotalsBlob::decode(s.blob(2), size_t(steps));

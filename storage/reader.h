@@ -43,6 +43,7 @@ public:
     // Unset for runs without them (files migrated from version 2, recovered runs).
     struct StepTotals {
         int64_t stepInstances = 0;   // instances of the run's outermost "step"-level scopes
+        int64_t stepCount = 0;       // its steps (overlapping instances of one step scope: one, storage/stepmerge.h)
         std::vector<std::vector<TotalRow>> steps;
     };
     std::optional<StepTotals> stepTotals(int64_t runId, bool withRows = true) const;

@@ -5,6 +5,7 @@
 #include "instancechunk.h"
 #include "launchconfigs.h"
 #include "statement.h"
+#include "stepmerge.h"
 #include "steptotalsblob.h"
 #include "storageerror.h"
 
@@ -188,6 +189,8 @@ struct StepSummary {
     struct Step {
         int64_t startNs;     // the earliest start of its instances
         int64_t instance;    // the first instance found: the tie-break of equal starts
+        int64_t scopeId = 0; // level steps: the step scope and the instance's end (storage/stepmerge.h)
+        int64_t endNs = 0;
     };
     struct Cell {
         uint32_t row;
@@ -237,7 +240,7 @@ struct StepSummary {
             ++stepInstances;
         if (l < 0 && f.outerLevel) {
             l = int32_t(levelSteps.size());
-            levelSteps.push_back({startNs, id});
+            levelSteps.push_back({startNs, id, scopeId, startNs});
         }
         if (n < 0 && f.outerName) {
             auto [it, isNew] = nameStep.try_emplace(f.nameId, int32_t(nameSteps.size()));
@@ -249,6 +252,16 @@ struct StepSummary {
         }
         levelOf.push_back(l);
         nameOf.push_back(n);
+    }
+
+    // Instance `id` ended: a level step's own instance keeps its end (overlapping ones merge).
+    void endInstance(int64_t id, int64_t endNs)
+    {
+        if (id <= 0 || size_t(id - 1) >= levelOf.size())
+            return;
+        const int32_t l = levelOf[size_t(id - 1)];
+        if (l >= 0 && levelSteps[size_t(l)].instance == id)
+            levelSteps[size_t(l)].endNs = std::max(endNs, levelSteps[size_t(l)].startNs);
     }
 
     // `row`: the activity's (scope, name, kind) row of the Summary.
@@ -292,7 +305,24 @@ struct StepSummary {
     {
         setAside();
         const bool byLevel = anyLevelStep;
-        const std::vector<Step>& steps = byLevel ? levelSteps : nameSteps;
+        // Level steps: instances of one step scope overlapping in time are one step.
+        std::vector<uint32_t> mergedOf;
+        std::vector<Step> merged;
+        if (byLevel) {
+            std::vector<StepSpan> spans;
+            spans.reserve(levelSteps.size());
+            for (const Step& st : levelSteps)
+                spans.push_back({st.scopeId, st.startNs, st.endNs});
+            size_t count = 0;
+            mergedOf = mergeOverlappingSteps(spans, count);
+            merged.assign(count, Step{INT64_MAX, INT64_MAX});
+            for (size_t i = 0; i < levelSteps.size(); ++i) {
+                Step& m = merged[mergedOf[i]];
+                m.startNs = std::min(m.startNs, levelSteps[i].startNs);
+                m.instance = std::min(m.instance, levelSteps[i].instance);
+            }
+        }
+        const std::vector<Step>& steps = byLevel ? merged : nameSteps;
         std::vector<int32_t> order(steps.size());
         for (size_t i = 0; i < order.size(); ++i)
             order[i] = int32_t(i);
@@ -306,7 +336,8 @@ struct StepSummary {
         // The segments of each step, in step order.
         std::vector<std::pair<int64_t, size_t>> bySegment;
         for (size_t i = 0; i < segments.size(); ++i) {
-            const int32_t st = byLevel ? segments[i].byLevel : segments[i].byName;
+            const int32_t st = byLevel ? (segments[i].byLevel >= 0 ? int32_t(mergedOf[size_t(segments[i].byLevel)]) : -1)
+                                       : segments[i].byName;
             if (st >= 0)
                 bySegment.emplace_back(position[size_t(st)], i);
         }
@@ -821,6 +852,7 @@ void Writer::endScopeInstance(int64_t instanceId, int64_t endNs)
         throw StorageError("scope instance ends at " + std::to_string(endNs) + " ns, out of the range a run can hold (+-2^61 ns)");
     d->ensureTransaction();
     d->writeInstance(i, endNs);
+    d->steps.endInstance(instanceId, endNs);
 }
 
 int64_t Writer::addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs)

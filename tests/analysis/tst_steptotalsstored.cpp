@@ -64,7 +64,7 @@ int checkFile(const std::string& file)
         }
         const std::vector<std::vector<TotalRow>> computed = readStepTotals(r, run.id, tree);
         const int64_t steps = countSteps(r, run.id, tree);
-        if (countSteps(r, run.id, tree, stored->stepInstances) != steps ||
+        if (countSteps(r, run.id, tree, stored->stepCount) != steps ||
             (steps > 0 && stored->steps.size() != computed.size())) {
             QTest::qFail(qPrintable(QStringLiteral("run %1: %2 steps stored, %3 computed (count %4)")
                                         .arg(run.id).arg(stored->steps.size()).arg(computed.size()).arg(steps)),
@@ -237,8 +237,26 @@ void TestStepTotalsStored::handWrittenCasesMatchComputed()
         track = w.addTrack(0, 1, TrackKind::Kernel);
         w.addActivity(kernelAt(track, k1, w.addScopeInstance(w.addScope(0, "model", "layer"), 0, 0, 10), 0, 5));
         w.finishRun(RunStatus::Complete, 10);
+
+        // A job imported as one run: each step one "step"-level scope, its instances on two ranks
+        // overlapping in time (one step, as computeStepTimes counts it); the last step's two
+        // instances only touch (end = start): two steps.
+        info.name = "ranks";
+        w.beginRun(info);
+        const int64_t dev0 = w.addTrack(0, 1, TrackKind::Kernel), dev1 = w.addTrack(1, 1, TrackKind::Kernel);
+        for (int n = 0; n < 2; ++n) {
+            const int64_t ps = w.addScope(0, "ProfilerStep#" + std::to_string(n), "step");
+            for (int rank = 0; rank < 2; ++rank) {
+                const int64_t start = 100 * n + 3 * rank;
+                w.addActivity(kernelAt(rank ? dev1 : dev0, k1, w.addScopeInstance(ps, 0, start, start + 90), start + 1, 10 + rank));
+            }
+        }
+        const int64_t touching = w.addScope(0, "ProfilerStep#2", "step");
+        w.addActivity(kernelAt(dev0, k2, w.addScopeInstance(touching, 0, 200, 250), 200, 5));
+        w.addActivity(kernelAt(dev1, k2, w.addScopeInstance(touching, 0, 250, 300), 250, 6));
+        w.finishRun(RunStatus::Complete, 300);
     }
-    QCOMPARE(checkFile(file), 3);
+    QCOMPARE(checkFile(file), 4);
     Database db(file, OpenMode::ReadOnly);
     Reader r(db);
     const auto runs = r.runs();
@@ -251,6 +269,31 @@ void TestStepTotalsStored::handWrittenCasesMatchComputed()
     QCOMPARE(profiler->steps.size(), size_t(3));   // #9, #7, #8 in time order, ranks together
     QCOMPARE(r.stepTotals(runs[2].id)->steps.size(), size_t(2));
     QVERIFY(r.stepTotals(runs[3].id)->steps.empty());
+    const auto ranks = r.stepTotals(runs[4].id);
+    QCOMPARE(ranks->stepInstances, int64_t(6));
+    QCOMPARE(ranks->stepCount, int64_t(4));   // #0 and #1 once each (both ranks), #2 twice
+    QCOMPARE(ranks->steps.size(), size_t(4));
+    QCOMPARE(ranks->steps[0].size(), size_t(1));
+    QCOMPARE(ranks->steps[0][0].count, int64_t(2));    // both ranks' kernels in the one step
+    QCOMPARE(ranks->steps[0][0].timeNs, int64_t(21));
+    QCOMPARE(ranks->steps[3][0].timeNs, int64_t(6));
+    const ScopeTree tree = treeOf(r, runs[4].id);
+    QCOMPARE(countSteps(r, runs[4].id, tree), int64_t(4));
+    // Without stored totals (a version 2 file): counted from the instances by the same rule.
+    const std::string old = test::tempPath("steptotals-cases-old.wt");
+    std::filesystem::remove(old);
+    std::filesystem::copy_file(file, old);
+    {
+        Database rw(old, OpenMode::ReadWrite);
+        rw.exec("DROP TABLE step_totals; PRAGMA user_version=2;");
+        rw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+    Database odb(old, OpenMode::ReadOnly);
+    Reader orr(odb);
+    QVERIFY(!orr.stepTotals(runs[4].id));
+    QCOMPARE(countSteps(orr, runs[4].id, treeOf(orr, runs[4].id)), int64_t(4));
+    QCOMPARE(readStepTotals(orr, runs[4].id, treeOf(orr, runs[4].id)).size(), size_t(4));
+    QCOMPARE(countSteps(orr, runs[0].id, treeOf(orr, runs[0].id)), int64_t(4));
 }
 
 void TestStepTotalsStored::importsMatchComputed()
