@@ -140,6 +140,36 @@ std::string selectColumns(Connection& c, const std::string& table, const std::ve
     return sql + " FROM \"" + table + "\"";
 }
 
+// CUPTI numbers correlation ids per process, so in a trace of several processes an id can name
+// a launch in each: a kernel of one process joined to another's call (on the shared two-process
+// Nsight trace, 11 such pairs, with the call after the kernel). There, each id becomes
+// (process number << 40) | id, the process of a call being its globalTid >> 24, so the join
+// by id (flows, launch latency) stays within the process. One process: ids are kept as they are.
+void separateCorrelations(ImportedTrace& t, const std::vector<int64_t>& processOfActivity)
+{
+    constexpr int64_t kShift = 40;
+    std::vector<int64_t> processes;
+    for (int64_t p : processOfActivity)
+        if (p >= 0)
+            processes.push_back(p);
+    for (const ImportedTrace::Call& c : t.calls)
+        processes.push_back(c.thread >> 24);
+    std::sort(processes.begin(), processes.end());
+    processes.erase(std::unique(processes.begin(), processes.end()), processes.end());
+    if (processes.size() < 2 || processes.size() >= (size_t(1) << 22))
+        return;
+    auto tag = [&](int64_t& id, int64_t process) {
+        if (id <= 0 || id >= (int64_t(1) << kShift) || process < 0)
+            return;
+        const int64_t number = std::lower_bound(processes.begin(), processes.end(), process) - processes.begin();
+        id |= (number + 1) << kShift;
+    };
+    for (size_t i = 0; i < t.activities.size() && i < processOfActivity.size(); ++i)
+        tag(t.activities[i].correlationId, processOfActivity[i]);
+    for (ImportedTrace::Call& c : t.calls)
+        tag(c.correlationId, c.thread >> 24);
+}
+
 const char* memcpyKindName(int64_t kind)
 {
     switch (kind) {
@@ -287,12 +317,16 @@ ImportedTrace NsysImporter::parse(const std::string& path)
             t.startedAt = isoUtc(s.int64(0));
     }
 
+    // The process of each activity (globalPid >> 24; -1: the export does not say): correlation
+    // ids are numbered per process.
+    std::vector<int64_t> processOfActivity;
+
     // Kernels.
     if (c.hasTable("CUPTI_ACTIVITY_KIND_KERNEL")) {
         Connection::Stmt s(c, selectColumns(c, "CUPTI_ACTIVITY_KIND_KERNEL",
                                             {"start", "end", "deviceId", "streamId", "correlationId", "demangledName", "shortName",
                                              "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
-                                             "staticSharedMemory", "dynamicSharedMemory"},
+                                             "staticSharedMemory", "dynamicSharedMemory", "globalPid"},
                                             {"start", "end", "deviceId", "streamId"}));
         while (s.step()) {
             ImportedTrace::Activity a;
@@ -310,12 +344,13 @@ ImportedTrace NsysImporter::parse(const std::string& path)
             a.config.staticSmem = int32_t(s.int64(14));
             a.config.dynamicSmem = int32_t(s.int64(15));
             t.activities.push_back(a);
+            processOfActivity.push_back(s.isNull(16) ? -1 : s.int64(16) >> 24);
             ++t.counts.kernels;
         }
     }
     if (c.hasTable("CUPTI_ACTIVITY_KIND_MEMCPY")) {
         Connection::Stmt s(c, selectColumns(c, "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                            {"start", "end", "deviceId", "streamId", "correlationId", "bytes", "copyKind"},
+                                            {"start", "end", "deviceId", "streamId", "correlationId", "bytes", "copyKind", "globalPid"},
                                             {"start", "end", "deviceId", "streamId"}));
         std::unordered_map<int64_t, uint32_t> kindNames;
         while (s.step()) {
@@ -333,12 +368,13 @@ ImportedTrace NsysImporter::parse(const std::string& path)
                 it = kindNames.emplace(kind, t.strings.intern(memcpyKindName(kind))).first;
             a.name = it->second;
             t.activities.push_back(a);
+            processOfActivity.push_back(s.isNull(7) ? -1 : s.int64(7) >> 24);
             ++t.counts.memcpys;
         }
     }
     if (c.hasTable("CUPTI_ACTIVITY_KIND_MEMSET")) {
         Connection::Stmt s(c, selectColumns(c, "CUPTI_ACTIVITY_KIND_MEMSET",
-                                            {"start", "end", "deviceId", "streamId", "correlationId", "bytes"},
+                                            {"start", "end", "deviceId", "streamId", "correlationId", "bytes", "globalPid"},
                                             {"start", "end", "deviceId", "streamId"}));
         uint32_t name = t.strings.intern("[CUDA memset]");
         while (s.step()) {
@@ -352,6 +388,7 @@ ImportedTrace NsysImporter::parse(const std::string& path)
             a.bytes = s.int64(5);
             a.name = name;
             t.activities.push_back(a);
+            processOfActivity.push_back(s.isNull(6) ? -1 : s.int64(6) >> 24);
             ++t.counts.memsets;
         }
     }
@@ -375,6 +412,7 @@ ImportedTrace NsysImporter::parse(const std::string& path)
             ++t.counts.runtimeCalls;
         }
     }
+    separateCorrelations(t, processOfActivity);
 
     // NVTX push/pop and start/end ranges become scopes; open-ended rows and marks are skipped.
     if (c.hasTable("NVTX_EVENTS")) {

@@ -11,6 +11,10 @@
 
 #include <QTest>
 
+#include <sqlite3.h>
+
+#include <map>
+
 using namespace wt;
 
 class TstLaunchLatency : public QObject {
@@ -112,6 +116,55 @@ private slots:
         QVERIFY(l[0].kernels > 1000);
         QCOMPARE(l[0].launched, l[0].kernels);   // Kineto's correlation (ac2g) joins each kernel to its call
         QVERIFY(l[0].medianNs > 0 && l[0].medianNs <= l[0].p95Ns && l[0].p95Ns <= l[0].maxNs);
+    }
+    void nsightJoinStaysInItsProcess()
+    {
+        // Two processes number their correlation ids each from 1: a kernel of one must not join a
+        // call of the other. The count of same-process pairs is read from the export itself.
+        WT_REQUIRE_TRACE(trace, "nsys-2026.2_h100x2_fastvideo-1s.sqlite");
+        int64_t expected = 0, crossProcess = 0;
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open_v2(trace.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+            auto count = [&](const char* sql) {
+                sqlite3_stmt* st = nullptr;
+                int64_t n = -1;
+                if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+                    n = sqlite3_column_int64(st, 0);
+                sqlite3_finalize(st);
+                return n;
+            };
+            expected = count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+                             "ON r.correlationId = k.correlationId AND (r.globalTid >> 24) = (k.globalPid >> 24)");
+            crossProcess = count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "
+                                 "ON r.correlationId = k.correlationId AND (r.globalTid >> 24) != (k.globalPid >> 24)");
+            sqlite3_close(db);
+        }
+        QVERIFY(expected > 1000);
+        QVERIFY(crossProcess > 0);   // what a join by id alone would add
+        const std::string path = test::tempPath("latency-nsys2.wt");
+        Database db(path, OpenMode::ReadWrite);
+        const int64_t run = interop::importTrace(db, trace.toStdString()).written.runId;
+        Reader r(db);
+        const std::vector<LaunchLatency> l = computeLaunchLatency(r, run);
+        QCOMPARE(l[0].launched, expected);
+        QCOMPARE(l[1].launched + l[2].launched, expected);
+        // Within a process no kernel starts before the call that launched it.
+        std::map<int64_t, int64_t> callStart;
+        for (const ApiCall& c : r.apiCalls(run))
+            if (c.correlationId)
+                QVERIFY(callStart.emplace(c.correlationId, c.startNs).second);   // ids unique in the run
+        int64_t joined = 0;
+        r.forEachActivity(run, [&](const Activity& a) {
+            auto it = callStart.find(a.correlationId);
+            if (a.kind == ActivityKind::Kernel && it != callStart.end()) {
+                ++joined;
+                if (a.startNs < it->second)
+                    return false;
+            }
+            return true;
+        });
+        QCOMPARE(joined, expected);
     }
 };
 
