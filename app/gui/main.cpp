@@ -1,6 +1,7 @@
 // wheretime-gui [FILE[:RUN]]: the desktop app. --screenshot PNG renders the window after the
 // run loaded and exits (used by scripts/screenshot.sh; works with QT_QPA_PLATFORM=offscreen).
 // --report OUTDIR writes the headless report (charts, CSVs, index.md, index.html) and exits.
+#include "app/gui/core/displayname.h"
 #include "render/textformat.h"
 #include "app/gui/breakdown/breakdownactions.h"
 #include "app/gui/breakdown/breakdownview.h"
@@ -113,8 +114,11 @@ int main(int argc, char** argv)
                               QStringLiteral("below|beside"));
     QCommandLineOption find(QStringLiteral("find"), QStringLiteral("Open the timeline's find bar with this regular expression (case-insensitive), every match marked, the first selected (its launch flow shown)."),
                             QStringLiteral("REGEX"));
-    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels, find});
+    QCommandLineOption fullNames(QStringLiteral("full-names"), QStringLiteral("Names in full in every view (View > Full names), not their short forms."));
+    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels, find, fullNames});
     parser.process(app);
+    if (parser.isSet(fullNames))
+        wt::gui::setFullNames(true);
     std::optional<wt::TimeRange> parsedRange;
     if (parser.isSet(range)) {
         parsedRange = wt::parseTimeRange(parser.value(range).toStdString());

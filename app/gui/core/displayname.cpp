@@ -4,13 +4,24 @@
 
 namespace wt::gui {
 
+namespace {
+bool g_fullNames = false;   // GUI thread only
+}
+
+void setFullNames(bool full) { g_fullNames = full; }
+bool fullNames() { return g_fullNames; }
+
 QString displayName(const QString& name)
 {
+    if (g_fullNames)
+        return name;
     return QString::fromStdString(shortName(name.toStdString()));
 }
 
 QStringList distinctNames(const QStringList& names)
 {
+    if (g_fullNames)
+        return names;
     std::vector<std::string> in;
     in.reserve(size_t(names.size()));
     for (const QString& n : names)

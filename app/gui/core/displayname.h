@@ -9,8 +9,16 @@
 
 namespace wt::gui {
 
+// View > Full names: every view shows names in full (elided only where they do not fit) in
+// place of their short forms. One setting for the whole application; views re-read it when the
+// run is updated (MainWindow does that on the toggle).
+void setFullNames(bool full);
+bool fullNames();
+
+// The short form of `name` (its full form with View > Full names).
 QString displayName(const QString& name);
-// The names of one view labelled distinctly (no width limit: Qt elides further).
+// The names of one view labelled distinctly (no width limit: Qt elides further); with View >
+// Full names, the names themselves.
 QStringList distinctNames(const QStringList& names);
 // The label of a name in `px` pixels: its short form, a memcpy's kind, or the short form elided
 // in the middle.

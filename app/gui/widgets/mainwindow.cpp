@@ -4,6 +4,7 @@
 #include "runbrowser.h"
 #include "timelinewidget.h"
 
+#include "app/gui/core/displayname.h"
 #include "app/gui/core/timeformat.h"
 #include "interop/importer.h"
 #include "storage/database.h"
@@ -154,6 +155,12 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     // Find wherever the focus is in the window (the timeline's own Ctrl+F and / need its focus).
     QAction* find = view->addAction(QStringLiteral("&Find..."), m_timeline, &TimelineWidget::openFind);
     find->setShortcut(QKeySequence::Find);
+    // Short names by default (render/shortname.h, like Nsight's shortened names); full ones here.
+    m_fullNamesAction = view->addAction(QStringLiteral("F&ull names"), this, [this](bool on) { showFullNames(on); });
+    m_fullNamesAction->setCheckable(true);
+    if (m_persist && QSettings().value(QStringLiteral("view/fullNames")).toBool())
+        setFullNames(true);
+    m_fullNamesAction->setChecked(fullNames());   // wheretime-gui --full-names sets it before
     view->addSeparator();
     view->addAction(runsDock->toggleViewAction());
     view->addAction(detailsDock->toggleViewAction());
@@ -194,6 +201,20 @@ void MainWindow::addSideView(QWidget* view)
     m_center->addWidget(view);
     m_center->setCollapsible(m_center->indexOf(view), true);
     applyPlacement();
+}
+
+void MainWindow::showFullNames(bool full)
+{
+    if (m_fullNamesAction->isChecked() != full)
+        m_fullNamesAction->setChecked(full);
+    if (fullNames() == full)
+        return;
+    setFullNames(full);
+    if (m_persist)
+        QSettings().setValue(QStringLiteral("view/fullNames"), full);
+    // The views label their names when the run is set or updated: the same run again, zoom kept.
+    if (m_state->run())
+        m_state->updateRun(m_state->run());
 }
 
 void MainWindow::setPanelPlacement(PanelPlacement placement)

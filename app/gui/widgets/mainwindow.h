@@ -65,6 +65,8 @@ public:
     // Where the breakdown goes: below the timeline or beside it (right of it); the details dock
     // sits under the runs in the left column either way. Remembered.
     void setPanelPlacement(PanelPlacement placement);
+    // View > Full names (core/displayname.h): every view relabels the current run.
+    void showFullNames(bool full);
     PanelPlacement panelPlacement() const { return m_placement; }
 
 signals:
@@ -100,6 +102,7 @@ private:
     class QDockWidget* m_detailsDock;
     class QAction* m_belowAction;
     class QAction* m_besideAction;
+    class QAction* m_fullNamesAction = nullptr;
     PanelPlacement m_placement = PanelPlacement::Below;
     bool m_placedOnce = false;
     bool m_userArranged = false;   // the user moved the panels: a resize keeps them
