@@ -2,6 +2,7 @@
 // short forms (render/shortname.h); with the toggle, by the names themselves, relabelled on the
 // run in view without reloading it. On the shared Kineto ResNet trace, where C++ kernel names
 // carry templates and parameter lists.
+#include "app/gui/breakdown/breakdownmodel.h"
 #include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/breakdown/breakdownview.h"
 #include "app/gui/core/displayname.h"
@@ -65,6 +66,13 @@ private slots:
         for (const PieSlice& s : view.piePlot()->slices())
             if (!s.other)
                 QCOMPARE(s.label, QString::fromStdString(s.name));
+        // The table's name column too: its display text is the name's full text.
+        const QAbstractItemModel* m = view.model();
+        QVERIFY(m->rowCount() > 0);
+        for (int r = 0; r < m->rowCount(); ++r) {
+            const QModelIndex i = m->index(r, BreakdownModel::NameColumn);
+            QCOMPARE(m->data(i, Qt::DisplayRole).toString(), m->data(i, Qt::ToolTipRole).toString());
+        }
         setFullNames(false);
     }
 

@@ -1,5 +1,7 @@
 #include "tablemodel.h"
 
+#include "displayname.h"
+
 #include "render/shortname.h"
 #include "render/tablewriter.h"
 
@@ -24,6 +26,11 @@ void TableModel::setTable(Table table, std::vector<QColor> rowColors)
         cells.reserve(m_table.rows.size());
         for (const auto& row : m_table.rows)
             cells.push_back(render::cellText(m_table.columns[c], row[c]));
+        if (fullNames()) {   // View > Full names
+            for (const std::string& l : cells)
+                m_labels[c].push_back(QString::fromStdString(l));
+            continue;
+        }
         for (std::string& l : distinctLabels(cells, 0))
             m_labels[c].push_back(QString::fromStdString(l));
     }
