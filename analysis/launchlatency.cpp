@@ -26,6 +26,60 @@ void summarizeLatencies(std::vector<int64_t>& v, LaunchLatency& out)
     out.outliers = limit > 0 ? int64_t(v.end() - std::upper_bound(v.begin(), v.end(), limit)) : 0;
 }
 
+LaunchLatencyAccumulator::Acc& LaunchLatencyAccumulator::device(int32_t id)
+{
+    for (auto& [d, acc] : m_devices)
+        if (d == id)
+            return acc;
+    m_devices.emplace_back(id, Acc{});
+    return m_devices.back().second;
+}
+
+void LaunchLatencyAccumulator::addKernel(int32_t deviceId)
+{
+    ++device(deviceId).kernels;
+    ++m_all.kernels;
+}
+
+void LaunchLatencyAccumulator::addLaunched(int32_t deviceId, int64_t kernelStartNs, int64_t kernelDurationNs,
+                                           int64_t callStartNs, int64_t callDurationNs)
+{
+    Acc& d = device(deviceId);
+    ++d.kernels;
+    ++m_all.kernels;
+    const int64_t latency = kernelStartNs - callStartNs;
+    d.latencies.push_back(latency);
+    m_all.latencies.push_back(latency);
+    if (kernelDurationNs < callDurationNs) {   // HTA's short kernel: launch-bound
+        ++d.shortKernels;
+        ++m_all.shortKernels;
+    }
+}
+
+std::vector<LaunchLatency> LaunchLatencyAccumulator::finish(const std::vector<std::pair<int32_t, std::string>>& names)
+{
+    std::vector<LaunchLatency> out;
+    auto row = [&](int32_t id, std::string name, Acc& acc) {
+        LaunchLatency l;
+        l.deviceId = id;
+        l.device = std::move(name);
+        l.kernels = acc.kernels;
+        l.shortKernels = acc.shortKernels;
+        summarizeLatencies(acc.latencies, l);
+        out.push_back(std::move(l));
+    };
+    row(-1, "all", m_all);
+    std::sort(m_devices.begin(), m_devices.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [id, acc] : m_devices) {
+        std::string name = "device " + std::to_string(id);
+        for (const auto& [n, text] : names)
+            if (n == id)
+                name = text;
+        row(id, std::move(name), acc);
+    }
+    return out;
+}
+
 std::vector<LaunchLatency> computeLaunchLatency(const Reader& reader, int64_t runId)
 {
     // API calls by correlation id (sorted; ids are unique per launch).
@@ -41,53 +95,25 @@ std::vector<LaunchLatency> computeLaunchLatency(const Reader& reader, int64_t ru
     std::map<int64_t, int32_t> deviceOfTrack;
     for (const Track& t : reader.tracks(runId))
         deviceOfTrack[t.id] = t.deviceId;
-    std::map<int32_t, std::string> names;
+    std::vector<std::pair<int32_t, std::string>> names;
     for (const DeviceInfo& d : reader.devices(runId))
-        names[d.id] = d.name;
+        names.emplace_back(d.id, d.name);
 
-    struct Acc {
-        int64_t kernels = 0, shortKernels = 0;
-        std::vector<int64_t> latencies;
-    };
-    std::map<int32_t, Acc> byDevice;
-    Acc all;
+    LaunchLatencyAccumulator acc;
     reader.forEachActivity(runId, [&](const Activity& a) {
         if (a.kind != ActivityKind::Kernel)
             return true;
-        Acc& d = byDevice[deviceOfTrack[a.trackId]];
-        ++d.kernels;
-        ++all.kernels;
-        if (a.correlationId == 0)
-            return true;
-        auto it = std::lower_bound(calls.begin(), calls.end(), a.correlationId,
-                                   [](const Call& c, int64_t id) { return c.correlation < id; });
+        const int32_t device = deviceOfTrack[a.trackId];
+        auto it = a.correlationId == 0 ? calls.end()
+                                       : std::lower_bound(calls.begin(), calls.end(), a.correlationId,
+                                                          [](const Call& c, int64_t id) { return c.correlation < id; });
         if (it == calls.end() || it->correlation != a.correlationId)
-            return true;
-        const int64_t latency = a.startNs - it->startNs;
-        d.latencies.push_back(latency);
-        all.latencies.push_back(latency);
-        if (a.endNs - a.startNs < it->durationNs) {
-            ++d.shortKernels;
-            ++all.shortKernels;
-        }
+            acc.addKernel(device);
+        else
+            acc.addLaunched(device, a.startNs, a.endNs - a.startNs, it->startNs, it->durationNs);
         return true;
     });
-    std::vector<LaunchLatency> out;
-    auto row = [&](int32_t id, std::string name, Acc& acc) {
-        LaunchLatency l;
-        l.deviceId = id;
-        l.device = std::move(name);
-        l.kernels = acc.kernels;
-        l.shortKernels = acc.shortKernels;
-        summarizeLatencies(acc.latencies, l);
-        out.push_back(std::move(l));
-    };
-    row(-1, "all", all);
-    for (auto& [id, acc] : byDevice) {
-        auto n = names.find(id);
-        row(id, n != names.end() ? n->second : "device " + std::to_string(id), acc);
-    }
-    return out;
+    return acc.finish(names);
 }
 
 Table launchLatencyTable(const std::vector<LaunchLatency>& rows)

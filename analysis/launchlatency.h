@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wt {
@@ -33,6 +34,29 @@ struct LaunchLatency {
 
 // Lower median, nearest-rank p95, max and mean of `latencies` (sorted in place) into `out`.
 void summarizeLatencies(std::vector<int64_t>& latencies, LaunchLatency& out);
+
+// Kernels fed one at a time, in any order, by whoever holds them: computeLaunchLatency below
+// from storage, the GUI from its loaded run (the details' run figures). finish() gives the rows.
+class LaunchLatencyAccumulator {
+public:
+    // A kernel whose launching call is not known.
+    void addKernel(int32_t deviceId);
+    // A kernel and the call that launched it (starts on one clock, ns).
+    void addLaunched(int32_t deviceId, int64_t kernelStartNs, int64_t kernelDurationNs, int64_t callStartNs,
+                     int64_t callDurationNs);
+    // The run first (deviceId -1, "all"), then each device with kernels by id, named from
+    // `names` (else "device N").
+    std::vector<LaunchLatency> finish(const std::vector<std::pair<int32_t, std::string>>& names);
+
+private:
+    struct Acc {
+        int64_t kernels = 0, shortKernels = 0;
+        std::vector<int64_t> latencies;
+    };
+    std::vector<std::pair<int32_t, Acc>> m_devices;   // few: found by a scan
+    Acc m_all;
+    Acc& device(int32_t id);
+};
 
 // The run first (deviceId -1), then each device with kernels, by id. Kernels whose
 // correlation id matches no API call (imports without runtime calls, CPU captures) count in

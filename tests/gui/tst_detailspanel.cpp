@@ -13,11 +13,15 @@
 #include "analysis/gputime.h"
 #include "analysis/kernelcategory.h"
 #include "analysis/summarytable.h"
+#include "app/gui/core/timeformat.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "tests/support/testsupport.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <algorithm>
 #include <QTableView>
 #include <QTest>
@@ -197,6 +201,58 @@ private slots:
         auto dev = test::runCli({QStringLiteral("stats"), out, QStringLiteral("--group-by"), QStringLiteral("device"), QStringLiteral("--json")});
         QCOMPARE(dev.exitCode, 0);
         QCOMPARE(dev.out.count(QStringLiteral("\"device_id\"")), 1);
+    }
+
+    // Issue 26: the run's launch latency in the details (HTA's launch statistics) is the
+    // CLI's `stats --json` launch_latency, computed here from the loaded run's joins.
+    void launchLatencyIsTheClis_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("nsys two processes") << "nsys-2026.2_h100x2_fastvideo-1s.sqlite";
+        QTest::newRow("kineto nccl") << "kineto_a100_nccl_rank-0-of-2.json.gz";
+    }
+    void launchLatencyIsTheClis()
+    {
+        QFETCH(QString, file);
+        const QString trace = test::sharedTrace(file);
+        if (trace.isEmpty()) {
+            if (test::inCi())
+                QFAIL("shared trace missing");
+            QSKIP("shared trace missing");
+        }
+        const QString out = QString::fromStdString(test::tempPath("detailspanel-latency.wt"));
+        QFile::remove(out);
+        auto r = test::runCli({QStringLiteral("import"), trace, QStringLiteral("-o"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        auto stats = test::runCli({QStringLiteral("stats"), out, QStringLiteral("--json")});
+        QCOMPARE(stats.exitCode, 0);
+        const QJsonArray cli = QJsonDocument::fromJson(stats.out.toUtf8()).object().value(QStringLiteral("launch_latency")).toArray();
+        QVERIFY(!cli.isEmpty());
+        auto run = loadRun(out.toStdString(), 1);
+        ViewState state;
+        state.setRun(run);
+        DetailsPanel panel(&state);
+        panel.waitForFigures();
+        const std::vector<LaunchLatency>& gui = panel.figures()->launchLatency;
+        QCOMPARE(qsizetype(gui.size()), cli.size());
+        for (size_t i = 0; i < gui.size(); ++i) {
+            const QJsonObject o = cli[qsizetype(i)].toObject();
+            QCOMPARE(gui[i].kernels, qint64(o.value(QStringLiteral("kernels")).toDouble()));
+            QCOMPARE(gui[i].launched, qint64(o.value(QStringLiteral("launched")).toDouble()));
+            QCOMPARE(gui[i].medianNs, qint64(o.value(QStringLiteral("median_ns")).toDouble()));
+            QCOMPARE(gui[i].p95Ns, qint64(o.value(QStringLiteral("p95_ns")).toDouble()));
+            QCOMPARE(gui[i].shortKernels, qint64(o.value(QStringLiteral("short_kernels")).toDouble()));
+            QCOMPARE(gui[i].outliers, qint64(o.value(QStringLiteral("outliers")).toDouble()));
+        }
+        QVERIFY(gui[0].launched > 1000);
+        QTreeWidgetItem* latency = nullptr;
+        QTreeWidgetItem* top = topItem(panel, QStringLiteral("Run"));
+        for (int i = 0; top && i < top->childCount(); ++i)
+            if (top->child(i)->text(0) == QStringLiteral("launch latency"))
+                latency = top->child(i);
+        QVERIFY(latency);
+        QCOMPARE(latency->text(1), QStringLiteral("median %1, p95 %2").arg(formatDuration(double(gui[0].medianNs)), formatDuration(double(gui[0].p95Ns))));
+        QCOMPARE(fieldsOf(latency).value(QStringLiteral("joined")), QStringLiteral("%1 of %2 kernels").arg(gui[0].launched).arg(gui[0].kernels));
     }
 
     // Issue 27 item 8: on the Nsight import whose memory lane is full, the category pie, the

@@ -486,6 +486,23 @@ void DetailsPanel::refresh()
         }
         const RunData::Cost cost = run->costUnder(kNone);
         addCost(m_runItem, cost, run->profile->run.kernelTimeNs, QStringLiteral("%1 launches").arg(cost.launches));
+        // Launch latency over the kernels joined to their call (HTA's launch statistics; the
+        // figures of `stats --json` launch_latency, docs/definitions.md).
+        if (m_figures && !m_figures->launchLatency.empty() && m_figures->launchLatency.front().launched > 0) {
+            const LaunchLatency& l = m_figures->launchLatency.front();
+            QTreeWidgetItem* item = add(m_runItem, QStringLiteral("launch latency"),
+                                        QStringLiteral("median %1, p95 %2").arg(formatDuration(double(l.medianNs)), formatDuration(double(l.p95Ns))));
+            add(item, QStringLiteral("joined"), QStringLiteral("%1 of %2 kernels").arg(l.launched).arg(l.kernels));
+            add(item, QStringLiteral("max"), formatDuration(double(l.maxNs)));
+            add(item, QStringLiteral("short kernels"), QStringLiteral("%1 (ran shorter than their launch call)").arg(l.shortKernels));
+            add(item, QStringLiteral("outliers"), QStringLiteral("%1 (over %2x the median)").arg(l.outliers).arg(kOutlierFactor));
+            for (size_t d = 1; d < m_figures->launchLatency.size() && m_figures->launchLatency.size() > 2; ++d) {
+                const LaunchLatency& dl = m_figures->launchLatency[d];
+                if (dl.launched > 0)
+                    add(item, QString::fromStdString(dl.device),
+                        QStringLiteral("median %1, p95 %2").arg(formatDuration(double(dl.medianNs)), formatDuration(double(dl.p95Ns))));
+            }
+        }
     }
     m_tree->expandAll();
 }
