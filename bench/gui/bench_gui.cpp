@@ -4,7 +4,12 @@
 // and resident memory per kernel.
 //
 //   bench_gui --kernels 10000000 [--streams 8] [--file PATH] [--frames 120] [--png PREFIX] [--write-only]
-//             [--group LAYER]
+//             [--group LAYER] [--api] [--find REGEX]
+//
+// --api gives every kernel its launching API call on one of two host threads (the CPU rows,
+// 10M kernels: 10M calls) and selects a kernel in the middle, so every frame draws its flow.
+// --find times the search of REGEX over every kernel, scope and API call name (the find bar's
+// marks) and paints the frames with its matches.
 //
 // --group marks every kernel under the named layer (the breakdown view's group selection) and
 // prints the time to compute its marks; the frames then paint with it.
@@ -14,6 +19,7 @@
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/core/timeformat.h"
+#include "app/gui/core/timelinesearch.h"
 #include "app/gui/core/viewstate.h"
 #include "app/gui/widgets/timelinewidget.h"
 #include "tests/support/synthrun.h"
@@ -83,6 +89,8 @@ int main(int argc, char** argv)
     std::string png;   // where to save the last frame of each zoom (NAME-ZOOM.png), to look at
     std::string file;
     std::string group;   // layer name: frames with this layer's kernels marked
+    bool api = false;
+    std::string find;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -106,13 +114,17 @@ int main(int argc, char** argv)
             writeOnly = true;
         else if (a == "--group")
             group = next();
+        else if (a == "--api")
+            api = true;
+        else if (a == "--find")
+            find = next();
         else {
-            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER]\n");
+            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX]\n");
             return 2;
         }
     }
     if (file.empty())
-        file = "/tmp/wheretime-bench-gui-" + std::to_string(kernels) + "-" + std::to_string(streams) + ".wt";
+        file = "/tmp/wheretime-bench-gui-" + std::to_string(kernels) + "-" + std::to_string(streams) + (api ? "-api" : "") + ".wt";
     if (!std::filesystem::exists(file)) {
         auto t = Clock::now();
         std::filesystem::remove(file + ".part");
@@ -123,6 +135,7 @@ int main(int argc, char** argv)
             o.kernels = kernels;
             o.streams = streams;
             o.name = "bench-" + std::to_string(kernels);
+            o.apiCalls = api;
             wt::synth::generate(writer, o);
         }   // closed: the WAL is checkpointed into the file before it is renamed
         std::filesystem::rename(file + ".part", file);
@@ -183,6 +196,30 @@ int main(int argc, char** argv)
                     double(state.groupMarks()->bytes()) / double(std::max<int64_t>(run->activityCount, 1)));
     }
 
+    size_t apiCalls = 0;
+    for (const wt::gui::ApiRowData& r : run->apiRows)
+        apiCalls += r.size();
+    if (apiCalls > 0)
+        std::printf("API calls: %zu on %zu rows\n", apiCalls, run->apiRows.size());
+    if (api && !run->tracks.empty()) {
+        // A kernel in the middle of the run, selected: its flow to its launching call is drawn.
+        for (uint32_t t = 0; t < run->tracks.size(); ++t)
+            if (run->tracks[t].kind == wt::TrackKind::Kernel && run->tracks[t].size() > 0) {
+                state.setSelection(wt::gui::Selection{wt::gui::Selection::Activity, t, uint32_t(run->tracks[t].size() / 2)});
+                break;
+            }
+    }
+    if (!find.empty()) {
+        auto st = Clock::now();
+        const wt::gui::SearchResult r = wt::gui::searchRun(*run, QString::fromStdString(find), true);
+        const double searchMs = msSince(st);
+        std::printf("find '%s': %lld matches (%lld activities, %lld scopes, %lld API calls) among %lld names in %.1f ms%s\n",
+                    find.c_str(), (long long)r.count(), (long long)r.activityMatches, (long long)r.scopeMatches,
+                    (long long)r.apiMatches, (long long)(run->activityCount + int64_t(run->instances.size()) + int64_t(apiCalls)),
+                    searchMs, r.error.isEmpty() ? "" : qPrintable(QStringLiteral(" (") + r.error + QStringLiteral(")")));
+        widget.findText(QString::fromStdString(find), true);   // the frames paint its marks
+    }
+
     // Frames while panning: each frame moves the view by 1% (pan) and then renders, so the
     // figure includes preparing the draw list and painting it.
     const double span = double(run->spanEndNs - run->spanStartNs);
@@ -211,7 +248,7 @@ int main(int argc, char** argv)
             items += widget.drawList().itemCount();
             // The frame's draw list alone (what a pan or zoom costs before painting).
             auto pt = Clock::now();
-            wt::gui::buildDrawList(*run, widget.layout(), widget.drawList().mapping, {}, scratch, {}, state.groupMarks().get());
+            wt::gui::buildDrawList(*run, widget.layout(), widget.drawList().mapping, {}, scratch, {}, widget.groupMarks());
             prepTimes.push_back(msSince(pt));
         }
         if (!png.empty())

@@ -14,6 +14,12 @@
 
 #include <QImage>
 #include <QSignalSpy>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QTableView>
+#include <QWheelEvent>
+#include <QAction>
+#include <QMenu>
 #include <QTest>
 #include <QTreeWidget>
 
@@ -193,6 +199,87 @@ private slots:
         QVERIFY(layers);
         QTest::keyClick(tl, Qt::Key_Escape);
         QVERIFY(!w.viewState()->hasRangeSelection());
+    }
+
+    // Issue 26, navigation as the peers: F fits the run's span exactly; the keys work with the
+    // focus elsewhere in the window but not in a text field; Ctrl+wheel zooms, the wheel
+    // scrolls, Shift+wheel and the horizontal wheel pan; double-click zooms to a slice; Help
+    // lists the keys.
+    void navigationAsThePeers()
+    {
+        MainWindow w(false);
+        w.resize(1600, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.openFile(QString::fromStdString(m_runFile), QStringLiteral("first")));
+        QVERIFY(waitLoaded(w));
+        TimelineWidget* tl = w.timeline();
+        const auto& run = w.viewState()->run();
+        tl->zoomBy(3);
+        QTest::keyClick(tl, Qt::Key_F);
+        QCOMPARE(tl->mapping().startNs(), double(run->spanStartNs));
+        QCOMPARE(tl->mapping().endNs(), double(run->spanEndNs));
+
+        // W with the focus in the runs table: the timeline zooms; typed in the runs' filter box: not.
+        const double full = tl->mapping().spanNs();
+        QWidget* table = w.runBrowser()->findChild<QTableView*>();
+        QVERIFY(table);
+        table->setFocus();
+        QTest::keyClick(table, Qt::Key_W);
+        QVERIFY(qAbs(tl->mapping().spanNs() - full / 1.25) < 1e-6 * full);
+        QLineEdit* filter = w.runBrowser()->findChild<QLineEdit*>();
+        QVERIFY(filter);
+        filter->setFocus();
+        QTest::keyClick(filter, Qt::Key_W);
+        QVERIFY(qAbs(tl->mapping().spanNs() - full / 1.25) < 1e-6 * full);
+        QCOMPARE(filter->text(), QStringLiteral("w"));
+        filter->clear();
+
+        // The wheel: Ctrl zooms, plain scrolls the rows (the view keeps its span), Shift pans.
+        const QPointF at(TimelineWidget::kGutterWidth + 300, TimelineWidget::kRulerHeight + 40);
+        auto wheel = [&](QPoint delta, Qt::KeyboardModifiers mods) {
+            QWheelEvent e(at, tl->mapToGlobal(at), QPoint(), delta, Qt::NoButton, mods, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(tl, &e);
+        };
+        double span = tl->mapping().spanNs(), start = tl->mapping().startNs();
+        wheel(QPoint(0, 120), Qt::ControlModifier);
+        QVERIFY(tl->mapping().spanNs() < 0.9 * span);
+        span = tl->mapping().spanNs();
+        start = tl->mapping().startNs();
+        wheel(QPoint(0, -120), Qt::NoModifier);
+        QCOMPARE(tl->mapping().spanNs(), span);
+        QCOMPARE(tl->mapping().startNs(), start);
+        wheel(QPoint(0, -120), Qt::ShiftModifier);
+        QVERIFY(qAbs(tl->mapping().startNs() - (start + 0.1 * span)) < 0.01 * span);
+        QCOMPARE(tl->mapping().spanNs(), span);
+        wheel(QPoint(120, 0), Qt::NoModifier);   // a trackpad's horizontal swipe: back
+        QVERIFY(qAbs(tl->mapping().startNs() - start) < 0.01 * span);
+
+        // Double-click a kernel: selected, and the view is its span (with the fit's margin).
+        const TrackData& track = run->tracks.front();
+        const size_t k = track.size() / 3;
+        tl->setViewRange(double(track.startNs[k]) - 5000, double(track.endNs(k)) + 5000);
+        int row = -1;
+        for (size_t r = 0; r < tl->layout().rows().size(); ++r)
+            if (tl->layout().rows()[r].kind == Row::Track && tl->layout().rows()[r].index == 0)
+                row = int(r);
+        QVERIFY(row >= 0);
+        const Row& rr = tl->layout().rows()[size_t(row)];
+        const double x = tl->mapping().x((double(track.startNs[k]) + double(track.endNs(k))) / 2) + TimelineWidget::kGutterWidth;
+        QTest::mouseDClick(tl, Qt::LeftButton, Qt::NoModifier, QPoint(int(x), TimelineWidget::kRulerHeight + rr.y + rr.height / 2 - tl->scrollY()));
+        QCOMPARE(w.viewState()->selection().kind, Selection::Activity);
+        QCOMPARE(w.viewState()->selection().index, uint32_t(k));
+        QVERIFY(tl->mapping().spanNs() < 1.1 * double(track.durationNs[k]) + 20);
+
+        // Help > Keyboard shortcuts lists what the handlers do.
+        bool listed = false;
+        for (QAction* menu : w.menuBar()->actions())
+            if (menu->text().remove(QLatin1Char('&')) == QStringLiteral("Help"))
+                for (QAction* a : menu->menu()->actions())
+                    listed |= a->text().remove(QLatin1Char('&')) == QStringLiteral("Keyboard shortcuts");
+        QVERIFY(listed);
+        for (const char* key : {"Ctrl+wheel", "Shift+wheel", "double-click", "Shift+drag", "W / S", "A / D", "Ctrl+F"})
+            QVERIFY2(TimelineWidget::shortcutsHelp().contains(QLatin1String(key)), key);
     }
 
     void selectingScopeHighlightsKernels()

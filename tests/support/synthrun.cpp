@@ -68,6 +68,7 @@ Result generate(Writer& writer, const Options& o)
         tracks.push_back(writer.addTrack(0, 7 + s, TrackKind::Kernel));
     int64_t memTrack = writer.addTrack(0, 7, TrackKind::Memory);
     uint32_t memcpyName = writer.intern("[CUDA memcpy HtoD]");
+    const uint32_t launchName = o.apiCalls ? writer.intern("cudaLaunchKernel") : 0;
 
     std::vector<std::string> layerNames{"embedding"};
     for (int l = 0; l < o.layers; ++l)
@@ -128,6 +129,7 @@ Result generate(Writer& writer, const Options& o)
                         if (res.kernels >= o.kernels)
                             break;
                         host += gapDist(rng);
+                        const int64_t launchAt = host;   // before the launch queue's wait below
                         Activity a;
                         a.trackId = tracks[s];
                         a.startNs = std::max(host + 3000, streamCursor[s] + 1000);
@@ -150,6 +152,10 @@ Result generate(Writer& writer, const Options& o)
                         a.config.registers = 32 + int32_t(nameId % 5) * 16;
                         a.config.staticSmem = int32_t(nameId % 4) * 4096;
                         writer.addActivity(a);
+                        if (o.apiCalls) {   // the host's launch, at the host time before the kernel
+                            writer.addApiCall(ApiCall{launchAt, launchAt + 700, 1 + int64_t(s % 2), launchName, a.correlationId});
+                            ++res.apiCalls;
+                        }
                         res.kernelTimeNs += a.endNs - a.startNs;
                         ++res.kernels;
                         if (o.memcpyEvery > 0 && res.kernels % o.memcpyEvery == 0) {

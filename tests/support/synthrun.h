@@ -18,6 +18,7 @@ struct Options {
     uint64_t seed = 1;
     int64_t memcpyEvery = 500;      // one memcpy per this many kernels (0 = none)
     bool scopes = true;             // false: kernels without scope instances (raw insert rate)
+    bool apiCalls = false;          // a launching call per kernel (700 ns, on host thread 1 or 2, joined by correlation id)
     std::string name = "synthetic";
 };
 
@@ -26,6 +27,7 @@ struct Result {
     int64_t kernels = 0;
     int64_t memcpys = 0;
     int64_t scopeInstances = 0;
+    int64_t apiCalls = 0;
     int64_t kernelTimeNs = 0;       // sum of kernel durations, as generated
 };
 

@@ -11,7 +11,13 @@
 #include "storage/reader.h"
 
 #include <QAction>
+#include <QAbstractSpinBox>
 #include <QActionGroup>
+#include <QComboBox>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QTextEdit>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCryptographicHash>
@@ -172,6 +178,15 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         a->setCheckable(true);
         placement->addAction(a);
     }
+    QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+    help->addAction(QStringLiteral("&Keyboard shortcuts"), this, [this] {
+        QMessageBox box(QMessageBox::NoIcon, QStringLiteral("Keyboard shortcuts"), TimelineWidget::shortcutsHelp(), QMessageBox::Close, this);
+        box.setTextFormat(Qt::RichText);
+        box.exec();
+    });
+    // W/A/S/D/F and / drive the timeline wherever the focus is in the window (a table, the
+    // runs), except where they are typed (a filter box, a spin box).
+    qApp->installEventFilter(this);
     rebuildRecentMenu();
 
     resize(1400, 800);
@@ -201,6 +216,27 @@ void MainWindow::addSideView(QWidget* view)
     m_center->addWidget(view);
     m_center->setCollapsible(m_center->indexOf(view), true);
     applyPlacement();
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() != QEvent::KeyPress)
+        return QMainWindow::eventFilter(watched, event);
+    auto* target = qobject_cast<QWidget*>(watched);
+    auto* key = static_cast<QKeyEvent*>(event);
+    if (!target || target == m_timeline || target->window() != this || !TimelineWidget::isNavigationKey(key->key(), key->modifiers()))
+        return QMainWindow::eventFilter(watched, event);
+    // Typed text stays where it is typed.
+    for (QWidget* w = target; w; w = w->parentWidget()) {
+        if (w == m_timeline)
+            return QMainWindow::eventFilter(watched, event);   // the timeline's find bar, say
+        if (qobject_cast<QLineEdit*>(w) || qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QTextEdit*>(w) ||
+            qobject_cast<QPlainTextEdit*>(w) || (qobject_cast<QComboBox*>(w) && static_cast<QComboBox*>(w)->isEditable()))
+            return QMainWindow::eventFilter(watched, event);
+    }
+    QKeyEvent copy(QEvent::KeyPress, key->key(), key->modifiers(), key->text());
+    QCoreApplication::sendEvent(m_timeline, &copy);
+    return true;
 }
 
 void MainWindow::showFullNames(bool full)

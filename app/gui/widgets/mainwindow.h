@@ -74,6 +74,8 @@ signals:
     void loadFailed(const QString& message);
 
 protected:
+    // Navigation keys reach the timeline wherever the focus is (TimelineWidget::isNavigationKey).
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
     void showEvent(QShowEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;

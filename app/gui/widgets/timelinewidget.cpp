@@ -191,6 +191,7 @@ void TimelineWidget::fit()
         return;
     double t0 = double(m_run->spanStartNs), t1 = double(m_run->spanEndNs);
     const Selection& sel = m_state->selection();
+    bool whole = false;
     if (m_state->hasRangeSelection()) {
         t0 = m_state->rangeStartNs();
         t1 = m_state->rangeEndNs();
@@ -201,8 +202,12 @@ void TimelineWidget::fit()
     } else if (int64_t a = 0, b = 0; sel.kind != Selection::None && selectionSpan(*m_run, sel, a, b)) {
         t0 = double(a);
         t1 = double(b);
+    } else {
+        whole = true;
     }
-    double margin = std::max((t1 - t0) * 0.02, 5.0);
+    // The whole run: exactly its span (the ruler from its first activity to its last); an item
+    // or a range: with a margin, so its edges show.
+    const double margin = whole ? 0.0 : std::max((t1 - t0) * 0.02, 5.0);
     setViewRange(t0 - margin, t1 + margin);
 }
 
@@ -335,16 +340,73 @@ bool TimelineWidget::event(QEvent* event)
 
 void TimelineWidget::wheelEvent(QWheelEvent* event)
 {
-    QPoint delta = event->angleDelta();
-    if (event->modifiers() & Qt::ShiftModifier || std::abs(delta.x()) > std::abs(delta.y())) {
-        int d = delta.y() != 0 ? delta.y() : delta.x();
-        m_vbar->setValue(m_vbar->value() - d / 2);
-    } else if (delta.y() != 0) {
+    // As Perfetto and Nsight Systems: Ctrl+wheel zooms at the cursor, the wheel scrolls the
+    // rows, Shift+wheel and the horizontal wheel (trackpads) pan. (Qt turns Shift+wheel into a
+    // horizontal delta on some platforms: either way it pans.)
+    const QPoint delta = event->angleDelta();
+    const bool horizontal = std::abs(delta.x()) > std::abs(delta.y());
+    if (event->modifiers() & Qt::ControlModifier) {
+        const int d = horizontal ? delta.x() : delta.y();
         double x = std::clamp(event->position().x() - kGutterWidth, 0.0, double(m_mapping.widthPx()));
-        m_mapping.zoomAt(x, std::pow(1.0015, delta.y()));
+        m_mapping.zoomAt(x, std::pow(1.0015, d));
         mappingChanged();
+    } else if (horizontal || (event->modifiers() & Qt::ShiftModifier)) {
+        const int d = horizontal ? delta.x() : delta.y();
+        m_mapping.panPx(-double(d) / 120.0 * 0.1 * double(m_mapping.widthPx()));   // a notch: 10% of the view
+        mappingChanged();
+    } else if (delta.y() != 0) {
+        m_vbar->setValue(m_vbar->value() - delta.y() / 2);
     }
     event->accept();
+}
+
+void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event)
+{
+    // Double-click a slice: select it and zoom to it (Perfetto's, Tracy's gesture).
+    if (event->button() != Qt::LeftButton || event->pos().x() < kGutterWidth || event->pos().y() < kRulerHeight)
+        return QWidget::mouseDoubleClickEvent(event);
+    m_drag = Drag::None;
+    unsetCursor();
+    selectAt(event->pos());
+    if (m_state->selection().kind != Selection::None)
+        fit();
+    event->accept();
+}
+
+bool TimelineWidget::isNavigationKey(int key, Qt::KeyboardModifiers modifiers)
+{
+    if (modifiers & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier))
+        return false;
+    switch (key) {
+    case Qt::Key_W: case Qt::Key_A: case Qt::Key_S: case Qt::Key_D: case Qt::Key_F: case Qt::Key_Slash:
+        return true;
+    default:
+        return false;
+    }
+}
+
+QString TimelineWidget::shortcutsHelp()
+{
+    return QStringLiteral(
+        "<table>"
+        "<tr><th align=left colspan=2>Timeline (the keys work wherever the focus is, outside text fields)</th></tr>"
+        "<tr><td>W / S</td><td>zoom in / out</td></tr>"
+        "<tr><td>A / D, Left / Right</td><td>pan left / right (10% of the view)</td></tr>"
+        "<tr><td>F</td><td>fit the range selection, the selected item, or the whole run</td></tr>"
+        "<tr><td>Up / Down</td><td>scroll the rows</td></tr>"
+        "<tr><td>Ctrl+F or /</td><td>find by name (substring or regular expression)</td></tr>"
+        "<tr><td>Enter / Shift+Enter</td><td>next / previous match (in the find bar)</td></tr>"
+        "<tr><td>Escape</td><td>close the find bar, else clear the selection</td></tr>"
+        "<tr><th align=left colspan=2>Mouse</th></tr>"
+        "<tr><td>Ctrl+wheel</td><td>zoom at the cursor</td></tr>"
+        "<tr><td>wheel</td><td>scroll the rows</td></tr>"
+        "<tr><td>Shift+wheel, horizontal wheel</td><td>pan</td></tr>"
+        "<tr><td>drag</td><td>pan (and scroll)</td></tr>"
+        "<tr><td>click</td><td>select a kernel, scope or API call (its launch flow is drawn)</td></tr>"
+        "<tr><td>double-click</td><td>select a slice and zoom to it</td></tr>"
+        "<tr><td>Shift+drag</td><td>select a time range (its duration is shown; the breakdown can follow it)</td></tr>"
+        "<tr><td>click a lane or rank label</td><td>fold the levels below it, or the rank</td></tr>"
+        "</table>");
 }
 
 void TimelineWidget::mousePressEvent(QMouseEvent* event)

@@ -1,7 +1,9 @@
 // The timeline: a custom widget that paints a prepared draw list (no widget or plot item per
 // kernel). Layout, folding and hit testing live in core/; this class handles input, keeps the
 // TimeMapping in sync with the ViewState and paints. Navigation as in Perfetto and Tracy:
-// wheel zooms at the cursor, drag pans, W/S zoom, A/D pan, F fits the selection (or all),
+// Ctrl+wheel zooms at the cursor, the wheel scrolls rows, Shift+wheel and the horizontal wheel
+// pan (as in Perfetto and Nsight Systems), drag pans, double-click zooms to a slice, W/S zoom,
+// A/D pan, F fits the selection (or the run),
 // Shift-drag selects a time range; Shift+wheel scrolls rows; clicking a lane label collapses
 // the levels below it; Ctrl+F or / finds by name (timelinefind.cpp).
 #pragma once
@@ -69,6 +71,11 @@ public:
     void zoomBy(double factor);                // around the cursor if inside the plot, else the center
     void panByFraction(double fraction);       // of the visible span; positive = later
     void fit();                                // range selection, selected item, or everything
+    // Every key and mouse gesture of the timeline, for Help > Keyboard shortcuts (one list, so
+    // the help says what the handlers do).
+    static QString shortcutsHelp();
+    // Keys the main window forwards wherever the focus is (W/A/S/D/F, /): true when `key` is one.
+    static bool isNavigationKey(int key, Qt::KeyboardModifiers modifiers);
     // Lanes deeper than depth are hidden on that device; depth <= 0 shows all.
     // depth N: lanes deeper than N hidden; 0: all shown; -1: the whole device folded to its
     // header (clicking a device header toggles it: the ranks of a job as groups).
@@ -91,6 +98,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
