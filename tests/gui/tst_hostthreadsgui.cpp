@@ -201,6 +201,14 @@ void TstHostThreadsGui::threadRows()
     for (const DrawItem& d : w.drawList().rows[size_t(opRow)])
         highlighted |= (d.flags & DrawItem::Highlighted) && d.first <= run->hostPosOf[op] && run->hostPosOf[op] < d.first + d.count;
     QVERIFY(highlighted);
+    // Its tooltip names the range, its thread and process, on host time.
+    w.resize(1400, w.layout().contentHeight() + TimelineWidget::kRulerHeight + 40);
+    const Row& opRowData = w.layout().rows()[size_t(opRow)];
+    const double opX = w.mapping().x(double(lane.startNs[run->hostPosOf[op]]) + double(lane.durationNs[run->hostPosOf[op]]) / 2);
+    const QString tip = w.toolTipAt(QPoint(TimelineWidget::kGutterWidth + int(opX),
+                                           TimelineWidget::kRulerHeight + opRowData.y - w.scrollY() + opRowData.height / 2));
+    QVERIFY2(tip.contains(hostThreadLabel(run->hostThreads[lane.thread]).toHtmlEscaped()), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("(host)")), qPrintable(tip));
     // Selecting the op (a scope) selects it in its host lane.
     state.setSelection(Selection{Selection::Scope, 0, op});
     bool selected = false;
