@@ -281,6 +281,10 @@ void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeM
             const LaneData& lane = run.lanes[size_t(row.index)];
             out.groupedRows[r] = 1;
             markRow(LaneSequence{&run, &lane}, group->lanes[size_t(row.index)], items, out.spans[r], mapping, out.marks[r]);
+        } else if (row.kind == Row::HostLane && size_t(row.index) < group->hostLanes.size()) {
+            const HostLaneData& lane = run.hostLanes[size_t(row.index)];
+            out.groupedRows[r] = 1;
+            markRow(HostLaneSequence{&run, &lane}, group->hostLanes[size_t(row.index)], items, out.spans[r], mapping, out.marks[r]);
         } else if (row.kind == Row::Api && size_t(row.index) < group->apiRows.size()) {
             const ApiRowData& api = run.apiRows[size_t(row.index)];
             out.groupedRows[r] = 1;

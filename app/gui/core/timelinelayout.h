@@ -27,6 +27,9 @@ struct Selection {
     Kind kind = None;
     uint32_t track = 0;      // Activity: index into RunData::tracks; ApiCall: into RunData::apiRows
     uint32_t index = 0;      // Activity: index in the track; Scope: instance index; ApiCall: in the row
+    // Scope: picked on its host thread's lane (host time) rather than in a GPU lane; an
+    // instance can be in both, and find counts and steps to each place it is shown.
+    bool host = false;
     bool operator==(const Selection&) const = default;
 };
 

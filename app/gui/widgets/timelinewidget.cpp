@@ -226,6 +226,13 @@ void TimelineWidget::revealSelection()
                 rowY = r.y;
                 rowH = r.height;
             }
+    } else if (sel.kind == Selection::Scope && sel.host && sel.index < m_run->hostLaneOf.size() && m_run->hostLaneOf[sel.index] != kNone) {
+        selectionSpan(*m_run, sel, start, end);
+        for (const Row& r : m_layout.rows())
+            if (r.kind == Row::HostLane && r.index == int(m_run->hostLaneOf[sel.index])) {
+                rowY = r.y;
+                rowH = r.height;
+            }
     } else if (sel.kind == Selection::Scope && sel.index < m_run->instances.size() && m_run->instances.hasSpan(sel.index)) {
         start = m_run->instances.gpuStartNs[sel.index];
         end = m_run->instances.gpuEndNs[sel.index];
@@ -336,6 +343,7 @@ void TimelineWidget::selectAt(const QPoint& pos)
         } else if (d.count == 1 && row.kind == Row::HostLane) {
             sel.kind = Selection::Scope;
             sel.index = m_run->hostLanes[size_t(row.index)].items[d.first];
+            sel.host = true;
         } else {
             // A fold: zoom onto it so its members separate.
             double t0 = m_mapping.timeAt(d.x0), t1 = m_mapping.timeAt(d.x1);
@@ -610,9 +618,10 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     paintFlows(p, top);
     // Selected scope: its span as a band across all rows.
     const Selection& sel = m_state->selection();
-    if (sel.kind == Selection::Scope && m_run->instances.hasSpan(sel.index)) {
-        double a = m_mapping.x(double(m_run->instances.gpuStartNs[sel.index]));
-        double b = m_mapping.x(double(m_run->instances.gpuEndNs[sel.index]));
+    int64_t bandStart = 0, bandEnd = 0;   // GPU span, or host times when picked on a host lane
+    if (sel.kind == Selection::Scope && selectionSpan(*m_run, sel, bandStart, bandEnd)) {
+        double a = m_mapping.x(double(bandStart));
+        double b = m_mapping.x(double(bandEnd));
         QColor band = highlight;
         band.setAlpha(40);
         p.fillRect(QRectF(a, top, std::max(b - a, 1.0), height() - top), band);
