@@ -14,6 +14,7 @@
 #include <tuple>
 #include <exception>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace wt::interop {
 
@@ -394,6 +395,43 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         std::rethrow_exception(prepareError);
     result.attributed = prepared.attributed;
 
+    // Host threads: one per thread key of a host range or call, ids in (pid, tid) order.
+    std::unordered_map<int64_t, int64_t> threadOf;   // key -> HostThread::id
+    {
+        std::map<int64_t, int64_t> osTid;   // key -> a call's OS thread id (keys without thread info)
+        std::unordered_set<int64_t> keys;
+        for (const auto& r : ranges)
+            if (!r.onGpu)
+                keys.insert(r.thread);
+        for (const auto& c : t.calls) {
+            keys.insert(c.thread);
+            osTid.emplace(c.thread, c.osThread);
+        }
+        std::vector<std::tuple<int64_t, int64_t, int64_t>> order;   // (pid, tid, key)
+        for (int64_t k : keys) {
+            auto it = t.threads.find(k);
+            if (it != t.threads.end())
+                order.emplace_back(it->second.pid, it->second.tid, k);
+            else
+                order.emplace_back(0, osTid.count(k) ? osTid[k] : k, k);
+        }
+        std::sort(order.begin(), order.end());
+        for (const auto& [pid, tid, key] : order) {
+            HostThread h;
+            h.id = int64_t(threadOf.size()) + 1;
+            h.pid = pid;
+            h.tid = tid;
+            if (auto it = t.threads.find(key); it != t.threads.end()) {
+                h.name = storedName(it->second.name);
+                h.processName = storedName(it->second.processName);
+            }
+            w.addHostThread(h);
+            threadOf.emplace(key, h.id);
+        }
+        result.hostThreads = int64_t(order.size());
+        t.counts.hostThreads = result.hostThreads;
+    }
+
     // Scopes: the writer keeps (parent, name) -> node too, but by std::string key; most ranges
     // repeat a known node, found here by the names' local ids.
     std::unordered_map<std::pair<int64_t, uint32_t>, int64_t, PairHash> nodes;
@@ -409,7 +447,9 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         if (added)
             it->second = w.addScope(parentNode, t.strings.at(r.name), t.strings.at(r.level));
         nodeOf[i] = it->second;
-        instanceOf[i] = w.addScopeInstance(nodeOf[i], parentInstance, r.startNs - origin, std::max(r.startNs, r.endNs) - origin);
+        const int64_t thread = r.onGpu ? 0 : threadOf[r.thread];
+        result.hostRanges += thread != 0;
+        instanceOf[i] = w.addScopeInstance(nodeOf[i], parentInstance, r.startNs - origin, std::max(r.startNs, r.endNs) - origin, thread);
     }
 
     // Activities.

@@ -100,6 +100,17 @@ struct ImportedTrace {
     std::vector<Range> ranges;
     std::vector<Activity> activities;
     std::vector<Call> calls;
+    // Host threads by thread key (Range::thread of host ranges, Call::thread): process and OS
+    // thread ids and the names the source gives (Kineto's thread_name / process_name metadata,
+    // Nsight's ThreadNames and PROCESSES). writeTrace() stores one HostThread per key that a
+    // host range or call uses (a key missing here gets pid 0 and the call's OS thread id).
+    struct Thread {
+        int64_t pid = 0;
+        int64_t tid = 0;
+        std::string name;
+        std::string processName;
+    };
+    std::unordered_map<int64_t, Thread> threads;
     // Ranges nested and activities attributed already (resolveRanges()): writeTrace() keeps
     // the parents and attributions as they are. Lets traces be merged (the ranks of one job)
     // after each was resolved on its own threads and correlation ids.
@@ -110,6 +121,7 @@ struct ImportedTrace {
         int64_t kernels = 0, memcpys = 0, memsets = 0, runtimeCalls = 0, ranges = 0;
         int64_t gpuAnnotations = 0;           // gpu_user_annotation spans (also those merged with their CPU twin)
         int64_t skippedRanges = 0;            // open-ended or non-range rows
+        int64_t hostThreads = 0;              // threads with host ranges or calls (set by writeTrace)
     } counts;
 
     static int64_t gpuLane(int32_t device, int64_t stream) { return (int64_t(device) << 40) ^ stream; }
@@ -124,6 +136,8 @@ struct WriteResult {
     int64_t kernels = 0;
     int devices = 0;
     int64_t attributed = 0;                   // activities that got a scope instance
+    int64_t hostThreads = 0;                  // host threads stored (HostThread rows)
+    int64_t hostRanges = 0;                   // scope instances stored on a host thread
 };
 
 // Writes the trace as one run through `writer` (which must not be inside a run).

@@ -230,8 +230,25 @@ MergeResult mergeRanks(std::vector<RankedTrace> traces)
             out.ranks.push_back(rank[i]);
         }
 
+        // Host threads: each rank's thread keys get new ones (two ranks may reuse a pid and tid),
+        // and the process names say the rank.
+        std::unordered_map<int64_t, int64_t> threadKey;
+        auto rekey = [&](int64_t key) {
+            auto [it, added] = threadKey.try_emplace(key, 0);
+            if (added) {
+                it->second = int64_t(m.threads.size()) + 1;
+                ImportedTrace::Thread th;
+                if (auto known = t.threads.find(key); known != t.threads.end())
+                    th = known->second;
+                th.processName = prefix + (th.processName.empty() ? std::string() : ": " + th.processName);
+                m.threads.emplace(it->second, std::move(th));
+            }
+            return it->second;
+        };
         const int64_t rangeBase = int64_t(m.ranges.size());
         for (auto r : t.ranges) {
+            if (!r.onGpu)
+                r.thread = rekey(r.thread);
             r.startNs += shift;
             r.endNs += shift;
             r.name = names[r.name];
@@ -251,6 +268,9 @@ MergeResult mergeRanks(std::vector<RankedTrace> traces)
             m.activities.push_back(a);
         }
         for (auto c : t.calls) {
+            if (!t.threads.count(c.thread))
+                t.threads.emplace(c.thread, ImportedTrace::Thread{0, c.osThread, {}, {}});
+            c.thread = rekey(c.thread);
             c.startNs += shift;
             c.endNs += shift;
             c.name = names[c.name];

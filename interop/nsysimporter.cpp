@@ -451,6 +451,37 @@ ImportedTrace NsysImporter::parse(const std::string& path)
             ++t.counts.ranges;
         }
     }
+
+    // Host threads of the calls and ranges: a serialized GlobalId holds the OS pid in bits
+    // 24..47 and the tid in bits 0..23; names from ThreadNames (StringIds) and PROCESSES.
+    {
+        auto see = [&](int64_t gtid) {
+            t.threads.try_emplace(gtid, ImportedTrace::Thread{(gtid >> 24) & 0xFFFFFF, gtid & 0xFFFFFF, {}, {}});
+        };
+        for (const auto& call : t.calls)
+            see(call.thread);
+        for (const auto& r : t.ranges)
+            see(r.thread);
+        if (c.hasTable("ThreadNames") && c.columns("ThreadNames").count("globalTid")) {
+            Connection::Stmt s(c, selectColumns(c, "ThreadNames", {"globalTid", "nameId"}, {"globalTid", "nameId"}));
+            while (s.step()) {
+                auto th = t.threads.find(s.int64(0));
+                auto n = s.isNull(1) ? stringIds.end() : stringIds.find(s.int64(1));
+                if (th != t.threads.end() && n != stringIds.end())
+                    th->second.name = n->second;
+            }
+        }
+        if (c.hasTable("PROCESSES") && c.columns("PROCESSES").count("globalPid")) {
+            Connection::Stmt s(c, selectColumns(c, "PROCESSES", {"globalPid", "name"}, {"globalPid"}));
+            std::unordered_map<int64_t, std::string> byPid;
+            while (s.step())
+                if (!s.isNull(1))
+                    byPid[(s.int64(0) >> 24) & 0xFFFFFF] = s.text(1);
+            for (auto& [key, th] : t.threads)
+                if (auto p = byPid.find(th.pid); p != byPid.end())
+                    th.processName = p->second;
+        }
+    }
     return t;
 }
 

@@ -39,6 +39,7 @@ struct TraceEvent {
     bool hasSmemSplit = false;              // "static shared memory" given (wins over "shared memory")
     int64_t wtScope = 0, wtInstance = 0, wtParent = 0;   // wheretime's own export (wt_scope, ...)
     std::string_view level;
+    std::string_view argName;               // args.name: a metadata event's thread or process name
     // A field that could not be read: the rest of the event was skipped. The parser reports it
     // with the event's place in the file and its name (which the tokenizer does not know).
     const std::string* problem = nullptr;

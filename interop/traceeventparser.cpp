@@ -108,6 +108,12 @@ void TraceEventParser::event(TraceEvent& e)
     } else if (e.ph == 'B') {
         if (e.hasTs)
             m_open[threadKey(e.pid, e.tid)].push_back(kept(e));
+    } else if (e.ph == 'M') {
+        // thread_name / process_name: the names of the host threads' rows.
+        if (e.name == "thread_name" && !e.argName.empty())
+            m_threadNames[threadKey(e.pid, e.tid)] = std::string(e.argName);
+        else if (e.name == "process_name" && !e.argName.empty())
+            m_processNames[e.pid.num] = std::string(e.argName);
     } else if (e.ph == 'E') {
         auto it = m_open.find(threadKey(e.pid, e.tid));
         if (it != m_open.end() && !it->second.empty() && e.hasTs) {
@@ -119,6 +125,16 @@ void TraceEventParser::event(TraceEvent& e)
             dispatch(b);
         }
     }
+}
+
+void TraceEventParser::seeThread(const TraceEvent& e, int64_t key)
+{
+    // Events of one thread come in runs: one lookup per change of thread.
+    if (m_anyThread && key == m_lastThreadKey)
+        return;
+    m_anyThread = true;
+    m_lastThreadKey = key;
+    m_t.threads.try_emplace(key, ImportedTrace::Thread{e.pid.num, e.tid.num, {}, {}});
 }
 
 void TraceEventParser::dispatch(TraceEvent& e)
@@ -152,6 +168,7 @@ void TraceEventParser::dispatch(TraceEvent& e)
     case Cat::Runtime:
         m_kinetoMarkers = m_kinetoMarkers || e.cat != "cuda_runtime";
         m_t.calls.push_back(ImportedTrace::Call{e.ts, end, threadKey(e.pid, e.tid), name(e.name), e.correlation, e.tid.num});
+        seeThread(e, m_t.calls.back().thread);
         ++m_t.counts.runtimeCalls;
         break;
     case Cat::CpuOp:
@@ -163,6 +180,7 @@ void TraceEventParser::dispatch(TraceEvent& e)
         r.thread = threadKey(e.pid, e.tid);
         r.name = name(e.name);
         r.level = cat == Cat::CpuOp ? m_levelOp : m_levelAnnotation;
+        seeThread(e, r.thread);
         if (cat == Cat::UserAnnotation && e.externalId)
             m_userAnnotationByExternal.emplace(e.externalId, int64_t(m_t.ranges.size()));
         m_t.ranges.push_back(r);
@@ -220,6 +238,7 @@ ImportedTrace TraceEventParser::finish(const TraceHeader& header)
             r.thread = threadKey(o.pid, o.tid);
             r.name = name(o.name);
             r.level = o.level.empty() ? m_levelAnnotation : name(o.level);
+            seeThread(o, r.thread);
             if (o.wtInstance)
                 byInstance.emplace(o.wtInstance, int64_t(m_t.ranges.size()));
             m_t.ranges.push_back(r);
@@ -246,6 +265,12 @@ ImportedTrace TraceEventParser::finish(const TraceHeader& header)
     for (auto& [k, open] : m_open)
         m_t.counts.skippedRanges += int64_t(open.size());
 
+    for (auto& [key, th] : m_t.threads) {
+        if (auto n = m_threadNames.find(key); n != m_threadNames.end())
+            th.name = n->second;
+        if (auto n = m_processNames.find(th.pid); n != m_processNames.end())
+            th.processName = n->second;
+    }
     if (m_t.activities.empty())
         fail(m_events == 0 ? "empty trace: no trace events" : "empty trace: no GPU kernels, memcpy or memset among " + std::to_string(m_events) + " events");
     // Absolute epoch clocks (Kineto: microseconds since 1970) give the start date.

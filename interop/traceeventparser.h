@@ -62,6 +62,12 @@ private:
     std::vector<TraceEvent> m_gpuAnnotations;
     std::unordered_map<int64_t, int64_t> m_userAnnotationByExternal; // External id -> range index
     std::unordered_map<std::string_view, uint32_t> m_names;
+    // Host threads seen on ranges and calls, and the names of metadata events (ph "M").
+    void seeThread(const TraceEvent& e, int64_t key);
+    int64_t m_lastThreadKey = 0;
+    bool m_anyThread = false;
+    std::unordered_map<int64_t, std::string> m_threadNames;    // by thread key
+    std::unordered_map<int64_t, std::string> m_processNames;   // by pid
     uint32_t m_levelOp = 0, m_levelAnnotation = 0;
 };
 

@@ -246,6 +246,8 @@ void TraceEventTokenizer::Reader::readArgs(od::object args, TraceEvent& e)
             e.wtParent = number(v, "wt_parent");
         else if (k == "level" && v.type() == od::json_type::string)
             e.level = str(v);
+        else if (k == "name" && v.type() == od::json_type::string)
+            e.argName = str(v);
     }
 }
 

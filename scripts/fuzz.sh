@@ -83,6 +83,14 @@ if [ -f "$BUILD/corpus/wtfile/small.wt" ] && command -v sqlite3 >/dev/null; then
      SELECT writefile('seed-i' || id, x'01' || zeroblob(16) || data) FROM scope_instance_chunks LIMIT 4;
      SELECT writefile('seed-c' || id, x'02' || zeroblob(16) || data) FROM api_call_chunks LIMIT 4;" >/dev/null)
 fi
+# Instance chunks of format 2 (with host threads, schema version 4): an import's.
+if [ -n "$CLI" ] && command -v sqlite3 >/dev/null; then
+  rm -f "$BUILD/corpus/chunks-import.wt"
+  if "$CLI" import tests/data/kineto-mini.json -o "$BUILD/corpus/chunks-import.wt" >/dev/null 2>&1; then
+    (cd "$BUILD/corpus/chunks" && sqlite3 ../chunks-import.wt \
+      "SELECT writefile('seed-t' || id, x'01' || zeroblob(16) || data) FROM scope_instance_chunks LIMIT 4;" >/dev/null)
+  fi
+fi
 # Per-step totals blobs (decoder 3): 8 zero bytes, the step count (little-endian), the blob.
 for f in "$BUILD"/corpus/wtfile/*.wt; do
   [ -f "$f" ] && command -v sqlite3 >/dev/null && command -v python3 >/dev/null || continue

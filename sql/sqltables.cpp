@@ -66,12 +66,12 @@ constexpr const char* kActivitySchema =
 
 enum ScopeInstanceColumn {
     S_RunId, S_Id, S_ScopeId, S_ParentId, S_Level, S_Name, S_Path, S_Depth, S_StartNs, S_EndNs, S_DurationNs,
-    S_GpuStartNs, S_GpuEndNs
+    S_GpuStartNs, S_GpuEndNs, S_ThreadId
 };
 constexpr const char* kScopeInstanceSchema =
     "CREATE TABLE x(run_id INTEGER, id INTEGER, scope_id INTEGER, parent_id INTEGER, level TEXT, name TEXT, "
     "path TEXT, depth INTEGER, start_ns INTEGER, end_ns INTEGER, duration_ns INTEGER, gpu_start_ns INTEGER, "
-    "gpu_end_ns INTEGER)";
+    "gpu_end_ns INTEGER, thread_id INTEGER)";
 
 enum ApiCallColumn { C_RunId, C_ThreadId, C_Name, C_StartNs, C_EndNs, C_DurationNs, C_CorrelationId };
 constexpr const char* kApiCallSchema =
@@ -619,6 +619,12 @@ public:
                 sqlite3_result_null(ctx);
             else
                 sqlite3_result_int64(ctx, column == S_GpuStartNs ? row.gpuStartNs : row.gpuEndNs);
+            break;
+        case S_ThreadId:
+            if (si.threadId == 0)
+                sqlite3_result_null(ctx);
+            else
+                sqlite3_result_int64(ctx, si.threadId);
             break;
         default: sqlite3_result_null(ctx); break;
         }

@@ -324,6 +324,7 @@ void Database::createSchema()
         exec(schema::kCreateV1);
         exec(schema::kCreateV2);
         exec(schema::kCreateV3);
+        exec(schema::kCreateV4);
         exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
         exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
         Statement s(m_db, "INSERT INTO file_info(key, value) VALUES ('created_by', ?)");

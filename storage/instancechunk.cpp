@@ -12,7 +12,10 @@ std::string InstanceChunk::encode(const std::vector<ScopeInstance>& rows)
 {
     std::string out;
     out.reserve(rows.size() * 10 + 8);
-    out.push_back(char(kFormat));
+    bool threads = false;
+    for (const auto& r : rows)
+        threads = threads || r.threadId != 0;
+    out.push_back(char(threads ? kFormatThreads : kFormat));
     varint::put(out, rows.size());
     int64_t prev = 0;
     for (const auto& r : rows) { varint::put(out, zigzag(r.id - prev)); prev = r.id; }
@@ -22,14 +25,19 @@ std::string InstanceChunk::encode(const std::vector<ScopeInstance>& rows)
     prev = 0;
     for (const auto& r : rows) { varint::put(out, zigzag(r.startNs - prev)); prev = r.startNs; }
     for (const auto& r : rows) varint::put(out, zigzag(r.endNs - r.startNs));
+    if (threads) {
+        prev = 0;
+        for (const auto& r : rows) { varint::put(out, zigzag(r.threadId - prev)); prev = r.threadId; }
+    }
     return out;
 }
 
 void InstanceChunk::decode(std::string_view blob, std::vector<ScopeInstance>& out)
 {
     varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
-    if (blob.empty() || uint8_t(blob[0]) != kFormat)
+    if (blob.empty() || (uint8_t(blob[0]) != kFormat && uint8_t(blob[0]) != kFormatThreads))
         throw StorageError("corrupt scope instance chunk: unknown format");
+    const bool threads = uint8_t(blob[0]) == kFormatThreads;
     ++c.p;
     uint64_t n = c.next();
     if (n > blob.size())
@@ -58,6 +66,15 @@ void InstanceChunk::decode(std::string_view blob, std::vector<ScopeInstance>& ou
         if (!timeInRange(r[i].endNs))
             throw StorageError("corrupt scope instance chunk: end out of range");
     }
+    if (threads) {
+        prev = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+            prev += uint64_t(unzigzag(c.next()));
+            r[i].threadId = int64_t(prev);
+            if (r[i].threadId < 0 || r[i].threadId > INT32_MAX)
+                throw StorageError("corrupt scope instance chunk: thread id out of range");
+        }
+    }
     if (c.p != c.end)
         throw StorageError("corrupt scope instance chunk: trailing bytes");
 }
@@ -65,7 +82,7 @@ void InstanceChunk::decode(std::string_view blob, std::vector<ScopeInstance>& ou
 int64_t InstanceChunk::countScopes(std::string_view blob, const std::vector<int64_t>& scopeIds)
 {
     varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
-    if (blob.empty() || uint8_t(blob[0]) != kFormat)
+    if (blob.empty() || (uint8_t(blob[0]) != kFormat && uint8_t(blob[0]) != kFormatThreads))
         throw StorageError("corrupt scope instance chunk: unknown format");
     ++c.p;
     uint64_t n = c.next();

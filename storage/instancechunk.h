@@ -5,7 +5,9 @@
 // Blob layout (LEB128 varints; "z" = zigzag-encoded signed delta): u8 format (1), varint
 // count, then five columns of `count` values: z id (delta to the previous id, the first from
 // 0), z scope_id (delta), z id - parent_id (0 = no parent is written as id), z start_ns
-// (delta), z end_ns - start_ns.
+// (delta), z end_ns - start_ns. Format 2 (schema version 4) adds a sixth column: z thread_id
+// (delta; HostThread::id, 0 = none). The encoder writes format 1 when no instance has a
+// thread (captures), so their chunks stay byte for byte what version 3 wrote.
 #pragma once
 
 #include "types.h"
@@ -19,7 +21,8 @@ namespace wt {
 class InstanceChunk {
 public:
     static constexpr size_t kMaxInstances = 4096;
-    static constexpr uint8_t kFormat = 1;
+    static constexpr uint8_t kFormat = 1;            // five columns
+    static constexpr uint8_t kFormatThreads = 2;     // six: with the host thread
 
     static std::string encode(const std::vector<ScopeInstance>& rows);
     // Appends to `out`; throws StorageError on a malformed blob.

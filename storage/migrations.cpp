@@ -127,6 +127,10 @@ void migrate1to2(Database& db) { db.exec(schema::kCreateV2); }
 // totals, and comparing computes them from the activities (as version 2 did).
 void migrate2to3(Database& db) { db.exec(schema::kCreateV3); }
 
+// v3 -> v4: the host_threads table, empty: older runs have no host threads, and their scope
+// instances (chunk format 1) read as on no thread, as version 3 did.
+void migrate3to4(Database& db) { db.exec(schema::kCreateV4); }
+
 }  // namespace
 
 void migrateStep(Database& db, int fromVersion)
@@ -135,6 +139,7 @@ void migrateStep(Database& db, int fromVersion)
     case 0: migrate0to1(db); return;
     case 1: migrate1to2(db); return;
     case 2: migrate2to3(db); return;
+    case 3: migrate3to4(db); return;
     default: throw StorageError("no migration from schema version " + std::to_string(fromVersion));
     }
 }

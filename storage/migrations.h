@@ -4,7 +4,8 @@
 // Version 0 (the first prototype) had runs(id, name, workload, variant, backend, device,
 // started_at, duration_ns, status) and one kernels(run_id, device, stream, start_ns, end_ns,
 // name, scope_path) table with '/'-separated scope paths and absolute times.
-// Version 1 -> 2 adds the launches (op features) and cost_models tables.
+// Version 1 -> 2 adds the launches (op features) and cost_models tables, 2 -> 3 step_totals,
+// 3 -> 4 host_threads.
 #pragma once
 
 namespace wt {

@@ -261,6 +261,16 @@ std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
     return placed;
 }
 
+std::vector<HostThread> Reader::hostThreads(int64_t runId) const
+{
+    std::vector<HostThread> out;
+    Statement s(m_db.handle(), "SELECT id, pid, tid, name, process_name FROM host_threads WHERE run_id=? ORDER BY id");
+    s.bind(1, runId);
+    while (s.step())
+        out.push_back(HostThread{s.int64(0), s.int64(1), s.int64(2), s.text(3), s.text(4)});
+    return out;
+}
+
 int64_t Reader::countScopeInstances(int64_t runId, const std::vector<int64_t>& scopeIds) const
 {
     if (scopeIds.empty())

@@ -33,6 +33,9 @@ public:
     // ("FILE: run N is damaged (...)"), other runs of the file stay readable.
     std::vector<ScopeNode> scopes(int64_t runId) const;
     std::vector<ScopeInstance> scopeInstances(int64_t runId) const;
+    // The run's host threads by id (schema version 4); empty for captures and older files.
+    // ScopeInstance::threadId names one of them (an id not among them reads as no thread).
+    std::vector<HostThread> hostThreads(int64_t runId) const;
     // How many instances of the given scopes (a few, e.g. a run's step scopes) the run has,
     // without materializing the instances.
     int64_t countScopeInstances(int64_t runId, const std::vector<int64_t>& scopeIds) const;

@@ -1,4 +1,4 @@
-// The current schema (see docs/schema.md). Version 3 = version 1 + kCreateV2 + kCreateV3.
+// The current schema (see docs/schema.md). Version 4 = version 1 + kCreateV2 + kCreateV3 + kCreateV4.
 #pragma once
 
 namespace wt::schema {
@@ -76,6 +76,15 @@ CREATE TABLE cost_models(name TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK(kind IN
 inline constexpr const char* kCreateV3 = R"SQL(
 CREATE TABLE step_totals(run_id INTEGER PRIMARY KEY, steps INTEGER NOT NULL, step_instances INTEGER NOT NULL,
   data BLOB NOT NULL);
+)SQL";
+
+// Version 4: the host threads of a run (imports: the CPU threads of Kineto's ops and NVTX
+// ranges, with their process and names). Scope instances name their thread in a sixth chunk
+// column (instance chunk format 2); runs without the table's rows (captures, older files)
+// have instances on no thread.
+inline constexpr const char* kCreateV4 = R"SQL(
+CREATE TABLE host_threads(run_id INTEGER NOT NULL, id INTEGER NOT NULL, pid INTEGER NOT NULL, tid INTEGER NOT NULL,
+  name TEXT NOT NULL DEFAULT '', process_name TEXT NOT NULL DEFAULT '', PRIMARY KEY(run_id, id)) WITHOUT ROWID;
 )SQL";
 
 }  // namespace wt::schema

@@ -96,10 +96,23 @@ struct ScopeInstance {
     int64_t id = 0;
     int64_t scopeId = 0;
     int64_t parentId = 0;            // enclosing instance, 0 = none
-    int64_t startNs = 0;             // as recorded (host time for captures, GPU time for imports)
+    int64_t startNs = 0;             // as recorded (host time for captures, the range's own time for imports)
     int64_t endNs = 0;
+    int64_t threadId = 0;            // HostThread::id of the host thread it ran on; 0 = not recorded
+                                     // (captures, GPU-side annotations, files before schema version 4)
     // The GPU span (first activity start to last activity end under it, children included)
     // is not stored: readers derive it from the activities they load anyway.
+};
+
+// A host thread of a run (schema version 4, table host_threads): the thread that ran CPU-side
+// ranges (Kineto's CPU ops and annotations, Nsight's NVTX ranges) or API calls. API calls name
+// their thread by `tid` (ApiCall::threadId), scope instances by `id`.
+struct HostThread {
+    int64_t id = 0;                  // per run, from 1
+    int64_t pid = 0;                 // process id as the source gives it
+    int64_t tid = 0;                 // OS thread id (what ApiCall::threadId holds)
+    std::string name;                // thread name, "" when the source has none
+    std::string processName;         // "" when the source has none
 };
 
 struct LaunchConfig {

@@ -16,7 +16,9 @@
 #include <csignal>
 #include <unistd.h>
 #include <tuple>
+#include <climits>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace wt {
@@ -389,7 +391,7 @@ struct Writer::Impl {
     int64_t seq = 0;
     std::chrono::steady_clock::time_point lastCommit = std::chrono::steady_clock::now();
 
-    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstanceChunk, insConfig, insChunk, insApiChunk, insMeta, insLaunch;
+    std::unique_ptr<Statement> insString, insDevice, insTrack, insScope, insInstanceChunk, insConfig, insChunk, insApiChunk, insMeta, insLaunch, insThread;
     int64_t launchSeq = 0;
 
     std::unordered_map<std::string, uint32_t> strings;
@@ -425,8 +427,9 @@ struct Writer::Impl {
     std::vector<ApiCall> pendingApiCalls;
     int64_t openInstanceRow = 0, openApiRow = 0;   // rows of the chunks being filled, once committed
     std::unique_ptr<Statement> updChunk, updInstanceChunk, updApiChunk;
-    std::vector<int64_t> instScope, instParent, instStart;
+    std::vector<int64_t> instScope, instParent, instStart, instThread;
     std::vector<uint8_t> instWritten;
+    std::unordered_set<int64_t> hostThreads;       // HostThread ids added in this run
 
     Summary summary;
     StepSummary steps;
@@ -597,7 +600,7 @@ struct Writer::Impl {
 
     void writeInstance(size_t i, int64_t endNs)
     {
-        pendingInstances.push_back(ScopeInstance{instanceBase + int64_t(i), instScope[i], instParent[i], instStart[i], endNs});
+        pendingInstances.push_back(ScopeInstance{instanceBase + int64_t(i), instScope[i], instParent[i], instStart[i], endNs, instThread[i]});
         instWritten[i] = 1;
         if (pendingInstances.size() >= InstanceChunk::kMaxInstances)
             flushInstances(true);
@@ -645,6 +648,8 @@ struct Writer::Impl {
         instScope.clear();
         instParent.clear();
         instStart.clear();
+        instThread.clear();
+        hostThreads.clear();
         instWritten.clear();
         pendingInstances.clear();
         pendingApiCalls.clear();
@@ -779,6 +784,21 @@ void Writer::addDevice(const DeviceInfo& device)
         .bind(4, device.propertiesJson.empty() ? std::string_view("{}") : std::string_view(device.propertiesJson)).run();
 }
 
+void Writer::addHostThread(const HostThread& thread)
+{
+    d->requireRun("addHostThread");
+    if (thread.id <= 0 || thread.id > INT32_MAX)
+        throw StorageError("addHostThread: thread id " + std::to_string(thread.id) + " is out of range (1 to 2^31-1)");
+    if (!d->hostThreads.insert(thread.id).second)
+        throw StorageError("addHostThread: thread " + std::to_string(thread.id) + " was added before");
+    d->ensureTransaction();
+    // Prepared on first use: the v0 -> v1 migration writes through a Writer before the table exists.
+    if (!d->insThread)
+        d->insThread = std::make_unique<Statement>(d->h, "INSERT INTO host_threads(run_id, id, pid, tid, name, process_name) VALUES (?,?,?,?,?,?)");
+    d->insThread->bind(1, d->runId).bind(2, thread.id).bind(3, thread.pid).bind(4, thread.tid)
+        .bind(5, thread.name).bind(6, thread.processName).run();
+}
+
 int64_t Writer::addTrack(int32_t deviceId, int64_t stream, TrackKind kind, std::string_view name)
 {
     d->requireRun("addTrack");
@@ -837,6 +857,7 @@ int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, in
     d->instScope.push_back(scopeId);
     d->instParent.push_back(parentInstanceId);
     d->instStart.push_back(startNs);
+    d->instThread.push_back(0);
     d->instWritten.push_back(0);
     d->steps.addInstance(id, scopeId, parentInstanceId, startNs);
     return id;
@@ -855,9 +876,12 @@ void Writer::endScopeInstance(int64_t instanceId, int64_t endNs)
     d->steps.endInstance(instanceId, endNs);
 }
 
-int64_t Writer::addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs)
+int64_t Writer::addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs, int64_t threadId)
 {
+    if (threadId != 0 && !d->hostThreads.count(threadId))
+        throw StorageError("addScopeInstance: unknown host thread " + std::to_string(threadId));
     int64_t id = beginScopeInstance(scopeId, parentInstanceId, startNs);
+    d->instThread.back() = threadId;
     endScopeInstance(id, endNs);
     return id;
 }
@@ -997,7 +1021,7 @@ void Writer::discardRun()
             "DELETE FROM scopes WHERE run_id=?1", "DELETE FROM api_call_chunks WHERE run_id=?1",
             "DELETE FROM metadata WHERE run_id=?1", "DELETE FROM totals WHERE run_id=?1",
             "DELETE FROM launches WHERE run_id=?1",
-            "DELETE FROM step_totals WHERE run_id=?1",
+            "DELETE FROM step_totals WHERE run_id=?1", "DELETE FROM host_threads WHERE run_id=?1",
             "DELETE FROM devices WHERE run_id=?1", "DELETE FROM runs WHERE id=?1"};
         for (const char* sql : sqls) {
             Statement s(d->h, sql);

@@ -1,5 +1,5 @@
 // Appends runs to a Database. One Writer writes one run at a time:
-//   beginRun -> (addDevice | addTrack | addScope | beginScopeInstance/endScopeInstance |
+//   beginRun -> (addDevice | addHostThread | addTrack | addScope | beginScopeInstance/endScopeInstance |
 //                addScopeInstance | addActivity | addApiCall | setMetadata)* -> finishRun or discardRun.
 // Rows go through prepared statements in batched transactions. Every commit (commit(), every
 // kBatchRows rows, and at least once a second while rows come) makes the rows so far durable
@@ -42,8 +42,10 @@ public:
     // Captures: id at enter, row written at exit.
     int64_t beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs);
     void endScopeInstance(int64_t instanceId, int64_t endNs);
-    // Imports: a whole instance at once.
-    int64_t addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs);
+    // Imports: a whole instance at once, on a host thread added before (0 = none).
+    int64_t addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs, int64_t threadId = 0);
+    // A host thread of the run (schema version 4); its id must be new in the run, 1 to 2^31-1.
+    void addHostThread(const HostThread& thread);
 
     void addActivity(const Activity& activity);
     void addApiCall(const ApiCall& call);

@@ -325,7 +325,7 @@ void TestStepTotalsStored::oldFileComparesTheSame()
     {
         // What a version 2 file is: no step tables.
         Database db(old, OpenMode::ReadWrite);
-        db.exec("DROP TABLE step_totals; PRAGMA user_version=2;");
+        db.exec("DROP TABLE step_totals; DROP TABLE host_threads; PRAGMA user_version=2;");
         db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     }
     {

@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             std::vector<ScopeInstance> rows;
             InstanceChunk::decode(blob, rows);
             for (const ScopeInstance& r : rows)
-                if (!timeInRange(r.startNs) || !timeInRange(r.endNs))
+                if (!timeInRange(r.startNs) || !timeInRange(r.endNs) || r.threadId < 0 || r.threadId > INT32_MAX)
                     std::abort();
             break;
         }

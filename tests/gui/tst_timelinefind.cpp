@@ -1,7 +1,7 @@
 // Find on the timeline (core/timelinesearch.h, widgets/findbar.h) on the shared Kineto and
 // Nsight imports: the match count equals a brute-force count of the CSV export's rows whose
-// name holds the text (case-insensitive) plus the scope instances shown in lanes and the stored
-// API calls whose name holds it; Ctrl+F (not F, fit) opens the bar; Enter steps forward in time through every
+// name holds the text (case-insensitive) plus the scope instances shown in lanes, the stored
+// API calls and the stored ranges on host threads (the CPU lanes) whose name holds it; Ctrl+F (not F, fit) opens the bar; Enter steps forward in time through every
 // match (each selected, centred, the status "k of n"), Shift+Enter back, both wrapping;
 // regular expressions and a bad one; Escape closes and removes the marks.
 #include "app/gui/core/rundata.h"
@@ -18,6 +18,8 @@
 #include <QLineEdit>
 #include <QTest>
 
+#include <map>
+#include <set>
 #include <sstream>
 
 using namespace wt;
@@ -58,6 +60,7 @@ private slots:
     void countsMatchCsv_data();
     void countsMatchCsv();
     void stepsThroughEveryMatch();
+    void stepsToHostRanges();
     void regexAndErrors();
 };
 
@@ -68,6 +71,8 @@ void TstTimelineFind::countsMatchCsv_data()
     QTest::newRow("kineto nccl") << "kineto_a100_nccl_rank-0-of-2.json.gz" << "nccl";
     QTest::newRow("kineto memcpy") << "kineto_a100_nccl_rank-0-of-2.json.gz" << "MEMCPY";
     QTest::newRow("resnet conv") << "kineto-2021_v100_resnet50.pt.trace.json.gz" << "conv";
+    QTest::newRow("kineto aten ops") << "kineto_a100_nccl_rank-0-of-2.json.gz" << "aten::";
+    QTest::newRow("hta profiler step") << "kineto-hta_2ranks_rank-0.json.gz" << "ProfilerStep";
     QTest::newRow("nsys gemm") << "nsys-2026.2_h100x2_fastvideo-1s.sqlite" << "gemm";
     QTest::newRow("nsys none") << "nsys-2022.2_a100_saxpy-mpi.sqlite" << "no such kernel anywhere";
 }
@@ -80,6 +85,7 @@ void TstTimelineFind::countsMatchCsv()
     const std::string out = test::tempPath("find.wt");
     int64_t runId = 0;
     int64_t apiExpected = 0;   // API calls (the CPU rows) by name, from storage
+    int64_t hostExpected = 0;  // scope instances recorded on a host thread, by scope name, from storage
     std::ostringstream csv;
     {
         Database db(out, OpenMode::ReadWrite);
@@ -88,6 +94,11 @@ void TstTimelineFind::countsMatchCsv()
         interop::CsvExporter::writeActivities(r, runId, csv);
         for (const ApiCall& c : r.apiCalls(runId))
             apiExpected += QString::fromStdString(r.string(c.nameId)).contains(text, Qt::CaseInsensitive);
+        std::map<int64_t, QString> scopeName;
+        for (const ScopeNode& n : r.scopes(runId))
+            scopeName[n.id] = QString::fromStdString(r.string(n.nameId));
+        for (const ScopeInstance& si : r.scopeInstances(runId))
+            hostExpected += si.threadId != 0 && scopeName[si.scopeId].contains(text, Qt::CaseInsensitive);
     }
     std::shared_ptr<const RunData> run = loadRun(out, runId);
     QVERIFY(run);
@@ -114,6 +125,7 @@ void TstTimelineFind::countsMatchCsv()
     QCOMPARE(result.activityMatches, expected);
     QCOMPARE(result.scopeMatches, scopes);
     QCOMPARE(result.apiMatches, apiExpected);
+    QCOMPARE(result.hostMatches, hostExpected);
 
     // The widget shows the same count.
     ViewState state;
@@ -122,11 +134,11 @@ void TstTimelineFind::countsMatchCsv()
     w.resize(1200, 600);
     w.findText(text);
     QVERIFY(w.findBar() && !w.findBar()->isHidden());
-    const int64_t n = expected + scopes + apiExpected;
+    const int64_t n = expected + scopes + apiExpected + hostExpected;
     QCOMPARE(w.findBar()->status(), n == 0 ? QStringLiteral("no matches")
                                            : n == 1 ? QStringLiteral("1 match") : QStringLiteral("%1 matches").arg(n));
-    qInfo("%s: %lld activities, %lld scopes and %lld API calls match", qPrintable(text), qlonglong(expected), qlonglong(scopes),
-          qlonglong(apiExpected));
+    qInfo("%s: %lld activities, %lld scopes, %lld API calls and %lld host ranges match", qPrintable(text), qlonglong(expected),
+          qlonglong(scopes), qlonglong(apiExpected), qlonglong(hostExpected));
 }
 
 void TstTimelineFind::stepsThroughEveryMatch()
@@ -185,6 +197,77 @@ void TstTimelineFind::stepsThroughEveryMatch()
     QVERIFY(!w.findBar()->isVisible());
     QVERIFY(!w.search());
     QVERIFY(w.groupMarks() == nullptr);
+}
+
+// The CPU lanes take part: their matching ranges are marked, and stepping visits each of them
+// (selected on its host lane, in view on host time) as well as the GPU lane instances, API
+// calls and kernels of the same name.
+void TstTimelineFind::stepsToHostRanges()
+{
+    const char* file = "kineto_a100_nccl_rank-0-of-2.json.gz";
+    WT_REQUIRE_TRACE(path, file);
+    const std::string out = test::tempPath("findhost.wt");
+    int64_t runId = 0;
+    {
+        Database db(out, OpenMode::ReadWrite);
+        runId = interop::importTrace(db, path.toStdString()).written.runId;
+    }
+    std::shared_ptr<const RunData> run = loadRun(out, runId);
+    QVERIFY(run);
+    QVERIFY(!run->hostLanes.empty());
+    ViewState state;
+    state.setRun(run);
+    TimelineWidget w(&state);
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.findText(QStringLiteral("nccl:all_reduce"));
+    QVERIFY(w.search());
+    const SearchResult& res = *w.search();
+    QVERIFY2(res.hostMatches > 0, "the CPU op nccl:all_reduce is on a host lane");
+    const int64_t n = res.count();
+    QVERIFY(n > res.hostMatches);   // its kernels' names or GPU lanes match too
+    // Fitted, the host lanes holding matches are marked.
+    w.fit();
+    int64_t markedHostRows = 0;
+    const auto& rows = w.layout().rows();
+    for (size_t r = 0; r < rows.size(); ++r)
+        if (rows[r].kind == Row::HostLane && !w.drawList().marks[r].empty())
+            ++markedHostRows;
+    QVERIFY(markedHostRows > 0);
+    w.setViewRange(double(run->spanStartNs) - 1e9, double(run->spanStartNs) - 1e9 + 1);
+    int64_t hostSteps = 0;
+    std::set<uint32_t> hostSeen;
+    for (int64_t k = 1; k <= n; ++k) {
+        QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return);
+        const Selection sel = state.selection();
+        QCOMPARE(w.findBar()->status(), QStringLiteral("%1 of %2").arg(k).arg(n));
+        int64_t t0 = 0, t1 = 0;
+        QVERIFY(selectionSpan(*run, sel, t0, t1));
+        QVERIFY(w.mapping().startNs() <= double(t0) && double(t1) <= w.mapping().endNs());
+        if (sel.kind == Selection::Scope && sel.host) {
+            ++hostSteps;
+            hostSeen.insert(sel.index);
+            const uint32_t lane = run->hostLaneOf[sel.index];
+            QVERIFY(lane != kNone);
+            QCOMPARE(t0, run->hostLanes[lane].startNs[run->hostPosOf[sel.index]]);
+            QVERIFY(run->nodes[run->instances.node[sel.index]].name.contains(QStringLiteral("nccl:all_reduce")));
+            // Drawn selected on its host lane.
+            const int r = [&] {
+                for (size_t i = 0; i < rows.size(); ++i)
+                    if (rows[i].kind == Row::HostLane && rows[i].index == int(lane))
+                        return int(i);
+                return -1;
+            }();
+            QVERIFY(r >= 0);
+            bool selected = false;
+            for (const DrawItem& d : w.drawList().rows[size_t(r)])
+                selected |= (d.flags & DrawItem::Selected) != 0;
+            QVERIFY(selected);
+        }
+    }
+    QCOMPARE(hostSteps, res.hostMatches);
+    QCOMPARE(int64_t(hostSeen.size()), res.hostMatches);
 }
 
 void TstTimelineFind::regexAndErrors()

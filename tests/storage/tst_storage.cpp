@@ -574,7 +574,7 @@ void TestStorage::migrationFromV1NoFeatures()
         Database db(path, OpenMode::ReadWrite);
         Expected e;
         writeRandomRun(db, 7, 50, e);
-        db.exec("DROP TABLE launches; DROP TABLE cost_models; DROP TABLE step_totals; PRAGMA user_version=1;");
+        db.exec("DROP TABLE launches; DROP TABLE cost_models; DROP TABLE step_totals; DROP TABLE host_threads; PRAGMA user_version=1;");
         db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     }
     {
@@ -589,7 +589,7 @@ void TestStorage::migrationFromV1NoFeatures()
     }
     Database db(path, OpenMode::ReadWrite);
     QCOMPARE(db.schemaVersion(), Database::kSchemaVersion);
-    QCOMPARE(Database::kSchemaVersion, 3);
+    QCOMPARE(Database::kSchemaVersion, 4);
     Reader r(db);
     auto runs = r.runs();
     QCOMPARE(runs.size(), size_t(1));

@@ -22,6 +22,8 @@ size_t GroupMarks::bytes() const
         b += l.bytes();
     for (const MemberBits& a : apiRows)
         b += a.bytes();
+    for (const MemberBits& h : hostLanes)
+        b += h.bytes();
     return b;
 }
 

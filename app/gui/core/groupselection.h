@@ -107,6 +107,7 @@ struct GroupMarks {
     MemberBits instances;
     std::vector<MemberBits> lanes;   // by RunData lane, over the lane's items; empty as above
     std::vector<MemberBits> apiRows; // by RunData API row (find only; empty for groups: their rows stay as they are)
+    std::vector<MemberBits> hostLanes; // by RunData host lane, over its items (find only, as apiRows)
     int64_t activityCount = 0;       // member activities over all tracks
     int64_t instanceCount = 0;       // member instances
     bool marksLanes() const { return !lanes.empty(); }

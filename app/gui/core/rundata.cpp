@@ -4,6 +4,7 @@
 #include "analysis/compare.h"
 #include "analysis/grouping.h"
 #include "apirows.h"
+#include "hostrows.h"
 #include "timelinelayout.h"
 #include "storage/activitychunk.h"
 #include "storage/database.h"
@@ -157,6 +158,9 @@ size_t RunData::memoryBytes() const
          instances.gpuEndNs.capacity() * 8;
     for (const LaneData& l : lanes)
         b += sizeof(l) + l.items.capacity() * 4 + l.index.bytes();
+    for (const HostLaneData& l : hostLanes)
+        b += sizeof(l) + l.items.capacity() * 4 + l.startNs.capacity() * 8 + l.durationNs.capacity() * 4 + l.index.bytes();
+    b += hostLaneOf.capacity() * 4 + hostPosOf.capacity() * 4;
     b += launchConfigs.capacity() * sizeof(LaunchConfig) + nameColors.capacity() * 4 + instanceLaunches.capacity() * 8;
     for (const auto& [id, s] : strings())
         b += 48 + s.capacity();
@@ -285,6 +289,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     int64_t firstInstance = 0;
     bool contiguous = true;
     std::unordered_map<int64_t, uint32_t> instanceIndex;
+    std::vector<HostInstance> hostItems;   // instances recorded on a host thread (imports, schema 4)
     {
         std::vector<ScopeInstance> inst = reader.scopeInstances(runId);
         // Reader::scopeInstances hands them out by id already; the check keeps this independent.
@@ -334,6 +339,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             in.node[i] = node;
             uint32_t p = indexOf(inst[i].parentId);
             in.parent[i] = p < i ? p : kNone;   // parents come first; anything else is ignored
+            if (inst[i].threadId != 0)
+                hostItems.push_back(HostInstance{uint32_t(i), inst[i].threadId, inst[i].startNs, inst[i].endNs});
         }
         // Replace the lookup for the activity pass (the vector is released at the end of the block).
         if (contiguous)
@@ -362,6 +369,9 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     // activities below.
     ApiCallIndex apiIndex;
     apiIndex.load(reader, runId, d);
+    // The host threads: their processes, their ranges as lanes on host time, their API rows.
+    loadHostRows(reader.hostThreads(runId), hostItems, d);
+    std::vector<HostInstance>().swap(hostItems);
     std::vector<size_t> launchHint(d.tracks.size(), 0);
 
     // Activities, track by track. Launch configs are interned: few distinct ones per run.

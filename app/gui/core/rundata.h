@@ -114,6 +114,38 @@ struct ApiRowData {
     int64_t endNs(size_t i) const { return startNs[i] + int64_t(durationNs[i]); }
 };
 
+// The CPU side of an import (schema version 4's host threads): per process its threads, per
+// thread its ranges (Kineto's CPU ops and annotations, Nsight's NVTX ranges) on host time as
+// lanes by nesting depth on that thread (1 = outermost), and its API call rows.
+struct HostLaneData {
+    uint32_t thread = 0;                  // index into RunData::hostThreads
+    int depth = 1;                        // nesting on the thread, 1 = outermost
+    QString level;                        // level names of the lane's nodes, most common first ("op", "annotation / op")
+    std::vector<uint32_t> items;          // instance indices, sorted by host start
+    std::vector<int64_t> startNs;         // host start (as recorded), parallel to items
+    std::vector<uint32_t> durationNs;     // saturated at 2^32-1 ns
+    int64_t maxDurationNs = 0;
+    FoldIndex index;
+    size_t size() const { return items.size(); }
+    int64_t endNs(size_t i) const { return startNs[i] + int64_t(durationNs[i]); }
+};
+
+struct HostThreadData {
+    int64_t id = 0;                       // HostThread::id (0: a thread known only from API calls)
+    int64_t pid = 0;
+    int64_t tid = 0;
+    QString name;                         // the trace's thread name, else "thread TID"
+    uint32_t process = 0;                 // index into RunData::hostProcesses
+    std::vector<uint32_t> lanes;          // RunData::hostLanes, by depth
+    std::vector<uint32_t> apiRows;        // RunData::apiRows of this thread, by level
+};
+
+struct HostProcessData {
+    int64_t pid = 0;
+    QString name;                         // the trace's process name, else "process PID"
+    std::vector<uint32_t> threads;        // RunData::hostThreads, by tid
+};
+
 struct DeviceData {
     int32_t id = 0;
     QString name;
@@ -132,6 +164,12 @@ public:
     std::vector<LaunchConfig> launchConfigs;
     std::vector<ApiRowData> apiRows;      // by thread id, then level
     std::vector<uint32_t> apiRowStart;    // index of each row's first call in row order; back() = all calls
+    // Host threads (empty for runs without them: captures, files before schema version 4).
+    std::vector<HostProcessData> hostProcesses;   // by pid
+    std::vector<HostThreadData> hostThreads;      // by (pid, tid)
+    std::vector<HostLaneData> hostLanes;          // by thread, then depth
+    // Per instance (when the run has host lanes): its host lane and position there, kNone = none.
+    std::vector<uint32_t> hostLaneOf, hostPosOf;
     std::vector<QString> layerNames;      // layerIndex -> layer key; 0 = "(no scope)"
     LayerPalette palette;                 // the layers' colours, one each; every view of the run asks it
     std::vector<QRgb> nameColors;         // by string id: colors of kernels without a scope

@@ -10,7 +10,7 @@
 
 namespace wt::gui {
 
-void TimelineLayout::build(const RunData& run, const std::map<int, int>& collapsedDepth)
+void TimelineLayout::build(const RunData& run, const std::map<int, int>& collapsedDepth, const HostFolds& folds)
 {
     m_rows.clear();
     int y = 0;
@@ -31,26 +31,71 @@ void TimelineLayout::build(const RunData& run, const std::map<int, int>& collaps
     };
     // The host first (as in Nsight Systems and Perfetto): a header, then per thread its API
     // calls, one row per nesting level; the header folds them all (collapsedDepth[-1] < 0).
-    if (!run.apiRows.empty()) {
+    // A run with host threads (imports) has a header per process and per thread, and the
+    // thread's ranges on host time above its API calls.
+    if (!run.apiRows.empty() || !run.hostThreads.empty()) {
         Row header;
         header.kind = Row::HostHeader;
         header.deviceIndex = -1;
-        int64_t threads = 0;
-        for (size_t i = 0; i < run.apiRows.size(); ++i)
-            threads += i == 0 || run.apiRows[i].threadId != run.apiRows[i - 1].threadId;
-        header.label = QStringLiteral("CPU (%1 thread%2)").arg(threads).arg(threads == 1 ? QString() : QStringLiteral("s"));
+        int64_t threads = int64_t(run.hostThreads.size());
+        if (run.hostThreads.empty())
+            for (size_t i = 0; i < run.apiRows.size(); ++i)
+                threads += i == 0 || run.apiRows[i].threadId != run.apiRows[i - 1].threadId;
+        const int64_t processes = int64_t(run.hostProcesses.size());
+        header.label = processes > 1
+                           ? QStringLiteral("CPU: %1 processes, %2 thread%3").arg(processes).arg(threads).arg(threads == 1 ? QString() : QStringLiteral("s"))
+                           : QStringLiteral("CPU (%1 thread%2)").arg(threads).arg(threads == 1 ? QString() : QStringLiteral("s"));
         add(header, kHeaderHeight);
         auto c = collapsedDepth.find(-1);
-        if (c == collapsedDepth.end() || c->second >= 0) {
+        const bool hostShown = c == collapsedDepth.end() || c->second >= 0;
+        auto apiRow = [&](size_t i, const QString& label) {
+            Row r;
+            r.kind = Row::Api;
+            r.deviceIndex = -1;
+            r.index = int(i);
+            r.label = label;
+            add(r, kLaneHeight);
+        };
+        if (hostShown && run.hostThreads.empty()) {
             for (size_t i = 0; i < run.apiRows.size(); ++i) {
                 const ApiRowData& a = run.apiRows[i];
-                Row r;
-                r.kind = Row::Api;
-                r.deviceIndex = -1;
-                r.index = int(i);
-                r.label = a.level == 0 ? QStringLiteral("thread %1").arg(a.threadId)
-                                       : QStringLiteral("thread %1 \u00b7 nested %2").arg(a.threadId).arg(a.level);
-                add(r, kLaneHeight);
+                apiRow(i, a.level == 0 ? QStringLiteral("thread %1").arg(a.threadId)
+                                       : QStringLiteral("thread %1 \u00b7 nested %2").arg(a.threadId).arg(a.level));
+            }
+        } else if (hostShown) {
+            for (size_t p = 0; p < run.hostProcesses.size(); ++p) {
+                const HostProcessData& process = run.hostProcesses[p];
+                Row ph;
+                ph.kind = Row::ProcessHeader;
+                ph.deviceIndex = -1;
+                ph.index = int(p);
+                ph.label = hostProcessLabel(process);
+                add(ph, kHeaderHeight);
+                if (folds.processes.count(uint32_t(p)))
+                    continue;
+                for (uint32_t t : process.threads) {
+                    const HostThreadData& thread = run.hostThreads[t];
+                    if (thread.lanes.empty() && thread.apiRows.empty())
+                        continue;
+                    Row th;
+                    th.kind = Row::ThreadHeader;
+                    th.deviceIndex = -1;
+                    th.index = int(t);
+                    th.label = hostThreadLabel(thread);
+                    add(th, kHeaderHeight);
+                    if (folds.threads.count(t))
+                        continue;
+                    for (uint32_t l : thread.lanes) {
+                        Row r;
+                        r.kind = Row::HostLane;
+                        r.deviceIndex = -1;
+                        r.index = int(l);
+                        r.label = hostLaneLabel(run.hostLanes[l]);
+                        add(r, kLaneHeight);
+                    }
+                    for (uint32_t a : thread.apiRows)
+                        apiRow(a, hostApiLabel(run.apiRows[a]));
+                }
             }
         }
     }
@@ -189,6 +234,13 @@ void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeM
                 for (DrawItem& d : items)
                     if (d.count == 1 && lane.items[d.first] == sel.index)
                         d.flags |= DrawItem::Selected;
+        } else if (row.kind == Row::HostLane) {
+            const HostLaneData& lane = run.hostLanes[size_t(row.index)];
+            foldRow(HostLaneSequence{&run, &lane}, mapping, options, items);
+            if (sel.kind == Selection::Scope)
+                for (DrawItem& d : items)
+                    if (d.count == 1 && lane.items[d.first] == sel.index)
+                        d.flags |= DrawItem::Selected;
         } else if (row.kind == Row::Api) {
             const ApiRowData& api = run.apiRows[size_t(row.index)];
             foldRow(ApiSequence{&run, &api}, mapping, options, items);
@@ -229,6 +281,10 @@ void buildDrawList(const RunData& run, const TimelineLayout& layout, const TimeM
             const LaneData& lane = run.lanes[size_t(row.index)];
             out.groupedRows[r] = 1;
             markRow(LaneSequence{&run, &lane}, group->lanes[size_t(row.index)], items, out.spans[r], mapping, out.marks[r]);
+        } else if (row.kind == Row::HostLane && size_t(row.index) < group->hostLanes.size()) {
+            const HostLaneData& lane = run.hostLanes[size_t(row.index)];
+            out.groupedRows[r] = 1;
+            markRow(HostLaneSequence{&run, &lane}, group->hostLanes[size_t(row.index)], items, out.spans[r], mapping, out.marks[r]);
         } else if (row.kind == Row::Api && size_t(row.index) < group->apiRows.size()) {
             const ApiRowData& api = run.apiRows[size_t(row.index)];
             out.groupedRows[r] = 1;

@@ -7,6 +7,7 @@
 
 #include "drawlist.h"
 #include "groupselection.h"
+#include "hostrows.h"
 #include "rundata.h"
 #include "timemapping.h"
 
@@ -14,6 +15,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <memory>
 #include <vector>
 
@@ -25,6 +27,9 @@ struct Selection {
     Kind kind = None;
     uint32_t track = 0;      // Activity: index into RunData::tracks; ApiCall: into RunData::apiRows
     uint32_t index = 0;      // Activity: index in the track; Scope: instance index; ApiCall: in the row
+    // Scope: picked on its host thread's lane (host time) rather than in a GPU lane; an
+    // instance can be in both, and find counts and steps to each place it is shown.
+    bool host = false;
     bool operator==(const Selection&) const = default;
 };
 
@@ -63,14 +68,25 @@ struct LaneSequence {
 };
 
 struct Row {
-    enum Kind : uint8_t { DeviceHeader, Lane, Track, Api, HostHeader };
+    enum Kind : uint8_t { DeviceHeader, Lane, Track, Api, HostHeader, ProcessHeader, ThreadHeader, HostLane };
     Kind kind = Track;
-    int deviceIndex = 0;     // -1: the host (HostHeader and Api rows; the header folds them)
-    int index = 0;           // Lane: index into RunData::lanes; Track: into RunData::tracks; Api: into RunData::apiRows
+    int deviceIndex = 0;     // -1: the host (HostHeader, ProcessHeader, ThreadHeader, HostLane and Api rows)
+    // Lane: index into RunData::lanes; Track: into RunData::tracks; Api: into RunData::apiRows;
+    // ProcessHeader: into RunData::hostProcesses; ThreadHeader: into hostThreads; HostLane: into hostLanes
+    int index = 0;
     int y = 0;               // top, in content coordinates (below the ruler)
     int height = 0;
     QString label;
-    bool isHeader() const { return kind == DeviceHeader || kind == HostHeader; }   // a device's or the host's
+    // A device's, the host's, a process's or a thread's header: painted bold, folds what is below.
+    bool isHeader() const { return kind == DeviceHeader || kind == HostHeader || kind == ProcessHeader || kind == ThreadHeader; }
+};
+
+// Which host processes and threads are folded to their header (indices into
+// RunData::hostProcesses and hostThreads).
+struct HostFolds {
+    std::set<uint32_t> processes;
+    std::set<uint32_t> threads;
+    bool operator==(const HostFolds&) const = default;
 };
 
 class TimelineLayout {
@@ -81,7 +97,9 @@ public:
     static constexpr int kGap = 2;
 
     // Rows for a run; collapsedDepth[device] = deepest lane depth shown (absent = all).
-    void build(const RunData& run, const std::map<int, int>& collapsedDepth);
+    // Host rows (runs with host threads): a header per process and per thread, each folding
+    // what is below it (`folds`), then the thread's range lanes on host time and its API rows.
+    void build(const RunData& run, const std::map<int, int>& collapsedDepth, const HostFolds& folds = {});
     const std::vector<Row>& rows() const { return m_rows; }
     int contentHeight() const { return m_height; }
     int rowAt(int contentY) const;   // -1 when between or below rows

@@ -10,22 +10,30 @@ namespace wt::gui {
 
 namespace {
 
-// The rows a search steps through: tracks 0..T-1, lanes T..T+L-1, then API rows.
+// The rows a search steps through: tracks 0..T-1, lanes T..T+L-1, then API rows, then host
+// lanes.
 struct SearchRows {
     const RunData& run;
     const GroupMarks& marks;
     size_t lanesAt() const { return run.tracks.size(); }
     size_t apiAt() const { return run.tracks.size() + marks.lanes.size(); }
-    size_t count() const { return apiAt() + marks.apiRows.size(); }
+    size_t hostAt() const { return apiAt() + marks.apiRows.size(); }
+    size_t count() const { return hostAt() + marks.hostLanes.size(); }
     bool isLane(size_t g) const { return g >= lanesAt() && g < apiAt(); }
-    bool isApi(size_t g) const { return g >= apiAt(); }
+    bool isApi(size_t g) const { return g >= apiAt() && g < hostAt(); }
+    bool isHost(size_t g) const { return g >= hostAt(); }
     const MemberBits& bits(size_t g) const
     {
-        return isApi(g) ? marks.apiRows[g - apiAt()] : isLane(g) ? marks.lanes[g - lanesAt()] : marks.tracks[g];
+        return isHost(g) ? marks.hostLanes[g - hostAt()]
+               : isApi(g) ? marks.apiRows[g - apiAt()]
+               : isLane(g) ? marks.lanes[g - lanesAt()]
+                           : marks.tracks[g];
     }
     size_t size(size_t g) const { return bits(g).size(); }
     int64_t start(size_t g, size_t i) const
     {
+        if (isHost(g))
+            return run.hostLanes[g - hostAt()].startNs[i];
         if (isApi(g))
             return run.apiRows[g - apiAt()].startNs[i];
         if (isLane(g))
@@ -49,7 +57,11 @@ struct SearchRows {
     Selection selection(size_t g, size_t i) const
     {
         Selection s;
-        if (isApi(g)) {
+        if (isHost(g)) {
+            s.kind = Selection::Scope;
+            s.index = run.hostLanes[g - hostAt()].items[i];
+            s.host = true;
+        } else if (isApi(g)) {
             s.kind = Selection::ApiCall;
             s.track = uint32_t(g - apiAt());
             s.index = uint32_t(i);
@@ -82,6 +94,13 @@ bool keyOf(const SearchRows& rows, const Selection& sel, Key& key)
     }
     if (sel.kind == Selection::ApiCall && sel.track < rows.marks.apiRows.size() && sel.index < run.apiRows[sel.track].size()) {
         key = {run.apiRows[sel.track].startNs[sel.index], int64_t(rows.apiAt() + sel.track), int64_t(sel.index)};
+        return true;
+    }
+    if (sel.kind == Selection::Scope && sel.host) {
+        if (sel.index >= run.hostLaneOf.size() || run.hostLaneOf[sel.index] >= rows.marks.hostLanes.size())
+            return false;
+        const uint32_t l = run.hostLaneOf[sel.index], k = run.hostPosOf[sel.index];
+        key = {run.hostLanes[l].startNs[k], int64_t(rows.hostAt() + l), int64_t(k)};
         return true;
     }
     if (sel.kind == Selection::Scope && sel.index < run.instances.size() && run.instances.hasSpan(sel.index)) {
@@ -145,6 +164,12 @@ SearchResult searchRun(const RunData& run, const QString& text, bool regex)
         const uint32_t* ids = run.apiRows[a].nameId.data();
         marks->apiRows[a].build(run.apiRows[a].size(), [&](size_t i) { return !none && ids[i] < nameOk.size() && nameOk[ids[i]]; });
         out.apiMatches += int64_t(marks->apiRows[a].count());
+    }
+    marks->hostLanes.resize(run.hostLanes.size());
+    for (size_t h = 0; h < run.hostLanes.size(); ++h) {
+        const HostLaneData& lane = run.hostLanes[h];
+        marks->hostLanes[h].build(lane.size(), [&](size_t k) { return nodeOk[run.instances.node[lane.items[k]]] != 0; });
+        out.hostMatches += int64_t(marks->hostLanes[h].count());
     }
     marks->activityCount = out.activityMatches;
     marks->instanceCount = int64_t(marks->instances.count());
@@ -225,6 +250,14 @@ bool selectionSpan(const RunData& run, const Selection& sel, int64_t& startNs, i
     if (sel.kind == Selection::ApiCall && sel.track < run.apiRows.size() && sel.index < run.apiRows[sel.track].size()) {
         startNs = run.apiRows[sel.track].startNs[sel.index];
         endNs = run.apiRows[sel.track].endNs(sel.index);
+        return true;
+    }
+    if (sel.kind == Selection::Scope && sel.host) {
+        if (sel.index >= run.hostLaneOf.size() || run.hostLaneOf[sel.index] == kNone)
+            return false;
+        const HostLaneData& lane = run.hostLanes[run.hostLaneOf[sel.index]];
+        startNs = lane.startNs[run.hostPosOf[sel.index]];
+        endNs = lane.endNs(run.hostPosOf[sel.index]);
         return true;
     }
     if (sel.kind == Selection::Scope && sel.index < run.instances.size() && run.instances.hasSpan(sel.index)) {

@@ -18,6 +18,7 @@ constexpr size_t kMaxArrows = 256;   // a call that launched more (a graph launc
 void TimelineWidget::updateFlows()
 {
     m_flowTo.clear();
+    m_flowOp = FlowEnd{Row::HostLane, kNone, 0};
     if (!m_run)
         return;
     const Selection& sel = m_state->selection();
@@ -32,6 +33,12 @@ void TimelineWidget::updateFlows()
         m_flowFrom = FlowEnd{Row::Api, sel.track, sel.index};
         for (const auto& [track, index] : m_run->launchedBy(sel.track, sel.index))
             m_flowTo.push_back(FlowEnd{Row::Track, track, index});
+    }
+    // The CPU op around the call: the innermost range open on the call's thread when it began.
+    if (!m_flowTo.empty() && m_flowFrom.kind == Row::Api && m_flowFrom.row < m_run->apiRows.size()) {
+        const uint32_t inst = hostRangeAt(*m_run, m_flowFrom.row, m_run->apiRows[m_flowFrom.row].startNs[m_flowFrom.index]);
+        if (inst != kNone)
+            m_flowOp = FlowEnd{Row::HostLane, m_run->hostLaneOf[inst], m_run->hostPosOf[inst]};
     }
 }
 
@@ -57,6 +64,8 @@ void TimelineWidget::markFlows()
             m_draw.rows[size_t(r)][size_t(k)].flags |= DrawItem::Highlighted;
     };
     mark(m_flowFrom);
+    if (m_flowOp.row != kNone)
+        mark(m_flowOp);
     for (size_t i = 0; i < m_flowTo.size() && i < kMaxArrows; ++i)
         mark(m_flowTo[i]);
 }

@@ -27,6 +27,10 @@ QString TimelineWidget::itemName(const Row& row, const DrawItem& item) const
         uint32_t inst = m_run->lanes[size_t(row.index)].items[item.first];
         return m_run->nodes[m_run->instances.node[inst]].name;
     }
+    if (row.kind == Row::HostLane) {
+        uint32_t inst = m_run->hostLanes[size_t(row.index)].items[item.first];
+        return m_run->nodes[m_run->instances.node[inst]].name;
+    }
     if (row.kind == Row::Api)
         return m_run->name(m_run->apiRows[size_t(row.index)].nameId[item.first]);
     const TrackData& t = m_run->tracks[size_t(row.index)];
@@ -38,6 +42,8 @@ const QString& TimelineWidget::shortItemName(const Row& row, const DrawItem& ite
     uint64_t key;
     if (row.kind == Row::Lane)
         key = (uint64_t(1) << 32) | m_run->instances.node[m_run->lanes[size_t(row.index)].items[item.first]];
+    else if (row.kind == Row::HostLane)
+        key = (uint64_t(1) << 32) | m_run->instances.node[m_run->hostLanes[size_t(row.index)].items[item.first]];
     else if (row.kind == Row::Api)
         key = m_run->apiRows[size_t(row.index)].nameId[item.first];
     else
@@ -73,6 +79,28 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
                   << QStringLiteral("start: %1").arg(formatDuration(double(in.gpuStartNs[inst]) - origin))
                   << QStringLiteral("duration: %1 (first kernel to last kernel)")
                          .arg(formatDuration(double(in.gpuEndNs[inst] - in.gpuStartNs[inst])));
+        }
+    } else if (row.kind == Row::HostLane) {
+        const HostLaneData& lane = m_run->hostLanes[size_t(row.index)];
+        const HostThreadData& thread = m_run->hostThreads[lane.thread];
+        if (d.count > 1) {
+            lines << QStringLiteral("<b>%1 ranges</b> (folded; zoom in to separate)").arg(d.count)
+                  << QStringLiteral("from %1 to %2").arg(formatDuration(double(lane.startNs[d.first])),
+                                                         formatDuration(double(lane.endNs(d.first + d.count - 1))));
+        } else {
+            const uint32_t inst = lane.items[d.first];
+            const InstanceData& in = m_run->instances;
+            const ScopeNodeData& n = m_run->nodes[in.node[inst]];
+            lines << QStringLiteral("<b>%1</b> (%2)").arg(n.name.toHtmlEscaped(), n.level.toHtmlEscaped())
+                  << QStringLiteral("%1, %2").arg(hostThreadLabel(thread).toHtmlEscaped(),
+                                                  hostProcessLabel(m_run->hostProcesses[thread.process]).toHtmlEscaped())
+                  << QStringLiteral("scope: %1").arg(m_run->scopePath(inst).toHtmlEscaped())
+                  << QStringLiteral("start: %1 (host)").arg(formatDuration(double(lane.startNs[d.first])))
+                  << QStringLiteral("duration: %1 (host)").arg(formatDuration(double(lane.durationNs[d.first])));
+            if (in.hasSpan(inst))
+                lines << QStringLiteral("GPU: %1 from %2 (first kernel to last kernel)")
+                             .arg(formatDuration(double(in.gpuEndNs[inst] - in.gpuStartNs[inst])),
+                                  formatDuration(double(in.gpuStartNs[inst])));
         }
     } else if (row.kind == Row::Api) {
         const ApiRowData& api = m_run->apiRows[size_t(row.index)];

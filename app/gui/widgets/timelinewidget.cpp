@@ -85,6 +85,7 @@ void TimelineWidget::onRunChanged()
 {
     m_run = m_state->run();
     m_collapsed.clear();
+    m_hostFolds = HostFolds();
     updateFlows();
     m_shortNames.clear();
     m_scrollY = 0;
@@ -122,7 +123,7 @@ void TimelineWidget::onRunUpdated()
 void TimelineWidget::relayout()
 {
     if (m_run)
-        m_layout.build(*m_run, m_collapsed);
+        m_layout.build(*m_run, m_collapsed, m_hostFolds);
     else
         m_layout = TimelineLayout();
     updateScrollBar();
@@ -230,6 +231,13 @@ void TimelineWidget::revealSelection()
                 rowY = r.y;
                 rowH = r.height;
             }
+    } else if (sel.kind == Selection::Scope && sel.host && sel.index < m_run->hostLaneOf.size() && m_run->hostLaneOf[sel.index] != kNone) {
+        selectionSpan(*m_run, sel, start, end);
+        for (const Row& r : m_layout.rows())
+            if (r.kind == Row::HostLane && r.index == int(m_run->hostLaneOf[sel.index])) {
+                rowY = r.y;
+                rowH = r.height;
+            }
     } else if (sel.kind == Selection::Scope && sel.index < m_run->instances.size() && m_run->instances.hasSpan(sel.index)) {
         start = m_run->instances.gpuStartNs[sel.index];
         end = m_run->instances.gpuEndNs[sel.index];
@@ -273,6 +281,31 @@ int TimelineWidget::collapsedDepth(int deviceIndex) const
     return it == m_collapsed.end() ? 0 : it->second;
 }
 
+void TimelineWidget::setHostFolded(Row::Kind kind, int index, bool folded)
+{
+    std::set<uint32_t>* set = kind == Row::ProcessHeader ? &m_hostFolds.processes : kind == Row::ThreadHeader ? &m_hostFolds.threads : nullptr;
+    if (!set || index < 0)
+        return;
+    if (folded)
+        set->insert(uint32_t(index));
+    else
+        set->erase(uint32_t(index));
+    relayout();
+    prepare();
+    update();
+}
+
+bool TimelineWidget::hostFolded(Row::Kind kind, int index) const
+{
+    if (index < 0)
+        return false;
+    if (kind == Row::ProcessHeader)
+        return m_hostFolds.processes.count(uint32_t(index)) > 0;
+    if (kind == Row::ThreadHeader)
+        return m_hostFolds.threads.count(uint32_t(index)) > 0;
+    return false;
+}
+
 void TimelineWidget::resizeEvent(QResizeEvent*)
 {
     updateScrollBar();
@@ -312,6 +345,10 @@ void TimelineWidget::selectAt(const QPoint& pos)
         } else if (d.count == 1 && row.kind == Row::Lane) {
             sel.kind = Selection::Scope;
             sel.index = m_run->lanes[size_t(row.index)].items[d.first];
+        } else if (d.count == 1 && row.kind == Row::HostLane) {
+            sel.kind = Selection::Scope;
+            sel.index = m_run->hostLanes[size_t(row.index)].items[d.first];
+            sel.host = true;
         } else {
             // A fold: zoom onto it so its members separate.
             double t0 = m_mapping.timeAt(d.x0), t1 = m_mapping.timeAt(d.x1);
@@ -423,6 +460,8 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event)
             if (row.kind == Row::Lane) {
                 int depth = m_run->lanes[size_t(row.index)].depth;
                 setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) == depth ? 0 : depth);
+            } else if (row.kind == Row::ProcessHeader || row.kind == Row::ThreadHeader) {
+                setHostFolded(row.kind, row.index, !hostFolded(row.kind, row.index));
             } else if (row.isHeader()) {
                 // A device header (a rank of a job) folds its whole group.
                 setCollapsedDepth(row.deviceIndex, collapsedDepth(row.deviceIndex) < 0 ? 0 : -1);
@@ -641,9 +680,10 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     paintFlows(p, top);
     // Selected scope: its span as a band across all rows.
     const Selection& sel = m_state->selection();
-    if (sel.kind == Selection::Scope && m_run->instances.hasSpan(sel.index)) {
-        double a = m_mapping.x(double(m_run->instances.gpuStartNs[sel.index]));
-        double b = m_mapping.x(double(m_run->instances.gpuEndNs[sel.index]));
+    int64_t bandStart = 0, bandEnd = 0;   // GPU span, or host times when picked on a host lane
+    if (sel.kind == Selection::Scope && selectionSpan(*m_run, sel, bandStart, bandEnd)) {
+        double a = m_mapping.x(double(bandStart));
+        double b = m_mapping.x(double(bandEnd));
         QColor band = highlight;
         band.setAlpha(40);
         p.fillRect(QRectF(a, top, std::max(b - a, 1.0), height() - top), band);
@@ -673,10 +713,21 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         QFont f = font();
         p.setPen(pal.color(QPalette::WindowText));
         QString label = row.label;
-        if (row.isHeader()) {
+        if (row.kind == Row::ProcessHeader || row.kind == Row::ThreadHeader) {
+            // Processes and threads nest under the CPU header: indented, the thread's name plain.
+            f.setBold(row.kind == Row::ProcessHeader);
+            lr.setLeft(row.kind == Row::ProcessHeader ? 8 : 14);
+            if (!m_printMode)
+                label = (hostFolded(row.kind, row.index) ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
+        } else if (row.isHeader()) {
             f.setBold(true);
             if (!m_printMode)
                 label = (collapsedDepth(row.deviceIndex) < 0 ? QStringLiteral("\u25b8 ") : QStringLiteral("\u25be ")) + label;
+        } else if (row.kind == Row::HostLane || (row.kind == Row::Api && !m_run->hostThreads.empty())) {
+            // A thread's lanes: indented under its header, deeper ranges a little more.
+            const int depth = row.kind == Row::HostLane ? m_run->hostLanes[size_t(row.index)].depth : 1;
+            lr.setLeft(24 + 2 * std::min(depth - 1, 6));
+            p.setPen(pal.color(QPalette::PlaceholderText));
         } else if (row.kind == Row::Lane) {
             int depth = m_run->lanes[size_t(row.index)].depth;
             lr.setLeft(6 + 8 * (depth - 1));
@@ -686,7 +737,9 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             p.setPen(pal.color(QPalette::PlaceholderText));
         }
         p.setFont(f);
-        p.drawText(lr, Qt::AlignVCenter | Qt::AlignLeft, QFontMetrics(f).elidedText(label, Qt::ElideMiddle, lr.width()));
+        // Host rows put what identifies them first (pid, tid, depth): cut at the right.
+        const Qt::TextElideMode elide = row.deviceIndex == -1 ? Qt::ElideRight : Qt::ElideMiddle;
+        p.drawText(lr, Qt::AlignVCenter | Qt::AlignLeft, QFontMetrics(f).elidedText(label, elide, lr.width()));
     }
     p.setClipping(false);
     p.setFont(font());

@@ -51,11 +51,14 @@ public:
     // Flows (timelineflows.cpp): a selected kernel's launching API call, or a selected API
     // call's kernels (by correlation id), highlighted and joined by arrows.
     struct FlowEnd {
-        Row::Kind kind = Row::Track;   // Track (an activity) or Api
-        uint32_t row = 0;              // RunData::tracks or RunData::apiRows index
+        Row::Kind kind = Row::Track;   // Track (an activity), Api or HostLane (the CPU op around the call)
+        uint32_t row = 0;              // RunData::tracks, apiRows or hostLanes index
         uint32_t index = 0;
     };
     const std::vector<FlowEnd>& flowTargets() const { return m_flowTo; }
+    // The CPU op (a range on the launching thread's host lanes) around the flow's API call;
+    // kind None-like (row = kNone) when the run has no host lanes or no range holds the call.
+    const FlowEnd& flowOp() const { return m_flowOp; }
     const SearchResult* search() const { return m_search ? m_search.get() : nullptr; }
     QRect plotRect() const;
     // Content y at the top of the plot (the vertical scroll position).
@@ -81,6 +84,10 @@ public:
     // header (clicking a device header toggles it: the ranks of a job as groups).
     void setCollapsedDepth(int deviceIndex, int depth);
     int collapsedDepth(int deviceIndex) const;
+    // A host process (Row::ProcessHeader) or thread (Row::ThreadHeader) folded to its header;
+    // clicking the header toggles it.
+    void setHostFolded(Row::Kind kind, int index, bool folded);
+    bool hostFolded(Row::Kind kind, int index) const;
 
     // Text of the tooltip at a widget position (empty when nothing is there).
     QString toolTipAt(const QPoint& pos) const;
@@ -131,6 +138,7 @@ private:
     FindBar* m_find = nullptr;
     std::shared_ptr<const SearchResult> m_search;   // while the find bar is open
     FlowEnd m_flowFrom;                              // the launching call (or the selected call)
+    FlowEnd m_flowOp{Row::HostLane, kNone, 0};       // the CPU op around that call (row kNone: none)
     std::vector<FlowEnd> m_flowTo;                   // the kernels it launched; empty: no flow
     std::shared_ptr<const RunData> m_run;
     TimeMapping m_mapping;
@@ -140,6 +148,7 @@ private:
     std::vector<QRgb> m_lineBody, m_lineBase;    // one row's pixel line: bodies; with fold baselines
     std::vector<uint8_t> m_lineMark;             // one row's device columns holding group members
     std::map<int, int> m_collapsed;
+    HostFolds m_hostFolds;
     std::unordered_map<uint64_t, QString> m_shortNames;   // (lane ? node : string id) -> short form; cleared per run
     QScrollBar* m_vbar;
     int m_scrollY = 0;
