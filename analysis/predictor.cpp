@@ -3,6 +3,7 @@
 #include "analysis/jsonvalue.h"
 #include "storage/json.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -12,8 +13,12 @@ namespace wt {
 
 namespace {
 
-// Solves the n x n system a x = b (n <= 3) by Gaussian elimination with pivoting; false when singular.
-bool solve(int n, std::array<std::array<double, 3>, 3> a, std::array<double, 3> b, std::array<double, 3>& x)
+constexpr int kMaxColumns = 4;
+using Matrix = std::array<std::array<double, kMaxColumns>, kMaxColumns>;
+using Vector = std::array<double, kMaxColumns>;
+
+// Solves the n x n system a x = b (n <= 4) by Gaussian elimination with pivoting; false when singular.
+bool solve(int n, Matrix a, Vector b, Vector& x)
 {
     for (int c = 0; c < n; ++c) {
         int p = c;
@@ -40,57 +45,37 @@ bool solve(int n, std::array<std::array<double, 3>, 3> a, std::array<double, 3> 
     return true;
 }
 
-std::string kindKey(const std::string& kind) { return "kind:" + kind; }
-
-// The most specific class: the op name in its op scope ("sgemm_nt@conv_gemm"): one name (a
-// GEMM, a copy) runs at very different shapes and efficiencies in different ops.
-std::string scopedKey(const LaunchSample& s)
+// Non-negative least squares on relative error: minimizes sum ((x_i . c) / t_i - 1)^2 over
+// c >= 0, x_i = column(i, 0..cols-1), samples with t_i > 0. Every non-empty subset of the
+// columns is solved and the best non-negative solution kept (the optimum, for so few columns).
+// The columns of A are scaled to unit norm first: times span 10^2..10^9 ns, and unscaled normal
+// equations would lose the small terms. nullopt: no usable subset.
+template <class Column>
+std::optional<Vector> fitRelative(int cols, size_t n, const Column& column, const std::vector<double>& timeNs)
 {
-    const size_t slash = s.path.rfind('/');
-    return s.name + "@" + (slash == std::string::npos ? s.path : s.path.substr(slash + 1));
-}
-
-double ape(double predicted, double measured) { return std::fabs(predicted - measured) / measured * 100.0; }
-
-}  // namespace
-
-std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<double>& flops,
-                                      const std::vector<double>& bytes, const std::vector<double>& timeNs)
-{
-    const size_t n = timeNs.size();
-    if (n == 0)
-        return std::nullopt;
-    // Relative error: minimize sum ((x_i . c) / t_i - 1)^2, i.e. rows a_i = x_i / t_i against 1.
-    // The columns of A are scaled to unit norm first: times span 10^2..10^9 ns, and unscaled
-    // normal equations would lose the small terms.
-    auto column = [&](int c, size_t i) { return c == 0 ? 1.0 : c == 1 ? flops[i] : bytes[i]; };
-    std::array<double, 3> norm {};
+    Vector norm {};
     for (size_t i = 0; i < n; ++i)
         if (timeNs[i] > 0)
-            for (int c = 0; c < 3; ++c)
-                norm[size_t(c)] += (column(c, i) / timeNs[i]) * (column(c, i) / timeNs[i]);
+            for (int c = 0; c < cols; ++c)
+                norm[size_t(c)] += (column(i, c) / timeNs[i]) * (column(i, c) / timeNs[i]);
     for (double& v : norm)
         v = std::sqrt(v);
-    CostClass best;
-    best.key = key;
-    best.samples = int64_t(n);
+    std::optional<Vector> best;
     double bestErr = std::numeric_limits<double>::infinity();
-    // Every non-empty subset of {overhead, flops, bytes} whose solution is non-negative; the
-    // one with the least squared relative error (the non-negative least-squares optimum).
-    for (int mask = 1; mask < 8; ++mask) {
+    for (int mask = 1; mask < (1 << cols); ++mask) {
         bool usable = true;
-        for (int c = 0; c < 3; ++c)
+        for (int c = 0; c < cols; ++c)
             usable = usable && (!(mask & (1 << c)) || norm[size_t(c)] > 0);
         if (!usable)
             continue;   // a column that is zero everywhere
-        std::array<int, 3> cols {};
+        std::array<int, kMaxColumns> pick {};
         int m = 0;
-        for (int c = 0; c < 3; ++c)
+        for (int c = 0; c < cols; ++c)
             if (mask & (1 << c))
-                cols[size_t(m++)] = c;
-        auto a = [&](int r, size_t i) { return column(cols[size_t(r)], i) / timeNs[i] / norm[size_t(cols[size_t(r)])]; };
-        std::array<std::array<double, 3>, 3> ata {};
-        std::array<double, 3> atb {}, x {};
+                pick[size_t(m++)] = c;
+        auto a = [&](int r, size_t i) { return column(i, pick[size_t(r)]) / timeNs[i] / norm[size_t(pick[size_t(r)])]; };
+        Matrix ata {};
+        Vector atb {}, x {};
         for (size_t i = 0; i < n; ++i) {
             if (!(timeNs[i] > 0))
                 continue;
@@ -118,14 +103,44 @@ std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<
         }
         if (err < bestErr) {
             bestErr = err;
-            best.overheadNs = best.nsPerFlop = best.nsPerByte = 0;
-            for (int r = 0; r < m; ++r) {
-                const int c = cols[size_t(r)];
-                (c == 0 ? best.overheadNs : c == 1 ? best.nsPerFlop : best.nsPerByte) = x[size_t(r)] / norm[size_t(c)];
-            }
+            Vector coef {};
+            for (int r = 0; r < m; ++r)
+                coef[size_t(pick[size_t(r)])] = x[size_t(r)] / norm[size_t(pick[size_t(r)])];
+            best = coef;
         }
     }
-    if (!std::isfinite(bestErr)) {   // no usable system (all times zero): the mean as overhead
+    return best;
+}
+
+std::string kindKey(const std::string& kind) { return "kind:" + kind; }
+
+// The most specific class: the op name in its op scope ("sgemm_nt@conv_gemm"): one name (a
+// GEMM, a copy) runs at very different shapes and efficiencies in different ops.
+std::string scopedKey(const LaunchSample& s)
+{
+    const size_t slash = s.path.rfind('/');
+    return s.name + "@" + (slash == std::string::npos ? s.path : s.path.substr(slash + 1));
+}
+
+double ape(double predicted, double measured) { return std::fabs(predicted - measured) / measured * 100.0; }
+
+}  // namespace
+
+std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<double>& flops,
+                                      const std::vector<double>& bytes, const std::vector<double>& timeNs)
+{
+    const size_t n = timeNs.size();
+    if (n == 0)
+        return std::nullopt;
+    CostClass best;
+    best.key = key;
+    best.samples = int64_t(n);
+    auto column = [&](size_t i, int c) { return c == 0 ? 1.0 : c == 1 ? flops[i] : bytes[i]; };
+    if (auto x = fitRelative(3, n, column, timeNs)) {
+        best.overheadNs = (*x)[0];
+        best.nsPerFlop = (*x)[1];
+        best.nsPerByte = (*x)[2];
+    } else {   // no usable system (all times zero): the mean as overhead
         double s = 0;
         for (double t : timeNs)
             s += t;
@@ -134,22 +149,103 @@ std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<
     return best;
 }
 
-Predictor Predictor::fit(const std::vector<RunSamples>& runs, const std::string& name)
+DeviceSpec nominalCalibration()
+{
+    DeviceSpec d;
+    d.name = "nominal";
+    d.title = "nominal units (no calibration)";
+    d.kind = "cpu";
+    d.fp32Flops = 1e9;
+    d.memoryBytesPerS = 1e9;
+    d.hostLinkBytesPerS = 1e9;
+    d.launchOverheadNs = 1000;
+    return d;
+}
+
+double rowsOf(const LaunchSample& s)
+{
+    if (s.kind == "gemm")
+        return double(s.m) * double(std::max<int64_t>(s.batch, 1));
+    // "rows=16 cols=64", "T=16 C=16": the first of rows, T, M.
+    for (const char* key : {"rows=", "T=", "M="}) {
+        size_t at = 0;
+        const std::string k(key);
+        while ((at = s.shapes.find(k, at)) != std::string::npos) {
+            if (at == 0 || s.shapes[at - 1] == ' ') {
+                try {
+                    return std::stod(s.shapes.substr(at + k.size()));
+                } catch (const std::exception&) {
+                    return 0;
+                }
+            }
+            at += k.size();
+        }
+    }
+    return 0;
+}
+
+CrossFeatures crossFeatures(const LaunchSample& s, const DeviceSpec& cal)
+{
+    CrossFeatures f;
+    const bool copy = s.kind == "memcpy";
+    const double bw = copy && cal.hostLinkBytesPerS > 0 ? cal.hostLinkBytesPerS : cal.memoryBytesPerS;
+    f.launchNs = cal.launchOverheadNs > 0 ? cal.launchOverheadNs : 1.0;
+    f.computeNs = cal.fp32Flops > 0 ? s.flops / cal.fp32Flops * 1e9 : 0;
+    f.memoryNs = bw > 0 ? (copy ? s.bytesRead : s.bytes()) / bw * 1e9 : 0;
+    f.rowsNs = cal.fp32Flops > 0 ? rowsOf(s) * CrossFeatures::kRowFlops / cal.fp32Flops * 1e9 : 0;
+    return f;
+}
+
+const FeatureModel::Weights* FeatureModel::weightsFor(const std::string& kind) const
+{
+    auto it = byKind.find(kind);
+    if (it != byKind.end() && it->second.samples >= Predictor::kMinSamples)
+        return &it->second;
+    it = byKind.find("*");
+    return it != byKind.end() ? &it->second : nullptr;
+}
+
+std::optional<double> FeatureModel::predictNs(const LaunchSample& s, const DeviceSpec& calibration) const
+{
+    const Weights* w = weightsFor(s.kind);
+    if (!w)
+        return std::nullopt;
+    const CrossFeatures f = crossFeatures(s, calibration);
+    double t = 0;
+    for (int i = 0; i < CrossFeatures::kCount; ++i)
+        t += w->w[size_t(i)] * f[i];
+    return t;
+}
+
+namespace {
+
+Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& name,
+                const std::optional<DeviceSpec>& calibration)
 {
     struct Columns { std::vector<double> f, b, t; };
+    struct FeatureColumns { std::vector<CrossFeatures> x; std::vector<double> t; };
     std::map<std::string, Columns> byKey;
+    std::map<std::string, FeatureColumns> byKind;
     Predictor p;
     p.name = name;
-    for (const RunSamples& r : runs) {
+    p.calibration = calibration;
+    const DeviceSpec cal = calibration.value_or(nominalCalibration());
+    for (const RunSamples* r : runs) {
         if (p.device.empty())
-            p.device = r.run.device;
-        for (const LaunchSample& s : r.launches) {
+            p.device = r->run.device;
+        for (const LaunchSample& s : r->launches) {
             if (s.timeNs < 0)
                 continue;
             for (const std::string& key : {scopedKey(s), s.name, kindKey(s.kind), std::string("*")}) {
                 Columns& c = byKey[key];
                 c.f.push_back(s.flops);
                 c.b.push_back(s.bytes());
+                c.t.push_back(double(s.timeNs));
+            }
+            const CrossFeatures x = crossFeatures(s, cal);
+            for (const std::string& kind : {s.kind, std::string("*")}) {
+                FeatureColumns& c = byKind[kind];
+                c.x.push_back(x);
                 c.t.push_back(double(s.timeNs));
             }
         }
@@ -159,12 +255,40 @@ Predictor Predictor::fit(const std::vector<RunSamples>& runs, const std::string&
     for (auto& [key, c] : byKey)
         if (auto cls = fitCostClass(key, c.f, c.b, c.t))
             p.classes.emplace(key, *cls);
+    for (auto& [kind, c] : byKind) {
+        auto column = [&](size_t i, int j) { return c.x[i][j]; };
+        if (auto w = fitRelative(CrossFeatures::kCount, c.t.size(), column, c.t)) {
+            FeatureModel::Weights weights;
+            weights.w = *w;
+            weights.samples = int64_t(c.t.size());
+            p.features.byKind.emplace(kind, weights);
+        }
+    }
     return p;
+}
+
+}  // namespace
+
+Predictor Predictor::fit(const std::vector<RunSamples>& runs, const std::string& name,
+                         const std::optional<DeviceSpec>& calibration)
+{
+    std::vector<const RunSamples*> ptrs;
+    for (const RunSamples& r : runs)
+        ptrs.push_back(&r);
+    return fitOn(ptrs, name, calibration);
 }
 
 const CostClass* Predictor::classFor(const LaunchSample& s) const
 {
-    for (const std::string& key : {scopedKey(s), s.name, kindKey(s.kind), std::string("*")}) {
+    for (const std::string& key : {scopedKey(s), s.name}) {
+        auto it = classes.find(key);
+        if (it != classes.end() && it->second.samples >= kMinSamples)
+            return &it->second;
+    }
+    if (features.weightsFor(s.kind))
+        return nullptr;
+    // A predictor stored before the feature model: the launch kind's class, else the global one.
+    for (const std::string& key : {kindKey(s.kind), std::string("*")}) {
         auto it = classes.find(key);
         if (it != classes.end() && (it->second.samples >= kMinSamples || key == "*"))
             return &it->second;
@@ -174,15 +298,47 @@ const CostClass* Predictor::classFor(const LaunchSample& s) const
 
 double Predictor::predictNs(const LaunchSample& s) const
 {
-    const CostClass* c = classFor(s);
-    return c ? c->predictNs(s.flops, s.bytes()) : 0.0;
+    if (const CostClass* c = classFor(s))
+        return c->predictNs(s.flops, s.bytes());
+    return features.predictNs(s, calibration.value_or(nominalCalibration())).value_or(0.0);
+}
+
+Predictor Predictor::rescaledTo(const DeviceSpec& target) const
+{
+    if (!calibration)
+        return *this;
+    Predictor p = *this;
+    const DeviceSpec& from = *calibration;
+    auto ratio = [](double a, double b) { return a > 0 && b > 0 ? a / b : 1.0; };
+    const double overhead = ratio(target.launchOverheadNs, from.launchOverheadNs);
+    const double perFlop = ratio(from.fp32Flops, target.fp32Flops);
+    const double perByte = ratio(from.memoryBytesPerS, target.memoryBytesPerS);
+    for (auto& [key, c] : p.classes) {
+        c.overheadNs *= overhead;
+        c.nsPerFlop *= perFlop;
+        c.nsPerByte *= perByte;
+    }
+    p.calibration = target;
+    return p;
 }
 
 std::string Predictor::toJson() const
 {
     std::string out = "{\"name\":" + json::quote(name) + ",\"device\":" + json::quote(device) +
-                      ",\"form\":\"overhead + ns_per_flop*flops + ns_per_byte*bytes\",\"classes\":[";
+                      ",\"form\":\"overhead + ns_per_flop*flops + ns_per_byte*bytes\"";
+    if (calibration)
+        out += ",\n\"calibration\":" + wt::toJson(*calibration);
+    out += ",\n\"features\":[";
     bool first = true;
+    for (const auto& [kind, w] : features.byKind) {
+        out += (first ? "" : ",");
+        first = false;
+        out += "\n{\"kind\":" + json::quote(kind) + ",\"launch\":" + json::number(w.w[0]) +
+               ",\"compute\":" + json::number(w.w[1]) + ",\"memory\":" + json::number(w.w[2]) +
+               ",\"rows\":" + json::number(w.w[3]) + ",\"samples\":" + std::to_string(w.samples) + "}";
+    }
+    out += "],\n\"classes\":[";
+    first = true;
     for (const auto& [key, c] : classes) {
         out += (first ? "" : ",");
         first = false;
@@ -201,6 +357,25 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
         Predictor p;
         p.name = o.optionalString("name").value_or("");
         p.device = o.optionalString("device").value_or("");
+        if (const JsonValue* cal = o.find("calibration")) {
+            std::string why;
+            auto d = deviceFromJson(*cal, &why);
+            if (!d)
+                throw JsonError("calibration: " + why);
+            p.calibration = *d;
+        }
+        if (o.find("features")) {
+            for (const JsonValue& item : o.requiredArray("features").items()) {
+                const JsonValue& obj = item.expectObject();
+                FeatureModel::Weights w;
+                int i = 0;
+                for (const char* key : {"launch", "compute", "memory", "rows"}) {
+                    w.w[size_t(i++)] = obj.requiredNumber(key);
+                }
+                w.samples = int64_t(obj.requiredNumber("samples"));
+                p.features.byKind.emplace(obj.requiredString("kind"), w);
+            }
+        }
         for (const JsonValue& item : o.requiredArray("classes").items()) {
             const JsonValue& obj = item.expectObject();
             CostClass c;
@@ -221,7 +396,61 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
     }
 }
 
+const char* holdOutName(HoldOut h)
+{
+    switch (h) {
+    case HoldOut::Run: return "run";
+    case HoldOut::Workload: return "workload";
+    case HoldOut::Preset: return "preset";
+    case HoldOut::Variant: return "variant";
+    }
+    return "run";
+}
+
+std::optional<HoldOut> parseHoldOut(const std::string& text)
+{
+    for (HoldOut h : {HoldOut::Run, HoldOut::Workload, HoldOut::Preset, HoldOut::Variant})
+        if (text == holdOutName(h))
+            return h;
+    return std::nullopt;
+}
+
+std::string holdOutGroup(const RunSamples& r, HoldOut h)
+{
+    auto orNone = [](const std::string& v) { return v.empty() ? std::string("(none)") : v; };
+    switch (h) {
+    case HoldOut::Run:
+        return "run " + std::to_string(r.run.id);
+    case HoldOut::Workload: {
+        // Block-sparse bert runs other kernels than dense bert: a workload of its own.
+        if (r.run.workload == "bert") {
+            try {
+                const JsonValue config = JsonValue::parse(r.run.configJson);
+                if (config.isObject())
+                    if (auto density = config.optionalNumber("density"); density && *density < 1)
+                        return "bert-blocksparse";
+            } catch (const JsonError&) {
+            }
+        }
+        return orNone(r.run.workload);
+    }
+    case HoldOut::Preset:
+        return orNone(r.run.preset);
+    case HoldOut::Variant:
+        return orNone(r.run.variant);
+    }
+    return orNone(r.run.workload);
+}
+
 Evaluation evaluate(const std::vector<RunSamples>& runs, const std::optional<DeviceSpec>& roofline)
+{
+    EvaluationOptions options;
+    options.roofline = roofline;
+    options.calibration = roofline;
+    return evaluate(runs, options);
+}
+
+Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions& options)
 {
     std::vector<size_t> usable;
     for (size_t i = 0; i < runs.size(); ++i) {
@@ -233,71 +462,119 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const std::optional<Dev
     }
     if (usable.size() < 2)
         throw std::invalid_argument("evaluation needs at least two measured runs with op features");
+    // The groups, in order of first appearance.
+    std::vector<std::string> groupOf(runs.size()), order;
+    for (size_t i : usable) {
+        groupOf[i] = holdOutGroup(runs[i], options.holdOut);
+        if (std::find(order.begin(), order.end(), groupOf[i]) == order.end())
+            order.push_back(groupOf[i]);
+    }
+    if (order.size() < 2)
+        throw std::invalid_argument(std::string("hold-out ") + holdOutName(options.holdOut) +
+                                    " needs runs of at least two groups; every run is " + order.front());
+    const std::optional<DeviceSpec>& roofline = options.roofline;
     Evaluation ev;
+    ev.holdOut = options.holdOut;
     ev.hasRoofline = roofline.has_value();
+    std::vector<LayerError> layerErrors;
     int64_t layerPairs = 0;
-    for (size_t held : usable) {
-        std::vector<RunSamples> train;
+    for (const std::string& group : order) {
+        // Fit on the runs of every other group: nothing of the held-out group reaches the fit.
+        std::vector<const RunSamples*> train;
         double trainTime = 0, trainFlops = 0;
         for (size_t j : usable)
-            if (j != held) {
-                train.push_back(runs[j]);
+            if (groupOf[j] != group) {
+                train.push_back(&runs[j]);
                 for (const LaunchSample& s : runs[j].launches)
                     if (s.timeNs >= 0)
                         trainTime += double(s.timeNs), trainFlops += s.flops;
             }
-        const Predictor model = Predictor::fit(train, "held-out");
+        const Predictor model = fitOn(train, "held-out", options.calibration);
         const double nsPerFlop = trainFlops > 0 ? trainTime / trainFlops : 0;
-        const RunSamples& r = runs[held];
-        const double steps = double(std::max<int64_t>(r.steps, 1));
-        struct Sums { double measured = 0, model = 0, roof = 0, flops = 0; };
-        std::map<std::string, Sums> layers;
-        Sums step;
-        for (const LaunchSample& s : r.launches) {
-            if (s.timeNs < 0)
+        GroupEvaluation ge;
+        ge.group = group;
+        for (size_t held : usable) {
+            if (groupOf[held] != group)
                 continue;
-            Sums one;
-            one.measured = double(s.timeNs);
-            one.model = model.predictNs(s);
-            one.roof = roofline ? rooflineNs(*roofline, s) : 0;
-            one.flops = s.flops * nsPerFlop;
-            for (Sums* t : {&layers[s.layer], &step}) {
-                t->measured += one.measured;
-                t->model += one.model;
-                t->roof += one.roof;
-                t->flops += one.flops;
+            const RunSamples& r = runs[held];
+            const double steps = double(std::max<int64_t>(r.steps, 1));
+            struct Sums { double measured = 0, model = 0, roof = 0, flops = 0; };
+            std::map<std::string, Sums> layers;
+            Sums step;
+            for (const LaunchSample& s : r.launches) {
+                if (s.timeNs < 0)
+                    continue;
+                Sums one;
+                one.measured = double(s.timeNs);
+                one.model = model.predictNs(s);
+                one.roof = roofline ? rooflineNs(*roofline, s) : 0;
+                one.flops = s.flops * nsPerFlop;
+                for (Sums* t : {&layers[s.layer], &step}) {
+                    t->measured += one.measured;
+                    t->model += one.model;
+                    t->roof += one.roof;
+                    t->flops += one.flops;
+                }
             }
+            RunEvaluation re;
+            re.runId = r.run.id;
+            re.name = r.run.name;
+            re.group = group;
+            re.measuredStepNs = step.measured / steps;
+            re.modelStepNs = step.model / steps;
+            re.rooflineStepNs = step.roof / steps;
+            re.flopsStepNs = step.flops / steps;
+            for (const auto& [layer, t] : layers) {
+                if (!(t.measured > 0))
+                    continue;
+                re.layerMapeModel += ape(t.model, t.measured);
+                re.layerMapeRoofline += ape(t.roof, t.measured);
+                re.layerMapeFlops += ape(t.flops, t.measured);
+                ++re.layers;
+                LayerError le;
+                le.runId = r.run.id;
+                le.runName = r.run.name;
+                le.group = group;
+                le.layer = layer;
+                le.measuredNs = t.measured / steps;
+                le.modelNs = t.model / steps;
+                le.errorPct = (t.model - t.measured) / t.measured * 100.0;
+                le.stepShare = step.measured > 0 ? t.measured / step.measured : 0;
+                layerErrors.push_back(std::move(le));
+            }
+            ev.layerMapeModel += re.layerMapeModel;
+            ev.layerMapeRoofline += re.layerMapeRoofline;
+            ev.layerMapeFlops += re.layerMapeFlops;
+            ge.layerMapeModel += re.layerMapeModel;
+            ge.layerMapeRoofline += re.layerMapeRoofline;
+            ge.layerMapeFlops += re.layerMapeFlops;
+            layerPairs += re.layers;
+            ge.layers += re.layers;
+            if (re.layers) {
+                re.layerMapeModel /= re.layers;
+                re.layerMapeRoofline /= re.layers;
+                re.layerMapeFlops /= re.layers;
+            }
+            if (re.measuredStepNs > 0) {
+                const double m = ape(re.modelStepNs, re.measuredStepNs), rf = ape(re.rooflineStepNs, re.measuredStepNs),
+                             fl = ape(re.flopsStepNs, re.measuredStepNs);
+                ev.stepMapeModel += m, ev.stepMapeRoofline += rf, ev.stepMapeFlops += fl;
+                ge.stepMapeModel += m, ge.stepMapeRoofline += rf, ge.stepMapeFlops += fl;
+            }
+            ++ge.runs;
+            ev.runs.push_back(re);
         }
-        RunEvaluation re;
-        re.runId = r.run.id;
-        re.name = r.run.name;
-        re.measuredStepNs = step.measured / steps;
-        re.modelStepNs = step.model / steps;
-        re.rooflineStepNs = step.roof / steps;
-        re.flopsStepNs = step.flops / steps;
-        for (const auto& [layer, t] : layers) {
-            if (!(t.measured > 0))
-                continue;
-            re.layerMapeModel += ape(t.model, t.measured);
-            re.layerMapeRoofline += ape(t.roof, t.measured);
-            re.layerMapeFlops += ape(t.flops, t.measured);
-            ++re.layers;
+        if (ge.runs) {
+            ge.stepMapeModel /= ge.runs;
+            ge.stepMapeRoofline /= ge.runs;
+            ge.stepMapeFlops /= ge.runs;
         }
-        ev.layerMapeModel += re.layerMapeModel;
-        ev.layerMapeRoofline += re.layerMapeRoofline;
-        ev.layerMapeFlops += re.layerMapeFlops;
-        layerPairs += re.layers;
-        if (re.layers) {
-            re.layerMapeModel /= re.layers;
-            re.layerMapeRoofline /= re.layers;
-            re.layerMapeFlops /= re.layers;
+        if (ge.layers) {
+            ge.layerMapeModel /= ge.layers;
+            ge.layerMapeRoofline /= ge.layers;
+            ge.layerMapeFlops /= ge.layers;
         }
-        if (re.measuredStepNs > 0) {
-            ev.stepMapeModel += ape(re.modelStepNs, re.measuredStepNs);
-            ev.stepMapeRoofline += ape(re.rooflineStepNs, re.measuredStepNs);
-            ev.stepMapeFlops += ape(re.flopsStepNs, re.measuredStepNs);
-        }
-        ev.runs.push_back(re);
+        ev.groups.push_back(ge);
     }
     const double nRuns = double(ev.runs.size());
     ev.stepMapeModel /= nRuns;
@@ -308,6 +585,13 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const std::optional<Dev
         ev.layerMapeRoofline /= double(layerPairs);
         ev.layerMapeFlops /= double(layerPairs);
     }
+    // The worst layers: largest absolute error first; ties by run and layer, so the order is stable.
+    std::stable_sort(layerErrors.begin(), layerErrors.end(), [](const LayerError& a, const LayerError& b) {
+        return std::fabs(a.errorPct) > std::fabs(b.errorPct);
+    });
+    if (layerErrors.size() > options.worstLayers)
+        layerErrors.resize(options.worstLayers);
+    ev.worst = std::move(layerErrors);
     return ev;
 }
 
