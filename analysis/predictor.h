@@ -1,7 +1,8 @@
 // The calibrated predictor: per op kind (the op's name in its op scope, "sgemm_nt@conv_gemm";
 // else the op's name, e.g. "glu_forward"; else its launch kind), a launch takes  overhead + ns_per_flop * FLOPs + ns_per_byte * bytes,
 // i.e. a fixed cost plus the roofline terms divided by the op's efficiency at compute and at
-// memory. The coefficients are fitted by least squares on relative error (weights 1/time),
+// memory, plus an extra cost per byte beyond a core's cache. The coefficients are fitted by
+// weighted least squares (weights 1 / time: large launches count more than tiny ones),
 // non-negative, from measured launches (op features joined with their times). Fitted models
 // are stored in the file by name (storage/costmodelstore.h), as JSON.
 //
@@ -22,6 +23,7 @@
 #include "analysis/costmodel.h"
 #include "analysis/opfeatures.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -31,12 +33,19 @@
 namespace wt {
 
 struct CostClass {
+    // Bytes a launch touches beyond which its data no longer stay in a core's cache (the order
+    // of one core's L2 on the development machine): those bytes cost nsPerByteOut more each.
+    static constexpr double kCacheBytes = 1 << 20;
     std::string key;              // "name@opscope", op name, "kind:<launch kind>", or "*"
     double overheadNs = 0;
     double nsPerFlop = 0;
     double nsPerByte = 0;
+    double nsPerByteOut = 0;      // extra per byte beyond kCacheBytes
     int64_t samples = 0;
-    double predictNs(double flops, double bytes) const { return overheadNs + nsPerFlop * flops + nsPerByte * bytes; }
+    double predictNs(double flops, double bytes) const
+    {
+        return overheadNs + nsPerFlop * flops + nsPerByte * bytes + nsPerByteOut * std::max(0.0, bytes - kCacheBytes);
+    }
 };
 
 // Fits one class to (flops, bytes, time ns) samples; nullopt when there are none.

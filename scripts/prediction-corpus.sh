@@ -11,7 +11,8 @@
 #       --repeat N       N captures of each configuration (capture --repeat; default 1)
 #       --reduced        one size per workload at the small preset (about a third of the time)
 #       --evaluate-only  no captures: the evaluations of an existing DIR/corpus.wt
-#   env: BUILD=build/release (else build/rel, build/dev, build/h) for the binary
+#   env: BUILD=build/release (else build/rel, build/dev, build/h) for the binary;
+#        OPENBLAS_NUM_THREADS (default 1: one BLAS thread, see below)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$root/out/prediction-corpus repeat=1 reduced=0 evalonly=0
@@ -38,6 +39,10 @@ fi
 cli=$build/app/cli/wheretime
 [ -x "$cli" ] || { echo "prediction-corpus.sh: $cli not built" >&2; exit 1; }
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# One BLAS thread: on a shared machine OpenBLAS's threads wait for each other whenever one is
+# descheduled, and one GEMM then measures anywhere from 0.3 to 180 ms (docs/prediction.md); the
+# calibration runs with the same setting, so the roofline and the features match the captures.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 mkdir -p "$dir"
 file=$dir/corpus.wt
 start=$(date +%s)
@@ -79,6 +84,6 @@ for h in run workload preset variant; do
     "$cli" predict --evaluate "$file" --hold-out "$h" > "$dir/eval-$h.txt"
     "$cli" predict --evaluate "$file" --hold-out "$h" --json > "$dir/eval-$h.json"
     # The MAPE table and the per-group rows: the figures docs/prediction.md quotes.
-    sed -n '/^group /,$p' "$dir/eval-$h.txt"
+    sed -n '/^held-out /,/^$/p;/^MAPE /,$p' "$dir/eval-$h.txt"
 done
 echo "done in $(( $(date +%s) - start )) s: $dir"
