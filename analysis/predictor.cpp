@@ -149,6 +149,11 @@ std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<
     CostClass best;
     best.key = key;
     best.samples = int64_t(n);
+    best.minWork = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < n; ++i) {
+        best.minWork = std::min(best.minWork, flops[i] + bytes[i]);
+        best.maxWork = std::max(best.maxWork, flops[i] + bytes[i]);
+    }
     auto column = [&](size_t i, int c) {
         return c == 0 ? 1.0 : c == 1 ? flops[i] : c == 2 ? bytes[i] : std::max(0.0, bytes[i] - CostClass::kCacheBytes);
     };
@@ -299,7 +304,7 @@ const CostClass* Predictor::classFor(const LaunchSample& s) const
 {
     for (const std::string& key : {scopedKey(s), s.name}) {
         auto it = classes.find(key);
-        if (it != classes.end() && it->second.samples >= kMinSamples)
+        if (it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()))
             return &it->second;
     }
     if (features.weightsFor(s.kind))
@@ -362,7 +367,8 @@ std::string Predictor::toJson() const
         first = false;
         out += "\n{\"key\":" + json::quote(key) + ",\"overhead_ns\":" + json::number(c.overheadNs) +
                ",\"ns_per_flop\":" + json::number(c.nsPerFlop) + ",\"ns_per_byte\":" + json::number(c.nsPerByte) +
-               ",\"ns_per_byte_out\":" + json::number(c.nsPerByteOut) + ",\"samples\":" + std::to_string(c.samples) + "}";
+               ",\"ns_per_byte_out\":" + json::number(c.nsPerByteOut) + ",\"min_work\":" + json::number(c.minWork) +
+               ",\"max_work\":" + json::number(c.maxWork) + ",\"samples\":" + std::to_string(c.samples) + "}";
     }
     return out + "]}";
 }
@@ -401,7 +407,10 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
             c.overheadNs = obj.requiredNumber("overhead_ns");
             c.nsPerFlop = obj.requiredNumber("ns_per_flop");
             c.nsPerByte = obj.requiredNumber("ns_per_byte");
-            c.nsPerByteOut = obj.optionalNumber("ns_per_byte_out").value_or(0);   // absent before the cache term
+            // Absent in predictors stored before the cache term and the ranges.
+            c.nsPerByteOut = obj.optionalNumber("ns_per_byte_out").value_or(0);
+            c.minWork = obj.optionalNumber("min_work").value_or(0);
+            c.maxWork = obj.optionalNumber("max_work").value_or(0);
             c.samples = int64_t(obj.requiredNumber("samples"));
             p.classes.emplace(c.key, c);
         }

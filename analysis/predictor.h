@@ -42,6 +42,11 @@ struct CostClass {
     double nsPerByte = 0;
     double nsPerByteOut = 0;      // extra per byte beyond kCacheBytes
     int64_t samples = 0;
+    // The range of work (FLOPs + bytes) of the launches it was fitted on: a launch far outside it
+    // (kReach times) is predicted by a wider class instead of an extrapolated fixed cost.
+    double minWork = 0, maxWork = 0;
+    static constexpr double kReach = 8;
+    bool covers(double work) const { return maxWork <= 0 || (work >= minWork / kReach && work <= maxWork * kReach); }
     double predictNs(double flops, double bytes) const
     {
         return overheadNs + nsPerFlop * flops + nsPerByte * bytes + nsPerByteOut * std::max(0.0, bytes - kCacheBytes);
@@ -97,8 +102,9 @@ public:
     // Throws std::invalid_argument when no run has op features with measured times.
     static Predictor fit(const std::vector<RunSamples>& runs, const std::string& name,
                          const std::optional<DeviceSpec>& calibration = std::nullopt);
-    // The class of the launch's op name (in its op scope, else alone), else (no feature model)
-    // its launch kind or the global one; nullptr when the feature model predicts it.
+    // The class of the launch's op name (in its op scope, else alone) whose range covers it,
+    // else (no feature model) its launch kind or the global one; nullptr when the feature model
+    // predicts it.
     const CostClass* classFor(const LaunchSample& s) const;
     double predictNs(const LaunchSample& s) const;
     // The same model on another device: per-op fixed costs scaled by the ratio of the launch

@@ -99,6 +99,7 @@ private slots:
     void heldOutRunsNeverReachTheFit();
     void everyWorkloadHasFiniteErrors();
     void unseenOpKindFromFeatures();
+    void farOutsideTheFitFallsBack();
     void calibrationScales();
     void jsonKeepsFeaturesAndCalibration();
     void tables();
@@ -218,6 +219,30 @@ void TestHoldOut::unseenOpKindFromFeatures()
     memset.kind = "memset";
     QVERIFY(p.features.weightsFor("memset") == &p.features.byKind.at("*"));
     QVERIFY(std::isfinite(p.predictNs(memset)) && p.predictNs(memset) > 0);
+}
+
+void TestHoldOut::farOutsideTheFitFallsBack()
+{
+    std::vector<RunSamples> runs = corpus();
+    runs.resize(3);   // gcn at hidden 128-384
+    const Predictor p = Predictor::fit(runs, "gcn", calibration(100e9, 20e9, 100));
+    LaunchSample s = runs[0].launches[0];   // sgemm_nt at hidden 128
+    QVERIFY(p.classFor(s));
+    const CostClass& c = *p.classFor(s);
+    QVERIFY(c.minWork > 0 && c.maxWork >= c.minWork);
+    // 100x the largest work it was fitted on: no extrapolated class, the feature model predicts.
+    LaunchSample big = s;
+    big.flops = c.maxWork * 100;
+    QVERIFY(!p.classFor(big));
+    QVERIFY(std::isfinite(p.predictNs(big)) && p.predictNs(big) > p.predictNs(s));
+    LaunchSample small = s;
+    small.flops = c.minWork / 100;
+    small.bytesRead = small.bytesWritten = 0;
+    QVERIFY(!p.classFor(small));
+    // Within reach (2x): still the class.
+    LaunchSample near = s;
+    near.flops *= 2;
+    QCOMPARE(p.classFor(near), &c);
 }
 
 void TestHoldOut::calibrationScales()
