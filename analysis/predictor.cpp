@@ -300,8 +300,26 @@ Predictor Predictor::fit(const std::vector<RunSamples>& runs, const std::string&
     return fitOn(ptrs, name, calibration);
 }
 
+Predictor Predictor::fitMlp(const std::vector<RunSamples>& runs, const std::string& name,
+                            const std::optional<DeviceSpec>& calibration, uint64_t seed)
+{
+    std::vector<const RunSamples*> ptrs;
+    Predictor p;
+    p.name = name;
+    p.calibration = calibration;
+    for (const RunSamples& r : runs) {
+        ptrs.push_back(&r);
+        if (p.device.empty())
+            p.device = r.run.device;
+    }
+    p.mlp = MlpModel::fit(ptrs, calibration.value_or(nominalCalibration()), seed);
+    return p;
+}
+
 const CostClass* Predictor::classFor(const LaunchSample& s) const
 {
+    if (mlp)
+        return nullptr;
     for (const std::string& key : {scopedKey(s), s.name}) {
         auto it = classes.find(key);
         if (it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()))
@@ -320,6 +338,8 @@ const CostClass* Predictor::classFor(const LaunchSample& s) const
 
 double Predictor::predictNs(const LaunchSample& s) const
 {
+    if (mlp)
+        return mlp->predictNs(s, calibration.value_or(nominalCalibration()));
     if (const CostClass* c = classFor(s))
         return c->predictNs(s.flops, s.bytes());
     return features.predictNs(s, calibration.value_or(nominalCalibration())).value_or(0.0);
@@ -348,9 +368,12 @@ Predictor Predictor::rescaledTo(const DeviceSpec& target) const
 std::string Predictor::toJson() const
 {
     std::string out = "{\"name\":" + json::quote(name) + ",\"device\":" + json::quote(device) +
-                      ",\"form\":\"overhead + ns_per_flop*flops + ns_per_byte*bytes\"";
+                      ",\"form\":" + json::quote(mlp ? "mlp: log time from the launch's and the device's features"
+                                                     : "overhead + ns_per_flop*flops + ns_per_byte*bytes") ;
     if (calibration)
         out += ",\n\"calibration\":" + wt::toJson(*calibration);
+    if (mlp)
+        out += ",\n\"mlp\":" + mlp->toJson();
     out += ",\n\"features\":[";
     bool first = true;
     for (const auto& [kind, w] : features.byKind) {
@@ -388,6 +411,8 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
                 throw JsonError("calibration: " + why);
             p.calibration = *d;
         }
+        if (const JsonValue* m = o.find("mlp"))
+            p.mlp = MlpModel::fromJson(*m);
         if (o.find("features")) {
             for (const JsonValue& item : o.requiredArray("features").items()) {
                 const JsonValue& obj = item.expectObject();
@@ -414,8 +439,8 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
             c.samples = int64_t(obj.requiredNumber("samples"));
             p.classes.emplace(c.key, c);
         }
-        if (p.classes.empty())
-            throw JsonError("classes: empty, a predictor has at least one");
+        if (p.classes.empty() && !p.mlp)
+            throw JsonError("classes: empty, a predictor has at least one (or an mlp)");
         return p;
     } catch (const JsonError& e) {
         if (error)
@@ -433,6 +458,16 @@ const char* holdOutName(HoldOut h)
     case HoldOut::Variant: return "variant";
     }
     return "run";
+}
+
+const char* predictorKindName(PredictorKind k) { return k == PredictorKind::Mlp ? "mlp" : "regression"; }
+
+std::optional<PredictorKind> parsePredictorKind(const std::string& text)
+{
+    for (PredictorKind k : {PredictorKind::Regression, PredictorKind::Mlp})
+        if (text == predictorKindName(k))
+            return k;
+    return std::nullopt;
 }
 
 std::optional<HoldOut> parseHoldOut(const std::string& text)
@@ -503,6 +538,7 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
     const std::optional<DeviceSpec>& roofline = options.roofline;
     Evaluation ev;
     ev.holdOut = options.holdOut;
+    ev.model = options.model;
     ev.hasRoofline = roofline.has_value();
     std::vector<LayerError> layerErrors;
     int64_t layerPairs = 0;
@@ -517,7 +553,13 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
                     if (s.timeNs >= 0)
                         trainTime += double(s.timeNs), trainFlops += s.flops;
             }
-        const Predictor model = fitOn(train, "held-out", options.calibration);
+        Predictor model;
+        if (options.model == PredictorKind::Mlp) {
+            model.calibration = options.calibration;
+            model.mlp = MlpModel::fit(train, options.calibration.value_or(nominalCalibration()), options.seed);
+        } else {
+            model = fitOn(train, "held-out", options.calibration);
+        }
         const double nsPerFlop = trainFlops > 0 ? trainTime / trainFlops : 0;
         GroupEvaluation ge;
         ge.group = group;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "analysis/costmodel.h"
+#include "analysis/mlppredictor.h"
 #include "analysis/opfeatures.h"
 
 #include <algorithm>
@@ -97,11 +98,16 @@ public:
     FeatureModel features;        // empty in predictors stored before it: then the kind classes
     // The calibration it was fitted with (the file's `wheretime calibrate`); none: nominal units.
     std::optional<DeviceSpec> calibration;
+    // Set: the per-launch MLP predicts every launch (`--model mlp`); the classes are then empty.
+    std::optional<MlpModel> mlp;
 
     // Fits on every launch with a measured time, the features in the units of `calibration`.
     // Throws std::invalid_argument when no run has op features with measured times.
     static Predictor fit(const std::vector<RunSamples>& runs, const std::string& name,
                          const std::optional<DeviceSpec>& calibration = std::nullopt);
+    // The MLP instead (analysis/mlppredictor.h), deterministic for a seed.
+    static Predictor fitMlp(const std::vector<RunSamples>& runs, const std::string& name,
+                            const std::optional<DeviceSpec>& calibration, uint64_t seed = 1);
     // The class of the launch's op name (in its op scope, else alone) whose range covers it,
     // else (no feature model) its launch kind or the global one; nullptr when the feature model
     // predicts it.
@@ -151,8 +157,16 @@ struct LayerError {
     double stepShare = 0;                 // the layer's share of the measured step, 0..1
 };
 
+// Which predictor an evaluation fits: the per-op-kind regression (with the cross-kind feature
+// model) or the per-launch MLP.
+enum class PredictorKind { Regression, Mlp };
+const char* predictorKindName(PredictorKind k);   // "regression", "mlp"
+std::optional<PredictorKind> parsePredictorKind(const std::string& text);
+
 struct EvaluationOptions {
     HoldOut holdOut = HoldOut::Run;
+    PredictorKind model = PredictorKind::Regression;
+    uint64_t seed = 1;                       // the MLP's
     std::optional<DeviceSpec> roofline;      // the roofline baseline's device
     std::optional<DeviceSpec> calibration;   // the measured device: the units of the fit's features
     size_t worstLayers = 10;
@@ -160,6 +174,7 @@ struct EvaluationOptions {
 
 struct Evaluation {
     HoldOut holdOut = HoldOut::Run;
+    PredictorKind model = PredictorKind::Regression;
     std::vector<RunEvaluation> runs;
     std::vector<GroupEvaluation> groups;     // in order of first appearance
     std::vector<LayerError> worst;           // largest absolute error first

@@ -33,9 +33,9 @@ namespace {
 const char* kUsage =
     "usage: wheretime predict --workload W [--variant V] [--preset P] [--set key=value]...\n"
     "                         [--sweep key=v1,v2,...] --device NAME [--model NAME] [--steps N] -o FILE\n"
-    "       wheretime predict --fit FILE[:RUN]... --name NAME [-o FILE]\n"
+    "       wheretime predict --fit FILE[:RUN]... --name NAME [--model regression|mlp] [-o FILE]\n"
     "       wheretime predict --evaluate FILE [--hold-out run|workload|preset|variant] [--device NAME]\n"
-    "                         [--json | --csv]\n\n"
+    "                         [--model regression|mlp] [--json | --csv]\n\n"
     "Predicted runs: the ops of a training step (as `wheretime workloads W --ops` lists them), each\n"
     "with a predicted time, written as a run with backend `model` and the scope tree of a capture,\n"
     "so stats, compare and the GUI show it like a measurement (metadata predicted=true).\n"
@@ -61,6 +61,8 @@ const char* kUsage =
     "(one ns/FLOP fitted on the rest), per run, per group, and the worst layers.\n"
     "  --hold-out   run (default: leave-one-run-out), workload (gcn, transformer, bert, groupbert,\n"
     "               bert-blocksparse: bert with density < 1), preset, variant\n"
+    "  --model      with --fit and --evaluate: regression (default: per op kind, with the cross-kind\n"
+    "               feature model) or mlp (per launch: the MLP of Justus et al., seed 1)\n"
     "  --csv        one row per held-out run: run, name, measured_step_ns, model_step_ns,\n"
     "               roofline_step_ns, flops_step_ns, layers, layer_mape_model, layer_mape_roofline,\n"
     "               layer_mape_flops, group (ns per step; MAPE in percent; roofline empty without a device)\n"
@@ -261,15 +263,23 @@ int runFit(Args& args)
         if (!calibrations.empty())
             calibration = calibrationOf(calibrations.front(), firstFile);
     }
+    auto kind = parsePredictorKind(args.value("--model", "regression"));
+    if (!kind)
+        throw UsageError("--model with --fit takes regression or mlp");
     Predictor p;
     try {
-        p = Predictor::fit(runs, *name, calibration);
+        p = *kind == PredictorKind::Mlp ? Predictor::fitMlp(runs, *name, calibration) : Predictor::fit(runs, *name, calibration);
     } catch (const std::invalid_argument& e) {
         return fail(e.what());
     }
     const std::string out = args.value("-o", args.value("--output", firstFile));
     Database db(out, OpenMode::ReadWrite);
     CostModelStore(db).put(StoredCostModel{*name, "predictor", "", p.toJson()});
+    if (p.mlp) {
+        std::printf("fitted %s (mlp) on %zu runs (%s): %lld distinct launches, stored in %s\n", name->c_str(), runs.size(),
+                    p.device.c_str(), static_cast<long long>(p.mlp->samples), out.c_str());
+        return 0;
+    }
     std::printf("fitted %s on %zu runs (%s): %zu op kinds, stored in %s\n", name->c_str(), runs.size(), p.device.c_str(),
                 p.classes.size(), out.c_str());
     for (const auto& [key, c] : p.classes)
@@ -300,6 +310,12 @@ int runEvaluate(Args& args)
             throw UsageError("--hold-out takes run, workload, preset or variant, not '" + *h + "'");
         options.holdOut = *parsed;
     }
+    if (auto m = args.value("--model")) {
+        auto parsed = parsePredictorKind(*m);
+        if (!parsed)
+            throw UsageError("--model with --evaluate takes regression or mlp, not '" + *m + "'");
+        options.model = *parsed;
+    }
     std::optional<DeviceSpec> device;
     auto calibrations = CostModelStore(db).list("device");
     if (!calibrations.empty())
@@ -324,7 +340,8 @@ int runEvaluate(Args& args)
     if (args.flag("--json")) {
         std::cout << "{\"file\":" << json::quote(file) << ",\"roofline_device\":"
                   << (device ? json::quote(device->name) : std::string("null"))
-                  << ",\"hold_out\":" << json::quote(holdOutName(ev.holdOut)) << ",\n\"runs\":" << render::jsonRows(runsTable)
+                  << ",\"hold_out\":" << json::quote(holdOutName(ev.holdOut))
+                  << ",\"model\":" << json::quote(predictorKindName(ev.model)) << ",\n\"runs\":" << render::jsonRows(runsTable)
                   << ",\n\"groups\":" << render::jsonRows(groups) << ",\n\"worst_layers\":" << render::jsonRows(worst)
                   << ",\n\"mape\":" << render::jsonRows(mape) << "}\n";
         return 0;
@@ -365,7 +382,7 @@ const RegisterCommand reg{{"predict", "predicted runs from a cost model (rooflin
                             {"--set", "KEY=VALUE", "a size, as capture --set (repeatable)"},
                             {"--sweep", "KEY=VALUES", "one predicted run per value, comma-separated (twice: a grid)"},
                             {"--device", "NAME", "a table device or a calibration stored in the file"},
-                            {"--model", "NAME", "a predictor fitted with --fit and stored in the file"},
+                            {"--model", "NAME", "a predictor stored in the file; with --fit/--evaluate: regression or mlp"},
                             {"--steps", "N", "identical predicted steps per run (default 3)"},
                             {"--name", "NAME", "the run's name; with --fit, the predictor's"},
                             {"-o", "FILE", "the wheretime file to write to"},
