@@ -22,7 +22,7 @@ std::array<double, MlpModel::kInputs> MlpModel::inputs(const LaunchSample& s, co
             lg(cal.fp32Flops / 1e9), lg(cal.memoryBytesPerS / 1e9), lg(cal.launchOverheadNs)};
 }
 
-MlpModel MlpModel::fit(const std::vector<const RunSamples*>& runs, const DeviceSpec& cal, uint64_t seed)
+MlpModel MlpModel::fit(const std::vector<const RunSamples*>& runs, const DeviceSpec& cal, uint64_t seed, int steps)
 {
     // Distinct rows: the mean log time of the launches with the same inputs.
     std::map<std::array<double, kInputs>, std::pair<double, int64_t>> rows;
@@ -71,7 +71,7 @@ MlpModel MlpModel::fit(const std::vector<const RunSamples*>& runs, const DeviceS
     Mlp::TrainOptions o;
     o.batch = kBatch;
     o.seed = seed;
-    o.epochs = std::max(1, int(double(kSteps) * kBatch / n));
+    o.epochs = std::max(1, int(double(steps) * kBatch / n));
     m.net.train(x, y, o);
     return m;
 }

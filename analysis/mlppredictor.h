@@ -35,7 +35,8 @@ struct MlpModel {
 
     static std::array<double, kInputs> inputs(const LaunchSample& s, const DeviceSpec& calibration);
     // Throws std::invalid_argument when no launch has a measured time.
-    static MlpModel fit(const std::vector<const RunSamples*>& runs, const DeviceSpec& calibration, uint64_t seed);
+    static MlpModel fit(const std::vector<const RunSamples*>& runs, const DeviceSpec& calibration, uint64_t seed,
+                        int steps = kSteps);
     double predictNs(const LaunchSample& s, const DeviceSpec& calibration) const;
 
     std::string toJson() const;

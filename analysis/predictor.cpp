@@ -301,7 +301,7 @@ Predictor Predictor::fit(const std::vector<RunSamples>& runs, const std::string&
 }
 
 Predictor Predictor::fitMlp(const std::vector<RunSamples>& runs, const std::string& name,
-                            const std::optional<DeviceSpec>& calibration, uint64_t seed)
+                            const std::optional<DeviceSpec>& calibration, uint64_t seed, int steps)
 {
     std::vector<const RunSamples*> ptrs;
     Predictor p;
@@ -312,7 +312,7 @@ Predictor Predictor::fitMlp(const std::vector<RunSamples>& runs, const std::stri
         if (p.device.empty())
             p.device = r.run.device;
     }
-    p.mlp = MlpModel::fit(ptrs, calibration.value_or(nominalCalibration()), seed);
+    p.mlp = MlpModel::fit(ptrs, calibration.value_or(nominalCalibration()), seed, steps);
     return p;
 }
 
@@ -556,7 +556,7 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
         Predictor model;
         if (options.model == PredictorKind::Mlp) {
             model.calibration = options.calibration;
-            model.mlp = MlpModel::fit(train, options.calibration.value_or(nominalCalibration()), options.seed);
+            model.mlp = MlpModel::fit(train, options.calibration.value_or(nominalCalibration()), options.seed, options.mlpSteps);
         } else {
             model = fitOn(train, "held-out", options.calibration);
         }

@@ -107,7 +107,8 @@ public:
                          const std::optional<DeviceSpec>& calibration = std::nullopt);
     // The MLP instead (analysis/mlppredictor.h), deterministic for a seed.
     static Predictor fitMlp(const std::vector<RunSamples>& runs, const std::string& name,
-                            const std::optional<DeviceSpec>& calibration, uint64_t seed = 1);
+                            const std::optional<DeviceSpec>& calibration, uint64_t seed = 1,
+                            int steps = MlpModel::kSteps);
     // The class of the launch's op name (in its op scope, else alone) whose range covers it,
     // else (no feature model) its launch kind or the global one; nullptr when the feature model
     // predicts it.
@@ -167,6 +168,7 @@ struct EvaluationOptions {
     HoldOut holdOut = HoldOut::Run;
     PredictorKind model = PredictorKind::Regression;
     uint64_t seed = 1;                       // the MLP's
+    int mlpSteps = MlpModel::kSteps;         // the MLP's Adam steps per fit
     std::optional<DeviceSpec> roofline;      // the roofline baseline's device
     std::optional<DeviceSpec> calibration;   // the measured device: the units of the fit's features
     size_t worstLayers = 10;

@@ -2,12 +2,13 @@
 # Captures a prediction corpus on this machine (every bundled workload on the CPU backend at the
 # tiny and small presets, a few sizes and softmax variants, 3 steps each), calibrates the CPU, and
 # runs every evaluation on it: `wheretime predict --evaluate` held out per run, per workload
-# (gcn, transformer, bert, groupbert, block-sparse bert), per preset and per variant, each as text
-# and JSON (docs/prediction.md, "Hold-out"). About 6 minutes on the idle 2-core VM.
+# (gcn, transformer, bert, groupbert, block-sparse bert), per preset and per variant, for the
+# regression and the MLP, each as text and JSON (docs/prediction.md, "Measured: held out by ...").
+# Captures 2.5 minutes on the loaded 2-core VM; the evaluations a few minutes (Release).
 #
 #   scripts/prediction-corpus.sh [-o DIR] [--repeat N] [--reduced] [--evaluate-only]
 #       -o DIR           where the corpus and the results go (default out/prediction-corpus):
-#                        DIR/corpus.wt, DIR/eval-<hold-out>.txt and .json
+#                        DIR/corpus.wt, DIR/eval-<hold-out>-<model>.txt and .json
 #       --repeat N       N captures of each configuration (capture --repeat; default 1)
 #       --reduced        one size per workload at the small preset (about a third of the time)
 #       --evaluate-only  no captures: the evaluations of an existing DIR/corpus.wt
@@ -79,11 +80,13 @@ if [ "$evalonly" = 0 ]; then
     echo "captured in $(( $(date +%s) - start )) s"
 fi
 
-for h in run workload preset variant; do
-    echo "== predict --evaluate --hold-out $h"
-    "$cli" predict --evaluate "$file" --hold-out "$h" > "$dir/eval-$h.txt"
-    "$cli" predict --evaluate "$file" --hold-out "$h" --json > "$dir/eval-$h.json"
-    # The MAPE table and the per-group rows: the figures docs/prediction.md quotes.
-    sed -n '/^held-out /,/^$/p;/^MAPE /,$p' "$dir/eval-$h.txt"
+for m in regression mlp; do
+    for h in run workload preset variant; do
+        echo "== predict --evaluate --hold-out $h --model $m"
+        "$cli" predict --evaluate "$file" --hold-out "$h" --model "$m" > "$dir/eval-$h-$m.txt"
+        "$cli" predict --evaluate "$file" --hold-out "$h" --model "$m" --json > "$dir/eval-$h-$m.json"
+        # The MAPE table and the per-group rows: the figures docs/prediction.md quotes.
+        sed -n '/^held-out /,/^$/p;/^MAPE /,$p' "$dir/eval-$h-$m.txt"
+    done
 done
 echo "done in $(( $(date +%s) - start )) s: $dir"

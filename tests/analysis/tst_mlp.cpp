@@ -145,7 +145,7 @@ void TestMlp::fitsASmoothFunction()
     std::vector<double> g;
     const double before = net.lossAndGradient(xs, y, g);
     Mlp::TrainOptions o;
-    o.epochs = 300;
+    o.epochs = 150;
     o.batch = 32;
     o.learningRate = 1e-2;
     const double after = net.train(x, y, o);
@@ -155,7 +155,7 @@ void TestMlp::fitsASmoothFunction()
 void TestMlp::predictorJsonRoundTrip()
 {
     const std::vector<RunSamples> runs = corpus();
-    const Predictor p = Predictor::fitMlp(runs, "mlp", cal(), 5);
+    const Predictor p = Predictor::fitMlp(runs, "mlp", cal(), 5, 600);
     QVERIFY(p.mlp);
     QVERIFY(p.classes.empty());
     std::string why;
@@ -167,7 +167,7 @@ void TestMlp::predictorJsonRoundTrip()
         QVERIFY2(std::fabs(a - b) <= 1e-9 * a, qPrintable(QString::number(a) + " " + QString::number(b)));
     }
     // The same seed fits the same net; the fit follows the data (within 2x on a training launch).
-    const Predictor q = Predictor::fitMlp(runs, "mlp", cal(), 5);
+    const Predictor q = Predictor::fitMlp(runs, "mlp", cal(), 5, 600);
     QCOMPARE(q.mlp->net.parameters(), p.mlp->net.parameters());
     const LaunchSample& s = runs[4].launches[0];
     QVERIFY(p.predictNs(s) > 0.5 * double(s.timeNs) && p.predictNs(s) < 2.0 * double(s.timeNs));
@@ -184,6 +184,7 @@ void TestMlp::heldOutEvaluation()
     o.holdOut = HoldOut::Workload;
     o.model = PredictorKind::Mlp;
     o.calibration = o.roofline = cal();
+    o.mlpSteps = 300;   // a fast test: the errors only need to be finite
     const Evaluation ev = evaluate(corpus(), o);
     QCOMPARE(ev.model, PredictorKind::Mlp);
     QCOMPARE(ev.groups.size(), size_t(3));
