@@ -66,8 +66,9 @@ const char* kUsage =
     "  --csv        one row per held-out run: run, name, measured_step_ns, model_step_ns,\n"
     "               roofline_step_ns, flops_step_ns, layers, layer_mape_model, layer_mape_roofline,\n"
     "               layer_mape_flops, group (ns per step; MAPE in percent; roofline empty without a device)\n"
-    "  --json       {file, roofline_device, hold_out, runs: [the --csv rows as objects], groups: [{group,\n"
-    "               runs, layers, step_mape_model, step_mape_roofline, step_mape_flops, layer_mape_model,\n"
+    "  --json       {file, roofline_device, hold_out, model, runs: [the --csv rows as objects],\n"
+    "               groups: [{group, runs, layers, step_mape_model, step_mape_roofline, step_mape_flops,\n"
+    "               layer_mape_model,\n"
     "               layer_mape_roofline, layer_mape_flops}], worst_layers: [{run, name, group, layer,\n"
     "               measured_ns, model_ns, error_pct, step_share}], mape: [{error_of: \"per layer\" |\n"
     "               \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";

@@ -68,6 +68,7 @@ void TestCliHoldOut::everyWorkloadHeldOut()
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     const QJsonObject o = parseObject(r.out);
     QCOMPARE(o.value("hold_out").toString(), QStringLiteral("workload"));
+    QCOMPARE(o.value("model").toString(), QStringLiteral("regression"));
     QCOMPARE(o.value("roofline_device").toString(), QStringLiteral("cpu"));
     const QJsonArray groups = o.value("groups").toArray();
     QStringList names;
@@ -133,6 +134,9 @@ void TestCliHoldOut::refusals()
     auto bad = runCli({"predict", "--evaluate", m_file, "--hold-out", "layer"});
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains("--hold-out takes run, workload, preset or variant"), qPrintable(bad.err));
+    auto model = runCli({"predict", "--evaluate", m_file, "--model", "forest"});
+    QCOMPARE(model.exitCode, 2);
+    QVERIFY2(model.err.contains("--model with --evaluate takes regression or mlp"), qPrintable(model.err));
     // A file of one workload cannot be held out by workload.
     const QString one = q(test::tempPath("holdout-one.wt"));
     auto c = runCli({"capture", "--workload", "gcn", "--preset", "tiny", "--backend", "cpu", "--sweep",
