@@ -1,6 +1,7 @@
 // wheretime predict: predicted runs of a bundled workload (backend `model`), from the roofline
 // of a device in the table or a calibrated CPU, or from a fitted predictor (--model); fitting
-// predictors on measured runs (--fit); leave-one-run-out evaluation (--evaluate). The figures
+// predictors on measured runs (--fit; --model mlp: the MLP); held-out evaluation (--evaluate
+// --hold-out run|workload|preset|variant). The figures
 // come from analysis/costmodel.h and analysis/predictor.h (the evaluation's tables from
 // analysis/evaluationtable.h, written by render/); the runs are written by the model tracer
 // (capture/modeltracer.h) from the ops of kernels' dry run; --sweep is kernels/sweepplan.h.
