@@ -440,7 +440,7 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
             p.classes.emplace(c.key, c);
         }
         if (p.classes.empty() && !p.mlp)
-            throw JsonError("classes: empty, a predictor has at least one (or an mlp)");
+            throw JsonError("classes: empty, a predictor has at least one");
         return p;
     } catch (const JsonError& e) {
         if (error)

@@ -41,8 +41,9 @@ struct CostClass {
     double overheadNs = 0;
     double nsPerFlop = 0;
     double nsPerByte = 0;
-    double nsPerByteOut = 0;      // extra per byte beyond kCacheBytes
     int64_t samples = 0;
+    double nsPerByteOut = 0;      // extra per byte beyond kCacheBytes (after samples: aggregates
+                                  // written before it keep their meaning)
     // The range of work (FLOPs + bytes) of the launches it was fitted on: a launch far outside it
     // (kReach times) is predicted by a wider class instead of an extrapolated fixed cost.
     double minWork = 0, maxWork = 0;
