@@ -50,7 +50,7 @@ std::string toJson(const DeviceSpec& d)
            ",\"launch_overhead_ns\":" + json::number(d.launchOverheadNs) + ",\"source\":" + json::quote(d.source) + "}";
 }
 
-std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* error)
+std::optional<DeviceSpec> deviceFromJson(const JsonValue& value, std::string* error)
 {
     auto fail = [&](const std::string& why) -> std::optional<DeviceSpec> {
         if (error)
@@ -58,8 +58,7 @@ std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* e
         return std::nullopt;
     };
     try {
-        const JsonValue document = JsonValue::parse(json);
-        const JsonValue& o = document.expectObject();
+        const JsonValue& o = value.expectObject();
         DeviceSpec d;
         const double fp32 = o.requiredNumber("fp32_flops"), mem = o.requiredNumber("memory_bytes_per_s");
         if (!(fp32 > 0))
@@ -80,6 +79,18 @@ std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* e
         return d;
     } catch (const JsonError& e) {
         return fail(e.what());
+    }
+}
+
+std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* error)
+{
+    try {
+        const JsonValue document = JsonValue::parse(json);
+        return deviceFromJson(document, error);
+    } catch (const JsonError& e) {
+        if (error)
+            *error = e.what();
+        return std::nullopt;
     }
 }
 

@@ -34,6 +34,9 @@ std::string toJson(const DeviceSpec& device);
 // Parses what toJson wrote (analysis/jsonvalue.h); nullopt when the text is not JSON, a field has
 // the wrong type, or a rate is missing or not positive; *error (when given) then says which, in one line.
 std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* error = nullptr);
+// The same from a parsed object (a calibration inside a predictor's JSON).
+class JsonValue;
+std::optional<DeviceSpec> deviceFromJson(const JsonValue& object, std::string* error = nullptr);
 
 // Roofline time of one launch on a device, in ns: max(flops / fp32 peak, bytes / bandwidth)
 // + launch overhead; copies move their bytes over the host link.

@@ -16,9 +16,18 @@ Table evaluationRunsTable(const Evaluation& ev, const std::string& file, const s
     t.add("layer_mape_model", "layer MAPE", Unit::Percent);
     t.add("layer_mape_roofline", "layer MAPE roofline", Unit::Percent, false);
     t.add("layer_mape_flops", "layer MAPE FLOPs only", Unit::Percent, false);
-    t.notes.push_back("leave-one-run-out over " + std::to_string(ev.runs.size()) + " runs of " + file + " (roofline: " +
-                      (device.empty() ? std::string("none, no calibration") : device) +
-                      "); step times per step, each run predicted by the predictor fitted on the others");
+    t.add("group", "held out with", Unit::Text, ev.holdOut != HoldOut::Run);
+    const std::string roof = " (roofline: " + (device.empty() ? std::string("none, no calibration") : device) + ")";
+    if (ev.holdOut == HoldOut::Run)
+        t.notes.push_back("leave-one-run-out over " + std::to_string(ev.runs.size()) + " runs of " + file + roof +
+                          "; step times per step, each run predicted by the predictor fitted on the others");
+    else
+        t.notes.push_back(std::string("held out by ") + holdOutName(ev.holdOut) + ": " + std::to_string(ev.groups.size()) +
+                          " groups, " + std::to_string(ev.runs.size()) + " runs of " + file + roof +
+                          "; step times per step, each group's runs predicted by the predictor fitted on the other groups' runs");
+    t.notes.push_back(std::string("predictor: ") +
+                      (ev.model == PredictorKind::Mlp ? "mlp (per launch, Justus et al. 2018)"
+                                                      : "regression (per op kind, cross-kind feature model)"));
     auto roofline = [&](double v) { return ev.hasRoofline ? Cell(v) : Cell(); };
     for (const RunEvaluation& r : ev.runs) {
         std::vector<Cell>& row = t.addRow();
@@ -33,7 +42,47 @@ Table evaluationRunsTable(const Evaluation& ev, const std::string& file, const s
         row[c++] = r.layerMapeModel;
         row[c++] = roofline(r.layerMapeRoofline);
         row[c++] = r.layerMapeFlops;
+        row[c++] = r.group;
     }
+    return t;
+}
+
+Table evaluationGroupsTable(const Evaluation& ev)
+{
+    Table t;
+    t.id = "prediction_groups";
+    t.add("group", std::string("held-out ") + holdOutName(ev.holdOut), Unit::Text);
+    t.add("runs", "runs", Unit::Count);
+    t.add("layers", "layers", Unit::Count, false);
+    t.add("step_mape_model", "step MAPE", Unit::Percent);
+    t.add("step_mape_roofline", "roofline", Unit::Percent);
+    t.add("step_mape_flops", "FLOPs only", Unit::Percent);
+    t.add("layer_mape_model", "layer MAPE", Unit::Percent);
+    t.add("layer_mape_roofline", "roofline", Unit::Percent);
+    t.add("layer_mape_flops", "FLOPs only", Unit::Percent);
+    auto roofline = [&](double v) { return ev.hasRoofline ? Cell(v) : Cell(); };
+    for (const GroupEvaluation& g : ev.groups)
+        t.rows.push_back({g.group, int64_t(g.runs), int64_t(g.layers), g.stepMapeModel, roofline(g.stepMapeRoofline),
+                          g.stepMapeFlops, g.layerMapeModel, roofline(g.layerMapeRoofline), g.layerMapeFlops});
+    return t;
+}
+
+Table evaluationWorstLayersTable(const Evaluation& ev)
+{
+    Table t;
+    t.id = "prediction_worst_layers";
+    t.add("run", "run", Unit::Count);
+    t.add("name", "name", Unit::Text, false);
+    t.add("group", "held out with", Unit::Text, ev.holdOut != HoldOut::Run);
+    t.add("layer", "layer", Unit::Text);
+    t.add("measured_ns", "measured", Unit::Ns);
+    t.add("model_ns", "predictor", Unit::Ns);
+    t.add("error_pct", "error", Unit::Percent);
+    t.add("step_share", "of the step", Unit::Share);
+    t.notes.push_back("the " + std::to_string(ev.worst.size()) +
+                      " held-out layers the predictor misses most (per step; error = predicted - measured)");
+    for (const LayerError& l : ev.worst)
+        t.rows.push_back({l.runId, l.runName, l.group, l.layer, l.measuredNs, l.modelNs, l.errorPct, l.stepShare});
     return t;
 }
 

@@ -1,8 +1,11 @@
-// The tables of a leave-one-run-out evaluation (analysis/predictor.h, evaluate()): what
-// `wheretime predict --evaluate` prints (text, --csv, --json rows).
+// The tables of a held-out evaluation (analysis/predictor.h, evaluate()): what
+// `wheretime predict --evaluate [--hold-out H]` prints (text, --csv, --json rows).
 //   evaluationRunsTable   one row per held-out run: its measured step, the step predicted by
 //                         the predictor fitted on the other runs, by the roofline and by FLOPs
 //                         alone (ns per step), and its per-layer mean absolute percentage errors
+//   evaluationGroupsTable one row per held-out group (a run, workload, preset or variant): its
+//                         per-step and per-layer MAPE, the predictor's and the baselines'
+//   evaluationWorstLayersTable  the held-out layers with the largest errors of the predictor
 //   evaluationMapeTable   two rows (per layer, whole step): the MAPE of the predictor, the
 //                         roofline and FLOPs alone, in percent
 // The roofline's columns are none when the evaluation had no device.
@@ -16,9 +19,17 @@
 namespace wt {
 
 // Columns: run, name, measured_step_ns, model_step_ns, roofline_step_ns, flops_step_ns, layers,
-// layer_mape_model, layer_mape_roofline, layer_mape_flops. Notes: the file and the roofline's
-// device (`device` empty: none).
+// layer_mape_model, layer_mape_roofline, layer_mape_flops, group. Notes: the hold-out, the file
+// and the roofline's device (`device` empty: none).
 Table evaluationRunsTable(const Evaluation& ev, const std::string& file, const std::string& device);
+
+// Columns: group, runs, layers, step_mape_model, step_mape_roofline, step_mape_flops,
+// layer_mape_model, layer_mape_roofline, layer_mape_flops (percent).
+Table evaluationGroupsTable(const Evaluation& ev);
+
+// Columns: run, name, group, layer, measured_ns, model_ns (per step), error_pct (signed),
+// step_share (the layer's share of the measured step).
+Table evaluationWorstLayersTable(const Evaluation& ev);
 
 // Columns: error_of ("per layer", "whole step"), model, roofline, flops.
 Table evaluationMapeTable(const Evaluation& ev);

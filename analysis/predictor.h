@@ -1,19 +1,31 @@
 // The calibrated predictor: per op kind (the op's name in its op scope, "sgemm_nt@conv_gemm";
 // else the op's name, e.g. "glu_forward"; else its launch kind), a launch takes  overhead + ns_per_flop * FLOPs + ns_per_byte * bytes,
 // i.e. a fixed cost plus the roofline terms divided by the op's efficiency at compute and at
-// memory. The coefficients are fitted by least squares on relative error (weights 1/time),
+// memory, plus an extra cost per byte beyond a core's cache. The coefficients are fitted by
+// weighted least squares (weights 1 / time: large launches count more than tiny ones),
 // non-negative, from measured launches (op features joined with their times). Fitted models
 // are stored in the file by name (storage/costmodelstore.h), as JSON.
 //
-// evaluate(): leave-one-run-out. Each measured run is held out in turn; the model is fitted on
-// the rest and predicts it. Errors are mean absolute percentage errors (MAPE) of the per-layer
+// An op name never seen in the fit falls back on the cross-kind feature model (FeatureModel):
+// per launch kind, time as a non-negative sum of the launch's features in the units of the
+// device's calibration (launches x overhead, FLOPs / peak, bytes / bandwidth, rows of row
+// kernels), so it carries to op kinds it was not fitted on and to other devices. A predictor
+// remembers the calibration it was fitted with; rescaledTo() applies it on another device, every
+// term scaled as the two calibrations' rates are (docs/prediction.md, "Across models").
+//
+// evaluate(): held out by run (leave-one-run-out), workload, preset or variant. Each group of
+// measured runs is held out in turn; the model is fitted on the runs of the other groups and
+// predicts the group's runs. Errors are mean absolute percentage errors (MAPE) of the per-layer
 // time per step and of the whole step, against two baselines: the roofline of a device (the
 // calibrated CPU) and FLOPs only (one global ns per FLOP fitted on the same training runs).
 #pragma once
 
 #include "analysis/costmodel.h"
+#include "analysis/mlppredictor.h"
 #include "analysis/opfeatures.h"
 
+#include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,32 +34,91 @@
 namespace wt {
 
 struct CostClass {
+    // Bytes a launch touches beyond which its data no longer stay in a core's cache (the order
+    // of one core's L2 on the development machine): those bytes cost nsPerByteOut more each.
+    static constexpr double kCacheBytes = 1 << 20;
     std::string key;              // "name@opscope", op name, "kind:<launch kind>", or "*"
     double overheadNs = 0;
     double nsPerFlop = 0;
     double nsPerByte = 0;
     int64_t samples = 0;
-    double predictNs(double flops, double bytes) const { return overheadNs + nsPerFlop * flops + nsPerByte * bytes; }
+    double nsPerByteOut = 0;      // extra per byte beyond kCacheBytes (after samples: aggregates
+                                  // written before it keep their meaning)
+    // The range of work (FLOPs + bytes) of the launches it was fitted on: a launch far outside it
+    // (kReach times) is predicted by a wider class instead of an extrapolated fixed cost.
+    double minWork = 0, maxWork = 0;
+    static constexpr double kReach = 8;
+    bool covers(double work) const { return maxWork <= 0 || (work >= minWork / kReach && work <= maxWork * kReach); }
+    double predictNs(double flops, double bytes) const
+    {
+        return overheadNs + nsPerFlop * flops + nsPerByte * bytes + nsPerByteOut * std::max(0.0, bytes - kCacheBytes);
+    }
 };
 
 // Fits one class to (flops, bytes, time ns) samples; nullopt when there are none.
 std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<double>& flops,
                                       const std::vector<double>& bytes, const std::vector<double>& timeNs);
 
+// The features of one launch that carry across op kinds, each in ns on a device (its
+// calibration): what the cross-kind model weighs.
+struct CrossFeatures {
+    static constexpr int kCount = 4;
+    double launchNs = 0;     // one launch: the device's fixed cost per op
+    double computeNs = 0;    // FLOPs / fp32 peak
+    double memoryNs = 0;     // bytes read + written / bandwidth (a copy: its bytes over the host link)
+    double rowsNs = 0;       // rows of a row kernel (rows, T or M in its shapes) x kRowFlops / peak
+    static constexpr double kRowFlops = 64;   // the nominal per-row work that scales rowsNs
+    double operator[](int i) const { return i == 0 ? launchNs : i == 1 ? computeNs : i == 2 ? memoryNs : rowsNs; }
+};
+// The unit calibration (1 GFLOP/s, 1 GB/s, 1 us per launch): features of a predictor fitted
+// without one are then FLOPs, bytes and launches in fixed units.
+DeviceSpec nominalCalibration();
+CrossFeatures crossFeatures(const LaunchSample& s, const DeviceSpec& calibration);
+// The rows of a row kernel from its shapes text ("rows=16 cols=64", "T=16 C=16", "M=.."); 0: none.
+double rowsOf(const LaunchSample& s);
+
+// Per launch kind ("gemm", "kernel", "memcpy", "memset", and "*" for all), time = sum of
+// weight_i x feature_i, weights non-negative (dimensionless: 1 / efficiency for compute and
+// memory), fitted on relative error like a CostClass.
+struct FeatureModel {
+    struct Weights { std::array<double, CrossFeatures::kCount> w {}; int64_t samples = 0; };
+    std::map<std::string, Weights> byKind;
+    // The weights of the launch's kind when fitted on kMinSamples or more, else those of "*";
+    // nullptr when there are none.
+    const Weights* weightsFor(const std::string& kind) const;
+    std::optional<double> predictNs(const LaunchSample& s, const DeviceSpec& calibration) const;
+};
+
 class Predictor {
 public:
-    static constexpr int kMinSamples = 3;   // fewer: the class falls back to its launch kind
+    static constexpr int kMinSamples = 3;   // fewer: the class falls back to the feature model
 
     std::string name;
     std::string device;           // the device its runs were measured on
     std::map<std::string, CostClass> classes;
+    FeatureModel features;        // empty in predictors stored before it: then the kind classes
+    // The calibration it was fitted with (the file's `wheretime calibrate`); none: nominal units.
+    std::optional<DeviceSpec> calibration;
+    // Set: the per-launch MLP predicts every launch (`--model mlp`); the classes are then empty.
+    std::optional<MlpModel> mlp;
 
-    // Fits on every launch with a measured time. Throws std::invalid_argument when no run has
-    // op features with measured times.
-    static Predictor fit(const std::vector<RunSamples>& runs, const std::string& name);
-    // The class that predicts a launch: its op name, its launch kind, or the global one.
+    // Fits on every launch with a measured time, the features in the units of `calibration`.
+    // Throws std::invalid_argument when no run has op features with measured times.
+    static Predictor fit(const std::vector<RunSamples>& runs, const std::string& name,
+                         const std::optional<DeviceSpec>& calibration = std::nullopt);
+    // The MLP instead (analysis/mlppredictor.h), deterministic for a seed.
+    static Predictor fitMlp(const std::vector<RunSamples>& runs, const std::string& name,
+                            const std::optional<DeviceSpec>& calibration, uint64_t seed = 1,
+                            int steps = MlpModel::kSteps);
+    // The class of the launch's op name (in its op scope, else alone) whose range covers it,
+    // else (no feature model) its launch kind or the global one; nullptr when the feature model
+    // predicts it.
     const CostClass* classFor(const LaunchSample& s) const;
     double predictNs(const LaunchSample& s) const;
+    // The same model on another device: per-op fixed costs scaled by the ratio of the launch
+    // overheads, ns per FLOP by the ratio of the peaks, ns per byte by the ratio of the
+    // bandwidths; the feature model reads the new calibration. Unchanged without a calibration.
+    Predictor rescaledTo(const DeviceSpec& target) const;
 
     std::string toJson() const;
     // Parses what toJson wrote (analysis/jsonvalue.h); nullopt when it is not JSON, a field is
@@ -55,23 +126,70 @@ public:
     static std::optional<Predictor> fromJson(const std::string& json, std::string* error = nullptr);
 };
 
+// How evaluate() splits the runs: each run alone, or every run of one workload (bert with
+// block-sparse weights apart from dense bert), one preset, one softmax variant.
+enum class HoldOut { Run, Workload, Preset, Variant };
+const char* holdOutName(HoldOut h);                          // "run", "workload", ...
+std::optional<HoldOut> parseHoldOut(const std::string& text);
+// The group of a run under a hold-out: "run 3", "gcn", "bert-blocksparse", "small", "full".
+std::string holdOutGroup(const RunSamples& r, HoldOut h);
+
 struct RunEvaluation {
     int64_t runId = 0;
     std::string name;
+    std::string group;            // its hold-out group
     double measuredStepNs = 0, modelStepNs = 0, rooflineStepNs = 0, flopsStepNs = 0;
     double layerMapeModel = 0, layerMapeRoofline = 0, layerMapeFlops = 0;   // percent
     int layers = 0;
 };
 
+struct GroupEvaluation {
+    std::string group;
+    int runs = 0, layers = 0;     // layers: (run, layer) pairs
+    double stepMapeModel = 0, stepMapeRoofline = 0, stepMapeFlops = 0;    // percent
+    double layerMapeModel = 0, layerMapeRoofline = 0, layerMapeFlops = 0;
+};
+
+// One layer of one held-out run: the largest errors of the predictor.
+struct LayerError {
+    int64_t runId = 0;
+    std::string runName, group, layer;
+    double measuredNs = 0, modelNs = 0;   // per step
+    double errorPct = 0;                  // signed: 100 (model - measured) / measured
+    double stepShare = 0;                 // the layer's share of the measured step, 0..1
+};
+
+// Which predictor an evaluation fits: the per-op-kind regression (with the cross-kind feature
+// model) or the per-launch MLP.
+enum class PredictorKind { Regression, Mlp };
+const char* predictorKindName(PredictorKind k);   // "regression", "mlp"
+std::optional<PredictorKind> parsePredictorKind(const std::string& text);
+
+struct EvaluationOptions {
+    HoldOut holdOut = HoldOut::Run;
+    PredictorKind model = PredictorKind::Regression;
+    uint64_t seed = 1;                       // the MLP's
+    int mlpSteps = MlpModel::kSteps;         // the MLP's Adam steps per fit
+    std::optional<DeviceSpec> roofline;      // the roofline baseline's device
+    std::optional<DeviceSpec> calibration;   // the measured device: the units of the fit's features
+    size_t worstLayers = 10;
+};
+
 struct Evaluation {
+    HoldOut holdOut = HoldOut::Run;
+    PredictorKind model = PredictorKind::Regression;
     std::vector<RunEvaluation> runs;
+    std::vector<GroupEvaluation> groups;     // in order of first appearance
+    std::vector<LayerError> worst;           // largest absolute error first
     bool hasRoofline = false;
     // Means over runs (step) and over every (run, layer) pair (layer), in percent.
     double stepMapeModel = 0, stepMapeRoofline = 0, stepMapeFlops = 0;
     double layerMapeModel = 0, layerMapeRoofline = 0, layerMapeFlops = 0;
 };
 
-// Needs at least two runs with features. `roofline`: the device for the roofline baseline.
+// Needs at least two groups of runs with features (std::invalid_argument, one line, otherwise).
+Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions& options);
+// Leave-one-run-out; `roofline` is also the calibration.
 Evaluation evaluate(const std::vector<RunSamples>& runs, const std::optional<DeviceSpec>& roofline);
 
 }  // namespace wt

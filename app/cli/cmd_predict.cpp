@@ -1,6 +1,7 @@
 // wheretime predict: predicted runs of a bundled workload (backend `model`), from the roofline
 // of a device in the table or a calibrated CPU, or from a fitted predictor (--model); fitting
-// predictors on measured runs (--fit); leave-one-run-out evaluation (--evaluate). The figures
+// predictors on measured runs (--fit; --model mlp: the MLP); held-out evaluation (--evaluate
+// --hold-out run|workload|preset|variant). The figures
 // come from analysis/costmodel.h and analysis/predictor.h (the evaluation's tables from
 // analysis/evaluationtable.h, written by render/); the runs are written by the model tracer
 // (capture/modeltracer.h) from the ops of kernels' dry run; --sweep is kernels/sweepplan.h.
@@ -33,15 +34,17 @@ namespace {
 const char* kUsage =
     "usage: wheretime predict --workload W [--variant V] [--preset P] [--set key=value]...\n"
     "                         [--sweep key=v1,v2,...] --device NAME [--model NAME] [--steps N] -o FILE\n"
-    "       wheretime predict --fit FILE[:RUN]... --name NAME [-o FILE]\n"
-    "       wheretime predict --evaluate FILE [--device NAME] [--json | --csv]\n\n"
+    "       wheretime predict --fit FILE[:RUN]... --name NAME [--model regression|mlp] [-o FILE]\n"
+    "       wheretime predict --evaluate FILE [--hold-out run|workload|preset|variant] [--device NAME]\n"
+    "                         [--model regression|mlp] [--json | --csv]\n\n"
     "Predicted runs: the ops of a training step (as `wheretime workloads W --ops` lists them), each\n"
     "with a predicted time, written as a run with backend `model` and the scope tree of a capture,\n"
     "so stats, compare and the GUI show it like a measurement (metadata predicted=true).\n"
     "  --device     h200, h100, a100, v100, rtx4090 (the table in docs/prediction.md), or the name of a\n"
     "               calibration stored in FILE (`wheretime calibrate FILE`, default name cpu)\n"
     "  --model      a predictor fitted with --fit and stored in FILE: its per-op-kind costs replace the\n"
-    "               roofline (the device then only names the run)\n"
+    "               roofline; fitted with another calibration than --device's, every cost scales as\n"
+    "               the two calibrations' rates do (peak, bandwidth, launch overhead)\n"
     "  --sweep      one predicted run per value, tagged sweep_id/sweep_key/sweep_value in its metadata\n"
     "               (a second --sweep: one per pair, a grid, like capture --sweep); the scaling view\n"
     "               draws a predicted sweep as dashed lines over its measured twin (same keys, workload\n"
@@ -50,16 +53,26 @@ const char* kUsage =
     "  --steps N    identical predicted steps per run (default 3, as a capture)\n"
     "  --preset     default paper\n"
     "--fit: fits a predictor on measured runs with op features (FILE alone: every such run in it) and\n"
-    "stores it as NAME in -o FILE (default: the first FILE). --fit takes every FILE[:RUN] up to the\n"
-    "next option (--fit a.wt:1 a.wt:2 b.wt), or may be repeated.\n"
-    "--evaluate: holds each measured run of FILE out in turn, fits on the rest, predicts it; prints\n"
-    "per-layer and whole-step mean absolute percentage errors of the predictor, the roofline of\n"
-    "--device (default: the file's first calibration) and FLOPs alone (one ns/FLOP fitted on the rest).\n"
+    "stores it as NAME in -o FILE (default: the first FILE), with the first FILE's calibration (its\n"
+    "cross-kind features are in its units). --fit takes every FILE[:RUN] up to the next option\n"
+    "(--fit a.wt:1 a.wt:2 b.wt), or may be repeated.\n"
+    "--evaluate: holds each group of measured runs of FILE out in turn, fits on the other groups'\n"
+    "runs, predicts the group's; prints per-layer and whole-step mean absolute percentage errors of\n"
+    "the predictor, the roofline of --device (default: the file's first calibration) and FLOPs alone\n"
+    "(one ns/FLOP fitted on the rest), per run, per group, and the worst layers.\n"
+    "  --hold-out   run (default: leave-one-run-out), workload (gcn, transformer, bert, groupbert,\n"
+    "               bert-blocksparse: bert with density < 1), preset, variant\n"
+    "  --model      with --fit and --evaluate: regression (default: per op kind, with the cross-kind\n"
+    "               feature model) or mlp (per launch: the MLP of Justus et al., seed 1)\n"
     "  --csv        one row per held-out run: run, name, measured_step_ns, model_step_ns,\n"
     "               roofline_step_ns, flops_step_ns, layers, layer_mape_model, layer_mape_roofline,\n"
-    "               layer_mape_flops (ns per step; MAPE in percent; roofline empty without a device)\n"
-    "  --json       {file, roofline_device, runs: [the --csv rows as objects], mape: [{error_of: \"per\n"
-    "               layer\" | \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
+    "               layer_mape_flops, group (ns per step; MAPE in percent; roofline empty without a device)\n"
+    "  --json       {file, roofline_device, hold_out, model, runs: [the --csv rows as objects],\n"
+    "               groups: [{group, runs, layers, step_mape_model, step_mape_roofline, step_mape_flops,\n"
+    "               layer_mape_model,\n"
+    "               layer_mape_roofline, layer_mape_flops}], worst_layers: [{run, name, group, layer,\n"
+    "               measured_ns, model_ns, error_pct, step_share}], mape: [{error_of: \"per layer\" |\n"
+    "               \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
 
 // A calibration stored in `file`; a damaged one is an error (one line), not an unknown device.
 DeviceSpec calibrationOf(const StoredCostModel& m, const std::string& file)
@@ -159,6 +172,7 @@ int runPredictRuns(Args& args)
                     " holds no calibration of that name; see wheretime calibrate)");
     std::optional<Predictor> predictor;
     std::string costModel = "roofline";
+    bool rescaled = false;
     if (auto name = args.value("--model")) {
         auto stored = CostModelStore(db).get(*name);
         if (!stored || stored->kind != "predictor")
@@ -168,6 +182,9 @@ int runPredictRuns(Args& args)
         if (!predictor)
             return fail("predictor '" + *name + "' in " + *output + " is damaged: " + why);
         costModel = *name;
+        // Fitted with another calibration than the target device's: scale it as the rates differ.
+        if (predictor->calibration && toJson(*predictor->calibration) != toJson(*device))
+            predictor = predictor->rescaledTo(*device), rescaled = true;
     }
     const std::string sweepId = plan.empty() ? "" : "predict-" + std::to_string(std::time(nullptr)) + "-" +
                                                     std::to_string(getpid());
@@ -190,7 +207,7 @@ int runPredictRuns(Args& args)
         info.variant = cfg.variant;
         info.preset = jobs[ji].preset;
         info.configJson = model.configJson();
-        info.device = predictor && !predictor->device.empty() ? predictor->device : device->title;
+        info.device = predictor && !rescaled && !predictor->device.empty() ? predictor->device : device->title;
         info.devicePropertiesJson = toJson(*device);
         info.startedAt = isoUtcNow();
         run.memoryOps = device->kind == "gpu" && !predictor;
@@ -241,15 +258,30 @@ int runFit(Args& args)
                 runs.push_back(std::move(s));
         }
     }
+    std::optional<DeviceSpec> calibration;
+    {
+        Database db(firstFile, OpenMode::ReadOnly);
+        auto calibrations = CostModelStore(db).list("device");
+        if (!calibrations.empty())
+            calibration = calibrationOf(calibrations.front(), firstFile);
+    }
+    auto kind = parsePredictorKind(args.value("--model", "regression"));
+    if (!kind)
+        throw UsageError("--model with --fit takes regression or mlp");
     Predictor p;
     try {
-        p = Predictor::fit(runs, *name);
+        p = *kind == PredictorKind::Mlp ? Predictor::fitMlp(runs, *name, calibration) : Predictor::fit(runs, *name, calibration);
     } catch (const std::invalid_argument& e) {
         return fail(e.what());
     }
     const std::string out = args.value("-o", args.value("--output", firstFile));
     Database db(out, OpenMode::ReadWrite);
     CostModelStore(db).put(StoredCostModel{*name, "predictor", "", p.toJson()});
+    if (p.mlp) {
+        std::printf("fitted %s (mlp) on %zu runs (%s): %lld distinct launches, stored in %s\n", name->c_str(), runs.size(),
+                    p.device.c_str(), static_cast<long long>(p.mlp->samples), out.c_str());
+        return 0;
+    }
     std::printf("fitted %s on %zu runs (%s): %zu op kinds, stored in %s\n", name->c_str(), runs.size(), p.device.c_str(),
                 p.classes.size(), out.c_str());
     for (const auto& [key, c] : p.classes)
@@ -273,27 +305,46 @@ int runEvaluate(Args& args)
         if (!s.launches.empty())
             runs.push_back(std::move(s));
     }
+    EvaluationOptions options;
+    if (auto h = args.value("--hold-out")) {
+        auto parsed = parseHoldOut(*h);
+        if (!parsed)
+            throw UsageError("--hold-out takes run, workload, preset or variant, not '" + *h + "'");
+        options.holdOut = *parsed;
+    }
+    if (auto m = args.value("--model")) {
+        auto parsed = parsePredictorKind(*m);
+        if (!parsed)
+            throw UsageError("--model with --evaluate takes regression or mlp, not '" + *m + "'");
+        options.model = *parsed;
+    }
     std::optional<DeviceSpec> device;
+    auto calibrations = CostModelStore(db).list("device");
+    if (!calibrations.empty())
+        options.calibration = calibrationOf(calibrations.front(), file);
     if (auto name = args.value("--device")) {
         device = resolveDevice(*name, db, file);
         if (!device)
             return fail("unknown device '" + *name + "'");
     } else {
-        auto calibrations = CostModelStore(db).list("device");
-        if (!calibrations.empty())
-            device = calibrationOf(calibrations.front(), file);
+        device = options.calibration;
     }
+    options.roofline = device;
     Evaluation ev;
     try {
-        ev = evaluate(runs, device);
+        ev = evaluate(runs, options);
     } catch (const std::invalid_argument& e) {
         return fail(file + ": " + e.what());
     }
     const std::string deviceName = device ? device->name : std::string();
-    const Table runsTable = evaluationRunsTable(ev, file, deviceName), mape = evaluationMapeTable(ev);
+    const Table runsTable = evaluationRunsTable(ev, file, deviceName), mape = evaluationMapeTable(ev),
+                groups = evaluationGroupsTable(ev), worst = evaluationWorstLayersTable(ev);
     if (args.flag("--json")) {
         std::cout << "{\"file\":" << json::quote(file) << ",\"roofline_device\":"
-                  << (device ? json::quote(device->name) : std::string("null")) << ",\n\"runs\":" << render::jsonRows(runsTable)
+                  << (device ? json::quote(device->name) : std::string("null"))
+                  << ",\"hold_out\":" << json::quote(holdOutName(ev.holdOut))
+                  << ",\"model\":" << json::quote(predictorKindName(ev.model)) << ",\n\"runs\":" << render::jsonRows(runsTable)
+                  << ",\n\"groups\":" << render::jsonRows(groups) << ",\n\"worst_layers\":" << render::jsonRows(worst)
                   << ",\n\"mape\":" << render::jsonRows(mape) << "}\n";
         return 0;
     }
@@ -301,7 +352,10 @@ int runEvaluate(Args& args)
         std::cout << render::csv(runsTable);
         return 0;
     }
-    std::cout << render::text(runsTable, {44}) << "\n" << render::text(mape);
+    std::cout << render::text(runsTable, {44}) << "\n";
+    if (ev.holdOut != HoldOut::Run)
+        std::cout << render::text(groups) << "\n";
+    std::cout << render::text(worst, {44}) << "\n" << render::text(mape);
     return 0;
 }
 
@@ -330,13 +384,14 @@ const RegisterCommand reg{{"predict", "predicted runs from a cost model (rooflin
                             {"--set", "KEY=VALUE", "a size, as capture --set (repeatable)"},
                             {"--sweep", "KEY=VALUES", "one predicted run per value, comma-separated (twice: a grid)"},
                             {"--device", "NAME", "a table device or a calibration stored in the file"},
-                            {"--model", "NAME", "a predictor fitted with --fit and stored in the file"},
+                            {"--model", "NAME", "a predictor stored in the file; with --fit/--evaluate: regression or mlp"},
                             {"--steps", "N", "identical predicted steps per run (default 3)"},
                             {"--name", "NAME", "the run's name; with --fit, the predictor's"},
                             {"-o", "FILE", "the wheretime file to write to"},
                             {"--output", "FILE", "the same as -o"},
                             {"--fit", "FILE[:RUN]...", "fit a predictor on these runs (every FILE[:RUN] up to the next option)"},
-                            {"--evaluate", "FILE", "leave-one-run-out evaluation of the runs of FILE"},
+                            {"--evaluate", "FILE", "held-out evaluation of the runs of FILE (--hold-out)"},
+                            {"--hold-out", "H", "--evaluate: hold out each run (default), workload, preset or variant"},
                             {"--json", "", "--evaluate: print JSON"},
                             {"--csv", "", "--evaluate: print the per-run table as CSV"}}}};
 

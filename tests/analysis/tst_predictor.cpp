@@ -84,13 +84,20 @@ void TestPredictor::fitRecoversEfficiencies()
     QVERIFY2(std::abs(e.overheadNs - 20000) < 2000, qPrintable(QString::number(e.overheadNs)));
     // The GEMM's bytes term is (close to) zero: it is compute-bound by construction.
     QVERIFY(g.nsPerByte * 4 * (256 * 1024 * 2 + 1024 * 1024) < 0.05 * g.nsPerFlop * 2 * 256 * 1024 * 1024);
-    // Fallbacks: an unseen op of a known launch kind uses the kind's class.
+    // Fallbacks: an unseen op has no class; the feature model of its launch kind predicts it,
+    // that of all kinds for a launch kind never fitted.
     LaunchSample unseen;
     unseen.name = "new_op";
     unseen.kind = "kernel";
-    QCOMPARE(p.classFor(unseen)->key, std::string("kind:kernel"));
+    QVERIFY(!p.classFor(unseen));
+    QCOMPARE(p.features.weightsFor("kernel"), &p.features.byKind.at("kernel"));
+    QCOMPARE(p.features.weightsFor("memset"), &p.features.byKind.at("*"));
+    // A predictor stored before the feature model falls back on the kind's class, then the global one.
+    Predictor old = p;
+    old.features = {};
+    QCOMPARE(old.classFor(unseen)->key, std::string("kind:kernel"));
     unseen.kind = "memset";
-    QCOMPARE(p.classFor(unseen)->key, std::string("*"));
+    QCOMPARE(old.classFor(unseen)->key, std::string("*"));
 }
 
 void TestPredictor::fitCostClassExact()

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Captures a prediction corpus on this machine (every bundled workload on the CPU backend at the
+# tiny and small presets, a few sizes and softmax variants, 3 steps each), calibrates the CPU, and
+# runs every evaluation on it: `wheretime predict --evaluate` held out per run, per workload
+# (gcn, transformer, bert, groupbert, block-sparse bert), per preset and per variant, for the
+# regression and the MLP, each as text and JSON (docs/prediction.md, "Measured: held out by ...").
+# Captures 2.5 minutes on the loaded 2-core VM; the evaluations a few minutes (Release).
+#
+#   scripts/prediction-corpus.sh [-o DIR] [--repeat N] [--reduced] [--evaluate-only]
+#       -o DIR           where the corpus and the results go (default out/prediction-corpus):
+#                        DIR/corpus.wt, DIR/eval-<hold-out>-<model>.txt and .json
+#       --repeat N       N captures of each configuration (capture --repeat; default 1)
+#       --reduced        one size per workload at the small preset (about a third of the time)
+#       --evaluate-only  no captures: the evaluations of an existing DIR/corpus.wt
+#   env: BUILD=build/release (else build/rel, build/dev, build/h) for the binary;
+#        OPENBLAS_NUM_THREADS (default 1: one BLAS thread, see below)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=$root/out/prediction-corpus repeat=1 reduced=0 evalonly=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -o) dir=$2; shift 2 ;;
+        --repeat) repeat=$2; shift 2 ;;
+        --reduced) reduced=1; shift ;;
+        --evaluate-only) evalonly=1; shift ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "prediction-corpus.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+    esac
+done
+case "$repeat" in ''|*[!0-9]*|0) echo "prediction-corpus.sh: --repeat takes a positive count, got '$repeat'" >&2; exit 2 ;; esac
+if [ -n "${BUILD:-}" ]; then
+    build=$BUILD
+else
+    build=
+    for b in release rel dev h; do
+        if [ -x "$root/build/$b/app/cli/wheretime" ]; then build=$root/build/$b; break; fi
+    done
+    [ -n "$build" ] || { echo "prediction-corpus.sh: no build found (cmake --preset release && cmake --build build/release)" >&2; exit 1; }
+fi
+cli=$build/app/cli/wheretime
+[ -x "$cli" ] || { echo "prediction-corpus.sh: $cli not built" >&2; exit 1; }
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# One BLAS thread: on a shared machine OpenBLAS's threads wait for each other whenever one is
+# descheduled, and one GEMM then measures anywhere from 0.3 to 180 ms (docs/prediction.md); the
+# calibration runs with the same setting, so the roofline and the features match the captures.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+mkdir -p "$dir"
+file=$dir/corpus.wt
+start=$(date +%s)
+
+# One capture call per line: workload, preset, then capture options (sweeps, sets).
+capture() {
+    local w=$1 p=$2
+    shift 2
+    echo "== capture $w $p $*"
+    "$cli" capture --workload "$w" --preset "$p" --backend cpu --steps 3 --warmup 1 --repeat "$repeat" "$@" -o "$file" >/dev/null
+}
+
+if [ "$evalonly" = 0 ]; then
+    [ ! -e "$file" ] || { echo "prediction-corpus.sh: $file exists (remove it, or --evaluate-only)" >&2; exit 1; }
+    if [ "$reduced" = 1 ]; then
+        capture gcn small --sweep variant=full,adaptive
+        capture transformer small --set hidden=128 --sweep variant=full,adaptive
+        capture bert small --set hidden=128 --sweep variant=full,adaptive
+        capture groupbert small --set hidden=128 --sweep variant=full,adaptive
+        capture bert small --set hidden=128 --set density=0.5 --set block=16 --sweep variant=full,adaptive
+    else
+        for w in gcn transformer bert groupbert; do
+            capture $w tiny --sweep variant=full,adaptive
+        done
+        capture bert tiny --set density=0.5 --set block=4 --sweep variant=full,adaptive
+        capture gcn small --sweep hidden=128,256,384 --sweep variant=full,adaptive,fused
+        capture transformer small --sweep hidden=128,256 --sweep variant=full,adaptive
+        capture bert small --sweep hidden=128,256 --sweep variant=full,adaptive
+        capture groupbert small --sweep hidden=128,256 --sweep variant=full,adaptive
+        capture bert small --set density=0.5 --set block=16 --sweep hidden=128,256 --sweep variant=full,adaptive
+        capture bert small --set density=0.25 --set block=16 --set hidden=256 --sweep variant=full,adaptive
+    fi
+    "$cli" calibrate "$file"
+    echo "captured in $(( $(date +%s) - start )) s"
+fi
+
+for m in regression mlp; do
+    for h in run workload preset variant; do
+        echo "== predict --evaluate --hold-out $h --model $m"
+        "$cli" predict --evaluate "$file" --hold-out "$h" --model "$m" > "$dir/eval-$h-$m.txt"
+        "$cli" predict --evaluate "$file" --hold-out "$h" --model "$m" --json > "$dir/eval-$h-$m.json"
+        # The MAPE table and the per-group rows: the figures docs/prediction.md quotes.
+        sed -n '/^held-out /,/^$/p;/^MAPE /,$p' "$dir/eval-$h-$m.txt"
+    done
+done
+echo "done in $(( $(date +%s) - start )) s: $dir"
