@@ -50,7 +50,7 @@ static void capture(const std::string& file, const std::string& variant, const s
     wt::capture::runCapture(o);
 }
 
-int main(int argc, char** argv)
+static int runBench(int argc, char** argv)
 {
     std::string file, sweepId;
     int repeats = 15;
@@ -123,4 +123,15 @@ int main(int argc, char** argv)
     variants.print(("variants table, " + std::to_string(variantRows) + " runs (differ in " + setting + ")").c_str());
     sweep.print(("scaling table, " + std::to_string(sweepRuns) + " runs, " + std::to_string(series) + " series").c_str());
     return 0;
+}
+
+int main(int argc, char** argv)
+{
+    // A damaged or foreign --file is a one-line error, as in the CLI.
+    try {
+        return runBench(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_variants: error: %s\n", e.what());
+        return 1;
+    }
 }
