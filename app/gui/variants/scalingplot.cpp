@@ -110,7 +110,8 @@ QString scalingPointText(const ScalingChartData& d, int line, int point)
                        .arg(cell(p.row, kSweepLayerNsColumn), cell(p.row, kSweepShareColumn), cell(p.row, kSweepStepNsColumn));
     // The noise of a measured point: its interval and samples (repeats pooled).
     const int measuredRow = d.lines[size_t(line)].predicted ? p.twinRow : p.row;
-    if (!d.lines[size_t(line)].predicted && !cell(p.row, kSweepSamplesColumn).isEmpty() && cell(p.row, kSweepSamplesColumn) != QStringLiteral("-")) {
+    const size_t samplesCol = t.column(kSweepSamplesColumn);
+    if (!d.lines[size_t(line)].predicted && samplesCol != Table::npos && p.row >= 0 && !isNone(t.rows[size_t(p.row)][samplesCol])) {
         text += p.ciLowNs ? QStringLiteral("\n\u00b1 %1 (95% interval %2 .. %3)")
                                 .arg(cell(p.row, kSweepPmColumn), cell(p.row, kSweepCiLowColumn), cell(p.row, kSweepCiHighColumn))
                           : QStringLiteral("\nno interval (fewer than 3 samples)");
