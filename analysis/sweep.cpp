@@ -136,14 +136,12 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
         groups.push_back({});
     t.numeric = sweepValueOrder(t.xValues);
 
-    // Per run: the layer breakdown per step (compareRuns' numbers at the layer grouping), the
-    // whole-run totals for pooling repeats, and each layer's per-step samples.
+    // Per run: the layer breakdown (compareRuns' numbers at the layer grouping) as whole-run
+    // totals, divided by the steps of a point's repeats together, and each layer's per-step samples.
     struct RunFigures {
         const SweepRun* run;
         std::string x, group;
-        double stepNs = 0;
         int64_t totalNs = 0;
-        std::unordered_map<std::string, double> layerNs;
         std::unordered_map<std::string, int64_t> layerTotalNs;
         std::unordered_map<std::string, std::vector<double>> samples;
     };
@@ -165,10 +163,8 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
         f.group = variantGrid ? r->tag.value : r->tag.value2;
         Breakdown b = computeBreakdown(r->run.totals, r->run.tree, r->run.strings, bo);
         double steps = double(r->run.steps);
-        f.stepNs = double(b.totalNs) / steps;
         f.totalNs = b.totalNs;
         for (const Group& g : b.groups) {
-            f.layerNs[g.path] = double(g.timeNs) / steps;
             f.layerTotalNs[g.path] = g.timeNs;
             layerSum[g.path] += double(g.timeNs) / steps;
         }
@@ -258,7 +254,8 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
             most = std::max(most, p.repeatRunIds.size());
         }
     if (most > 1)
-        t.notes.push_back("repeats pooled: " + (fewest == most ? std::to_string(most) : std::to_string(fewest) + " to " + std::to_string(most)) +
+        t.notes.push_back("repeats pooled: " +
+                          (fewest == most ? std::to_string(most) : std::to_string(fewest) + " to " + std::to_string(most)) +
                           " runs a point (capture --repeat); a point's time is its runs' time over their steps together");
     return t;
 }
