@@ -652,6 +652,60 @@ void testNoise(Comparison& out)
 
 }  // namespace
 
+namespace {
+
+// Per step of a run, the time of each key a stored totals row maps to (keyOf: none for a row
+// outside every key, e.g. outside the filters), and of all keyed rows together. keyOf runs once
+// per distinct (scope, name, kind), not once per step.
+struct KeyedStepSamples {
+    std::unordered_map<std::string, std::vector<double>> byKey;
+    std::vector<double> total;
+};
+
+template <class KeyOf>
+KeyedStepSamples stepSamplesBy(const CompareRun& r, KeyOf&& keyOf)
+{
+    KeyedStepSamples out;
+    const size_t steps = r.stepTotals.size();
+    out.total.assign(steps, 0.0);
+    std::unordered_map<RowKey, std::vector<double>*, RowKeyHash> slotOfRow;
+    for (size_t s = 0; s < steps; ++s)
+        for (const TotalRow& row : r.stepTotals[s]) {
+            auto [it, isNew] = slotOfRow.try_emplace(RowKey{row.scopeId, row.nameId, uint8_t(row.kind)}, nullptr);
+            if (isNew)
+                if (std::optional<std::string> key = keyOf(row)) {
+                    auto [kt, fresh] = out.byKey.try_emplace(std::move(*key));
+                    if (fresh)
+                        kt->second.assign(steps, 0.0);
+                    it->second = &kt->second;   // unordered_map nodes are stable
+                }
+            if (!it->second)
+                continue;
+            (*it->second)[s] += double(row.timeNs);
+            out.total[s] += double(row.timeNs);
+        }
+    return out;
+}
+
+// The group one stored totals row falls in at `options`: the breakdown of that row alone.
+std::optional<std::string> groupOfRow(const CompareRun& r, const TotalRow& row, const BreakdownOptions& options)
+{
+    TotalRow one = row;
+    one.timeNs = 1;   // a breakdown keeps groups with time
+    one.count = 1;
+    Breakdown b = computeBreakdown({one}, r.tree, r.strings, options);
+    if (b.groups.empty())
+        return std::nullopt;
+    return b.groups.front().path;
+}
+
+}  // namespace
+
+std::unordered_map<std::string, std::vector<double>> groupStepSamples(const CompareRun& run, const BreakdownOptions& options)
+{
+    return stepSamplesBy(run, [&](const TotalRow& row) { return groupOfRow(run, row, options); }).byKey;
+}
+
 Comparison compareSides(const std::vector<CompareSide>& sides, const CompareOptions& options)
 {
     if (sides.empty())
@@ -847,12 +901,40 @@ KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const Ke
     std::map<Key, KernelDiffRow> rows;
     const CompareRun* runs[2] = {&base, &other};
     CompareRunSummary* sums[2] = {&out.base, &out.other};
+    BreakdownOptions bo;
+    bo.groupBy = options.within;
+    bo.filters = options.filters;
+    // The samples: per step, one per step read (a row's key is "op \x1f kernel", the breakdowns
+    // of that row alone, so they are the same groups as below); per run, the run's total.
+    KeyedStepSamples samples[2];
+    for (int side = 0; side < 2; ++side) {
+        const CompareRun& r = *runs[side];
+        if (out.per != ComparePer::Step)
+            continue;
+        samples[side] = stepSamplesBy(r, [&](const TotalRow& row) -> std::optional<std::string> {
+            std::optional<std::string> op = groupOfRow(r, row, bo);
+            if (!op)
+                return std::nullopt;
+            BreakdownOptions ko;
+            ko.groupBy = GroupBy::Kernel;
+            ko.filters = options.filters;
+            ko.filters.emplace_back(options.within, *op);
+            std::optional<std::string> kernel = groupOfRow(r, row, ko);
+            if (!kernel)
+                return std::nullopt;
+            return *op + '\x1f' + *kernel;
+        });
+    }
+    auto statsOf = [&](int side, const std::string& op, const std::string& kernel, const CompareCell& c) {
+        if (out.per != ComparePer::Step)
+            return summarize({double(c.totalNs)});
+        const KeyedStepSamples& ks = samples[side];
+        auto it = ks.byKey.find(op + '\x1f' + kernel);
+        return it != ks.byKey.end() ? summarize(it->second) : summarize(std::vector<double>(ks.total.size(), 0.0));
+    };
     for (int side = 0; side < 2; ++side) {
         const CompareRun& r = *runs[side];
         double divisor = divisorOf(out.per, r.steps);
-        BreakdownOptions bo;
-        bo.groupBy = options.within;
-        bo.filters = options.filters;
         Breakdown ops = computeBreakdown(r.totals, r.tree, r.strings, bo);
         CompareCell& total = sums[side]->total;
         total.present = true;
@@ -870,6 +952,13 @@ KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const Ke
                 fillCell(total, k.timeNs, k.count, divisor);
             }
         }
+        total.stats = out.per == ComparePer::Step ? summarize(samples[side].total) : summarize({double(total.totalNs)});
+    }
+    // Each side's samples of every row, zeros where the kernel is absent (also for the side a
+    // removed or added kernel lacks), before rows are paired: a pair takes each side's own.
+    for (auto& [key, row] : rows) {
+        row.base.stats = statsOf(0, key.op, key.name, row.base);
+        row.other.stats = statsOf(1, key.op, key.name, row.other);
     }
     out.base.deltaNs = 0;
     out.base.deltaPct = percentOf(out.base.total, 0);
@@ -962,6 +1051,25 @@ KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const Ke
             return a.op < b.op;
         return std::tie(a.baseName, a.otherName) < std::tie(b.baseName, b.otherName);
     });
+    // Noise: every row tested (Welch), Holm over the rows tested; the total on its own.
+    std::vector<double> p;
+    std::vector<size_t> tested;
+    for (size_t k = 0; k < out.rows.size(); ++k) {
+        KernelDiffRow& row = out.rows[k];
+        row.interval = welchInterval(row.base.stats, row.other.stats);
+        if (row.interval) {
+            p.push_back(row.interval->p);
+            tested.push_back(k);
+        }
+    }
+    const std::vector<double> adjusted = holmAdjust(p);
+    for (size_t t = 0; t < tested.size(); ++t)
+        out.rows[tested[t]].adjustedP = adjusted[t];
+    for (KernelDiffRow& row : out.rows)
+        row.verdict = verdictOf(row.interval, row.adjustedP);
+    out.other.interval = welchInterval(out.base.total.stats, out.other.total.stats);
+    out.other.verdict = verdictOf(out.other.interval, out.other.interval ? out.other.interval->p : 1.0);
+    out.base.verdict = Verdict::WithinNoise;
     return out;
 }
 

@@ -78,6 +78,12 @@ int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree);
 // The same, with the step count the run stored (Reader::StepTotals::stepCount) already read.
 int64_t countSteps(const Reader& reader, int64_t runId, const ScopeTree& tree, std::optional<int64_t> storedSteps);
 
+// Per step of `run` (its stepTotals, in time order), each group's time at `options`: the groups
+// (paths) of computeBreakdown(run.totals, ..., options), one value per step, 0 in a step without
+// the group. Summed over the steps a group's values are its breakdown time. Empty when the run's
+// steps were not read. (The samples of a sweep's points; compareSides keeps its own per-side loop.)
+std::unordered_map<std::string, std::vector<double>> groupStepSamples(const CompareRun& run, const BreakdownOptions& options);
+
 struct CompareOptions {
     std::optional<GroupBy> groupBy;    // unset: layer when every run has scopes, else kernel
     int depth = 3;                     // for GroupBy::Scope
@@ -200,6 +206,12 @@ struct KernelDiffRow {
     double deltaNs = 0;
     std::optional<double> deltaPct;    // in % of BASE's time; unset where BASE has none
     std::optional<double> ratio;
+    // Noise (per step: the kernel's time in each step of each run, 0 in a step without it; the
+    // cells' stats): Welch's 95% interval of the delta, the p after Holm's control over the
+    // diff's rows, and the verdict. Per run (one sample a side): not enough samples.
+    std::optional<WelchInterval> interval;
+    double adjustedP = 1;
+    Verdict verdict = Verdict::NotEnoughSamples;
 };
 
 struct KernelDiffOptions {
@@ -212,7 +224,7 @@ struct KernelDiff {
     std::vector<std::pair<GroupBy, std::string>> filters;
     GroupBy within = GroupBy::Op;
     ComparePer per = ComparePer::Run;
-    CompareRunSummary base, other;     // totals inside the filters
+    CompareRunSummary base, other;     // totals inside the filters; other.interval/verdict: the total's noise (tested alone)
     std::vector<KernelDiffRow> rows;   // largest |delta| first; ties by op, then name
     int unchanged = 0, changed = 0, removed = 0, added = 0, swapped = 0, moved = 0;
     std::vector<std::string> notes;
@@ -221,8 +233,9 @@ struct KernelDiff {
 // The kernel-level diff of a scope (a layer): kernels matched by name inside each matched op;
 // the BASE-only and OTHER-only kernels are then paired, largest with largest: the same name in
 // another op (moved), then within one op names that differ only in template arguments or
-// numbers, then the rest of the op (swaps). Names are never merged. Throws CompareError like
-// compareRuns.
+// numbers, then the rest of the op (swaps). Names are never merged. With the runs' per-step
+// totals read (loadCompareRun's stepSamples) every row and the total carry their noise. Throws
+// CompareError like compareRuns.
 KernelDiff diffKernels(const CompareRun& base, const CompareRun& other, const KernelDiffOptions& options);
 
 // The rows of a kernel diff by change: how many, and their time in BASE and OTHER (per the

@@ -201,16 +201,44 @@ Table kernelDiffTable(const KernelDiff& d)
     t.add("base_ns", "BASE", Unit::Ns);
     t.add("other_ns", "OTHER", Unit::Ns);
     t.add("delta_ns", "delta", Unit::Ns);
+    t.add("pm_ns", "\u00b1", Unit::Ns);
     t.add("delta_pct", "delta %", Unit::Percent);
     t.add("ratio", "ratio", Unit::Ratio);
+    t.add("verdict", "verdict", Unit::Text);
     t.add("base_count", "BASE n", Unit::Count);
     t.add("other_count", "OTHER n", Unit::Count);
     t.add("kernel", "kernel (BASE -> OTHER)", Unit::Text);
     t.add("base_name", "BASE kernel", Unit::Text, false);
     t.add("other_name", "OTHER kernel", Unit::Text, false);
     t.add("similar_names", "similar names", Unit::Number, false);
+    // The samples (per step) and the interval: CSV and JSON only.
+    t.add("base_samples", "samples BASE", Unit::Count, false);
+    t.add("other_samples", "samples OTHER", Unit::Count, false);
+    t.add("base_stddev_ns", "stddev BASE", Unit::Ns, false);
+    t.add("other_stddev_ns", "stddev OTHER", Unit::Ns, false);
+    t.add("ci_low_ns", "ci_low_ns", Unit::Ns, false);
+    t.add("ci_high_ns", "ci_high_ns", Unit::Ns, false);
+    t.add("p_adj", "p_adj", Unit::Number, false);
     t.add("per", "per", Unit::Text, false);
     const std::string per(toString(d.per));
+    {
+        // How the noise was judged, once above the table (as the compare table's note).
+        const SampleStats &bs = d.base.total.stats, &os = d.other.total.stats;
+        size_t tested = 0;
+        for (const KernelDiffRow& r : d.rows)
+            tested += r.interval.has_value();
+        if (bs.n == 0 && os.n == 0)
+            ;   // no samples (steps not read, a diff made by hand): nothing was judged
+        else if (d.per == ComparePer::Step)
+            t.notes.push_back("noise: 95% Welch interval (\u00b1) of each kernel's delta over the per-step samples (" +
+                              std::to_string(bs.n) + ", " + std::to_string(os.n) + "); verdicts under Holm's control over the " +
+                              std::to_string(tested) + " kernels tested (the total on its own); not_enough_samples: a side has fewer than 3");
+        else
+            t.notes.push_back("noise: per run each side is one sample: not_enough_samples (compare per step for intervals)");
+    }
+    auto stat = [](const CompareCell& c, auto&& field) { return c.stats.n == 0 ? Cell() : field(c.stats); };
+    auto samplesOf = [](const SampleStats& st) { return Cell(int64_t(st.n)); };
+    auto stddevOf = [](const SampleStats& st) { return Cell(st.stddev); };
     for (const KernelDiffRow& r : d.rows) {
         // Names are never merged: a swap shows both, an added or removed kernel its side.
         std::string kernel = r.change == KernelChange::Swapped ? r.baseName + " -> " + r.otherName
@@ -224,14 +252,23 @@ Table kernelDiffTable(const KernelDiff& d)
                cellOf(r.base, d.per),
                cellOf(r.other, d.per),
                amount(r.deltaNs, d.per),
+               r.interval ? Cell((r.interval->high - r.interval->low) / 2) : Cell(),
                optional(r.deltaPct),
                optional(r.ratio),
+               std::string(toString(r.verdict)),
                cellOf(r.base, d.per, true),
                cellOf(r.other, d.per, true),
                std::move(kernel),
                nameOrNone(r.baseName),
                nameOrNone(r.otherName),
                int64_t(r.similarNames ? 1 : 0),
+               stat(r.base, samplesOf),
+               stat(r.other, samplesOf),
+               stat(r.base, stddevOf),
+               stat(r.other, stddevOf),
+               r.interval ? Cell(r.interval->low) : Cell(),
+               r.interval ? Cell(r.interval->high) : Cell(),
+               r.interval ? Cell(r.adjustedP) : Cell(),
                per};
     }
     return t;

@@ -46,15 +46,22 @@ Table compareRunsTable(const std::vector<CompareRunSummary>& runs);
 //   change                        unchanged, changed, moved, swapped, added, removed
 //   op                            the op it ran in (BASE's; OTHER's when added)
 //   other_op                      OTHER's op of a moved kernel; none otherwise
-//   base_ns, other_ns             time per step or per run; none on the side it is absent from
+//   base_ns, other_ns             time per step or per run (per step: the mean of the samples);
+//                                 none on the side it is absent from
 //   delta_ns, delta_pct, ratio    OTHER against BASE (% and ratio unset where BASE has none)
+//   pm_ns                         half the width of Welch's 95% interval of delta_ns (text: ±)
+//   verdict                       slower, faster, within_noise, not_enough_samples (Holm over the rows)
 //   base_count, other_count       launches
 //   kernel                        "name", "BASE -> OTHER" (swapped), "-> name", "name ->"
 //   base_name, other_name         the names apart (CSV/JSON only; none where absent)
 //   similar_names                 1 when a swap's names differ only in template arguments or numbers
+//   base_samples, other_samples   n of each side's samples (CSV/JSON only; none where not read)
+//   base_stddev_ns, other_stddev_ns   their standard deviations (CSV/JSON only)
+//   ci_low_ns, ci_high_ns, p_adj  the interval of delta_ns and Holm's adjusted p (CSV/JSON only)
 //   per                           "step" or "run" (CSV/JSON only)
-// Notes: the diff's notes. The totals of both runs and the rows by change, as sentences, are
-// render's (render/comparetext.h: addKernelDiffNotes), figures being formatted only there.
+// Notes: the diff's notes, then how the noise was judged (where there are samples). The totals
+// of both runs and the rows by change, as sentences, are render's (render/comparetext.h:
+// addKernelDiffNotes), figures being formatted only there.
 Table kernelDiffTable(const KernelDiff& diff);
 
 }  // namespace wt

@@ -143,6 +143,18 @@ std::optional<WelchInterval> welchInterval(const SampleStats& a, const SampleSta
     return w;
 }
 
+std::optional<MeanInterval> meanInterval(const SampleStats& s, double alpha)
+{
+    if (s.n < kMinSamples)
+        return std::nullopt;
+    MeanInterval m;
+    m.df = double(s.n - 1);
+    m.halfWidth = s.stddev > 0 ? studentTQuantile(1 - alpha / 2, m.df) * s.stddev / std::sqrt(double(s.n)) : 0.0;
+    m.low = s.mean - m.halfWidth;
+    m.high = s.mean + m.halfWidth;
+    return m;
+}
+
 std::string_view toString(Verdict v)
 {
     switch (v) {

@@ -49,6 +49,17 @@ struct WelchInterval {
 // are constant (se = 0) the interval is the point delta and p is 0 unless delta is 0.
 std::optional<WelchInterval> welchInterval(const SampleStats& a, const SampleStats& b, double alpha = kAlpha);
 
+// The (1 - alpha) Student t interval of one side's mean: mean -+ t(1 - alpha / 2, n - 1) x
+// stddev / sqrt(n) (a sweep's point: how far its mean per step may lie from the true one).
+struct MeanInterval {
+    double low = 0, high = 0;
+    double halfWidth = 0;  // t x stddev / sqrt(n): what text shows after the mean as +-
+    double df = 0;         // n - 1
+};
+// Needs kMinSamples (std::nullopt otherwise: not enough samples); constant samples give the
+// point mean.
+std::optional<MeanInterval> meanInterval(const SampleStats& s, double alpha = kAlpha);
+
 enum class Verdict {
     NotEnoughSamples,   // a side has fewer than kMinSamples samples
     WithinNoise,        // the (Holm-adjusted) test does not reject delta = 0

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
@@ -135,12 +136,14 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
         groups.push_back({});
     t.numeric = sweepValueOrder(t.xValues);
 
-    // Per run: the layer breakdown per step (compareRuns' numbers at the layer grouping).
+    // Per run: the layer breakdown (compareRuns' numbers at the layer grouping) as whole-run
+    // totals, divided by the steps of a point's repeats together, and each layer's per-step samples.
     struct RunFigures {
         const SweepRun* run;
         std::string x, group;
-        double stepNs = 0;
-        std::unordered_map<std::string, double> layerNs;
+        int64_t totalNs = 0;
+        std::unordered_map<std::string, int64_t> layerTotalNs;
+        std::unordered_map<std::string, std::vector<double>> samples;
     };
     std::vector<RunFigures> figures;
     std::unordered_map<std::string, double> layerSum;
@@ -160,11 +163,12 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
         f.group = variantGrid ? r->tag.value : r->tag.value2;
         Breakdown b = computeBreakdown(r->run.totals, r->run.tree, r->run.strings, bo);
         double steps = double(r->run.steps);
-        f.stepNs = double(b.totalNs) / steps;
+        f.totalNs = b.totalNs;
         for (const Group& g : b.groups) {
-            f.layerNs[g.path] = double(g.timeNs) / steps;
+            f.layerTotalNs[g.path] = g.timeNs;
             layerSum[g.path] += double(g.timeNs) / steps;
         }
+        f.samples = groupStepSamples(r->run, bo);
         if (r->run.info.status != RunStatus::Complete)
             t.notes.push_back("run " + std::to_string(r->run.info.id) + " is " + std::string(toString(r->run.info.status)));
         figures.push_back(std::move(f));
@@ -199,22 +203,60 @@ SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun
                         f = &c;   // the newest run of the point, should a sweep id repeat
                 if (!f)
                     continue;
+                // The point's runs: the newest one's repeats (same repeat id), else that run.
+                std::vector<const RunFigures*> repeats;
+                for (const RunFigures& c : figures)
+                    if (&c == f || (!f->run->repeatId.empty() && c.x == x && c.group == group && c.run->repeatId == f->run->repeatId))
+                        repeats.push_back(&c);
                 SweepPoint p;
                 p.value = x;
                 if (t.numeric)
                     p.x = numberOf(x);
                 p.runId = f->run->run.info.id;
-                p.stepNs = f->stepNs;
-                auto it = f->layerNs.find(layer);
-                p.present = it != f->layerNs.end();
-                p.ns = p.present ? it->second : 0;
+                int64_t steps = 0, layerNs = 0, stepNs = 0;
+                bool sampled = true;
+                std::vector<double> samples;
+                for (const RunFigures* c : repeats) {
+                    p.repeatRunIds.push_back(c->run->run.info.id);
+                    steps += c->run->run.steps;
+                    stepNs += c->totalNs;
+                    auto it = c->layerTotalNs.find(layer);
+                    if (it != c->layerTotalNs.end()) {
+                        p.present = true;
+                        layerNs += it->second;
+                    }
+                    const size_t read = c->run->run.stepTotals.size();
+                    sampled &= read > 0;
+                    auto st = c->samples.find(layer);
+                    if (st != c->samples.end())
+                        samples.insert(samples.end(), st->second.begin(), st->second.end());
+                    else
+                        samples.insert(samples.end(), read, 0.0);
+                }
+                std::sort(p.repeatRunIds.begin(), p.repeatRunIds.end());
+                p.stepNs = double(stepNs) / double(steps);
+                p.ns = p.present ? double(layerNs) / double(steps) : 0;
                 p.share = p.stepNs > 0 ? p.ns / p.stepNs : 0;
+                if (p.present && sampled) {
+                    p.stats = summarize(std::move(samples));
+                    p.interval = meanInterval(p.stats);
+                }
                 s.points.push_back(std::move(p));
             }
             if (!s.points.empty())
                 t.series.push_back(std::move(s));
         }
     }
+    size_t fewest = SIZE_MAX, most = 0;
+    for (const SweepSeries& se : t.series)
+        for (const SweepPoint& p : se.points) {
+            fewest = std::min(fewest, p.repeatRunIds.size());
+            most = std::max(most, p.repeatRunIds.size());
+        }
+    if (most > 1)
+        t.notes.push_back("repeats pooled: " +
+                          (fewest == most ? std::to_string(most) : std::to_string(fewest) + " to " + std::to_string(most)) +
+                          " runs a point (capture --repeat); a point's time is its runs' time over their steps together");
     return t;
 }
 
@@ -277,8 +319,13 @@ SweepTable loadSweep(const Reader& reader, const std::string& id, const SweepOpt
     runs.reserve(sweep->runIds.size());
     for (int64_t runId : sweep->runIds) {
         SweepRun r;
-        r.tag = *sweepTagOf(reader.metadata(runId));
-        r.run = loadCompareRun(reader, runId, file, nullptr, false, false);   // a point is one run: no samples needed yet
+        const auto metadata = reader.metadata(runId);
+        r.tag = *sweepTagOf(metadata);
+        for (const auto& [k, v] : metadata)
+            if (k == kRepeatIdKey)
+                r.repeatId = v;
+        // Measured points carry their noise (per-step samples); predicted ones have none.
+        r.run = loadCompareRun(reader, runId, file, nullptr, !sweep->predicted(), false);
         runs.push_back(std::move(r));
     }
     std::vector<const SweepRun*> ptrs;

@@ -71,15 +71,22 @@ struct SweepOptions {
     std::string layer;                 // only this layer's series (empty: every layer)
 };
 
-// One point of a series: one run.
+// One point of a series: one run, or the repeats of one configuration pooled (`capture --sweep
+// ... --repeat N`: the runs of the point that share the newest one's repeat id).
 struct SweepPoint {
     std::string value;                 // the x value as captured ("512", "adaptive")
     std::optional<double> x;           // numeric x, when the x values are numbers
-    int64_t runId = 0;                 // the run this point comes from (clicks open it)
-    bool present = false;              // the run has kernels in the layer
-    double ns = 0;                     // the layer's kernel time per step (ns)
+    int64_t runId = 0;                 // the run this point comes from (clicks open it); the newest repeat
+    bool present = false;              // the run(s) have kernels in the layer
+    double ns = 0;                     // the layer's kernel time per step (ns): its time over the steps of every repeat
     double share = 0;                  // ns / stepNs (fraction, 0..1)
-    double stepNs = 0;                 // the run's kernel time per step (ns)
+    double stepNs = 0;                 // the run's (repeats') kernel time per step (ns)
+    std::vector<int64_t> repeatRunIds; // the runs pooled, by id (runId among them); empty when made by hand
+    // Noise: the samples are the layer's time in each step of each repeat (0 in a step without
+    // it), so stats.mean = ns; n = 0 when the steps were not read. `interval`: the 95% t interval
+    // of the mean (samplestats' meanInterval); none with fewer than kMinSamples samples.
+    SampleStats stats;
+    std::optional<MeanInterval> interval;
 };
 
 // One line of the chart: one layer (one-key sweep, or a grid without variant: one per layer and
@@ -105,12 +112,14 @@ struct SweepTable {
 // One run of a sweep with its tag, for computeSweep.
 struct SweepRun {
     SweepTag tag;
-    CompareRun run;
+    std::string repeatId;              // the run's repeat_id (capture --repeat), empty when none
+    CompareRun run;                    // with its per-step totals for the points' noise
 };
 
 // The table over the runs of one sweep (all with the same id). A run without steps (still being
 // captured, or failed before its first step) is left out with a note; throws SweepError when no
-// run has steps.
+// run has steps. Runs of one point with one repeat id pool into that point (its time and its
+// samples); without repeat tags a point is its newest run.
 SweepTable computeSweep(const SweepInfo& sweep, const std::vector<const SweepRun*>& runs, const SweepOptions& options = {});
 
 // The predicted twin of a measured sweep: the newest sweep of `sweeps` made by `wheretime

@@ -1,6 +1,7 @@
 #include "analysis/sweeptable.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace wt {
 
@@ -15,7 +16,8 @@ bool validId(const std::string& id)
             return false;
     for (const char* taken : {kSweepSeriesColumn, kSweepLayerColumn, kSweepRunColumn, kSweepSourceColumn, kSweepLayerNsColumn,
                               kSweepShareColumn, kSweepStepNsColumn, kSweepPredictedNsColumn, kSweepPredictedRunColumn,
-                              kSweepErrorColumn})
+                              kSweepErrorColumn, kSweepRepeatsColumn, kSweepPmColumn, kSweepSamplesColumn, kSweepStddevColumn,
+                              kSweepCiLowColumn, kSweepCiHighColumn, kSweepInsideColumn})
         if (id == taken)
             return false;
     return true;
@@ -36,6 +38,11 @@ bool sameAxis(const SweepTable& measured, const SweepTable* predicted)
 }
 
 }  // namespace
+
+bool sweepPredictionInside(const SweepPoint& measured, const SweepPoint& predicted)
+{
+    return measured.interval && predicted.ns >= measured.interval->low && predicted.ns <= measured.interval->high;
+}
 
 std::string sweepValueColumn(const SweepTable& t)
 {
@@ -64,13 +71,20 @@ Table sweepTable(const SweepTable& m, const SweepTable* predicted, const std::st
     const std::string valueId = sweepValueColumn(m);
     t.add(valueId, m.xKey, Unit::Text);
     t.add(kSweepRunColumn, "run", Unit::Count);
+    t.add(kSweepRepeatsColumn, "repeats", Unit::Count, false);
     t.add(kSweepSourceColumn, "source", Unit::Text, twin);
     t.add(kSweepLayerNsColumn, "time", Unit::Ns);
+    t.add(kSweepPmColumn, "\u00b1", Unit::Ns);
+    t.add(kSweepSamplesColumn, "n", Unit::Count);
+    t.add(kSweepStddevColumn, "stddev", Unit::Ns, false);
+    t.add(kSweepCiLowColumn, "ci low", Unit::Ns, false);
+    t.add(kSweepCiHighColumn, "ci high", Unit::Ns, false);
     t.add(kSweepShareColumn, "share", Unit::Share);
     t.add(kSweepStepNsColumn, "step", Unit::Ns);
     t.add(kSweepPredictedNsColumn, "predicted", Unit::Ns, twin);
     t.add(kSweepPredictedRunColumn, "predicted run", Unit::Count, false);
     t.add(kSweepErrorColumn, "error", Unit::Percent, twin);
+    t.add(kSweepInsideColumn, "inside", Unit::Text, twin);
 
     const SweepInfo& s = m.sweep;
     t.notes.push_back("sweep " + s.id + ": " + s.workload + " " + s.preset + ", " + s.key + "=" + join(s.values) +
@@ -96,8 +110,20 @@ Table sweepTable(const SweepTable& m, const SweepTable* predicted, const std::st
             row[t.column(kSweepShareColumn)] = p.share;
         }
         row[t.column(kSweepStepNsColumn)] = p.stepNs;
+        if (!p.repeatRunIds.empty())
+            row[t.column(kSweepRepeatsColumn)] = int64_t(p.repeatRunIds.size());
+        if (!isPredicted && p.present && p.stats.n > 0) {
+            row[t.column(kSweepSamplesColumn)] = int64_t(p.stats.n);
+            row[t.column(kSweepStddevColumn)] = p.stats.stddev;
+            if (p.interval) {
+                row[t.column(kSweepPmColumn)] = p.interval->halfWidth;
+                row[t.column(kSweepCiLowColumn)] = p.interval->low;
+                row[t.column(kSweepCiHighColumn)] = p.interval->high;
+            }
+        }
         return row;
     };
+    int judged = 0, inside = 0;
     std::vector<const SweepSeries*> shown;
     for (const SweepSeries& se : m.series)
         if (layer.empty() || se.layer == layer)
@@ -112,7 +138,30 @@ Table sweepTable(const SweepTable& m, const SweepTable* predicted, const std::st
             row[t.column(kSweepPredictedRunColumn)] = tp->runId;
             if (p.ns > 0)
                 row[t.column(kSweepErrorColumn)] = 100.0 * (tp->ns - p.ns) / p.ns;
+            if (p.interval) {
+                const bool in = sweepPredictionInside(p, *tp);
+                row[t.column(kSweepInsideColumn)] = std::string(in ? "yes" : "no");
+                ++judged;
+                inside += in;
+            }
         }
+    // How the noise is judged, once above the table.
+    size_t fewest = SIZE_MAX, most = 0;
+    for (const SweepSeries* se : shown)
+        for (const SweepPoint& p : se->points)
+            if (p.present) {
+                fewest = std::min(fewest, p.stats.n);
+                most = std::max(most, p.stats.n);
+            }
+    if (most > 0)
+        t.notes.push_back("noise: \u00b1 the 95% t interval of each point's mean per step over its samples (each step of each repeat: n = " +
+                          (fewest == most ? std::to_string(most) : std::to_string(fewest) + " to " + std::to_string(most)) +
+                          "); none with fewer than 3");
+    if (twin && judged > 0)
+        t.notes.push_back("prediction inside the measured 95% interval at " + std::to_string(inside) + " of " + std::to_string(judged) +
+                          " points (inside)");
+    else if (twin)
+        t.notes.push_back("prediction inside: none, no measured point has 3 samples for an interval");
     if (!twin)
         return t;
     for (const SweepSeries* se : shown) {

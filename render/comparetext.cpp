@@ -8,8 +8,12 @@ std::string kernelDiffTotals(const KernelDiff& d)
 {
     std::string out = "BASE " + formatDuration(d.base.total.ns) + ", OTHER " + formatDuration(d.other.total.ns) + ": " +
                       formatDuration(d.other.deltaNs);
+    if (d.other.interval)
+        out += " \u00b1 " + formatDuration((d.other.interval->high - d.other.interval->low) / 2);
     if (d.other.deltaPct)
         out += " (" + formatPercent(*d.other.deltaPct) + ")";
+    if (d.other.interval)
+        out += ", " + std::string(verdictLabel(d.other.verdict));
     return out;
 }
 

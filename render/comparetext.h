@@ -11,7 +11,8 @@
 namespace wt {
 
 // "BASE 1.000 us, OTHER 900 ns: -100 ns (-10.0%)": both runs' totals inside the filters and the
-// change (the % where BASE has time).
+// change (the % where BASE has time); with the total's interval "-100 ns ± 12 ns (-10.0%),
+// faster" (the half width and the verdict).
 std::string kernelDiffTotals(const KernelDiff& diff);
 
 // "3 changed (1.200 us), 2 swapped (-500 ns)": the kinds of change that have rows, with their

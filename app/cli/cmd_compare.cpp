@@ -50,7 +50,10 @@ const char* kUsage =
     "  --kernels L  the kernel-level diff of layer L (BASE and one OTHER): kernels matched by name\n"
     "               inside each op (changed, unchanged); the rest paired side by side: the same\n"
     "               name in another op (moved), else within one op (swapped); unpaired: removed,\n"
-    "               added. Names are never merged. --within narrows it further\n"
+    "               added. Names are never merged. --within narrows it further. Per step each\n"
+    "               kernel's change has its noise: +- (95% Welch interval over the per-step\n"
+    "               samples) and a verdict, Holm over the kernels; CSV/JSON add base_samples,\n"
+    "               other_samples, base_stddev_ns, other_stddev_ns, ci_low_ns, ci_high_ns, p_adj\n"
     "  --categories FILE  category rules (REGEX -> CATEGORY a line, first match wins) for every\n"
     "               run, instead of those stored with the runs\n"
     "  --width N    short names of at most N characters, distinct (docs/names.md; default: full)\n"
@@ -254,7 +257,11 @@ int printKernelDiff(const KernelDiff& d, bool asJson, bool asCsv)
                   << json::number(d.base.total.ns) << "," << json::number(d.other.total.ns) << "],\"count\":["
                   << json::number(d.base.total.count) << "," << json::number(d.other.total.count)
                   << "],\"delta_ns\":" << json::number(d.other.deltaNs) << ",\"delta_pct\":" << optNumber(d.other.deltaPct)
-                  << ",\"ratio\":" << optNumber(d.other.ratio) << "},\n\"summary\":{\"unchanged\":" << d.unchanged
+                  << ",\"ratio\":" << optNumber(d.other.ratio) << ",\"samples\":[" << d.base.total.stats.n << ","
+                  << d.other.total.stats.n << "],\"ci_low_ns\":" << (d.other.interval ? json::number(d.other.interval->low) : "null")
+                  << ",\"ci_high_ns\":" << (d.other.interval ? json::number(d.other.interval->high) : "null")
+                  << ",\"verdict\":" << json::quote(toString(d.other.interval ? d.other.verdict : Verdict::NotEnoughSamples))
+                  << "},\n\"summary\":{\"unchanged\":" << d.unchanged
                   << ",\"changed\":" << d.changed << ",\"removed\":" << d.removed << ",\"added\":" << d.added
                   << ",\"swapped\":" << d.swapped << ",\"moved\":" << d.moved << "},\n\"kernels\":" << render::jsonRows(table)
                   << "}\n";
@@ -328,7 +335,7 @@ int runCompare(Args& args)
             Reader& reader = files.reader(file);
             const int64_t id = reader.resolveRun(selector);
             for (int64_t r : expand ? repeatsOf(reader, id) : std::vector<int64_t>{id}) {
-                sideRuns[i].push_back(loadCompareRun(reader, r, file, categories, !kernelsOf, false));   // the diff has no samples yet; no step wall time (variants')
+                sideRuns[i].push_back(loadCompareRun(reader, r, file, categories, true, false));   // per-step samples; no step wall time (variants')
                 sideLabels[i].push_back(sel);
             }
         }

@@ -1,7 +1,9 @@
 // wheretime sweep FILE: the table behind the scaling chart of a sweep (runs captured with
 // `wheretime capture --sweep`): per swept value and layer, the layer's kernel time per step and
-// its share of the step, with the predicted twin's time and error. The table is
-// analysis/sweeptable's, written by render/ (the GUI's scaling export writes the same bytes).
+// its share of the step, with the predicted twin's time and error; per point its noise (the 95% t
+// interval of the mean per step over every step of its repeats) and whether the prediction lies
+// inside it. The table is analysis/sweeptable's, written by render/ (the GUI's scaling export
+// writes the same bytes).
 #include "analysis/sweep.h"
 #include "analysis/sweeptable.h"
 #include "app/cli/command.h"
@@ -31,9 +33,14 @@ const char* kUsage =
     "A predicted twin in the file (`wheretime predict --sweep` with the same keys, workload and preset)\n"
     "adds its time at each measured point and the error (predicted - measured) / measured, then its\n"
     "own points as rows with source `predicted`.\n"
+    "Noise: a point's samples are the layer's time in each of its steps; the repeats of a point\n"
+    "(`capture --sweep ... --repeat N`: one repeat id) pool into it, every step of every repeat a\n"
+    "sample. Text shows +- (the 95% t interval of the mean per step) and n; with a twin, `inside`\n"
+    "says whether the prediction lies inside that interval (yes/no; none without an interval).\n"
     "  --csv        one row per point: series, layer, [the grid's other key], the swept key, run,\n"
-    "               source, layer_ns, share, step_ns, predicted_ns, predicted_run, error_pct (ns per\n"
-    "               step; share a fraction; error in percent; empty where none)\n"
+    "               repeats, source, layer_ns, pm_ns, n, stddev_ns, ci_low_ns, ci_high_ns, share,\n"
+    "               step_ns, predicted_ns, predicted_run, error_pct, predicted_inside (ns per step;\n"
+    "               share a fraction; error in percent; empty where none)\n"
     "  --json       {sweep: {id, key, key2, values, values2, runs, workload, preset, started_at},\n"
     "               predicted_sweep, x_key, group_key, numeric, x_values, layers, notes, rows: [the\n"
     "               --csv rows as objects keyed by the header, null where none]}\n"

@@ -84,11 +84,12 @@ void TestAnalysisTables::sweepWithoutTwin()
     const Table t = sweepTable(measuredSweep());
     QCOMPARE(t.id, std::string("sweep"));
     const QStringList lines = csvLines(t);
-    QCOMPARE(lines[0], QStringLiteral("series,layer,hidden,run,source,layer_ns,share,step_ns,predicted_ns,predicted_run,error_pct"));
+    QCOMPARE(lines[0], QStringLiteral("series,layer,hidden,run,repeats,source,layer_ns,pm_ns,n,stddev_ns,ci_low_ns,ci_high_ns,share,step_ns,"
+                                      "predicted_ns,predicted_run,error_pct,predicted_inside"));
     QCOMPARE(lines.size(), 1 + 4);
-    QCOMPARE(lines[1], QStringLiteral("softmax,softmax,8,1,measured,100,0.25,400,,,"));
+    QCOMPARE(lines[1], QStringLiteral("softmax,softmax,8,1,,measured,100,,,,,,0.25,400,,,,"));
     // A run without the layer's kernels: its step, no time, no share.
-    QCOMPARE(lines[4], QStringLiteral("conv1,conv1,16,2,measured,,,800,,,"));
+    QCOMPARE(lines[4], QStringLiteral("conv1,conv1,16,2,,measured,,,,,,,,800,,,,"));
     // No twin: the text leaves out source, predicted and error; the notes say the sweep and analysis's notes.
     const std::string text = render::text(t);
     QVERIFY(text.find("error") == std::string::npos);

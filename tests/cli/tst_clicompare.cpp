@@ -366,7 +366,15 @@ void TestCliCompare::kernelsJsonEqualsAnalysis()
             QCOMPARE(row.value(QStringLiteral("delta_pct")).toDouble(), *k.deltaPct);
         QCOMPARE(row.value(QStringLiteral("other_count")).toDouble(), k.other.present ? k.other.count : 0.0);
         QCOMPARE(row.value(QStringLiteral("other_op")).isNull(), k.change != KernelChange::Moved);
+        // The noise: analysis's interval and verdict, the samples per step of each run.
+        QCOMPARE(row.value(QStringLiteral("verdict")).toString(), q(std::string(toString(k.verdict))));
+        QCOMPARE(row.value(QStringLiteral("ci_low_ns")).isNull(), !k.interval.has_value());
+        if (k.interval)
+            QCOMPARE(row.value(QStringLiteral("ci_high_ns")).toDouble(), k.interval->high);
+        QCOMPARE(row.value(QStringLiteral("base_samples")).toDouble(), double(k.base.stats.n));
     }
+    QCOMPARE(o.value(QStringLiteral("total")).toObject().value(QStringLiteral("verdict")).toString(),
+             q(std::string(toString(d.other.interval ? d.other.verdict : Verdict::NotEnoughSamples))));
     QCOMPARE(o.value(QStringLiteral("total")).toObject().value(QStringLiteral("delta_ns")).toDouble(), d.other.deltaNs);
     QCOMPARE(o.value(QStringLiteral("summary")).toObject().value(QStringLiteral("changed")).toInt(), d.changed);
 }

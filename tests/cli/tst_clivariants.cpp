@@ -106,7 +106,7 @@ void TestCliVariants::sweepOfThreeCaptures()
     QVERIFY2(one.exitCode == 0, qPrintable(one.err));
     QCOMPARE(one.out.trimmed().split('\n').size(), 4);   // header + 3 points
     QCOMPARE(one.out.section('\n', 0, 0),
-             QStringLiteral("series,layer,hidden,run,source,layer_ns,share,step_ns,predicted_ns,predicted_run,error_pct"));
+             QStringLiteral("series,layer,hidden,run,repeats,source,layer_ns,pm_ns,n,stddev_ns,ci_low_ns,ci_high_ns,share,step_ns,predicted_ns,predicted_run,error_pct,predicted_inside"));
     auto list = runCli({"sweep", file, "--list"});
     QVERIFY(list.exitCode == 0);
     QVERIFY(list.out.contains(*ids.begin()));

@@ -65,7 +65,7 @@ int64_t writeRun(Writer& w, const std::string& name, int steps, const std::funct
 class TestCompareNoiseView : public QObject {
     Q_OBJECT
 private slots:
-    void verdictsShown();
+    void verdictsShown();   // the kernel diff's too
 };
 
 void TestCompareNoiseView::verdictsShown()
@@ -131,6 +131,29 @@ void TestCompareNoiseView::verdictsShown()
     }
     QVERIFY(sawA && sawB);
     QVERIFY2(view.summaryText().contains(QStringLiteral("Total: slower: OTHER - BASE = 500 ns")), qPrintable(view.summaryText()));
+
+    // The kernel diff of layer a: its one kernel slower, red in the table with the interval as
+    // tooltip, and its chart row carries the interval and verdict (not "n < 3"); b's grey.
+    for (const char* layer : {"a", "b"}) {
+        QVERIFY(view.drillIntoLayer(layer));
+        QVERIFY(view.showKernelDiff());
+        const KernelDiffModel& k = *view.diffModel();
+        QCOMPARE(k.rowCount(), 1);
+        const int kv = k.columnOf("verdict"), kd = k.columnOf("delta_ns");
+        QVERIFY(kv >= 0 && kd >= 0 && k.columnOf("pm_ns") >= 0);
+        const bool slower = std::string(layer) == "a";
+        QCOMPARE(k.data(k.index(0, kv)).toString(), slower ? QStringLiteral("slower") : QStringLiteral("within_noise"));
+        const QColor c = k.data(k.index(0, kd), Qt::ForegroundRole).value<QBrush>().color();
+        if (slower)
+            QVERIFY(c.red() > 150 && c.green() < 100);
+        else
+            QVERIFY(c.red() == c.green() && c.green() == c.blue());
+        QVERIFY(k.data(k.index(0, kd), Qt::ToolTipRole).toString().contains(QStringLiteral("over 4 and 4 steps")));
+        const CompareChartData& kc = view.deltaPlot()->chart();
+        QCOMPARE(kc.rows.size(), size_t(1));
+        QVERIFY(kc.rows[0].verdict.size() == 2 && kc.rows[0].interval.size() == 2 && kc.rows[0].interval[1]);
+        QVERIFY(kc.rows[0].verdict[1] == (slower ? Verdict::Slower : Verdict::WithinNoise));
+    }
     if (!qEnvironmentVariableIsEmpty("WT_NOISE_SHOT"))
     {
         QTest::qWait(300);   // the charts replot queued

@@ -122,8 +122,9 @@ void TestCompareTables::checkPair(const QString& file, int64_t base, int64_t oth
 
     QVERIFY(view.showKernelDiff());
     const QByteArray diff = cli({QStringLiteral("--kernels"), QString::fromStdString(layer)});
-    QVERIFY(diff.startsWith("change,op,other_op,base_ns,other_ns,delta_ns,delta_pct,ratio,base_count,other_count,kernel,"
-                            "base_name,other_name,similar_names,per\n"));
+    QVERIFY(diff.startsWith("change,op,other_op,base_ns,other_ns,delta_ns,pm_ns,delta_pct,ratio,verdict,base_count,other_count,"
+                            "kernel,base_name,other_name,similar_names,base_samples,other_samples,base_stddev_ns,other_stddev_ns,"
+                            "ci_low_ns,ci_high_ns,p_adj,per\n"));
     QVERIFY(diff.count('\n') >= 2);
     QCOMPARE(exported(), diff);
     QCOMPARE(report("compare-layer-kernels.csv"), diff);

@@ -385,7 +385,7 @@ void TestScalingView::csvByteForByte()
         auto cli = runCli(args);
         QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
         const QByteArray want = cli.out.toUtf8();
-        QVERIFY(want.startsWith("series,layer,hidden,run,source,layer_ns,share,step_ns,predicted_ns,predicted_run,error_pct\n"));
+        QVERIFY(want.startsWith("series,layer,hidden,run,repeats,source,layer_ns,pm_ns,n,stddev_ns,ci_low_ns,ci_high_ns,share,step_ns,predicted_ns,predicted_run,error_pct,predicted_inside\n"));
         QCOMPARE(view.chartCsv().toUtf8(), want);
         const QString path = dir + QStringLiteral("/scaling-%1.csv").arg(layer.isEmpty() ? QStringLiteral("all") : layer);
         QString error;
@@ -432,7 +432,7 @@ void TestScalingView::gridCsvByteForByte()
     auto cli = runCli({QStringLiteral("sweep"), file, QStringLiteral("--layer"), QStringLiteral("softmax"), QStringLiteral("--csv")});
     QVERIFY2(cli.exitCode == 0, qPrintable(cli.err));
     const QByteArray want = cli.out.toUtf8();
-    QVERIFY2(want.startsWith("series,layer,variant,hidden,run,source,layer_ns,share,step_ns,predicted_ns,predicted_run,error_pct\n"),
+    QVERIFY2(want.startsWith("series,layer,variant,hidden,run,repeats,source,layer_ns,pm_ns,n,stddev_ns,ci_low_ns,ci_high_ns,share,step_ns,predicted_ns,predicted_run,error_pct,predicted_inside\n"),
              want.left(200).constData());
     // 4 variants x 2 measured sizes, then 4 x 3 predicted points.
     QCOMPARE(int(want.count('\n')), 1 + 8 + 12);

@@ -209,9 +209,28 @@ QVariant KernelDiffModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    if (role == Qt::ForegroundRole)
+    const KernelDiffRow& r = m_d.rows[size_t(index.row())];
+    const std::string& id = table().columns[size_t(index.column())].id;
+    const bool noiseColumn = id == "delta_ns" || id == "delta_pct" || id == "pm_ns" || id == "verdict";
+    if (role == Qt::ForegroundRole) {
+        // As the compare table: a change not shown to be real is grey, not red or green.
+        if (noiseColumn && r.verdict != Verdict::Slower && r.verdict != Verdict::Faster)
+            return QBrush(QColor(0x8a, 0x8a, 0x8a));
+        if (id == "verdict")
+            return deltaBrush(r.verdict == Verdict::Slower ? 1 : -1);
         return deltaForeground(*this, index);
-    if (role == Qt::ToolTipRole && index.column() == columnOf("change") && m_d.rows[size_t(index.row())].similarNames)
+    }
+    if (role == Qt::ToolTipRole && noiseColumn) {
+        const QString samples = QStringLiteral("%1 and %2 steps").arg(r.base.stats.n).arg(r.other.stats.n);
+        const QString verdict = QString::fromLatin1(verdictLabel(r.verdict));
+        if (!r.interval)
+            return QStringLiteral("%1: not enough samples for an interval (%2; 3 a side needed)").arg(verdict, samples);
+        auto ns = [](double v) { return QString::fromStdString(render::cellText(Column{{}, {}, Unit::Ns, true}, v)); };
+        return QStringLiteral("%1: OTHER - BASE = %2, 95% interval %3 .. %4 over %5; p after Holm's control %6")
+            .arg(verdict, ns(r.interval->delta), ns(r.interval->low), ns(r.interval->high), samples)
+            .arg(r.adjustedP, 0, 'g', 3);
+    }
+    if (role == Qt::ToolTipRole && index.column() == columnOf("change") && r.similarNames)
         return QStringLiteral("swapped: the names differ only in template arguments or numbers");
     return TableModel::data(index, role);
 }

@@ -50,7 +50,9 @@ class KernelDiffModel : public TableModel {
 public:
     explicit KernelDiffModel(QObject* parent = nullptr);
 
-    // The table of the diff (kernelDiffTable), one row per diff row in its order.
+    // The table of the diff (kernelDiffTable), one row per diff row in its order. Its delta, ±
+    // and verdict cells are grey unless the verdict is slower or faster, with the interval, the
+    // samples and the adjusted p as their tooltip (as CompareModel's).
     void setDiff(KernelDiff diff);
     const KernelDiff& diff() const { return m_d; }
 

@@ -111,6 +111,10 @@ CompareChartData chartData(const KernelDiff& k, const QString& title, size_t max
         row.present = {r.base.present, r.other.present};
         row.deltaNs = {0.0, r.deltaNs};
         row.pct = {std::optional<double>(0.0), r.deltaPct};
+        // The row's noise (analysis's Welch interval and Holm verdict), as the groups' rows.
+        row.interval = {std::nullopt, r.interval ? std::optional<std::pair<double, double>>({r.interval->low, r.interval->high})
+                                                 : std::nullopt};
+        row.verdict = {Verdict::WithinNoise, r.verdict};
         row.source = int(i);
         d.rows.push_back(std::move(row));
     }

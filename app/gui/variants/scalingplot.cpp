@@ -28,7 +28,9 @@ ScalingChartData scalingChartData(const SweepTable& t, const QString& file, cons
     const size_t series = tb.column(kSweepSeriesColumn), layerCol = tb.column(kSweepLayerColumn),
                  value = tb.column(sweepValueColumn(t)), group = tb.column(sweepGroupColumn(t)),
                  run = tb.column(kSweepRunColumn), source = tb.column(kSweepSourceColumn), ns = tb.column(kSweepLayerNsColumn),
-                 share = tb.column(kSweepShareColumn), error = tb.column(kSweepErrorColumn);
+                 share = tb.column(kSweepShareColumn), error = tb.column(kSweepErrorColumn),
+                 ciLow = tb.column(kSweepCiLowColumn), ciHigh = tb.column(kSweepCiHighColumn),
+                 inside = tb.column(kSweepInsideColumn);
     // Numeric axes take the predicted values beyond the measured ones too (extrapolation).
     if (t.numeric) {
         for (const auto& row : tb.rows)
@@ -80,6 +82,12 @@ ScalingChartData scalingChartData(const SweepTable& t, const QString& file, cons
         const Cell& err = line.predicted ? (p.twinRow >= 0 ? tb.rows[size_t(p.twinRow)][error] : Cell()) : row[error];
         if (!isNone(err))
             p.errorPct = numberOf(err);
+        if (!isNone(row[ciLow]) && !isNone(row[ciHigh])) {
+            p.ciLowNs = numberOf(row[ciLow]);
+            p.ciHighNs = numberOf(row[ciHigh]);
+        }
+        if (line.predicted && p.twinRow >= 0 && !isNone(tb.rows[size_t(p.twinRow)][inside]))
+            p.inside = textOf(tb.rows[size_t(p.twinRow)][inside]) == "yes";
         line.points.push_back(p);
     }
     return d;
@@ -100,13 +108,24 @@ QString scalingPointText(const ScalingChartData& d, int line, int point)
                        .arg(cell(p.row, kSweepSeriesColumn), d.xKey, p.value, source, cell(p.row, kSweepRunColumn)) +
                    QStringLiteral("\n%1 per step \u00b7 %2 of the step (%3)")
                        .arg(cell(p.row, kSweepLayerNsColumn), cell(p.row, kSweepShareColumn), cell(p.row, kSweepStepNsColumn));
+    // The noise of a measured point: its interval and samples (repeats pooled).
+    const int measuredRow = d.lines[size_t(line)].predicted ? p.twinRow : p.row;
+    const size_t samplesCol = t.column(kSweepSamplesColumn);
+    if (!d.lines[size_t(line)].predicted && samplesCol != Table::npos && p.row >= 0 && !isNone(t.rows[size_t(p.row)][samplesCol])) {
+        text += p.ciLowNs ? QStringLiteral("\n\u00b1 %1 (95% interval %2 .. %3)")
+                                .arg(cell(p.row, kSweepPmColumn), cell(p.row, kSweepCiLowColumn), cell(p.row, kSweepCiHighColumn))
+                          : QStringLiteral("\nno interval (fewer than 3 samples)");
+        text += QStringLiteral(" \u00b7 %1 samples, %2 run(s)").arg(cell(p.row, kSweepSamplesColumn), cell(p.row, kSweepRepeatsColumn));
+    }
     if (p.twinRow >= 0)
         text += QStringLiteral("\n%1 %2 (run %3)")
                     .arg(cell(p.twinRow, kSweepSourceColumn), cell(p.twinRow, kSweepLayerNsColumn), cell(p.twinRow, kSweepRunColumn));
-    if (p.errorPct) {
-        const int measured = d.lines[size_t(line)].predicted ? p.twinRow : p.row;
-        text += QStringLiteral(" \u00b7 prediction error %1").arg(cell(measured, kSweepErrorColumn));
-    }
+    if (p.errorPct)
+        text += QStringLiteral(" \u00b7 prediction error %1").arg(cell(measuredRow, kSweepErrorColumn));
+    const QString inside = cell(measuredRow, kSweepInsideColumn);
+    if (inside == QStringLiteral("yes") || inside == QStringLiteral("no"))
+        text += inside == QStringLiteral("yes") ? QStringLiteral("\nprediction inside the measured 95% interval")
+                                                : QStringLiteral("\nprediction outside the measured 95% interval");
     return text;
 }
 
@@ -219,13 +238,24 @@ void ScalingPlot::rebuild()
 {
     if (m_valueLabel)
         m_valueLabel->setVisible(false);   // its point may be gone
+    for (QCPErrorBars* e : m_errorBars)
+        if (e)
+            removePlottable(e);
+    m_errorBars.clear();
     clearGraphs();
     m_graphs.clear();
+    m_outside = nullptr;
     m_marker = nullptr;
     legend->clearItems();
     legend->setWrap(m_data.lines.size() > 6 ? 3 : 4);   // long predicted names need wider columns
     m_title->setText(title());
+    bool anyInterval = false;
+    for (const ScalingLine& l : m_data.lines)
+        for (const ScalingPoint& p : l.points)
+            anyInterval |= p.ciLowNs.has_value();
     QString sub = QStringLiteral("per step (mean of the steps) \u00b7 a point is a run: click it to open the run");
+    if (anyInterval && m_kind == Kind::Time)
+        sub = QStringLiteral("per step (mean of the steps; bars: its 95% interval) \u00b7 click a point to open its run");
     if (!m_data.groupKey.isEmpty())
         sub = QStringLiteral("one line per %1 \u00b7 ").arg(m_data.groupKey) + sub;
     m_subtitle->setText(sub);
@@ -233,7 +263,7 @@ void ScalingPlot::rebuild()
     double maxNs = 0, minX = std::numeric_limits<double>::max(), maxX = 0, minY = std::numeric_limits<double>::max(), maxY = 0;
     for (const ScalingLine& l : m_data.lines)
         for (const ScalingPoint& p : l.points)
-            maxNs = std::max(maxNs, p.ns);
+            maxNs = std::max({maxNs, p.ns, p.ciHighNs.value_or(0.0)});
     const TimeUnit unit = unitFor(maxNs);
     m_unitNs = m_kind == Kind::Time ? unit.ns : 1.0;
     const bool logX = m_log && m_data.numeric;
@@ -259,7 +289,47 @@ void ScalingPlot::rebuild()
         }
         legend->addItem(new QCPPlottableLegendItem(legend, g));
         m_graphs.push_back(g);
+        // The time chart: each measured point's 95% interval as an error bar (share: none; the
+        // interval is of the time, the step's own noise would widen a share's).
+        QCPErrorBars* bars = nullptr;
+        const bool withBars = m_kind == Kind::Time && !l.predicted &&
+                              std::any_of(l.points.begin(), l.points.end(), [](const ScalingPoint& p) { return p.ciLowNs.has_value(); });
+        if (withBars) {
+            bars = new QCPErrorBars(xAxis, yAxis);
+            bars->removeFromLegend();
+            bars->setSelectable(QCP::stNone);
+            bars->setDataPlottable(g);
+            bars->setPen(QPen(c.darker(115), 1.5));
+            bars->setWhiskerWidth(8);
+            QVector<double> minus, plus;
+            for (const ScalingPoint& p : l.points) {
+                const double y = p.ns / unit.ns;
+                // On a log axis a bar cannot reach 0: it stops at a hundredth of the point.
+                const double low = p.ciLowNs ? std::max(*p.ciLowNs / unit.ns, m_log ? y / 100 : -1e300) : y;
+                const double high = p.ciHighNs ? *p.ciHighNs / unit.ns : y;
+                minus << std::max(0.0, y - low);
+                plus << std::max(0.0, high - y);
+                maxY = std::max(maxY, high);
+            }
+            bars->setData(minus, plus);
+        }
+        m_errorBars.push_back(bars);
     }
+    // The predicted points outside their measured interval: ringed (time chart), one legend entry.
+    if (m_kind == Kind::Time)
+        for (const ScalingLine& l : m_data.lines)
+            for (const ScalingPoint& p : l.points)
+                if (l.predicted && p.inside == false) {
+                    if (!m_outside) {
+                        m_outside = addGraph(xAxis, yAxis);
+                        m_outside->setName(QStringLiteral("prediction outside the measured 95% interval"));
+                        m_outside->setLineStyle(QCPGraph::lsNone);
+                        m_outside->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 30, 30), 1.8), Qt::NoBrush, 14));
+                        m_outside->setSelectable(QCP::stNone);
+                        legend->addItem(new QCPPlottableLegendItem(legend, m_outside));
+                    }
+                    m_outside->addData(p.x, p.ns / unit.ns);
+                }
     if (m_data.lines.empty() || maxX < minX) {
         minX = 1;
         maxX = 2;
@@ -300,6 +370,11 @@ void ScalingPlot::rebuild()
 QCPGraph* ScalingPlot::lineGraph(int line) const
 {
     return line >= 0 && size_t(line) < m_graphs.size() ? m_graphs[size_t(line)] : nullptr;
+}
+
+QCPErrorBars* ScalingPlot::errorBars(int line) const
+{
+    return line >= 0 && size_t(line) < m_errorBars.size() ? m_errorBars[size_t(line)] : nullptr;
 }
 
 QPointF ScalingPlot::pixelOf(int line, int point) const

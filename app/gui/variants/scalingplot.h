@@ -5,7 +5,9 @@
 // others evenly in capture order. Every point is one run: pointAt() finds the point under a
 // pixel, a click emits pointClicked (the view opens the run), hovering shows the row (the
 // prediction's error included). A predicted twin's lines are dashed, in their measured line's
-// colour, over the points.
+// colour, over the points. The time chart draws each measured point's 95% interval as an error
+// bar (analysis's t interval over every step of every repeat), and rings a predicted point
+// that lies outside the measured interval.
 #pragma once
 
 #include "analysis/sweep.h"
@@ -27,6 +29,12 @@ struct ScalingPoint {
     int row = -1;            // its row of ScalingChartData::table
     int twinRow = -1;        // the row of the other source at the same series and value (measured <-> predicted), or -1
     std::optional<double> errorPct;   // the prediction's error at this point (the table's error_pct), where both exist
+    // Measured points: the 95% interval of the mean per step (the table's ci_low_ns, ci_high_ns),
+    // drawn as an error bar on the time chart; none with fewer than 3 samples.
+    std::optional<double> ciLowNs, ciHighNs;
+    // Predicted points: whether the prediction lies inside its measured point's interval (the
+    // measured row's predicted_inside); none where that point has no interval. Outside: ringed.
+    std::optional<bool> inside;
 };
 
 struct ScalingLine {
@@ -79,6 +87,10 @@ public:
     QString title() const;
     // The graph of line i (what is drawn: its keys are the x values, its values ns or %).
     QCPGraph* lineGraph(int line) const;
+    // The error bars of line i (time chart, measured lines with an interval), else nullptr.
+    QCPErrorBars* errorBars(int line) const;
+    // The graph ringing the predicted points outside their measured interval (time chart), or nullptr.
+    QCPGraph* outsideMarks() const { return m_outside; }
     // The point within 10 px of pos (the nearest), or none.
     Hit pointAt(const QPointF& pos) const;
     // Where point p of line l is drawn (pixels), for tests and the screenshot script.
@@ -106,6 +118,8 @@ private:
     QCPItemText* m_valueLabel = nullptr;
     bool m_log = false;
     std::vector<QCPGraph*> m_graphs;
+    std::vector<QCPErrorBars*> m_errorBars;   // per line, nullptr where none
+    QCPGraph* m_outside = nullptr;
     QCPGraph* m_marker = nullptr;
     double m_unitNs = 1;
     QPoint m_pressPos;
