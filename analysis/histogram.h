@@ -6,7 +6,7 @@
 // for a scope grouping, its scope instances, each with its GPU span (first kernel start to
 // last kernel end under it, children included: the bar the timeline draws).
 //
-// The bins (docs/cli.md, "Histograms"): B bins per decade (default 10) with edges anchored at
+// The bins (docs/histograms.md): B bins per decade (default 10) with edges anchored at
 // powers of ten, so the bins of any two runs line up and can be overlaid. Bin i holds the
 // integer durations d with 10^(i/B) <= d < 10^((i+1)/B) ns, i.e. [edge(i), edge(i+1)) where
 // edge(i) is the smallest integer >= 10^(i/B); edges that round to the same integer (below

@@ -102,7 +102,7 @@ const char* kUsage =
     "  the rank with the largest mean step marked; --json {run, name, group_by, total_ns, groups:\n"
     "  [{name, device_id, count, time_ns, share, steps, mean_step_ns, slowest_step, slowest_step_ns, straggler}]}\n"
     "  (mean and slowest step null on a device without steps; straggler 1 for the slowest rank, else 0)\n"
-    "--histogram GROUP  the distribution of one group's instance durations (docs/cli.md, \"Histograms\"):\n"
+    "--histogram GROUP  the distribution of one group's instance durations (docs/histograms.md):\n"
     "  GROUP is a key of --group-by (default layer; kernel: a kernel name, scope: a path at --depth;\n"
     "  step: a step name, or all for every step). Log bins: B per decade (--bins-per-decade, default\n"
     "  10), edges at 10^(i/B) ns rounded up to whole ns, from the minimum's bin to the maximum's, so\n"
