@@ -1,11 +1,13 @@
 #include "histogram.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <limits>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 namespace wt {
@@ -169,10 +171,13 @@ std::string lower(std::string_view s)
 
 }  // namespace
 
-std::vector<HistogramInstance> histogramInstances(const ActivityView& view, const ScopeTree& tree, const Strings& strings,
-                                                  const HistogramGroup& group)
+namespace {
+
+// Calls fn(instance) for every instance of the group (the one walk histogramInstances and
+// computeHistogram share).
+template <class Fn>
+void forEachInstance(const ActivityView& view, const ScopeTree& tree, const Strings& strings, const HistogramGroup& group, Fn&& fn)
 {
-    std::vector<HistogramInstance> out;
     if (group.steps || group.of == HistogramOf::Scopes) {
         if (!group.steps && !isScopeGrouping(group.level.groupBy))
             throw std::invalid_argument("a " + std::string(toString(group.level.groupBy)) + " group has no scope instances");
@@ -187,8 +192,50 @@ std::vector<HistogramInstance> histogramInstances(const ActivityView& view, cons
         instanceSpans(view, wanted, start, end);
         for (size_t i = 0; i < view.instanceCount; ++i)
             if (wanted[i] && start[i] <= end[i])
-                out.push_back({kScopeInstanceTrack, uint32_t(i), start[i], end[i] - start[i]});
-        return out;
+                fn(HistogramInstance{kScopeInstanceTrack, uint32_t(i), start[i], end[i] - start[i]});
+        return;
+    }
+    const GroupBy by = group.level.groupBy;
+    if (group.level.filters.empty() && by != GroupBy::Kind && by != GroupBy::Category) {
+        // Fast path (no filters; kernels only, countsKind): the key depends on the name id alone
+        // (kernel) or on the scope node alone (scope groupings), so it is resolved once per
+        // name id or tree node through groupKey, the rule the Grouper applies, and an activity
+        // costs a table read.
+        const bool byName = by == GroupBy::Kernel;
+        std::vector<uint8_t> ok;   // by name id, or by tree position + 1 (0: no scope)
+        if (byName) {
+            uint32_t maxId = 0;
+            for (const auto& [id, text] : strings)
+                maxId = std::max(maxId, id);
+            ok.resize(size_t(maxId) + 2, 0);
+            for (size_t id = 0; id < ok.size(); ++id)
+                ok[id] = groupKey(ActivityKind::Kernel, 0, uint32_t(id), tree, strings, by) == group.key;
+        } else {
+            const auto& nodes = tree.nodes();
+            ok.resize(nodes.size() + 1, 0);
+            ok[0] = groupKey(ActivityKind::Kernel, 0, 0, tree, strings, by, group.level.depth) == group.key;
+            for (size_t n = 0; n < nodes.size(); ++n)
+                ok[n + 1] = groupKey(ActivityKind::Kernel, nodes[n].id, 0, tree, strings, by, group.level.depth) == group.key;
+        }
+        const bool unnamedOk = byName && groupKey(ActivityKind::Kernel, 0, 0xffffffffu, tree, strings, by) == group.key;
+        for (size_t ti = 0; ti < view.tracks.size(); ++ti) {
+            const TrackActivities& t = view.tracks[ti];
+            for (size_t i = 0; i < t.size; ++i) {
+                if (t.kind && ActivityKind(t.kind[i]) != ActivityKind::Kernel)
+                    continue;
+                bool take;
+                if (byName) {
+                    const uint32_t id = t.nameId[i];
+                    take = id < ok.size() ? ok[id] != 0 : unnamedOk;
+                } else {
+                    const uint32_t node = view.nodeOf(t, i);
+                    take = ok[node < ok.size() - 1 ? size_t(node) + 1 : 0] != 0;
+                }
+                if (take)
+                    fn(HistogramInstance{uint32_t(ti), uint32_t(i), t.startNs[i], int64_t(t.durationNs[i])});
+            }
+        }
+        return;
     }
     Grouper grouper(tree, strings, group.level);
     std::vector<int8_t> target;   // by group index: 1 = the wanted key (one compare per group)
@@ -205,9 +252,164 @@ std::vector<HistogramInstance> histogramInstances(const ActivityView& view, cons
                     target[k] = grouper.keys()[k] == group.key ? 1 : 0;
             }
             if (target[size_t(g)])
-                out.push_back({uint32_t(ti), uint32_t(i), t.startNs[i], int64_t(t.durationNs[i])});
+                fn(HistogramInstance{uint32_t(ti), uint32_t(i), t.startNs[i], int64_t(t.durationNs[i])});
         }
     }
+}
+
+// Longest first; ties by start, then track and index (a stable order).
+bool slower(const HistogramInstance& a, const HistogramInstance& b)
+{
+    if (a.durationNs != b.durationNs)
+        return a.durationNs > b.durationNs;
+    if (a.startNs != b.startNs)
+        return a.startNs < b.startNs;
+    if (a.track != b.track)
+        return a.track < b.track;
+    return a.index < b.index;
+}
+
+// Streams instances: their durations (8 bytes each) and the K slowest in a heap, so a group
+// of millions costs a push per instance and, mostly, one compare for the heap.
+class Collector {
+public:
+    explicit Collector(size_t slowest) : m_k(slowest) {}
+    void reserve(size_t n) { m_d.reserve(n); }
+    void add(const HistogramInstance& in)
+    {
+        m_d.push_back(std::max<int64_t>(in.durationNs, 0));
+        if (m_k == 0)
+            return;
+        if (m_heap.size() < m_k) {
+            m_heap.push_back(in);
+            std::push_heap(m_heap.begin(), m_heap.end(), slower);   // top: the least slow kept
+        } else if (slower(in, m_heap.front())) {
+            std::pop_heap(m_heap.begin(), m_heap.end(), slower);
+            m_heap.back() = in;
+            std::push_heap(m_heap.begin(), m_heap.end(), slower);
+        }
+    }
+    Histogram finish(const HistogramOptions& options);
+
+private:
+    size_t m_k;
+    std::vector<int64_t> m_d;
+    std::vector<HistogramInstance> m_heap;
+};
+
+// The k0-th and k1-th smallest (0-based) of d, knowing the bins' counts: only the values of
+// their bins are selected among (one pass over d, then nth_element within each bin).
+std::pair<int64_t, int64_t> orderStatistics(const std::vector<int64_t>& d, const std::vector<HistogramBin>& bins, size_t k0, size_t k1)
+{
+    auto locate = [&](size_t k, size_t& before) {
+        size_t b = 0;
+        before = 0;
+        while (b + 1 < bins.size() && before + size_t(bins[b].count) <= k)
+            before += size_t(bins[b++].count);
+        return b;
+    };
+    size_t before0 = 0, before1 = 0;
+    const size_t b0 = locate(k0, before0), b1 = locate(k1, before1);
+    std::vector<int64_t> in0, in1;
+    in0.reserve(size_t(bins[b0].count));
+    if (b1 != b0)
+        in1.reserve(size_t(bins[b1].count));
+    const int64_t lo0 = bins[b0].loNs, hi0 = bins[b0].hiNs, lo1 = bins[b1].loNs, hi1 = bins[b1].hiNs;
+    for (int64_t v : d) {
+        if (v >= lo0 && v < hi0)
+            in0.push_back(v);
+        else if (v >= lo1 && v < hi1)
+            in1.push_back(v);
+    }
+    auto select = [](std::vector<int64_t>& v, size_t r) {
+        std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(r), v.end());
+        return v[r];
+    };
+    const int64_t v0 = select(in0, k0 - before0);
+    // Both in one bin: the second from the same values (nth_element keeps them all).
+    const int64_t v1 = b1 == b0 ? select(in0, k1 - before0) : select(in1, k1 - before1);
+    return {v0, v1};
+}
+
+Histogram Collector::finish(const HistogramOptions& options)
+{
+    Histogram h;
+    h.binsPerDecade = std::clamp(options.binsPerDecade, 1, 100);
+    h.steps = std::max<int64_t>(options.steps, 0);
+    h.count = int64_t(m_d.size());
+    std::sort_heap(m_heap.begin(), m_heap.end(), slower);   // longest first
+    h.slowest = std::move(m_heap);
+    if (m_d.empty())
+        return h;
+    const int bpd = h.binsPerDecade;
+
+    // Every distinct edge of the log bins from 1 ns up (at most 19 decades), and per power of
+    // two the bin holding it: a duration's bin is then that of its highest bit, stepped up at
+    // most a few edges (a binary octave spans log10(2) * B ~ 0.3 B bins).
+    std::vector<int64_t> edges{1};
+    for (int i = 1;; ++i) {
+        const int64_t e = logBinEdge(i, bpd);
+        if (e > edges.back())
+            edges.push_back(e);
+        if (e == std::numeric_limits<int64_t>::max())
+            break;
+    }
+    int octaveBin[64];
+    for (int k = 0, b = 0; k < 63; ++k) {
+        const int64_t p = int64_t(1) << k;
+        while (size_t(b) + 1 < edges.size() && edges[size_t(b) + 1] <= p)
+            ++b;
+        octaveBin[k] = b;
+    }
+    octaveBin[63] = int(edges.size()) - 1;
+    std::vector<int64_t> counts(edges.size(), 0);   // counts[b]: [edges[b], edges[b + 1])
+    int64_t zeros = 0, minNs = std::numeric_limits<int64_t>::max(), maxNs = 0, total = 0;
+    for (int64_t v : m_d) {
+        minNs = std::min(minNs, v);
+        maxNs = std::max(maxNs, v);
+        total = total > std::numeric_limits<int64_t>::max() - v ? std::numeric_limits<int64_t>::max() : total + v;
+        if (v == 0) {
+            ++zeros;
+            continue;
+        }
+        size_t b = size_t(octaveBin[63 - std::countl_zero(uint64_t(v))]);
+        while (b + 1 < edges.size() && edges[b + 1] <= v)
+            ++b;
+        ++counts[b];
+    }
+    h.minNs = minNs;
+    h.maxNs = maxNs;
+    h.totalNs = total;
+    h.meanNs = double(total) / double(m_d.size());
+
+    // The bins from the minimum's to the maximum's (from 1 ns when there are zeros, after [0, 1)).
+    auto binOfValue = [&](int64_t v) {
+        size_t b = size_t(octaveBin[63 - std::countl_zero(uint64_t(v))]);
+        while (b + 1 < edges.size() && edges[b + 1] <= v)
+            ++b;
+        return b;
+    };
+    if (zeros > 0)
+        h.bins.push_back({0, 1, zeros});
+    if (maxNs > 0) {
+        const size_t first = zeros > 0 ? 0 : binOfValue(minNs), last = binOfValue(maxNs);
+        for (size_t b = first; b <= last; ++b)
+            h.bins.push_back({edges[b], b + 1 < edges.size() ? edges[b + 1] : std::numeric_limits<int64_t>::max(), counts[b]});
+    }
+
+    // Lower median and the nearest-rank p95, exact, selected within their bins.
+    const size_t n = m_d.size();
+    std::tie(h.medianNs, h.p95Ns) = orderStatistics(m_d, h.bins, (n - 1) / 2, size_t(std::ceil(0.95 * double(n))) - 1);
+    return h;
+}
+
+}  // namespace
+
+std::vector<HistogramInstance> histogramInstances(const ActivityView& view, const ScopeTree& tree, const Strings& strings,
+                                                  const HistogramGroup& group)
+{
+    std::vector<HistogramInstance> out;
+    forEachInstance(view, tree, strings, group, [&](const HistogramInstance& in) { out.push_back(in); });
     return out;
 }
 
@@ -259,83 +461,21 @@ std::vector<std::string> nearKeys(const std::vector<std::string>& keys, std::str
     return out;
 }
 
-Histogram histogramOf(std::vector<HistogramInstance> instances, const HistogramOptions& options)
+Histogram histogramOf(const std::vector<HistogramInstance>& instances, const HistogramOptions& options)
 {
-    Histogram h;
-    h.binsPerDecade = std::clamp(options.binsPerDecade, 1, 100);
-    h.steps = std::max<int64_t>(options.steps, 0);
-    h.count = int64_t(instances.size());
-    if (instances.empty())
-        return h;
-    const size_t n = instances.size();
-    std::vector<int64_t> d(n);
-    int64_t minNs = std::numeric_limits<int64_t>::max(), maxNs = 0, minPositive = std::numeric_limits<int64_t>::max();
-    for (size_t i = 0; i < n; ++i) {
-        const int64_t v = std::max<int64_t>(instances[i].durationNs, 0);
-        d[i] = v;
-        minNs = std::min(minNs, v);
-        maxNs = std::max(maxNs, v);
-        if (v > 0)
-            minPositive = std::min(minPositive, v);
-        h.totalNs = h.totalNs > std::numeric_limits<int64_t>::max() - v ? std::numeric_limits<int64_t>::max() : h.totalNs + v;
-    }
-    h.minNs = minNs;
-    h.maxNs = maxNs;
-    h.meanNs = double(h.totalNs) / double(n);
-
-    // Bins: [0, 1) for zero durations, then the log bins from the minimum's to the maximum's.
-    std::vector<int64_t> edges;
-    if (minNs == 0)
-        edges.push_back(0);
-    if (maxNs > 0) {
-        // With zero durations the log bins start at 1 ns, so the bins stay contiguous.
-        const int first = minNs == 0 ? 0 : logBinIndex(minPositive, h.binsPerDecade);
-        const int last = logBinIndex(maxNs, h.binsPerDecade);
-        for (int i = first; i <= last + 1; ++i) {
-            const int64_t e = logBinEdge(i, h.binsPerDecade);
-            if (edges.empty() || e > edges.back())
-                edges.push_back(e);
-        }
-    } else {
-        edges.push_back(1);
-    }
-    h.bins.resize(edges.size() - 1);
-    for (size_t b = 0; b + 1 < edges.size(); ++b)
-        h.bins[b] = {edges[b], edges[b + 1], 0};
-    for (int64_t v : d) {
-        // At most ~190 edges: a binary search of a few compares per instance.
-        const size_t b = size_t(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin()) - 1;
-        ++h.bins[b].count;
-    }
-
-    // Lower median and the nearest-rank p95 (order statistics, no full sort).
-    const size_t mid = (n - 1) / 2;
-    const size_t p95 = size_t(std::ceil(0.95 * double(n))) - 1;
-    std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(p95), d.end());
-    h.p95Ns = d[p95];
-    std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(mid), d.begin() + std::ptrdiff_t(p95) + 1);
-    h.medianNs = d[mid];
-
-    // The N slowest: longest first, ties by start, then track and index (a stable order).
-    auto slower = [](const HistogramInstance& a, const HistogramInstance& b) {
-        if (a.durationNs != b.durationNs)
-            return a.durationNs > b.durationNs;
-        if (a.startNs != b.startNs)
-            return a.startNs < b.startNs;
-        if (a.track != b.track)
-            return a.track < b.track;
-        return a.index < b.index;
-    };
-    const size_t k = std::min(options.slowest, n);
-    std::partial_sort(instances.begin(), instances.begin() + std::ptrdiff_t(k), instances.end(), slower);
-    h.slowest.assign(instances.begin(), instances.begin() + std::ptrdiff_t(k));
-    return h;
+    Collector c(options.slowest);
+    c.reserve(instances.size());
+    for (const HistogramInstance& in : instances)
+        c.add(in);
+    return c.finish(options);
 }
 
 Histogram computeHistogram(const ActivityView& view, const ScopeTree& tree, const Strings& strings, const HistogramGroup& group,
                            const HistogramOptions& options)
 {
-    Histogram h = histogramOf(histogramInstances(view, tree, strings, group), options);
+    Collector c(options.slowest);
+    forEachInstance(view, tree, strings, group, [&](const HistogramInstance& in) { c.add(in); });
+    Histogram h = c.finish(options);
     h.group = group;
     if (group.steps)
         h.group.of = HistogramOf::Scopes;

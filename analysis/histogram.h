@@ -100,8 +100,8 @@ std::vector<std::string> histogramKeys(const ActivityView& view, const ScopeTree
 // distance), for the one-line error of an unknown group.
 std::vector<std::string> nearKeys(const std::vector<std::string>& keys, std::string_view wanted, size_t max = 5);
 
-// The histogram of given instances (consumed: reordered in place).
-Histogram histogramOf(std::vector<HistogramInstance> instances, const HistogramOptions& options = {});
+// The histogram of given instances.
+Histogram histogramOf(const std::vector<HistogramInstance>& instances, const HistogramOptions& options = {});
 // histogramInstances, then histogramOf; the group echoed in the result.
 Histogram computeHistogram(const ActivityView& view, const ScopeTree& tree, const Strings& strings, const HistogramGroup& group,
                            const HistogramOptions& options = {});

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 
 using namespace wt;
 
@@ -133,6 +134,7 @@ private slots:
     void edgesAgainstPowers();
     void binIndexAgreesWithEdges();
     void zeroDurations();
+    void randomAgainstBruteForce();
     void emptyGroup();
     void kernelGroupAgainstCsv();
     void layerGroupAgainstCsv();
@@ -249,6 +251,28 @@ void TestHistogram::zeroDurations()
     QCOMPARE(z.bins[0].count, int64_t(2));
 }
 
+void TestHistogram::randomAgainstBruteForce()
+{
+    // Durations over nine decades (0 ns to 4.29 s), with ties, against the brute-force count.
+    std::mt19937_64 rng(3);
+    for (int b : {1, 3, 10, 37, 100}) {
+        std::vector<HistogramInstance> in;
+        std::vector<int64_t> d;
+        for (int i = 0; i < 20000; ++i) {
+            const int64_t v = i % 97 == 0 ? 0 : int64_t(std::pow(10.0, double(rng() % 9600) / 1000.0)) + int64_t(rng() % 3);
+            in.push_back({uint32_t(i % 4), uint32_t(i), int64_t(rng() % 1000), v});
+            d.push_back(v);
+        }
+        std::sort(d.begin(), d.end());
+        HistogramOptions o;
+        o.binsPerDecade = b;
+        o.slowest = 25;
+        checkAgainst(histogramOf(in, o), d);
+        if (QTest::currentTestFailed())
+            return;
+    }
+}
+
 void TestHistogram::emptyGroup()
 {
     const Histogram h = histogramOf({}, HistogramOptions{10, 10, 3});
@@ -325,6 +349,27 @@ void TestHistogram::withinFilter()
         return r.kind == "kernel" && r.name == "sgemm_nt" && c.size() >= 3 && c[2] == "softmax";
     });
     checkAgainst(h, sorted);
+    // The fast path (no filters: a table per name id or node) and the Grouper's (any filter;
+    // kind=kernel lets every kernel through) find the same instances.
+    for (GroupBy by : {GroupBy::Kernel, GroupBy::Layer, GroupBy::Op, GroupBy::Scope, GroupBy::Phase}) {
+        const ActivityView v = m_columns->view();
+        HistogramGroup plain;
+        plain.level.groupBy = by;
+        plain.level.depth = 2;
+        const auto keys = histogramKeys(v, m_profile->tree, m_profile->strings, plain);
+        QVERIFY(!keys.empty());
+        for (const std::string& key : keys) {
+            plain.key = key;
+            HistogramGroup filtered = plain;
+            filtered.level.filters = {{GroupBy::Kind, "kernel"}};
+            auto a = histogramInstances(v, m_profile->tree, m_profile->strings, plain);
+            auto b = histogramInstances(v, m_profile->tree, m_profile->strings, filtered);
+            QVERIFY2(!a.empty(), key.c_str());
+            QCOMPARE(a.size(), b.size());
+            for (size_t i = 0; i < a.size(); ++i)
+                QVERIFY(a[i].track == b[i].track && a[i].index == b[i].index);
+        }
+    }
 }
 
 void TestHistogram::stepsAgainstStepInstances()
