@@ -413,6 +413,18 @@ std::vector<HistogramInstance> histogramInstances(const ActivityView& view, cons
     return out;
 }
 
+std::vector<uint8_t> histogramNodes(const ScopeTree& tree, const HistogramGroup& group)
+{
+    if (!group.steps && (group.of != HistogramOf::Scopes || !isScopeGrouping(group.level.groupBy)))
+        return {};
+    const auto keys = nodeKeys(tree, group);
+    const bool anyStep = group.steps && group.key.empty();
+    std::vector<uint8_t> out(keys.size(), 0);
+    for (size_t i = 0; i < keys.size(); ++i)
+        out[i] = keys[i] && (anyStep || *keys[i] == group.key);
+    return out;
+}
+
 std::vector<std::string> histogramKeys(const ActivityView& view, const ScopeTree& tree, const Strings& strings,
                                        const HistogramGroup& group)
 {

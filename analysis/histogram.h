@@ -92,6 +92,9 @@ int logBinIndex(int64_t durationNs, int binsPerDecade);
 // grouping that has no scopes (kernel, kind, category).
 std::vector<HistogramInstance> histogramInstances(const ActivityView& view, const ScopeTree& tree, const Strings& strings,
                                                   const HistogramGroup& group);
+// Scopes (and steps): by tree position, 1 for the nodes whose instances are the group's
+// instances (what a view marks); empty for activity groups.
+std::vector<uint8_t> histogramNodes(const ScopeTree& tree, const HistogramGroup& group);
 // The keys the group's grouping has in this run (sorted): what an unknown key is checked
 // against. Steps: the step names.
 std::vector<std::string> histogramKeys(const ActivityView& view, const ScopeTree& tree, const Strings& strings,
