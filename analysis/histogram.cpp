@@ -1,5 +1,8 @@
 #include "histogram.h"
 
+#include "analysis/compare.h"
+#include "analysis/runprofile.h"
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -492,6 +495,14 @@ Histogram computeHistogram(const ActivityView& view, const ScopeTree& tree, cons
     if (group.steps)
         h.group.of = HistogramOf::Scopes;
     return h;
+}
+
+Histogram histogramOfRun(const Reader& reader, int64_t runId, const HistogramGroup& group, HistogramOptions options)
+{
+    auto profile = RunProfile::load(reader, runId, nullptr);
+    const ActivityColumns columns = ActivityColumns::load(reader, runId, profile->tree);
+    options.steps = countSteps(reader, runId, profile->tree);
+    return computeHistogram(columns.view(), profile->tree, profile->strings, group, options);
 }
 
 }  // namespace wt

@@ -109,4 +109,10 @@ Histogram histogramOf(const std::vector<HistogramInstance>& instances, const His
 Histogram computeHistogram(const ActivityView& view, const ScopeTree& tree, const Strings& strings, const HistogramGroup& group,
                            const HistogramOptions& options = {});
 
+class Reader;
+// A stored run's histogram of a group: its profile and activities read through `reader` (in
+// the caller's transaction), the steps counted (countSteps) for the per-step counts; what the
+// compare view's overlay computes per run. options.steps is ignored.
+Histogram histogramOfRun(const Reader& reader, int64_t runId, const HistogramGroup& group, HistogramOptions options = {});
+
 }  // namespace wt
