@@ -40,7 +40,7 @@ Histogram readSide(const CompareSelector& s, const HistogramGroup& group)
 
 QString sideText(const char* tag, const Histogram& h)
 {
-    QString t = QStringLiteral("%1 n %2").arg(QLatin1String(tag)).arg(h.count);
+    QString t = QStringLiteral("%1 n %2").arg(QString::fromUtf8(tag)).arg(h.count);
     if (h.count > 0)
         t += QStringLiteral(", median %1, p95 %2").arg(duration(double(h.medianNs)), duration(double(h.p95Ns)));
     if (h.steps > 0)
