@@ -7,7 +7,8 @@
 // groups are analysis's breakdown table (breakdownTable), the steps, devices and ranks its
 // stepsTable, devicesTable and ranksTable, all rendered by the one writer (render/): the text
 // tables, --csv and --json's "groups", "devices" and "steps". A run still being captured
-// prints what it has committed, marked partial.
+// prints what it has committed, marked partial. --histogram GROUP: the distribution of one
+// group's instance durations (analysis/histogram.h, docs/histograms.md) as the histogram tables.
 #include "analysis/rankstats.h"
 #include "analysis/activityview.h"
 #include "analysis/breakdown.h"
