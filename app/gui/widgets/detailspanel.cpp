@@ -100,6 +100,15 @@ DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     m_split->addWidget(m_tree);
     m_split->addWidget(m_histogram);
+    m_histogram->hide();   // until a kernel or scope is selected
+    connect(m_histogram, &HistogramView::hasGroupChanged, this, [this](bool has) {
+        if (has)
+            showInSplitter(m_histogram);
+        else
+            m_histogram->hide();
+    });
+    if (m_histogram->hasGroup())
+        showInSplitter(m_histogram);
     m_split->addWidget(m_devices);
     m_split->addWidget(m_ranks);
     m_split->setChildrenCollapsible(false);

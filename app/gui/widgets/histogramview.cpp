@@ -138,8 +138,10 @@ void HistogramView::refresh()
         m_title->setText(QStringLiteral("Select a kernel or a scope: the durations of its group"));
         m_plot->setBins({});
         m_slowestModel->setTable(Table{});
+        emit hasGroupChanged(false);
         return;
     }
+    emit hasGroupChanged(true);
     const RunData* run = m_state->run().get();
     if (m_hasGroup && m_groupRun == run && sameGroup(group, m_group)) {
         markSelected();   // another instance of the group shown: only the marked bin moves

@@ -36,6 +36,7 @@ public:
     QLabel* title() const { return m_title; }
     // The histogram shown (null: none yet, or nothing selected).
     const Histogram* histogram() const { return m_result ? &m_result->histogram : nullptr; }
+    bool hasGroup() const { return m_hasGroup; }   // a kernel or scope is selected
     // Blocks until the histogram of the current selection is there (tests, screenshots).
     void waitForHistogram();
     // What a click on bin `bin` does (marks its instances; the same bin again clears them).
@@ -45,6 +46,9 @@ public:
 
 signals:
     void histogramReady();
+    // Whether there is a group to show (a kernel or scope selected): the details panel shows
+    // the view only then, so an unselected panel keeps its height for the run's fields.
+    void hasGroupChanged(bool hasGroup);
 
 private:
     struct Result {
