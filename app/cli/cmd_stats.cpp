@@ -7,7 +7,8 @@
 // groups are analysis's breakdown table (breakdownTable), the steps, devices and ranks its
 // stepsTable, devicesTable and ranksTable, all rendered by the one writer (render/): the text
 // tables, --csv and --json's "groups", "devices" and "steps". A run still being captured
-// prints what it has committed, marked partial.
+// prints what it has committed, marked partial. --histogram GROUP: the distribution of one
+// group's instance durations (analysis/histogram.h, docs/histograms.md) as the histogram tables.
 #include "analysis/rankstats.h"
 #include "analysis/activityview.h"
 #include "analysis/breakdown.h"
@@ -16,6 +17,8 @@
 #include "render/textformat.h"
 #include "analysis/gputime.h"
 #include "analysis/gputimetable.h"
+#include "analysis/histogram.h"
+#include "analysis/histogramtable.h"
 #include "analysis/kernelcategory.h"
 #include "render/textelide.h"
 #include "analysis/opfeatures.h"
@@ -24,6 +27,7 @@
 #include "analysis/summarytable.h"
 #include "app/cli/command.h"
 #include "app/cli/commonoptions.h"
+#include "render/histogramtext.h"
 #include "render/tablewriter.h"
 #include "storage/csv.h"
 #include "storage/database.h"
@@ -43,7 +47,9 @@ const char* kUsage =
     "usage: wheretime stats FILE[:RUN] [--group-by layer|scope|phase|op|kernel|kind|category|step|device]\n"
     "                       [--depth N] [--within GROUPBY=KEY]... [--range T0:T1] [--categories FILE]\n"
     "                       [--width N] [--json | --csv]\n"
-    "       wheretime stats FILE[:RUN] --summary [--range T0:T1] [--width N] [--json | --csv]\n\n"
+    "       wheretime stats FILE[:RUN] --summary [--range T0:T1] [--width N] [--json | --csv]\n"
+    "       wheretime stats FILE[:RUN] --histogram GROUP [--group-by G] [--depth N] [--within G=K]...\n"
+    "                       [--instances kernels|scopes] [--bins-per-decade B] [--slowest N] [--json | --csv]\n\n"
     "Kernel time of a run and its share per group (largest first).\n"
     "  --group-by   layer (default; the layer across phases and steps), scope (path at --depth),\n"
     "               phase, op, kernel (name), kind (kernel, memcpy, memset), category (gemm,\n"
@@ -96,7 +102,23 @@ const char* kUsage =
     "  kernel time, share, steps, mean step time and slowest step (a step's GPU span on the device),\n"
     "  the rank with the largest mean step marked; --json {run, name, group_by, total_ns, groups:\n"
     "  [{name, device_id, count, time_ns, share, steps, mean_step_ns, slowest_step, slowest_step_ns, straggler}]}\n"
-    "  (mean and slowest step null on a device without steps; straggler 1 for the slowest rank, else 0)\n";
+    "  (mean and slowest step null on a device without steps; straggler 1 for the slowest rank, else 0)\n"
+    "--histogram GROUP  the distribution of one group's instance durations (docs/histograms.md):\n"
+    "  GROUP is a key of --group-by (default layer; kernel: a kernel name, scope: a path at --depth;\n"
+    "  step: a step name, or all for every step). Log bins: B per decade (--bins-per-decade, default\n"
+    "  10), edges at 10^(i/B) ns rounded up to whole ns, from the minimum's bin to the maximum's, so\n"
+    "  two runs' bins line up. Text: the group's n, total, mean, min, median, p95 and max, one line per\n"
+    "  bin (its range, count, share, count per step, a bar of #), then the --slowest N (default 10)\n"
+    "  instances, longest first. An unknown GROUP: one line naming the nearest keys, exit 1.\n"
+    "  --instances  kernels (default: the group's activities, stats' count, median, min and max) or\n"
+    "               scopes (the group's scope instances by GPU span, first kernel start to last kernel\n"
+    "               end; layer, op, phase, scope; always for --group-by step)\n"
+    "  --json       {run, name, group_by, depth, group, instances, bins_per_decade, steps, summary:\n"
+    "               {group, instances, count, total_ns, mean_ns, min_ns, median_ns, p95_ns, max_ns,\n"
+    "               steps, bins_per_decade}, bins: [{lo_ns, hi_ns, count, share, per_step}] ([lo, hi);\n"
+    "               per_step = count / steps, null without steps), slowest: [{rank, start_ns,\n"
+    "               duration_ns, end_ns, name, path, device_id, track, index}]}\n"
+    "  --csv        the bins: lo_ns, hi_ns, count, share, per_step\n";
 
 // --group-by step: the devices table, then the steps table (text), or the steps table (CSV).
 int printSteps(const std::vector<DeviceTime>& devices, const std::vector<StepTime>& steps, bool csvOut, size_t width)
@@ -192,11 +214,122 @@ int runSummary(Args& args)
     return 0;
 }
 
+// --histogram GROUP: one group's instance durations on log bins, its summary and its slowest
+// instances (analysis/histogram.h), rendered by the one writer.
+int runHistogram(Args& args)
+{
+    if (args.flag("--summary") || args.value("--range"))
+        throw UsageError("--histogram takes no --summary or --range");
+    const std::string groupByText = args.value("--group-by", "layer");
+    if (groupByText == "device")
+        throw UsageError("--histogram groups by layer, scope, phase, op, kernel, kind, category or step, not device");
+    HistogramGroup group;
+    group.key = *args.value("--histogram");
+    group.steps = groupByText == "step";
+    if (!group.steps)
+        group.level.groupBy = groupByOption(args).value_or(GroupBy::Layer);
+    group.level.depth = scopeDepth(args);
+    group.level.filters = withinFilters(args);
+    const std::string of = args.value("--instances", group.steps ? "scopes" : "kernels");
+    if (of != "kernels" && of != "scopes")
+        throw UsageError("--instances must be kernels or scopes, got '" + of + "'");
+    group.of = of == "scopes" ? HistogramOf::Scopes : HistogramOf::Activities;
+    if (group.steps && group.of != HistogramOf::Scopes)
+        throw UsageError("--group-by step: the instances are the steps (--instances scopes)");
+    if (group.of == HistogramOf::Scopes && !group.steps &&
+        (group.level.groupBy == GroupBy::Kernel || group.level.groupBy == GroupBy::Kind || group.level.groupBy == GroupBy::Category))
+        throw UsageError("--instances scopes needs a scope grouping (layer, scope, phase, op or step)");
+    if (group.of == HistogramOf::Scopes && !group.level.filters.empty())
+        throw UsageError("--within filters kernels; it does not apply to --instances scopes");
+    HistogramOptions options;
+    const long long bpd = args.integer("--bins-per-decade", kDefaultBinsPerDecade);
+    if (bpd < 1 || bpd > 100)
+        throw UsageError("--bins-per-decade must be 1..100");
+    options.binsPerDecade = int(bpd);
+    const long long slowest = args.integer("--slowest", static_cast<long long>(kDefaultSlowest));
+    if (slowest < 0)
+        throw UsageError("--slowest must be 0 or more");
+    options.slowest = size_t(slowest);
+    const OutputFormat format = outputFormat(args);
+    const CategoriesPtr categories = categoriesOption(args);
+
+    auto [file, selector] = splitRunSelector(args.positionals()[0]);
+    Database db(file, OpenMode::ReadOnly);
+    db.exec("BEGIN");   // one read snapshot
+    Reader reader(db);
+    const int64_t runId = reader.resolveRun(selector);
+    auto profile = RunProfile::load(reader, runId, categories);
+    ActivityColumns columns = ActivityColumns::load(reader, runId, profile->tree);
+    const ActivityView view = columns.view();
+    options.steps = countSteps(reader, runId, profile->tree);
+    db.rollback();
+    const std::string what = group.steps ? std::string("step") : std::string(toString(group.level.groupBy));
+    if (group.steps && group.key == "all")
+        group.key.clear();
+    if (!group.key.empty() || !group.steps) {
+        const std::vector<std::string> keys = histogramKeys(view, profile->tree, profile->strings, group);
+        if (!std::binary_search(keys.begin(), keys.end(), group.key)) {
+            std::string msg = "no " + what + " '" + render::printable(group.key) + "' in run " + std::to_string(profile->run.id);
+            if (group.of == HistogramOf::Scopes)
+                msg += " (scope instances)";
+            const std::vector<std::string> near = nearKeys(keys, group.key, 5);
+            if (near.empty()) {
+                msg += "; it has no " + what + " groups";
+            } else {
+                msg += "; near: ";
+                for (size_t i = 0; i < near.size(); ++i)
+                    msg += (i ? ", '" : "'") + render::printable(near[i]) + "'";
+            }
+            throw std::runtime_error(msg);
+        }
+    }
+    const Histogram h = computeHistogram(view, profile->tree, profile->strings, group, options);
+    const Table bins = histogramTable(h);
+    const Table summary = histogramSummaryTable(h);
+    const Table slow = histogramSlowestTable(h, view, profile->tree, profile->strings);
+    if (format == OutputFormat::Csv) {
+        std::cout << render::csv(bins);
+        return 0;
+    }
+    if (format == OutputFormat::Json) {
+        const std::string one = render::jsonRows(summary);   // "[{...}]": the one row as an object
+        std::cout << "{\"run\":" << profile->run.id << ",\"name\":" << json::quote(profile->run.name)
+                  << ",\"group_by\":" << json::quote(what) << ",\"depth\":" << group.level.depth
+                  << ",\"group\":" << (group.steps && group.key.empty() ? std::string("null") : json::quote(group.key))
+                  << ",\"instances\":" << json::quote(std::string(toString(h.group.of)))
+                  << ",\"bins_per_decade\":" << h.binsPerDecade << ",\"steps\":" << h.steps
+                  << ",\"summary\":" << one.substr(1, one.size() - 2) << ",\n\"bins\":" << render::jsonRows(bins)
+                  << ",\n\"slowest\":" << render::jsonRows(slow) << "}\n";
+        return 0;
+    }
+    std::printf("run %lld  %s  %s %s  on %s\n", static_cast<long long>(profile->run.id), render::printable(profile->run.name).c_str(),
+                profile->run.workload.c_str(), profile->run.variant.c_str(), profile->run.device.c_str());
+    std::printf("histogram of %s %s (%s; %d bins per decade; %lld step%s)\n", what.c_str(),
+                group.steps && group.key.empty() ? "(every step)" : ("'" + render::printable(group.key) + "'").c_str(),
+                std::string(toString(h.group.of)).c_str(), h.binsPerDecade, static_cast<long long>(h.steps), h.steps == 1 ? "" : "s");
+    std::cout << '\n' << render::text(summary);
+    if (h.count == 0) {
+        std::printf("\nno instances\n");
+        return 0;
+    }
+    std::cout << '\n' << render::histogramText(bins);
+    if (!h.slowest.empty())
+        std::cout << "\nslowest " << h.slowest.size() << "\n" << render::text(slow);
+    return 0;
+}
+
 int runStats(Args& args)
 {
-    args.parse({"--group-by", "--depth", "--within", "--range", "--categories", "--width"}, {"--json", "--csv", "--summary"});
+    args.parse({"--group-by", "--depth", "--within", "--range", "--categories", "--width", "--histogram", "--instances",
+                "--bins-per-decade", "--slowest"},
+               {"--json", "--csv", "--summary"});
     if (args.positionals().size() != 1)
         throw UsageError("expected one FILE[:RUN]");
+    if (args.value("--histogram"))
+        return runHistogram(args);
+    for (const char* o : {"--instances", "--bins-per-decade", "--slowest"})
+        if (args.value(o))
+            throw UsageError(std::string(o) + " goes with --histogram GROUP");
     if (args.flag("--summary"))
         return runSummary(args);
     if (args.value("--group-by", "") == "device")

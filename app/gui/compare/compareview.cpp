@@ -1,5 +1,7 @@
 #include "compareview.h"
 
+#include "comparehistogram.h"
+
 #include "app/gui/export/chartexport.h"
 #include "app/gui/export/exportdialog.h"
 
@@ -41,7 +43,7 @@ CompareView::CompareView(QWidget* parent)
       m_diffButton(new QPushButton(QStringLiteral("Kernel diff"), this)),
       m_timelinesButton(new QPushButton(QStringLiteral("Timelines"), this)), m_exportButton(new QToolButton(this)),
       m_bars(new ComparePlot(ComparePlot::Kind::Bars, this)), m_delta(new ComparePlot(ComparePlot::Kind::Delta, this)),
-      m_table(new QTableView(this)), m_model(new CompareModel(this)), m_diffModel(new KernelDiffModel(this)),
+      m_table(new QTableView(this)), m_histogram(new CompareHistogram(this)), m_model(new CompareModel(this)), m_diffModel(new KernelDiffModel(this)),
       m_proxy(new QSortFilterProxyModel(this))
 {
     setObjectName(QStringLiteral("compareView"));
@@ -93,10 +95,12 @@ CompareView::CompareView(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(charts);
     split->addWidget(m_table);
+    split->addWidget(m_histogram);
     // Charts get most of the height; the table scrolls.
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    split->setSizes({600, 280});
+    split->setStretchFactor(2, 1);
+    split->setSizes({600, 280, 170});
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_header);
     layout->addLayout(tools);
@@ -141,6 +145,7 @@ void CompareView::load(std::vector<CompareSelector> runs)
 void CompareView::setRuns(std::shared_ptr<const CompareRuns> runs)
 {
     m_runs = std::move(runs);
+    m_histogram->clear();
     if (m_selectors.size() != m_runs->size()) {
         m_selectors.clear();
         for (const auto& r : *m_runs)
@@ -290,6 +295,16 @@ void CompareView::selectRow(int row)
 void CompareView::onRowClicked(int row)
 {
     selectRow(row);
+    // The overlay of the row's group (groups and ops levels; a kernel diff's rows are no group).
+    if (m_level != Level::Kernels && row >= 0 && size_t(row) < comparison().groups.size()) {
+        const Comparison& c = comparison();
+        HistogramGroup g;
+        g.level.groupBy = c.groupBy;
+        g.level.depth = c.depth;
+        g.level.filters = c.filters;
+        g.key = c.groups[size_t(row)].path;
+        m_histogram->setGroup(m_selectors, g, q(std::string(toString(c.groupBy)) + " " + c.groups[size_t(row)].name));
+    }
     if (m_level == Level::Groups && m_topIsLayer && row >= 0 && size_t(row) < comparison().groups.size())
         emit layerSelected(q(comparison().groups[size_t(row)].path));
 }

@@ -3,7 +3,8 @@
 // and the table of matched groups plus those found in some runs only. Clicking a layer (a bar,
 // a delta bar or a table row, double-click) drills into its ops; clicking an op (or "Kernel
 // diff") shows the kernel-level diff of the layer (or op): added, removed, changed, swapped,
-// moved. The breadcrumb goes back up. Runs load on a worker (CompareLoader). Every chart and
+// moved; a clicked row's group shows BASE's and OTHER's histograms overlaid, per step
+// (CompareHistogram). The breadcrumb goes back up. Runs load on a worker (CompareLoader). Every chart and
 // table exports (PNG/SVG/PDF, CSV) with a caption naming the runs and how they were compared.
 #pragma once
 
@@ -24,6 +25,8 @@ class QTableView;
 class QToolButton;
 
 namespace wt::gui {
+
+class CompareHistogram;
 
 enum class ExportFormat;
 
@@ -58,6 +61,8 @@ public:
     CompareModel* model() const { return m_model; }
     KernelDiffModel* diffModel() const { return m_diffModel; }
     QTableView* table() const { return m_table; }
+    // BASE's and OTHER's histogram of the clicked row's group, per step (comparehistogram.h).
+    CompareHistogram* histogram() const { return m_histogram; }
     // Ctrl+E: the export dialog for the chart clicked last (the grouped bars until then);
     // returns the written path, empty when cancelled.
     QString exportCurrentChart();
@@ -107,6 +112,7 @@ private:
     ComparePlot* m_delta;
     ComparePlot* m_lastPlot = nullptr;
     QTableView* m_table;
+    CompareHistogram* m_histogram;
     CompareModel* m_model;
     KernelDiffModel* m_diffModel;
     QSortFilterProxyModel* m_proxy;

@@ -33,19 +33,29 @@ std::shared_ptr<const GroupMarks> GroupMarks::compute(const RunData& run, const 
     // Resolve the scope condition per instance and the name condition per name id once, so an
     // activity costs two byte reads.
     std::vector<uint8_t> instanceOk;
+    const InstanceData& in = run.instances;
     if (!group.anyScope) {
-        out->instances.build(run.instances.size(), [&](size_t i) {
-            const uint32_t n = run.instances.node[i];
-            return n < group.nodes.size() && group.nodes[n] != 0;
+        out->instances.build(in.size(), [&](size_t i) {
+            const uint32_t n = in.node[i];
+            if (!(n < group.nodes.size() && group.nodes[n] != 0))
+                return false;
+            if (!group.scopeSpans)
+                return true;
+            return in.hasSpan(i) && in.gpuEndNs[i] - in.gpuStartNs[i] >= group.minDurationNs &&
+                   in.gpuEndNs[i] - in.gpuStartNs[i] < group.maxDurationNs;
         });
         out->instanceCount = int64_t(out->instances.count());
-        instanceOk.resize(run.instances.size());
+        instanceOk.resize(in.size());
         for (size_t i = 0; i < instanceOk.size(); ++i)
             instanceOk[i] = out->instances.test(i);
+        if (group.scopeSpans)   // activities under a member instance: parents come before children
+            for (size_t i = 0; i < instanceOk.size(); ++i)
+                if (!instanceOk[i] && in.parent[i] < i && instanceOk[in.parent[i]])
+                    instanceOk[i] = 1;
         out->lanes.resize(run.lanes.size());
         for (size_t l = 0; l < run.lanes.size(); ++l) {
             const LaneData& lane = run.lanes[l];
-            out->lanes[l].build(lane.items.size(), [&](size_t k) { return instanceOk[lane.items[k]] != 0; });
+            out->lanes[l].build(lane.items.size(), [&](size_t k) { return out->instances.test(lane.items[k]); });
         }
     }
     std::vector<uint8_t> nameOk;
@@ -54,6 +64,7 @@ std::shared_ptr<const GroupMarks> GroupMarks::compute(const RunData& run, const 
         for (uint32_t id : group.nameIds)
             nameOk[id] = 1;
     }
+    const bool limitActivities = group.limitsDuration() && !group.scopeSpans;
     out->tracks.resize(run.tracks.size());
     for (size_t t = 0; t < run.tracks.size(); ++t) {
         const TrackData& track = run.tracks[t];
@@ -75,6 +86,8 @@ std::shared_ptr<const GroupMarks> GroupMarks::compute(const RunData& run, const 
                 if (id >= nameOk.size() || !nameOk[id])
                     return false;
             }
+            if (limitActivities && (int64_t(track.durationNs[i]) < group.minDurationNs || int64_t(track.durationNs[i]) >= group.maxDurationNs))
+                return false;
             return true;
         });
         out->activityCount += int64_t(out->tracks[t].count());

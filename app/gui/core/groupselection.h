@@ -12,6 +12,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -25,6 +26,15 @@ struct GroupSelection {
     bool anyName = true;             // false: only activities whose name id is in `nameIds`
     std::vector<uint32_t> nameIds;   // sorted (used when !anyName)
     uint8_t kinds = 1u << uint8_t(ActivityKind::Kernel);   // bit per ActivityKind
+    // A histogram bin (widgets/histogramview.h): members further limited to durations in
+    // [minDurationNs, maxDurationNs): each activity by its duration, or with scopeSpans the
+    // scope instances whose node is in `nodes` by their GPU span (instances of other nodes and
+    // without a span are no members), an activity then a member when a member instance holds it
+    // (ancestor-or-self). Not part of matches(), which sees no durations.
+    int64_t minDurationNs = 0;
+    int64_t maxDurationNs = INT64_MAX;
+    bool scopeSpans = false;
+    bool limitsDuration() const { return scopeSpans || minDurationNs > 0 || maxDurationNs != INT64_MAX; }
 
     bool isEmpty() const { return label.isEmpty() && anyScope && anyName; }
     // The membership rule, item by item (what GroupMarks precomputes; used by tests as well).

@@ -1,5 +1,7 @@
 #include "detailspanel.h"
 
+#include "histogramview.h"
+
 #include "app/gui/core/asyncjob.h"
 #include "app/gui/core/layerpalette.h"
 #include "app/gui/core/rangesummary.h"
@@ -89,7 +91,7 @@ bool saveCsv(QWidget* parent, const TableModel* model, const QString& suggested)
 }  // namespace
 
 DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
-    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_split(new QSplitter(Qt::Vertical, this)), m_ranks(new QTableView(this)),
+    : QWidget(parent), m_state(state), m_tree(new QTreeWidget(this)), m_histogram(new HistogramView(state, this)), m_split(new QSplitter(Qt::Vertical, this)), m_ranks(new QTableView(this)),
       m_devices(new QTableView(this)), m_runModel(new TableModel(this)), m_rangeModel(new TableModel(this)),
       m_ranksModel(new TableModel(this)), m_devicesModel(new TableModel(this)), m_barDelegate(new DeviceBarDelegate(this)),
       m_figuresJob(new AsyncJob(this))
@@ -97,6 +99,16 @@ DetailsPanel::DetailsPanel(ViewState* state, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_split->addWidget(m_tree);
+    m_split->addWidget(m_histogram);
+    m_histogram->hide();   // until a kernel or scope is selected
+    connect(m_histogram, &HistogramView::hasGroupChanged, this, [this](bool has) {
+        if (has)
+            showInSplitter(m_histogram);
+        else
+            m_histogram->hide();
+    });
+    if (m_histogram->hasGroup())
+        showInSplitter(m_histogram);
     m_split->addWidget(m_devices);
     m_split->addWidget(m_ranks);
     m_split->setChildrenCollapsible(false);

@@ -2,7 +2,8 @@
 // none on the CPU; the device of a run of several), the run summary (analysis/summarytable:
 // runSummaryTable) and, for a selected time range, the range summary (rangeSummaryTable); for a
 // run of several devices (the ranks of a job) the per-rank table (analysis/rankstats: each
-// rank's mean step time and slowest step), and per device the time on the GPU
+// rank's mean step time and slowest step), the histogram of the selection's group with its
+// slowest instances (HistogramView), and per device the time on the GPU
 // (analysis/gputime: busy, idle, compute, communication and memory, overlapped and exposed;
 // docs/definitions.md) with a small stacked bar. Every figure comes as an analysis table
 // through TableModel (the writer's cell text; the CSV export is the CLI's bytes), and the
@@ -29,6 +30,7 @@ class QTreeWidgetItem;
 namespace wt::gui {
 
 class AsyncJob;
+class HistogramView;
 class TableModel;
 class DeviceBarDelegate;
 
@@ -44,6 +46,8 @@ class DetailsPanel : public QWidget {
 public:
     explicit DetailsPanel(ViewState* state, QWidget* parent = nullptr);
     QTreeWidget* tree() const { return m_tree; }
+    // The histogram of the selected kernel's or scope's group (widgets/histogramview.h).
+    HistogramView* histogramView() const { return m_histogram; }
     // The run summary (one row: runSummaryTable) and the selected range's summary
     // (rangeSummaryTable; no rows without a range selection): the tables the tree shows.
     TableModel* runModel() const { return m_runModel; }
@@ -84,6 +88,7 @@ private:
 
     ViewState* m_state;
     QTreeWidget* m_tree;
+    HistogramView* m_histogram;
     QSplitter* m_split;
     QTableView* m_ranks;
     QTableView* m_devices;
