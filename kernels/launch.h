@@ -18,6 +18,7 @@
 //                                     [0,n) by bucketOf(i) in [0,nb): perm (n) and offsets (nb+1)
 #pragma once
 
+#include "kernels/cpurows.h"
 #include "kernels/hd.h"
 #include "kernels/runtime.h"
 
@@ -27,6 +28,8 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace wt::kernels {
@@ -38,6 +41,26 @@ inline OpLaunch ew(std::string_view name, double n, double flopsPer, double read
     double rd = 4.0 * n * readPer, wr = 4.0 * n * writePer;
     return {name, n * flopsPer, rd + wr, rd, wr};
 }
+
+// CPU loops: split over the backend's thread pool (cpurows.h) by rows or elements, never
+// below kCpuMinWork elements per chunk (waking a worker costs a few microseconds). A functor's
+// cpuRows / cpuRange (opsmath.h) replaces the plain loop while cpu::vectorized() is on.
+constexpr int64_t kCpuMinWork = 16384;
+namespace detail {
+template <class T, class = void>
+struct HasCpuRows : std::false_type {};
+template <class T>
+struct HasCpuRows<T, std::void_t<decltype(std::declval<const T&>().cpuRows(int64_t(), int64_t()))>> : std::true_type {};
+template <class T, class = void>
+struct HasCpuRange : std::false_type {};
+template <class T>
+struct HasCpuRange<T, std::void_t<decltype(std::declval<const T&>().cpuRange(int64_t(), int64_t()))>>
+    : std::true_type {};
+template <class T, class = void>
+struct CpuSerial : std::false_type {};
+template <class T>
+struct CpuSerial<T, std::enable_if_t<T::kCpuSerial>> : std::true_type {};
+}  // namespace detail
 
 #if defined(__CUDACC__)
 void throwIfCudaError(cudaError_t e, const char* what);   // cudabackend.cu
@@ -249,8 +272,21 @@ void forEach(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t n, F
         } else
 #endif
         {
-            for (int64_t i = 0; i < n; ++i)
-                f(i);
+            if constexpr (detail::CpuSerial<F>::value) {
+                for (int64_t i = 0; i < n; ++i)
+                    f(i);
+            } else {
+                cpu::parallelFor(n, kCpuMinWork, [&](int64_t lo, int64_t hi) {
+                    if constexpr (detail::HasCpuRange<F>::value) {
+                        if (cpu::vectorized()) {
+                            f.cpuRange(lo, hi);
+                            return;
+                        }
+                    }
+                    for (int64_t i = lo; i < hi; ++i)
+                        f(i);
+                });
+            }
         }
     }
     rt.end();
@@ -286,15 +322,25 @@ void rowOp(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t rows, 
         } else
 #endif
         {
-            for (int64_t row = 0; row < rows; ++row) {
-                int64_t n = op.cols(row);
-                typename R::Acc acc = op.init();
-                for (int64_t c = 0; c < n; ++c)
-                    op.accumulate(acc, row, c);
-                op.finish(row, acc);
-                for (int64_t c = 0; c < n; ++c)
-                    op.map(row, c, acc);
-            }
+            // Rows are independent (the CUDA kernels run them in parallel blocks too).
+            const int64_t minRows = std::max<int64_t>(1, kCpuMinWork / std::max<int64_t>(1, op.cols(0)));
+            cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                if constexpr (detail::HasCpuRows<R>::value) {
+                    if (cpu::vectorized()) {
+                        op.cpuRows(lo, hi);
+                        return;
+                    }
+                }
+                for (int64_t row = lo; row < hi; ++row) {
+                    int64_t n = op.cols(row);
+                    typename R::Acc acc = op.init();
+                    for (int64_t c = 0; c < n; ++c)
+                        op.accumulate(acc, row, c);
+                    op.finish(row, acc);
+                    for (int64_t c = 0; c < n; ++c)
+                        op.map(row, c, acc);
+                }
+            });
         }
     }
     rt.end();
@@ -329,12 +375,15 @@ void colReduce(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t co
         } else
 #endif
         {
-            for (int64_t j = 0; j < columns; ++j) {
-                typename R::Acc acc = op.init();
-                for (int64_t i = 0; i < rows; ++i)
-                    op.accumulate(acc, j, i);
-                op.finish(j, acc);
-            }
+            const int64_t minColumns = std::max<int64_t>(1, kCpuMinWork / std::max<int64_t>(1, rows));
+            cpu::parallelFor(columns, minColumns, [&](int64_t lo, int64_t hi) {
+                for (int64_t j = lo; j < hi; ++j) {
+                    typename R::Acc acc = op.init();
+                    for (int64_t i = 0; i < rows; ++i)
+                        op.accumulate(acc, j, i);
+                    op.finish(j, acc);
+                }
+            });
         }
     }
     rt.end();

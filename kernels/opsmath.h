@@ -1,8 +1,13 @@
 // The math of every elementwise and row-wise op, written once as host+device functors.
 // launch.h runs them as CPU loops or CUDA kernels; tests on the CPU thus check the GPU math.
+// A functor may also have a host-only cpuRows(r0, r1) (row ops) or cpuRange(i0, i1)
+// (elementwise): the CPU backend's vectorized path of the same definition (cpurows.h), which
+// launch.h runs instead of the plain loop while cpu::vectorized() is on.
+// kCpuSerial = true: a functor whose CPU loop must not be split over threads.
 // Layouts are row-major; T = tokens (batch * seq), d = model width.
 #pragma once
 
+#include "kernels/cpurows.h"
 #include "kernels/hd.h"
 
 namespace wt::kernels::fn {
@@ -48,6 +53,7 @@ struct Sgd {   // Nesterov momentum (v != null) on the clipped gradient: v = mu 
         }
         w[i] -= lr * gi;
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::sgdRange(w, g, v, lr, mu, clipScale(normSq, clip), i0, i1); }
 };
 struct Square {   // summand of a squared norm
     const float* x;
@@ -60,6 +66,7 @@ struct EmbedForward {
     WT_HD void operator()(int64_t i) const { out[i] = table[int64_t(tok[i / d]) * d + i % d]; }
 };
 struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * scale * dOut[t]; duplicates add up
+    static constexpr bool kCpuSerial = true;   // duplicates add to one row: the host loop is the order
     const int32_t* tok; const float* g; float* table; int64_t d; float lr; const float* normSq; float clip;
     WT_HD void operator()(int64_t i) const
     {
@@ -87,6 +94,7 @@ struct GluForward {   // h [T, 2C] = [a | g] -> out [T, C] = a * sigmoid(g)
         int64_t r = i / C, c = i % C;
         out[i] = h[r * 2 * C + c] * hd::sigmoid(h[r * 2 * C + C + c]);
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::gluForwardRange(h, out, C, i0, i1); }
 };
 struct GluBackward {
     const float* h; const float* dout; float* dh; int64_t C;
@@ -97,6 +105,7 @@ struct GluBackward {
         dh[r * 2 * C + c] = dout[i] * s;
         dh[r * 2 * C + C + c] = dout[i] * a * s * (1.f - s);
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::gluBackwardRange(h, dout, dh, C, i0, i1); }
 };
 struct GeluForward {
     const float* x; float* y;
@@ -163,6 +172,7 @@ struct LogSoftmaxForward {   // y[r, :] = x[r, :] - logsumexp(x[r, :])
     WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
     WT_HD void finish(int64_t, const Acc&) const {}
     WT_HD void map(int64_t r, int64_t c, const Acc& a) const { y[r * ldy + c] = x[r * ldx + c] - hd::lseValue(a); }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::logSoftmaxForwardRows(x, y, n, ldx, ldy, r0, r1); }
 };
 struct LogSoftmaxBackward {   // dx = dy - exp(y) * sum(dy)
     using Acc = SumAcc;
@@ -176,6 +186,7 @@ struct LogSoftmaxBackward {   // dx = dy - exp(y) * sum(dy)
     {
         dx[r * ld + c] = dy[r * ld + c] - expf(y[r * ld + c]) * a.s;
     }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::logSoftmaxBackwardRows(y, dy, dx, n, ld, r0, r1); }
 };
 // Fused log-softmax + target pick + loss + gradient, in place over the logits: one online
 // pass for the log-sum-exp (which also picks the target's logit), then one pass that
@@ -209,6 +220,10 @@ struct FusedLogSoftmaxLoss {
         float p = expf(x[r * ld + c] - hd::lseValue(a.lse));
         x[r * ld + c] = (p - (c == target[r] ? 1.f : 0.f)) * scale;
     }
+    void cpuRows(int64_t r0, int64_t r1) const
+    {
+        cpu::fusedLogSoftmaxLossRows(x, n, ld, target, scale, loss, lossRow, r0, r1);
+    }
 };
 struct CausalSoftmaxForward {   // rows of [B*H*S, S] scores; row r attends to keys 0..r%S
     using Acc = hd::Lse;
@@ -226,6 +241,7 @@ struct CausalSoftmaxForward {   // rows of [B*H*S, S] scores; row r attends to k
     {
         p[r * S + c] = c <= r % S ? expf(x[r * S + c] * scale - hd::lseValue(a)) : 0.f;
     }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::softmaxRows(x, p, S, scale, true, r0, r1); }
 };
 struct AttnSoftmaxForward {   // rows of [B*H*S, S] scores, every key visible
     using Acc = hd::Lse;
@@ -236,6 +252,7 @@ struct AttnSoftmaxForward {   // rows of [B*H*S, S] scores, every key visible
     WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
     WT_HD void finish(int64_t, const Acc&) const {}
     WT_HD void map(int64_t r, int64_t c, const Acc& a) const { p[r * S + c] = expf(x[r * S + c] * scale - hd::lseValue(a)); }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::softmaxRows(x, p, S, scale, false, r0, r1); }
 };
 struct SoftmaxBackward {   // ds = p * (dp - sum(p * dp)) * scale
     using Acc = SumAcc;
@@ -249,6 +266,7 @@ struct SoftmaxBackward {   // ds = p * (dp - sum(p * dp)) * scale
     {
         ds[r * S + c] = p[r * S + c] * (dp[r * S + c] - a.s) * scale;
     }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::softmaxBackwardRows(p, dp, ds, S, scale, r0, r1); }
 };
 constexpr float kLayerNormEps = 1e-5f;
 struct LayerNormForward {
@@ -283,6 +301,10 @@ struct LayerNormForward {
         float rs = 1.f / sqrtf(a.m2 / a.n + kLayerNormEps);
         y[r * C + c] = (x[r * C + c] - a.mean) * rs * gamma[c] + beta[c];
     }
+    void cpuRows(int64_t r0, int64_t r1) const
+    {
+        cpu::layerNormForwardRows(x, gamma, beta, y, mean, rstd, C, kLayerNormEps, r0, r1);
+    }
 };
 struct LayerNormBackward {   // dx (+)= rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma
     using Acc = PairAcc;
@@ -303,6 +325,10 @@ struct LayerNormBackward {   // dx (+)= rstd * (g - mean(g) - xhat * mean(g * xh
         float g = dy[r * C + c] * gamma[c], xh = (x[r * C + c] - mean[r]) * rstd[r];
         float v = rstd[r] * (g - a.a / float(C) - xh * a.b / float(C));
         dx[r * C + c] = accumulate_ ? dx[r * C + c] + v : v;
+    }
+    void cpuRows(int64_t r0, int64_t r1) const
+    {
+        cpu::layerNormBackwardRows(x, gamma, dy, mean, rstd, dx, C, accumulate_, r0, r1);
     }
 };
 // Column reductions (launch.h colReduce): accumulate(acc, j, i) adds element (i, j).

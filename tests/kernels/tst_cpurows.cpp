@@ -1,0 +1,269 @@
+// The CPU backend's vectorized row kernels (cpurows.h) against float64 evaluations of their
+// definitions, and the thread pool: every index exactly once, and the kernels' results (and
+// a whole training step's) bitwise the same for 1 and 2 threads.
+#include "kernels/cpurows.h"
+#include "kernels/model.h"
+#include "kernels/opsmath.h"
+#include "kernels/threadpool.h"
+#include "kernelstest.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace wt::kernels;
+using wt::test::randomVector;
+
+namespace {
+
+std::vector<double> logSoftmaxRef(const std::vector<float>& x, int64_t rows, int64_t n)
+{
+    std::vector<double> y(x.size());
+    for (int64_t r = 0; r < rows; ++r) {
+        double m = -INFINITY, s = 0;
+        for (int64_t c = 0; c < n; ++c)
+            m = std::max(m, double(x[size_t(r * n + c)]));
+        for (int64_t c = 0; c < n; ++c)
+            s += std::exp(double(x[size_t(r * n + c)]) - m);
+        for (int64_t c = 0; c < n; ++c)
+            y[size_t(r * n + c)] = double(x[size_t(r * n + c)]) - m - std::log(s);
+    }
+    return y;
+}
+
+double maxAbsDiff(const std::vector<float>& a, const std::vector<double>& b)
+{
+    double w = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        w = std::max(w, std::fabs(double(a[i]) - b[i]));
+    return w;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+}
+
+// Runs rows [0, rows) of a row kernel on the pool.
+template <class F>
+void onPool(int64_t rows, F f)
+{
+    cpu::parallelFor(rows, 1, [&](int64_t lo, int64_t hi) { f(lo, hi); });
+}
+
+const int64_t kLengths[] = {1, 7, 16, 33, 512, 513, 10002};
+
+}  // namespace
+
+class TestCpuRows : public QObject {
+    Q_OBJECT
+private slots:
+    void cleanup() { cpu::setThreads(0); }
+
+    void poolCoversEveryIndexOnce()
+    {
+        for (int threads : {1, 2, 3, 5}) {
+            ThreadPool pool(threads);
+            QCOMPARE(pool.threads(), threads);
+            for (int64_t count : {0, 1, 2, 3, 10, 1000, 4097}) {
+                for (int64_t minPer : {1, 3, 1000}) {
+                    std::vector<int> hits(size_t(count), 0);
+                    pool.parallelFor(count, minPer, [&](int64_t lo, int64_t hi) {
+                        for (int64_t i = lo; i < hi; ++i)
+                            hits[size_t(i)]++;
+                    });
+                    for (int64_t i = 0; i < count; ++i)
+                        QCOMPARE(hits[size_t(i)], 1);
+                }
+            }
+        }
+        // Many short jobs in a row (workers that slept through a job must not rerun the next).
+        ThreadPool pool(2);
+        std::vector<int> hits(64, 0);
+        for (int job = 0; job < 2000; ++job)
+            pool.parallelFor(64, 1, [&](int64_t lo, int64_t hi) {
+                for (int64_t i = lo; i < hi; ++i)
+                    hits[size_t(i)]++;
+            });
+        for (int h : hits)
+            QCOMPARE(h, 2000);
+    }
+
+    void logSoftmaxForwardAgainstFloat64()
+    {
+        for (int64_t n : kLengths) {
+            const int64_t rows = 5;
+            std::vector<float> x = randomVector(size_t(rows * n), uint64_t(n), 12.f), y(x.size());
+            const size_t masked = n > 1 ? 1 : 0;   // a masked logit (a row of only -inf has no softmax)
+            if (n > 1)
+                x[masked] = -std::numeric_limits<float>::infinity();
+            onPool(rows, [&](int64_t lo, int64_t hi) { cpu::logSoftmaxForwardRows(x.data(), y.data(), n, n, n, lo, hi); });
+            std::vector<double> ref = logSoftmaxRef(x, rows, n);
+            if (n > 1) {
+                QVERIFY(std::isinf(y[masked]) && y[masked] < 0);
+                y[masked] = 0, ref[masked] = 0;
+            }
+            const double err = maxAbsDiff(y, ref);
+            QVERIFY2(err < 1e-5, qPrintable(QStringLiteral("n %1: %2").arg(n).arg(err)));
+        }
+    }
+
+    void logSoftmaxBackwardAgainstFloat64()
+    {
+        for (int64_t n : kLengths) {
+            const int64_t rows = 4;
+            std::vector<float> x = randomVector(size_t(rows * n), uint64_t(n) + 1, 5.f), y(x.size());
+            std::vector<float> dy = randomVector(x.size(), uint64_t(n) + 2), dx(x.size());
+            onPool(rows, [&](int64_t lo, int64_t hi) { cpu::logSoftmaxForwardRows(x.data(), y.data(), n, n, n, lo, hi); });
+            onPool(rows, [&](int64_t lo, int64_t hi) {
+                cpu::logSoftmaxBackwardRows(y.data(), dy.data(), dx.data(), n, n, lo, hi);
+            });
+            std::vector<double> ref(x.size());
+            for (int64_t r = 0; r < rows; ++r) {
+                double s = 0;
+                for (int64_t c = 0; c < n; ++c)
+                    s += dy[size_t(r * n + c)];
+                for (int64_t c = 0; c < n; ++c)
+                    ref[size_t(r * n + c)] = dy[size_t(r * n + c)] - std::exp(double(y[size_t(r * n + c)])) * s;
+            }
+            QVERIFY2(wt::test::relError(dx, ref) < 1e-5, qPrintable(QString::number(n)));
+            // In place (dx = dy), as the full softmax calls it.
+            std::vector<float> inPlace = dy;
+            cpu::logSoftmaxBackwardRows(y.data(), inPlace.data(), inPlace.data(), n, n, 0, rows);
+            QVERIFY(sameBits(inPlace, dx));
+        }
+    }
+
+    void fusedLossAgainstFloat64()
+    {
+        const int64_t rows = 6, n = 1003;
+        std::vector<float> x = randomVector(size_t(rows * n), 9, 8.f);
+        std::vector<int32_t> target = {0, 5, 1002, 17, 500, 3};
+        std::vector<double> ref = logSoftmaxRef(x, rows, n);
+        std::vector<float> loss(rows, 0.f), g = x;
+        const float scale = 0.25f;
+        cpu::fusedLogSoftmaxLossRows(g.data(), n, n, target.data(), scale, loss.data(), nullptr, 0, rows);
+        for (int64_t r = 0; r < rows; ++r) {
+            QVERIFY(std::fabs(loss[size_t(r)] + ref[size_t(r * n + target[size_t(r)])]) < 1e-5);
+            for (int64_t c = 0; c < n; ++c) {
+                const double p = std::exp(ref[size_t(r * n + c)]);
+                const double want = (p - (c == target[size_t(r)] ? 1.0 : 0.0)) * scale;
+                QVERIFY(std::fabs(g[size_t(r * n + c)] - want) < 1e-6);
+            }
+        }
+    }
+
+    void attentionSoftmaxAgainstFloat64()
+    {
+        const int64_t S = 37, rows = 3 * S;
+        const float scale = 0.35f;
+        std::vector<float> x = randomVector(size_t(rows * S), 4, 6.f);
+        for (bool causal : {false, true}) {
+            std::vector<float> p(x.size(), -1.f);
+            cpu::softmaxRows(x.data(), p.data(), S, scale, causal, 0, rows);
+            for (int64_t r = 0; r < rows; ++r) {
+                const int64_t seen = causal ? r % S + 1 : S;
+                double m = -INFINITY, s = 0;
+                for (int64_t c = 0; c < seen; ++c)
+                    m = std::max(m, double(x[size_t(r * S + c)]) * scale);
+                for (int64_t c = 0; c < seen; ++c)
+                    s += std::exp(double(x[size_t(r * S + c)]) * scale - m);
+                for (int64_t c = 0; c < S; ++c) {
+                    const double want = c < seen ? std::exp(double(x[size_t(r * S + c)]) * scale - m) / s : 0.0;
+                    QVERIFY(std::fabs(p[size_t(r * S + c)] - want) < 1e-6);
+                }
+            }
+        }
+    }
+
+    void layerNormAgainstFloat64()
+    {
+        const int64_t rows = 9, C = 67;
+        std::vector<float> x = randomVector(size_t(rows * C), 5, 3.f), gamma = randomVector(size_t(C), 6),
+                           beta = randomVector(size_t(C), 7), y(x.size()), mean(rows), rstd(rows);
+        for (auto& v : x)
+            v += 10.f;   // an offset: a one-pass variance would lose digits here
+        cpu::layerNormForwardRows(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), C,
+                                  fn::kLayerNormEps, 0, rows);
+        for (int64_t r = 0; r < rows; ++r) {
+            double mu = 0, var = 0;
+            for (int64_t c = 0; c < C; ++c)
+                mu += x[size_t(r * C + c)];
+            mu /= double(C);
+            for (int64_t c = 0; c < C; ++c)
+                var += (x[size_t(r * C + c)] - mu) * (x[size_t(r * C + c)] - mu);
+            const double rs = 1.0 / std::sqrt(var / double(C) + fn::kLayerNormEps);
+            QVERIFY(std::fabs(mean[size_t(r)] - mu) < 1e-5);
+            QVERIFY(std::fabs(rstd[size_t(r)] - rs) < 1e-5 * rs);
+            for (int64_t c = 0; c < C; ++c) {
+                const double want = (x[size_t(r * C + c)] - mu) * rs * gamma[size_t(c)] + beta[size_t(c)];
+                QVERIFY(std::fabs(y[size_t(r * C + c)] - want) < 2e-5);
+            }
+        }
+    }
+
+    void rowKernelsBitwiseForAnyThreadCount()
+    {
+        const int64_t rows = 37, n = 10002;
+        std::vector<float> x = randomVector(size_t(rows * n), 11, 9.f), dy = randomVector(x.size(), 12);
+        std::vector<float> y[2], dx[2];
+        for (int t = 0; t < 2; ++t) {
+            cpu::setThreads(t + 1);
+            QCOMPARE(cpu::threads(), t + 1);
+            y[t].resize(x.size());
+            dx[t].resize(x.size());
+            onPool(rows, [&](int64_t lo, int64_t hi) { cpu::logSoftmaxForwardRows(x.data(), y[t].data(), n, n, n, lo, hi); });
+            onPool(rows, [&](int64_t lo, int64_t hi) {
+                cpu::logSoftmaxBackwardRows(y[t].data(), dy.data(), dx[t].data(), n, n, lo, hi);
+            });
+        }
+        QVERIFY(sameBits(y[0], y[1]));
+        QVERIFY(sameBits(dx[0], dx[1]));
+    }
+
+    void trainingStepBitwiseForAnyThreadCount()
+    {
+        // gcn with a vocabulary and width large enough that every kind of launch splits into
+        // chunks (rows of 4,096 logits, 16 tokens x 2 x 64 GLU inputs).
+        const std::vector<std::pair<std::string, std::string>> sizes = {{"vocab", "4096"}, {"hidden", "64"}};
+        for (const char* variant : {"adaptive", "full", "fused"}) {
+            std::vector<float> losses[2], weights[2];
+            for (int t = 0; t < 2; ++t) {
+                cpu::setThreads(t + 1);
+                auto m = Model::create("gcn", "tiny", variant, sizes);
+                for (int s = 0; s < 3; ++s)
+                    losses[t].push_back(m->step());
+                for (Layer* layer : m->layers())
+                    for (Param* p : layer->params()) {
+                        std::vector<float> w = wt::test::getParam(m->runtime(), *p);
+                        weights[t].insert(weights[t].end(), w.begin(), w.end());
+                    }
+            }
+            QVERIFY2(sameBits(losses[0], losses[1]), variant);
+            QVERIFY2(sameBits(weights[0], weights[1]), variant);
+            QVERIFY(std::isfinite(losses[0].back()) && losses[0].back() < losses[0].front());
+        }
+    }
+
+    void vectorizedStepCloseToPlainLoops()
+    {
+        // The same steps with the functors' own loops: the losses agree to float rounding.
+        std::vector<float> losses[2];
+        for (int v = 0; v < 2; ++v) {
+            cpu::setVectorized(v == 1);
+            auto m = Model::create("transformer", "tiny", "adaptive", {});
+            for (int s = 0; s < 5; ++s)
+                losses[v].push_back(m->step());
+        }
+        cpu::setVectorized(true);
+        for (size_t s = 0; s < losses[0].size(); ++s)
+            QVERIFY2(std::fabs(losses[0][s] - losses[1][s]) < 1e-4f * std::fabs(losses[0][s]),
+                     qPrintable(QStringLiteral("step %1: %2 vs %3").arg(s).arg(losses[0][s]).arg(losses[1][s])));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCpuRows)
+#include "tst_cpurows.moc"
