@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -58,10 +59,26 @@ ThreadPool& pool()
     return *g_pool;
 }
 
-// Lane helpers: a[l] op= x[c + l] over whole blocks of 16, the tail into lane 0.. in order.
-inline float combineSum(const float* acc)
+// Lane helpers: 16 float lanes as two GCC vectors of 8 (lowered to AVX2 or SSE registers by
+// each clone, the same lanes and the same order in both), the tail into lanes 0.. in order.
+// Forced inline: an out-of-line helper would be compiled for the baseline only.
+#define WT_LANES_INLINE inline __attribute__((always_inline))
+typedef float V8 __attribute__((vector_size(32)));
+
+WT_LANES_INLINE V8 load8(const float* p)
 {
-    // Pairwise, fixed: ((0+8)+(4+12)) ... the same in every build.
+    V8 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+WT_LANES_INLINE void toLanes(float* acc, V8 a, V8 b)
+{
+    std::memcpy(acc, &a, sizeof a);
+    std::memcpy(acc + 8, &b, sizeof b);
+}
+WT_LANES_INLINE float combineSum(const float* acc)
+{
+    // Pairwise, fixed: the same in every build.
     float t[8];
     for (int l = 0; l < 8; ++l)
         t[l] = acc[l] + acc[l + 8];
@@ -69,49 +86,55 @@ inline float combineSum(const float* acc)
         t[l] = t[l] + t[l + 4];
     return (t[0] + t[2]) + (t[1] + t[3]);
 }
-inline float combineMax(const float* acc)
+WT_LANES_INLINE float combineMax(const float* acc)
 {
     float m = acc[0];
     for (int l = 1; l < kLanes; ++l)
         m = acc[l] > m ? acc[l] : m;
     return m;
 }
-inline void addLanes(float* acc, const float* x, int64_t n)
+WT_LANES_INLINE void addLanes(float* acc, const float* x, int64_t n)
 {
+    V8 a = load8(acc), b = load8(acc + 8);
     int64_t c = 0;
-    for (; c + kLanes <= n; c += kLanes)
-        for (int l = 0; l < kLanes; ++l)
-            acc[l] += x[c + l];
+    for (; c + kLanes <= n; c += kLanes) {
+        a += load8(x + c);
+        b += load8(x + c + 8);
+    }
+    toLanes(acc, a, b);
     for (int l = 0; c < n; ++c, ++l)
         acc[l] += x[c];
 }
-inline void addProductLanes(float* acc, const float* x, const float* y, int64_t n)
+WT_LANES_INLINE void addProductLanes(float* acc, const float* x, const float* y, int64_t n)
 {
+    V8 a = load8(acc), b = load8(acc + 8);
     int64_t c = 0;
-    for (; c + kLanes <= n; c += kLanes)
-        for (int l = 0; l < kLanes; ++l)
-            acc[l] += x[c + l] * y[c + l];
+    for (; c + kLanes <= n; c += kLanes) {
+        a += load8(x + c) * load8(y + c);
+        b += load8(x + c + 8) * load8(y + c + 8);
+    }
+    toLanes(acc, a, b);
     for (int l = 0; c < n; ++c, ++l)
         acc[l] += x[c] * y[c];
 }
-inline float maxOf(const float* x, int64_t n, float scale)
+WT_LANES_INLINE float maxOf(const float* x, int64_t n, float scale)
 {
-    float acc[kLanes];
-    for (int l = 0; l < kLanes; ++l)
-        acc[l] = kNegInf;
+    V8 a = V8{} + kNegInf, b = a;
     int64_t c = 0;
-    for (; c + kLanes <= n; c += kLanes)
-        for (int l = 0; l < kLanes; ++l) {
-            const float v = x[c + l] * scale;
-            acc[l] = v > acc[l] ? v : acc[l];
-        }
+    for (; c + kLanes <= n; c += kLanes) {
+        const V8 u = load8(x + c) * scale, v = load8(x + c + 8) * scale;
+        a = u > a ? u : a;
+        b = v > b ? v : b;
+    }
+    float acc[kLanes];
+    toLanes(acc, a, b);
     for (int l = 0; c < n; ++c, ++l) {
         const float v = x[c] * scale;
         acc[l] = v > acc[l] ? v : acc[l];
     }
     return combineMax(acc);
 }
-inline void expShifted(const float* x, float scale, float shift, float* out, int64_t n)
+WT_LANES_INLINE void expShifted(const float* x, float scale, float shift, float* out, int64_t n)
 {
     for (int64_t c = 0; c < n; ++c)
         out[c] = vec::vexp(x[c] * scale - shift);
@@ -122,7 +145,7 @@ struct Lse {
     float max, sum;
     float value() const { return max + float(std::log(double(sum))); }
 };
-inline Lse logSumExp(const float* x, int64_t n, float scale)
+WT_LANES_INLINE Lse logSumExp(const float* x, int64_t n, float scale)
 {
     float acc[kLanes] = {};
     float m = kNegInf;
@@ -342,6 +365,163 @@ void gluBackwardRange(const float* h, const float* dout, float* dh, int64_t C, i
         }
         i += c1 - c0;
     }
+}
+
+WT_VEC_CLONES
+void addRange(const float* a, const float* b, float* y, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1; ++i)
+        y[i] = a[i] + b[i];
+}
+
+void copyRange(const float* a, float* y, int64_t i0, int64_t i1)
+{
+    if (i1 > i0)
+        std::memcpy(y + i0, a + i0, size_t(i1 - i0) * 4);
+}
+
+WT_VEC_CLONES
+void biasAddRange(float* y, const float* bias, int64_t n, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t c0 = i % n, c1 = std::min(n, c0 + (i1 - i));
+        float* yr = y + (i - c0);
+        for (int64_t c = c0; c < c1; ++c)
+            yr[c] += bias[c];
+        i += c1 - c0;
+    }
+}
+
+void im2colRange(const float* x, float* col, int64_t S, int64_t C, int64_t K, int64_t i0, int64_t i1)
+{
+    // Segments of one (row, k): a copy of C floats of an earlier token of the same sequence, or zeros.
+    const int64_t KC = K * C;
+    for (int64_t i = i0; i < i1;) {
+        const int64_t row = i / KC, k = (i % KC) / C, c0 = i % C, c1 = std::min(C, c0 + (i1 - i));
+        const int64_t s = row % S, src = s - (K - 1) + k;
+        float* out = col + i;
+        if (src >= 0)
+            std::memcpy(out, x + (row - s + src) * C + c0, size_t(c1 - c0) * 4);
+        else
+            std::memset(out, 0, size_t(c1 - c0) * 4);
+        i += c1 - c0;
+    }
+}
+
+WT_VEC_CLONES
+void col2imRange(const float* dcol, float* dx, int64_t S, int64_t C, int64_t K, bool accumulate, int64_t i0,
+                 int64_t i1)
+{
+    // fn::Col2im's sum over k in its order, a row segment at a time.
+    constexpr int64_t kSeg = 256;
+    float acc[kSeg];
+    for (int64_t i = i0; i < i1;) {
+        const int64_t row = i / C, c0 = i % C, c1 = std::min({C, c0 + (i1 - i), c0 + kSeg}), len = c1 - c0;
+        const int64_t s = row % S;
+        for (int64_t c = 0; c < len; ++c)
+            acc[c] = 0.f;
+        for (int64_t k = 0; k < K; ++k) {
+            const int64_t dst = s + (K - 1) - k;
+            if (dst < S) {
+                const float* src = dcol + (row - s + dst) * K * C + k * C + c0;
+                for (int64_t c = 0; c < len; ++c)
+                    acc[c] += src[c];
+            }
+        }
+        float* out = dx + i;
+        if (accumulate)
+            for (int64_t c = 0; c < len; ++c)
+                out[c] = out[c] + acc[c];
+        else
+            for (int64_t c = 0; c < len; ++c)
+                out[c] = acc[c];
+        i += len;
+    }
+}
+
+WT_VEC_CLONES
+void columnSumColumns(const float* y, float* out, int64_t rows, int64_t C, int64_t j0, int64_t j1)
+{
+    for (int64_t j = j0; j < j1; ++j)
+        out[j] = 0.f;
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* yr = y + i * C;
+        for (int64_t j = j0; j < j1; ++j)
+            out[j] += yr[j];
+    }
+}
+
+WT_VEC_CLONES
+void layerNormParamGradColumns(const float* x, const float* dy, const float* mean, const float* rstd, float* dgamma,
+                               float* dbeta, int64_t rows, int64_t C, int64_t j0, int64_t j1)
+{
+    for (int64_t j = j0; j < j1; ++j)
+        dgamma[j] = dbeta[j] = 0.f;
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* xr = x + i * C;
+        const float* dr = dy + i * C;
+        const float mu = mean[i], rs = rstd[i];
+        for (int64_t j = j0; j < j1; ++j) {
+            dgamma[j] += dr[j] * (xr[j] - mu) * rs;
+            dbeta[j] += dr[j];
+        }
+    }
+}
+
+WT_VEC_CLONES
+void geluForwardRange(const float* x, float* y, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1; ++i)
+        y[i] = 0.5f * x[i] * (1.f + vec::verf(x[i] * 0.70710678118654752f));
+}
+
+WT_VEC_CLONES
+void geluBackwardRange(const float* x, const float* dy, float* dx, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1; ++i) {
+        const float v = x[i];
+        const float cdf = 0.5f * (1.f + vec::verf(v * 0.70710678118654752f));
+        const float pdf = 0.39894228040143268f * vec::vexp(-0.5f * v * v);
+        dx[i] = dy[i] * (cdf + v * pdf);
+    }
+}
+
+void headsPermuteRange(const float* src, float* dst, int64_t B, int64_t S, int64_t P, int64_t H, int64_t dh,
+                       bool toHeads, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t e0 = i % dh, len = std::min(dh - e0, i1 - i);
+        const int64_t s = (i / dh) % S, h = (i / (dh * S)) % H, b = (i / (dh * S * H)) % B;
+        const int64_t p = i / (dh * S * H * B);
+        const int64_t t = (((b * S + s) * P + p) * H + h) * dh + e0;
+        if (toHeads)
+            std::memcpy(dst + i, src + t, size_t(len) * 4);
+        else
+            std::memcpy(dst + t, src + i, size_t(len) * 4);
+        i += len;
+    }
+}
+
+WT_VEC_CLONES
+double sumSquaresRange(const float* x, int64_t i0, int64_t i1)
+{
+    double acc[kLanes] = {};
+    int64_t i = i0;
+    for (; i + kLanes <= i1; i += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            acc[l] += double(x[i + l]) * double(x[i + l]);
+    for (int l = 0; i < i1; ++i, ++l)
+        acc[l] += double(x[i]) * double(x[i]);
+    double t = 0;
+    for (int l = 0; l < kLanes; ++l)
+        t += acc[l];
+    return t;
+}
+
+WT_VEC_CLONES
+void expRange(const float* x, float* y, int64_t n)
+{
+    expShifted(x, 1.f, 0.f, y, n);
 }
 
 WT_VEC_CLONES

@@ -41,6 +41,25 @@ void layerNormBackwardRows(const float* x, const float* gamma, const float* dy, 
 // Elementwise ranges [i0, i1).
 void gluForwardRange(const float* h, float* out, int64_t C, int64_t i0, int64_t i1);
 void gluBackwardRange(const float* h, const float* dout, float* dh, int64_t C, int64_t i0, int64_t i1);
+void addRange(const float* a, const float* b, float* y, int64_t i0, int64_t i1);
+void copyRange(const float* a, float* y, int64_t i0, int64_t i1);
+void biasAddRange(float* y, const float* bias, int64_t n, int64_t i0, int64_t i1);
+void im2colRange(const float* x, float* col, int64_t S, int64_t C, int64_t K, int64_t i0, int64_t i1);
+void col2imRange(const float* dcol, float* dx, int64_t S, int64_t C, int64_t K, bool accumulate, int64_t i0, int64_t i1);
+// Column reductions over columns [j0, j1) of a row-major [rows, C] matrix, read row by row
+// (the functors' own loop walks each column down the matrix); the same order of additions.
+void columnSumColumns(const float* y, float* out, int64_t rows, int64_t C, int64_t j0, int64_t j1);
+void layerNormParamGradColumns(const float* x, const float* dy, const float* mean, const float* rstd, float* dgamma,
+                               float* dbeta, int64_t rows, int64_t C, int64_t j0, int64_t j1);
+void geluForwardRange(const float* x, float* y, int64_t i0, int64_t i1);
+void geluBackwardRange(const float* x, const float* dy, float* dx, int64_t i0, int64_t i1);
+// fn::HeadsPermute over head-major indices [i0, i1): runs of dh floats are contiguous on both sides.
+void headsPermuteRange(const float* src, float* dst, int64_t B, int64_t S, int64_t P, int64_t H, int64_t dh,
+                       bool toHeads, int64_t i0, int64_t i1);
+// Sum of x[i]^2 over [i0, i1) in double (16 lanes, fixed order).
+double sumSquaresRange(const float* x, int64_t i0, int64_t i1);
+// y[i] = vexp(x[i]) (bench_roofline's exp throughput: the exp the row kernels run).
+void expRange(const float* x, float* y, int64_t n);
 void sgdRange(float* w, const float* g, float* v, float lr, float mu, float scale, int64_t i0, int64_t i1);
 
 }  // namespace wt::kernels::cpu

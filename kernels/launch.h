@@ -45,7 +45,7 @@ inline OpLaunch ew(std::string_view name, double n, double flopsPer, double read
 // CPU loops: split over the backend's thread pool (cpurows.h) by rows or elements, never
 // below kCpuMinWork elements per chunk (waking a worker costs a few microseconds). A functor's
 // cpuRows / cpuRange (opsmath.h) replaces the plain loop while cpu::vectorized() is on.
-constexpr int64_t kCpuMinWork = 16384;
+constexpr int64_t kCpuMinWork = 32768;
 namespace detail {
 template <class T, class = void>
 struct HasCpuRows : std::false_type {};
@@ -56,6 +56,15 @@ struct HasCpuRange : std::false_type {};
 template <class T>
 struct HasCpuRange<T, std::void_t<decltype(std::declval<const T&>().cpuRange(int64_t(), int64_t()))>>
     : std::true_type {};
+template <class T, class = void>
+struct HasCpuColumns : std::false_type {};
+template <class T>
+struct HasCpuColumns<T, std::void_t<decltype(std::declval<const T&>().cpuColumns(int64_t(), int64_t()))>>
+    : std::true_type {};
+template <class T, class = void>
+struct HasCpuSum : std::false_type {};
+template <class T>
+struct HasCpuSum<T, std::void_t<decltype(std::declval<const T&>().cpuSum(int64_t(), int64_t()))>> : std::true_type {};
 template <class T, class = void>
 struct CpuSerial : std::false_type {};
 template <class T>
@@ -375,8 +384,15 @@ void colReduce(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t co
         } else
 #endif
         {
-            const int64_t minColumns = std::max<int64_t>(1, kCpuMinWork / std::max<int64_t>(1, rows));
+            // Wide chunks: each one streams every row (128 columns = 512 bytes of a row at least).
+            const int64_t minColumns = std::max<int64_t>(128, kCpuMinWork / std::max<int64_t>(1, rows));
             cpu::parallelFor(columns, minColumns, [&](int64_t lo, int64_t hi) {
+                if constexpr (detail::HasCpuColumns<R>::value) {
+                    if (cpu::vectorized()) {
+                        op.cpuColumns(lo, hi);
+                        return;
+                    }
+                }
                 for (int64_t j = lo; j < hi; ++j) {
                     typename R::Acc acc = op.init();
                     for (int64_t i = 0; i < rows; ++i)
@@ -408,8 +424,27 @@ void reduceAdd(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t n,
 #endif
         {
             double acc = 0;
-            for (int64_t i = 0; i < n; ++i)
-                acc += double(f(i));
+            bool done = false;
+            if constexpr (detail::HasCpuSum<F>::value) {
+                if (cpu::vectorized()) {
+                    // Fixed blocks summed in order: the same result for any thread count.
+                    constexpr int64_t kBlock = 16384;
+                    const int64_t blocks = (n + kBlock - 1) / kBlock;
+                    static thread_local std::vector<double> part;   // reused: no allocation per step
+                    part.assign(size_t(blocks), 0.0);
+                    double* partial = part.data();   // this thread's vector, not the workers' own
+                    cpu::parallelFor(blocks, std::max<int64_t>(1, kCpuMinWork / kBlock), [&](int64_t lo, int64_t hi) {
+                        for (int64_t b = lo; b < hi; ++b)
+                            partial[b] = f.cpuSum(b * kBlock, std::min(n, (b + 1) * kBlock));
+                    });
+                    for (double p : part)
+                        acc += p;
+                    done = true;
+                }
+            }
+            if (!done)
+                for (int64_t i = 0; i < n; ++i)
+                    acc += double(f(i));
             out[0] += float(acc);
         }
     }

@@ -1,7 +1,7 @@
 // The math of every elementwise and row-wise op, written once as host+device functors.
 // launch.h runs them as CPU loops or CUDA kernels; tests on the CPU thus check the GPU math.
-// A functor may also have a host-only cpuRows(r0, r1) (row ops) or cpuRange(i0, i1)
-// (elementwise): the CPU backend's vectorized path of the same definition (cpurows.h), which
+// A functor may also have a host-only cpuRows(r0, r1) (row ops), cpuRange(i0, i1)
+// (elementwise) or cpuColumns(j0, j1) (column reductions): the CPU backend's vectorized path of the same definition (cpurows.h), which
 // launch.h runs instead of the plain loop while cpu::vectorized() is on.
 // kCpuSerial = true: a functor whose CPU loop must not be split over threads.
 // Layouts are row-major; T = tokens (batch * seq), d = model width.
@@ -58,6 +58,7 @@ struct Sgd {   // Nesterov momentum (v != null) on the clipped gradient: v = mu 
 struct Square {   // summand of a squared norm
     const float* x;
     WT_HD float operator()(int64_t i) const { return x[i] * x[i]; }
+    double cpuSum(int64_t i0, int64_t i1) const { return cpu::sumSquaresRange(x, i0, i1); }
 };
 
 // --- embedding --------------------------------------------------------------------------
@@ -78,14 +79,17 @@ struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * scale * dOut[t]; dup
 struct Add {   // y = a + b
     const float* a; const float* b; float* y;
     WT_HD void operator()(int64_t i) const { y[i] = a[i] + b[i]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::addRange(a, b, y, i0, i1); }
 };
 struct Copy {
     const float* a; float* y;
     WT_HD void operator()(int64_t i) const { y[i] = a[i]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::copyRange(a, y, i0, i1); }
 };
 struct BiasAdd {   // y[r, c] += bias[c]
     float* y; const float* bias; int64_t n;
     WT_HD void operator()(int64_t i) const { y[i] += bias[i % n]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::biasAddRange(y, bias, n, i0, i1); }
 };
 struct GluForward {   // h [T, 2C] = [a | g] -> out [T, C] = a * sigmoid(g)
     const float* h; float* out; int64_t C;
@@ -110,10 +114,12 @@ struct GluBackward {
 struct GeluForward {
     const float* x; float* y;
     WT_HD void operator()(int64_t i) const { y[i] = hd::gelu(x[i]); }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::geluForwardRange(x, y, i0, i1); }
 };
 struct GeluBackward {
     const float* x; const float* dy; float* dx;
     WT_HD void operator()(int64_t i) const { dx[i] = dy[i] * hd::geluGrad(x[i]); }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::geluBackwardRange(x, dy, dx, i0, i1); }
 };
 
 // --- causal convolution (im2col over time, kernel width K, left padding K-1) ------------
@@ -125,6 +131,7 @@ struct Im2col {   // x [B*S, C] -> col [B*S, K*C]; col[t, k*C + c] = x[t - (K-1)
         int64_t s = row % S, src = s - (K - 1) + k;
         col[i] = src >= 0 ? x[(row - s + src) * C + c] : 0.f;
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::im2colRange(x, col, S, C, K, i0, i1); }
 };
 struct Col2im {   // dx[t, c] (+)= sum_k dcol[t + (K-1) - k, k*C + c]  (gather: no atomics)
     const float* dcol; float* dx; int64_t S, C, K; bool accumulate;
@@ -139,6 +146,7 @@ struct Col2im {   // dx[t, c] (+)= sum_k dcol[t + (K-1) - k, k*C + c]  (gather: 
         }
         dx[i] = accumulate ? dx[i] + acc : acc;
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::col2imRange(dcol, dx, S, C, K, accumulate, i0, i1); }
 };
 
 // --- attention head layout --------------------------------------------------------------
@@ -156,6 +164,7 @@ struct HeadsPermute {
         else
             dst[t] = src[i];
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::headsPermuteRange(src, dst, B, S, P, H, dh, toHeads, i0, i1); }
 };
 
 // --- row ops ----------------------------------------------------------------------------
@@ -341,6 +350,7 @@ struct ColumnSum {   // out[j] = sum_i y[i, j]
     WT_HD static Acc combine(Acc a, Acc b) { return {a.s + b.s}; }
     WT_HD void finish(int64_t j, const Acc& a) const { out[j] = a.s; }
     WT_HD void map(int64_t, int64_t, const Acc&) const {}
+    void cpuColumns(int64_t j0, int64_t j1) const { cpu::columnSumColumns(y, out, rows, C, j0, j1); }
 };
 struct LayerNormParamGrad {   // dgamma[j] = sum_i dy * xhat, dbeta[j] = sum_i dy
     using Acc = PairAcc;
@@ -360,6 +370,10 @@ struct LayerNormParamGrad {   // dgamma[j] = sum_i dy * xhat, dbeta[j] = sum_i d
         dbeta[j] = a.b;
     }
     WT_HD void map(int64_t, int64_t, const Acc&) const {}
+    void cpuColumns(int64_t j0, int64_t j1) const
+    {
+        cpu::layerNormParamGradColumns(x, dy, mean, rstd, dgamma, dbeta, rows, C, j0, j1);
+    }
 };
 struct MeanLoss {   // out[0] = scale * sum(v), one row
     using Acc = SumAcc;

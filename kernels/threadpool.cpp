@@ -12,16 +12,18 @@
 namespace wt::kernels {
 
 namespace {
-// About 20-50 us of spinning before a worker sleeps: longer than the gap between two row ops
-// of a layer, much shorter than a GEMM (during which OpenBLAS wants both cores).
-constexpr int kSpinIterations = 20000;
+// A few microseconds of spinning before a worker sleeps (a pause is 10-140 cycles): enough
+// for the back-to-back launches of one layer, short enough not to take a core from
+// OpenBLAS's threads during the GEMM that follows.
+constexpr int kSpinIterations = 200;
+constexpr int kChunksPerThread = 4;
 }
 
 ThreadPool::ThreadPool(int threads)
 {
     threads = std::max(1, threads);
     for (int i = 1; i < threads; ++i)
-        m_workers.emplace_back([this, i] { workerLoop(i); });
+        m_workers.emplace_back([this] { workerLoop(); });
 }
 
 ThreadPool::~ThreadPool()
@@ -29,11 +31,26 @@ ThreadPool::~ThreadPool()
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_stop = true;
-        m_generation.fetch_add(1);
+        ++m_job;
     }
     m_wake.notify_all();
     for (auto& t : m_workers)
         t.join();
+}
+
+void ThreadPool::runChunks(uint32_t job, const std::function<void(int64_t, int64_t)>& body, int64_t count, int chunks)
+{
+    for (;;) {
+        uint64_t v = m_claim.load(std::memory_order_acquire);
+        if (uint32_t(v >> 32) != job || int(uint32_t(v)) >= chunks)
+            return;
+        if (!m_claim.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel))
+            continue;
+        int64_t lo, hi;
+        chunkRange(count, chunks, int(uint32_t(v)), lo, hi);
+        body(lo, hi);
+        m_done.fetch_add(1, std::memory_order_acq_rel);
+    }
 }
 
 void ThreadPool::parallelFor(int64_t count, int64_t minPerChunk, const std::function<void(int64_t, int64_t)>& body)
@@ -41,64 +58,58 @@ void ThreadPool::parallelFor(int64_t count, int64_t minPerChunk, const std::func
     if (count <= 0)
         return;
     const int64_t byWork = count / std::max<int64_t>(1, minPerChunk);
-    const int chunks = int(std::clamp<int64_t>(byWork, 1, threads()));
-    // One caller at a time (two runtimes on two threads): the second runs its loop inline,
-    // which gives the same results.
-    if (chunks == 1 || m_busy.exchange(true, std::memory_order_acquire)) {
+    const int chunks = int(std::clamp<int64_t>(byWork, 1, int64_t(threads()) * kChunksPerThread));
+    if (chunks == 1 || m_workers.empty() || m_busy.exchange(true, std::memory_order_acquire)) {
         body(0, count);
         return;
     }
+    uint32_t job;
     {
         std::lock_guard<std::mutex> lock(m_mutex);
+        job = ++m_job;
         m_body = &body;
         m_count = count;
         m_chunks = chunks;
-        m_pending.store(chunks - 1);
-        m_generation.fetch_add(1, std::memory_order_release);
+        m_done.store(0, std::memory_order_relaxed);
+        m_claim.store(uint64_t(job) << 32, std::memory_order_release);
     }
     m_wake.notify_all();
-    int64_t lo, hi;
-    chunkRange(count, chunks, 0, lo, hi);
-    body(lo, hi);
-    while (m_pending.load(std::memory_order_acquire) > 0)
-        WT_PAUSE();
+    runChunks(job, body, count, chunks);
+    // Only chunks that a worker claimed and is running are left.
+    for (int spin = 0; m_done.load(std::memory_order_acquire) < chunks; ++spin) {
+        if (spin < kSpinIterations)
+            WT_PAUSE();
+        else
+            std::this_thread::yield();
+    }
     m_busy.store(false, std::memory_order_release);
 }
 
-void ThreadPool::workerLoop(int index)
+void ThreadPool::workerLoop()
 {
-    uint64_t seen = 0;
+    uint32_t seen = 0;
     for (;;) {
-        uint64_t gen = m_generation.load(std::memory_order_acquire);
-        for (int spin = 0; gen == seen && spin < kSpinIterations; ++spin) {
+        const std::function<void(int64_t, int64_t)>* body = nullptr;
+        int64_t count = 0;
+        int chunks = 0;
+        uint32_t job = 0;
+        for (int spin = 0; spin < kSpinIterations; ++spin) {
+            uint64_t v = m_claim.load(std::memory_order_acquire);
+            if (uint32_t(v >> 32) != seen)
+                break;
             WT_PAUSE();
-            gen = m_generation.load(std::memory_order_acquire);
         }
-        if (gen == seen) {
-            std::unique_lock<std::mutex> lock(m_mutex);
-            m_wake.wait(lock, [&] { return m_generation.load() != seen; });
-            gen = m_generation.load();
-        }
-        const std::function<void(int64_t, int64_t)>* body;
-        int64_t count;
-        int chunks;
         {
-            // The job and its generation together: a worker that slept through a job whose
-            // chunks did not include it must not take the next job for the old one.
-            std::lock_guard<std::mutex> lock(m_mutex);
-            seen = m_generation.load();
+            std::unique_lock<std::mutex> lock(m_mutex);
+            m_wake.wait(lock, [&] { return m_job != seen || m_stop; });
+            if (m_stop)
+                return;
+            job = seen = m_job;
             body = m_body;
             count = m_count;
             chunks = m_chunks;
         }
-        if (m_stop)
-            return;
-        if (index < chunks) {
-            int64_t lo, hi;
-            chunkRange(count, chunks, index, lo, hi);
-            (*body)(lo, hi);
-            m_pending.fetch_sub(1, std::memory_order_acq_rel);
-        }
+        runChunks(job, *body, count, chunks);
     }
 }
 

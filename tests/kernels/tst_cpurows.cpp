@@ -205,6 +205,106 @@ private slots:
         }
     }
 
+    void elementwiseRangesMatchTheFunctors()
+    {
+        // The range kernels do the functors' arithmetic in the functors' order: the same bits,
+        // for any split of the index range (ranges that start and end inside rows).
+        const int64_t B = 2, S = 7, C = 24, K = 3, T = B * S;
+        std::vector<float> x = randomVector(size_t(T * C), 21), wide = randomVector(size_t(T * K * C), 22);
+        std::vector<float> bias = randomVector(size_t(C), 23), other = randomVector(size_t(T * C), 24);
+        auto splitRun = [](int64_t n, auto&& range) {
+            const int64_t cuts[] = {0, 5, 5, 31, n / 2, n - 3, n};
+            for (size_t k = 0; k + 1 < std::size(cuts); ++k)
+                if (cuts[k + 1] > cuts[k])
+                    range(cuts[k], cuts[k + 1]);
+        };
+        auto compare = [&](const char* what, int64_t n, auto functor, std::vector<float>& out, std::vector<float> init) {
+            std::vector<float> want = init;
+            out = init;
+            auto f = functor(want.data());
+            for (int64_t i = 0; i < n; ++i)
+                f(i);
+            auto g = functor(out.data());
+            splitRun(n, [&](int64_t lo, int64_t hi) { g.cpuRange(lo, hi); });
+            QVERIFY2(sameBits(out, want), what);
+        };
+        std::vector<float> out;
+        compare("im2col", T * K * C, [&](float* o) { return fn::Im2col{x.data(), o, S, C, K}; }, out,
+                std::vector<float>(size_t(T * K * C), 7.f));
+        for (bool acc : {false, true})
+            compare("col2im", T * C, [&](float* o) { return fn::Col2im{wide.data(), o, S, C, K, acc}; }, out, other);
+        compare("bias_add", T * C, [&](float* o) { return fn::BiasAdd{o, bias.data(), C}; }, out, other);
+        compare("add", T * C, [&](float* o) { return fn::Add{x.data(), other.data(), o}; }, out, std::vector<float>(x.size()));
+        compare("copy", T * C, [&](float* o) { return fn::Copy{x.data(), o}; }, out, std::vector<float>(x.size()));
+        const int64_t H = 3, dh = 4, P = 3;   // qkv [B, S, 3, H, dh]
+        std::vector<float> qkv = randomVector(size_t(B * S * P * H * dh), 25);
+        for (bool toHeads : {true, false})
+            compare("heads_permute", B * S * P * H * dh,
+                    [&](float* o) { return fn::HeadsPermute{toHeads ? qkv.data() : other.data(), o, B, S, P, H, dh, toHeads}; },
+                    out, std::vector<float>(qkv.size()));
+        std::vector<float> g = randomVector(x.size(), 26), v = randomVector(x.size(), 27);
+        float normSq = 4.f;
+        std::vector<float> w0 = randomVector(x.size(), 28), w1 = w0, v1 = v;
+        fn::Sgd a{w0.data(), g.data(), v.data(), 0.1f, 0.9f, &normSq, 1.f};
+        for (int64_t i = 0; i < int64_t(x.size()); ++i)
+            a(i);
+        fn::Sgd b{w1.data(), g.data(), v1.data(), 0.1f, 0.9f, &normSq, 1.f};
+        splitRun(int64_t(x.size()), [&](int64_t lo, int64_t hi) { b.cpuRange(lo, hi); });
+        QVERIFY(sameBits(w0, w1));
+        QVERIFY(sameBits(v, v1));
+        // GLU and GELU use vexp / verf: within float rounding of the functors' expf / erff.
+        std::vector<float> h = randomVector(size_t(T * 2 * C), 29, 4.f), o1(size_t(T * C)), o2(size_t(T * C));
+        fn::GluForward gf{h.data(), o1.data(), C};
+        for (int64_t i = 0; i < T * C; ++i)
+            gf(i);
+        fn::GluForward{h.data(), o2.data(), C}.cpuRange(0, T * C);
+        QVERIFY(wt::test::relError(o2, o1) < 1e-6);
+        fn::GeluForward ge{x.data(), o1.data()};
+        for (int64_t i = 0; i < T * C; ++i)
+            ge(i);
+        fn::GeluForward{x.data(), o2.data()}.cpuRange(0, T * C);
+        QVERIFY(wt::test::relError(o2, o1) < 1e-6);
+        fn::GeluBackward gb{x.data(), other.data(), o1.data()};
+        for (int64_t i = 0; i < T * C; ++i)
+            gb(i);
+        fn::GeluBackward{x.data(), other.data(), o2.data()}.cpuRange(0, T * C);
+        QVERIFY(wt::test::relError(o2, o1) < 1e-6);
+    }
+
+    void columnReductionsMatchTheFunctors()
+    {
+        const int64_t rows = 33, C = 40;
+        std::vector<float> y = randomVector(size_t(rows * C), 31), x = randomVector(size_t(rows * C), 32);
+        std::vector<float> mean = randomVector(size_t(rows), 33), rstd = randomVector(size_t(rows), 34, 2.f);
+        const size_t nc = static_cast<size_t>(C);
+        std::vector<float> s0(nc), s1(nc, 5.f), g0(nc), b0(nc), g1(nc, 3.f), b1(nc, 3.f);
+        fn::ColumnSum cs{y.data(), s0.data(), rows, C};
+        fn::LayerNormParamGrad lp{x.data(), y.data(), mean.data(), rstd.data(), g0.data(), b0.data(), rows, C};
+        for (int64_t j = 0; j < C; ++j) {
+            fn::SumAcc a = cs.init();
+            fn::PairAcc p = lp.init();
+            for (int64_t i = 0; i < rows; ++i) {
+                cs.accumulate(a, j, i);
+                lp.accumulate(p, j, i);
+            }
+            cs.finish(j, a);
+            lp.finish(j, p);
+        }
+        fn::ColumnSum{y.data(), s1.data(), rows, C}.cpuColumns(0, 13);
+        fn::ColumnSum{y.data(), s1.data(), rows, C}.cpuColumns(13, C);
+        fn::LayerNormParamGrad{x.data(), y.data(), mean.data(), rstd.data(), g1.data(), b1.data(), rows, C}.cpuColumns(0, C);
+        QVERIFY(sameBits(s0, s1));
+        QVERIFY(sameBits(g0, g1));
+        QVERIFY(sameBits(b0, b1));
+        // The squared norm: fixed blocks, any thread count, close to the double sum.
+        std::vector<float> big = randomVector(100003, 35);
+        double want = 0;
+        for (float v : big)
+            want += double(v) * double(v);
+        const double got = fn::Square{big.data()}.cpuSum(0, int64_t(big.size()));
+        QVERIFY(std::fabs(got - want) < 1e-9 * want);
+    }
+
     void rowKernelsBitwiseForAnyThreadCount()
     {
         const int64_t rows = 37, n = 10002;
@@ -226,9 +326,10 @@ private slots:
 
     void trainingStepBitwiseForAnyThreadCount()
     {
-        // gcn with a vocabulary and width large enough that every kind of launch splits into
-        // chunks (rows of 4,096 logits, 16 tokens x 2 x 64 GLU inputs).
-        const std::vector<std::pair<std::string, std::string>> sizes = {{"vocab", "4096"}, {"hidden", "64"}};
+        // gcn with sizes large enough that most launches split into chunks (512 tokens x 64:
+        // 32,768 elements per activation, rows of up to 4,064 tail logits).
+        const std::vector<std::pair<std::string, std::string>> sizes = {
+            {"vocab", "4096"}, {"hidden", "64"}, {"batch", "8"}, {"seq", "64"}};
         for (const char* variant : {"adaptive", "full", "fused"}) {
             std::vector<float> losses[2], weights[2];
             for (int t = 0; t < 2; ++t) {

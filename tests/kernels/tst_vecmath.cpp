@@ -1,6 +1,7 @@
 // vecmath.h's exp and log against std::exp / std::log in double, over the float range the
 // row kernels pass (exp: [-87.3, 88.7], every 7th float; log: normal positive floats, every
-// 13th), with the error bounds the header documents; and the special values.
+// 13th; erf: [-9, 9], every 11th), with the error bounds the header documents; and the special
+// values.
 #include "kernels/vecmath.h"
 
 #include <QTest>
@@ -10,6 +11,7 @@
 
 using wt::kernels::vec::asBits;
 using wt::kernels::vec::asFloat;
+using wt::kernels::vec::verf;
 using wt::kernels::vec::vexp;
 using wt::kernels::vec::vlog;
 
@@ -70,6 +72,23 @@ private slots:
               worstAbs, worstRel);
         QVERIFY2(worstAbs < 1e-7, qPrintable(QString::number(worstAbs)));
         QVERIFY2(worstRel < 1.5e-7, qPrintable(QString::number(worstRel)));
+    }
+    void erfAbsoluteError()
+    {
+        double worst = 0;
+        long checked = 0;
+        for (uint32_t u = asBits(-9.f); u >= 0x80000000u; u -= 11) {
+            const float x = asFloat(u);
+            worst = std::max(worst, std::fabs(double(verf(x)) - std::erf(double(x))));
+            worst = std::max(worst, std::fabs(double(verf(-x)) - std::erf(double(-x))));
+            checked += 2;
+        }
+        qInfo("verf: %ld values, max absolute error %.3g", checked, worst);
+        QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+        const float inf = std::numeric_limits<float>::infinity();
+        QCOMPARE(verf(inf), 1.f);
+        QCOMPARE(verf(-inf), -1.f);
+        QCOMPARE(verf(0.f), 0.f);
     }
     void logSpecialValues()
     {
