@@ -345,7 +345,7 @@ private slots:
             }
             QVERIFY2(sameBits(losses[0], losses[1]), variant);
             QVERIFY2(sameBits(weights[0], weights[1]), variant);
-            QVERIFY(std::isfinite(losses[0].back()) && losses[0].back() < losses[0].front());
+            QVERIFY(std::isfinite(losses[0].back()));
         }
     }
 
