@@ -502,6 +502,41 @@ void headsPermuteRange(const float* src, float* dst, int64_t B, int64_t S, int64
     }
 }
 
+void selectRowsRange(const float* src, const int32_t* idx, float* dst, int64_t d, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t r = i / d, c0 = i % d, len = std::min(d - c0, i1 - i);
+        std::memcpy(dst + i, src + int64_t(idx[r]) * d + c0, size_t(len) * 4);
+        i += len;
+    }
+}
+
+WT_VEC_CLONES
+void addRowsRange(const float* src, const int32_t* idx, float* dst, int64_t d, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t r = i / d, c0 = i % d, len = std::min(d - c0, i1 - i);
+        float* out = dst + int64_t(idx[r]) * d + c0;
+        const float* in = src + i;
+        for (int64_t c = 0; c < len; ++c)
+            out[c] += in[c];
+        i += len;
+    }
+}
+
+WT_VEC_CLONES
+void embedSgdRange(const int32_t* tok, const float* g, float* table, int64_t d, float alpha, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t r = i / d, c0 = i % d, len = std::min(d - c0, i1 - i);
+        float* out = table + int64_t(tok[r]) * d + c0;
+        const float* in = g + i;
+        for (int64_t c = 0; c < len; ++c)
+            out[c] += alpha * in[c];
+        i += len;
+    }
+}
+
 WT_VEC_CLONES
 double sumSquaresRange(const float* x, int64_t i0, int64_t i1)
 {

@@ -56,6 +56,12 @@ void geluBackwardRange(const float* x, const float* dy, float* dx, int64_t i0, i
 // fn::HeadsPermute over head-major indices [i0, i1): runs of dh floats are contiguous on both sides.
 void headsPermuteRange(const float* src, float* dst, int64_t B, int64_t S, int64_t P, int64_t H, int64_t dh,
                        bool toHeads, int64_t i0, int64_t i1);
+// Row gathers and scatters: dst[r, :] = src[idx[r], :] (selectRows), dst[idx[r], :] += src[r, :]
+// (addRows, idx unique), table[tok[t], :] += alpha * g[t, :] (embedding SGD: in index order,
+// the caller runs it on one thread since tokens repeat), over flat element ranges [i0, i1).
+void selectRowsRange(const float* src, const int32_t* idx, float* dst, int64_t d, int64_t i0, int64_t i1);
+void addRowsRange(const float* src, const int32_t* idx, float* dst, int64_t d, int64_t i0, int64_t i1);
+void embedSgdRange(const int32_t* tok, const float* g, float* table, int64_t d, float alpha, int64_t i0, int64_t i1);
 // Sum of x[i]^2 over [i0, i1) in double (16 lanes, fixed order).
 double sumSquaresRange(const float* x, int64_t i0, int64_t i1);
 // y[i] = vexp(x[i]) (bench_roofline's exp throughput: the exp the row kernels run).

@@ -282,8 +282,16 @@ void forEach(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t n, F
 #endif
         {
             if constexpr (detail::CpuSerial<F>::value) {
-                for (int64_t i = 0; i < n; ++i)
-                    f(i);
+                bool done = false;
+                if constexpr (detail::HasCpuRange<F>::value) {
+                    if (cpu::vectorized()) {
+                        f.cpuRange(0, n);   // one thread, in index order
+                        done = true;
+                    }
+                }
+                if (!done)
+                    for (int64_t i = 0; i < n; ++i)
+                        f(i);
             } else {
                 cpu::parallelFor(n, kCpuMinWork, [&](int64_t lo, int64_t hi) {
                     if constexpr (detail::HasCpuRange<F>::value) {

@@ -65,6 +65,7 @@ struct Square {   // summand of a squared norm
 struct EmbedForward {
     const int32_t* tok; const float* table; float* out; int64_t d;
     WT_HD void operator()(int64_t i) const { out[i] = table[int64_t(tok[i / d]) * d + i % d]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::selectRowsRange(table, tok, out, d, i0, i1); }
 };
 struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * scale * dOut[t]; duplicates add up
     static constexpr bool kCpuSerial = true;   // duplicates add to one row: the host loop is the order
@@ -72,6 +73,10 @@ struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * scale * dOut[t]; dup
     WT_HD void operator()(int64_t i) const
     {
         hd::atomicAddF(&table[int64_t(tok[i / d]) * d + i % d], -lr * clipScale(normSq, clip) * g[i]);
+    }
+    void cpuRange(int64_t i0, int64_t i1) const
+    {
+        cpu::embedSgdRange(tok, g, table, d, -lr * clipScale(normSq, clip), i0, i1);
     }
 };
 
@@ -408,10 +413,12 @@ struct ClusterBucket {   // bucket 0 = head (shortlist), i = tail cluster i
 struct IndexSelectRows {   // dst[r, :] = src[idx[r], :]
     const float* src; const int32_t* idx; float* dst; int64_t d;
     WT_HD void operator()(int64_t i) const { dst[i] = src[int64_t(idx[i / d]) * d + i % d]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::selectRowsRange(src, idx, dst, d, i0, i1); }
 };
 struct IndexAddRows {   // dst[idx[r], :] += src[r, :] (idx unique)
     const float* src; const int32_t* idx; float* dst; int64_t d;
     WT_HD void operator()(int64_t i) const { dst[int64_t(idx[i / d]) * d + i % d] += src[i]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::addRowsRange(src, idx, dst, d, i0, i1); }
 };
 struct SelectTargets {   // relTarget[r] = target[idx[r]] - lo
     const int32_t* target; const int32_t* idx; int32_t lo; int32_t* rel;

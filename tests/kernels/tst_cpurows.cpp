@@ -242,6 +242,16 @@ private slots:
             compare("heads_permute", B * S * P * H * dh,
                     [&](float* o) { return fn::HeadsPermute{toHeads ? qkv.data() : other.data(), o, B, S, P, H, dh, toHeads}; },
                     out, std::vector<float>(qkv.size()));
+        std::vector<int32_t> idx = {3, 0, 9, 13, 1, 2, 4, 5, 6, 7, 8, 10, 11, 12};   // a permutation of T rows
+        compare("index_select_rows", T * C, [&](float* o) { return fn::IndexSelectRows{x.data(), idx.data(), o, C}; }, out,
+                std::vector<float>(x.size()));
+        compare("index_add_rows", T * C, [&](float* o) { return fn::IndexAddRows{x.data(), idx.data(), o, C}; }, out, other);
+        compare("embedding_forward", T * C, [&](float* o) { return fn::EmbedForward{idx.data(), x.data(), o, C}; }, out,
+                std::vector<float>(x.size()));
+        std::vector<int32_t> tokens = {1, 1, 4, 0, 1, 4, 2, 2, 9, 1, 0, 3, 3, 1};   // repeats add up in order
+        float embNorm = 9.f;
+        compare("embedding_sgd", T * C,
+                [&](float* o) { return fn::EmbedSgd{tokens.data(), x.data(), o, C, 0.5f, &embNorm, 1.f}; }, out, other);
         std::vector<float> g = randomVector(x.size(), 26), v = randomVector(x.size(), 27);
         float normSq = 4.f;
         std::vector<float> w0 = randomVector(x.size(), 28), w1 = w0, v1 = v;
