@@ -240,7 +240,7 @@ private slots:
         std::vector<float> qkv = randomVector(size_t(B * S * P * H * dh), 25);
         for (bool toHeads : {true, false})
             compare("heads_permute", B * S * P * H * dh,
-                    [&](float* o) { return fn::HeadsPermute{toHeads ? qkv.data() : other.data(), o, B, S, P, H, dh, toHeads}; },
+                    [&](float* o) { return fn::HeadsPermute{qkv.data(), o, B, S, P, H, dh, toHeads}; },
                     out, std::vector<float>(qkv.size()));
         std::vector<int32_t> idx = {3, 0, 9, 13, 1, 2, 4, 5, 6, 7, 8, 10, 11, 12};   // a permutation of T rows
         compare("index_select_rows", T * C, [&](float* o) { return fn::IndexSelectRows{x.data(), idx.data(), o, C}; }, out,
