@@ -18,6 +18,7 @@
 //                                     [0,n) by bucketOf(i) in [0,nb): perm (n) and offsets (nb+1)
 #pragma once
 
+#include "kernels/cpurows.h"
 #include "kernels/hd.h"
 #include "kernels/runtime.h"
 
@@ -27,6 +28,8 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace wt::kernels {
@@ -38,6 +41,35 @@ inline OpLaunch ew(std::string_view name, double n, double flopsPer, double read
     double rd = 4.0 * n * readPer, wr = 4.0 * n * writePer;
     return {name, n * flopsPer, rd + wr, rd, wr};
 }
+
+// CPU loops: split over the backend's thread pool (cpurows.h) by rows or elements, never
+// below kCpuMinWork elements per chunk (waking a worker costs a few microseconds). A functor's
+// cpuRows / cpuRange (opsmath.h) replaces the plain loop while cpu::vectorized() is on.
+constexpr int64_t kCpuMinWork = 32768;
+namespace detail {
+template <class T, class = void>
+struct HasCpuRows : std::false_type {};
+template <class T>
+struct HasCpuRows<T, std::void_t<decltype(std::declval<const T&>().cpuRows(int64_t(), int64_t()))>> : std::true_type {};
+template <class T, class = void>
+struct HasCpuRange : std::false_type {};
+template <class T>
+struct HasCpuRange<T, std::void_t<decltype(std::declval<const T&>().cpuRange(int64_t(), int64_t()))>>
+    : std::true_type {};
+template <class T, class = void>
+struct HasCpuColumns : std::false_type {};
+template <class T>
+struct HasCpuColumns<T, std::void_t<decltype(std::declval<const T&>().cpuColumns(int64_t(), int64_t()))>>
+    : std::true_type {};
+template <class T, class = void>
+struct HasCpuSum : std::false_type {};
+template <class T>
+struct HasCpuSum<T, std::void_t<decltype(std::declval<const T&>().cpuSum(int64_t(), int64_t()))>> : std::true_type {};
+template <class T, class = void>
+struct CpuSerial : std::false_type {};
+template <class T>
+struct CpuSerial<T, std::enable_if_t<T::kCpuSerial>> : std::true_type {};
+}  // namespace detail
 
 #if defined(__CUDACC__)
 void throwIfCudaError(cudaError_t e, const char* what);   // cudabackend.cu
@@ -249,8 +281,29 @@ void forEach(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t n, F
         } else
 #endif
         {
-            for (int64_t i = 0; i < n; ++i)
-                f(i);
+            if constexpr (detail::CpuSerial<F>::value) {
+                bool done = false;
+                if constexpr (detail::HasCpuRange<F>::value) {
+                    if (cpu::vectorized()) {
+                        f.cpuRange(0, n);   // one thread, in index order
+                        done = true;
+                    }
+                }
+                if (!done)
+                    for (int64_t i = 0; i < n; ++i)
+                        f(i);
+            } else {
+                cpu::parallelFor(n, kCpuMinWork, [&](int64_t lo, int64_t hi) {
+                    if constexpr (detail::HasCpuRange<F>::value) {
+                        if (cpu::vectorized()) {
+                            f.cpuRange(lo, hi);
+                            return;
+                        }
+                    }
+                    for (int64_t i = lo; i < hi; ++i)
+                        f(i);
+                });
+            }
         }
     }
     rt.end();
@@ -286,15 +339,25 @@ void rowOp(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t rows, 
         } else
 #endif
         {
-            for (int64_t row = 0; row < rows; ++row) {
-                int64_t n = op.cols(row);
-                typename R::Acc acc = op.init();
-                for (int64_t c = 0; c < n; ++c)
-                    op.accumulate(acc, row, c);
-                op.finish(row, acc);
-                for (int64_t c = 0; c < n; ++c)
-                    op.map(row, c, acc);
-            }
+            // Rows are independent (the CUDA kernels run them in parallel blocks too).
+            const int64_t minRows = std::max<int64_t>(1, kCpuMinWork / std::max<int64_t>(1, op.cols(0)));
+            cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                if constexpr (detail::HasCpuRows<R>::value) {
+                    if (cpu::vectorized()) {
+                        op.cpuRows(lo, hi);
+                        return;
+                    }
+                }
+                for (int64_t row = lo; row < hi; ++row) {
+                    int64_t n = op.cols(row);
+                    typename R::Acc acc = op.init();
+                    for (int64_t c = 0; c < n; ++c)
+                        op.accumulate(acc, row, c);
+                    op.finish(row, acc);
+                    for (int64_t c = 0; c < n; ++c)
+                        op.map(row, c, acc);
+                }
+            });
         }
     }
     rt.end();
@@ -329,12 +392,22 @@ void colReduce(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t co
         } else
 #endif
         {
-            for (int64_t j = 0; j < columns; ++j) {
-                typename R::Acc acc = op.init();
-                for (int64_t i = 0; i < rows; ++i)
-                    op.accumulate(acc, j, i);
-                op.finish(j, acc);
-            }
+            // Wide chunks: each one streams every row (128 columns = 512 bytes of a row at least).
+            const int64_t minColumns = std::max<int64_t>(128, kCpuMinWork / std::max<int64_t>(1, rows));
+            cpu::parallelFor(columns, minColumns, [&](int64_t lo, int64_t hi) {
+                if constexpr (detail::HasCpuColumns<R>::value) {
+                    if (cpu::vectorized()) {
+                        op.cpuColumns(lo, hi);
+                        return;
+                    }
+                }
+                for (int64_t j = lo; j < hi; ++j) {
+                    typename R::Acc acc = op.init();
+                    for (int64_t i = 0; i < rows; ++i)
+                        op.accumulate(acc, j, i);
+                    op.finish(j, acc);
+                }
+            });
         }
     }
     rt.end();
@@ -359,8 +432,27 @@ void reduceAdd(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t n,
 #endif
         {
             double acc = 0;
-            for (int64_t i = 0; i < n; ++i)
-                acc += double(f(i));
+            bool done = false;
+            if constexpr (detail::HasCpuSum<F>::value) {
+                if (cpu::vectorized()) {
+                    // Fixed blocks summed in order: the same result for any thread count.
+                    constexpr int64_t kBlock = 16384;
+                    const int64_t blocks = (n + kBlock - 1) / kBlock;
+                    static thread_local std::vector<double> part;   // reused: no allocation per step
+                    part.assign(size_t(blocks), 0.0);
+                    double* partial = part.data();   // this thread's vector, not the workers' own
+                    cpu::parallelFor(blocks, std::max<int64_t>(1, kCpuMinWork / kBlock), [&](int64_t lo, int64_t hi) {
+                        for (int64_t b = lo; b < hi; ++b)
+                            partial[b] = f.cpuSum(b * kBlock, std::min(n, (b + 1) * kBlock));
+                    });
+                    for (double p : part)
+                        acc += p;
+                    done = true;
+                }
+            }
+            if (!done)
+                for (int64_t i = 0; i < n; ++i)
+                    acc += double(f(i));
             out[0] += float(acc);
         }
     }

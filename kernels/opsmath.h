@@ -1,8 +1,13 @@
 // The math of every elementwise and row-wise op, written once as host+device functors.
 // launch.h runs them as CPU loops or CUDA kernels; tests on the CPU thus check the GPU math.
+// A functor may also have a host-only cpuRows(r0, r1) (row ops), cpuRange(i0, i1)
+// (elementwise) or cpuColumns(j0, j1) (column reductions): the CPU backend's vectorized path of the same definition (cpurows.h), which
+// launch.h runs instead of the plain loop while cpu::vectorized() is on.
+// kCpuSerial = true: a functor whose CPU loop must not be split over threads.
 // Layouts are row-major; T = tokens (batch * seq), d = model width.
 #pragma once
 
+#include "kernels/cpurows.h"
 #include "kernels/hd.h"
 
 namespace wt::kernels::fn {
@@ -48,22 +53,30 @@ struct Sgd {   // Nesterov momentum (v != null) on the clipped gradient: v = mu 
         }
         w[i] -= lr * gi;
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::sgdRange(w, g, v, lr, mu, clipScale(normSq, clip), i0, i1); }
 };
 struct Square {   // summand of a squared norm
     const float* x;
     WT_HD float operator()(int64_t i) const { return x[i] * x[i]; }
+    double cpuSum(int64_t i0, int64_t i1) const { return cpu::sumSquaresRange(x, i0, i1); }
 };
 
 // --- embedding --------------------------------------------------------------------------
 struct EmbedForward {
     const int32_t* tok; const float* table; float* out; int64_t d;
     WT_HD void operator()(int64_t i) const { out[i] = table[int64_t(tok[i / d]) * d + i % d]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::selectRowsRange(table, tok, out, d, i0, i1); }
 };
 struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * scale * dOut[t]; duplicates add up
+    static constexpr bool kCpuSerial = true;   // duplicates add to one row: the host loop is the order
     const int32_t* tok; const float* g; float* table; int64_t d; float lr; const float* normSq; float clip;
     WT_HD void operator()(int64_t i) const
     {
         hd::atomicAddF(&table[int64_t(tok[i / d]) * d + i % d], -lr * clipScale(normSq, clip) * g[i]);
+    }
+    void cpuRange(int64_t i0, int64_t i1) const
+    {
+        cpu::embedSgdRange(tok, g, table, d, -lr * clipScale(normSq, clip), i0, i1);
     }
 };
 
@@ -71,14 +84,17 @@ struct EmbedSgd {   // sparse update: table[tok[t]] -= lr * scale * dOut[t]; dup
 struct Add {   // y = a + b
     const float* a; const float* b; float* y;
     WT_HD void operator()(int64_t i) const { y[i] = a[i] + b[i]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::addRange(a, b, y, i0, i1); }
 };
 struct Copy {
     const float* a; float* y;
     WT_HD void operator()(int64_t i) const { y[i] = a[i]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::copyRange(a, y, i0, i1); }
 };
 struct BiasAdd {   // y[r, c] += bias[c]
     float* y; const float* bias; int64_t n;
     WT_HD void operator()(int64_t i) const { y[i] += bias[i % n]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::biasAddRange(y, bias, n, i0, i1); }
 };
 struct GluForward {   // h [T, 2C] = [a | g] -> out [T, C] = a * sigmoid(g)
     const float* h; float* out; int64_t C;
@@ -87,6 +103,7 @@ struct GluForward {   // h [T, 2C] = [a | g] -> out [T, C] = a * sigmoid(g)
         int64_t r = i / C, c = i % C;
         out[i] = h[r * 2 * C + c] * hd::sigmoid(h[r * 2 * C + C + c]);
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::gluForwardRange(h, out, C, i0, i1); }
 };
 struct GluBackward {
     const float* h; const float* dout; float* dh; int64_t C;
@@ -97,14 +114,17 @@ struct GluBackward {
         dh[r * 2 * C + c] = dout[i] * s;
         dh[r * 2 * C + C + c] = dout[i] * a * s * (1.f - s);
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::gluBackwardRange(h, dout, dh, C, i0, i1); }
 };
 struct GeluForward {
     const float* x; float* y;
     WT_HD void operator()(int64_t i) const { y[i] = hd::gelu(x[i]); }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::geluForwardRange(x, y, i0, i1); }
 };
 struct GeluBackward {
     const float* x; const float* dy; float* dx;
     WT_HD void operator()(int64_t i) const { dx[i] = dy[i] * hd::geluGrad(x[i]); }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::geluBackwardRange(x, dy, dx, i0, i1); }
 };
 
 // --- causal convolution (im2col over time, kernel width K, left padding K-1) ------------
@@ -116,6 +136,7 @@ struct Im2col {   // x [B*S, C] -> col [B*S, K*C]; col[t, k*C + c] = x[t - (K-1)
         int64_t s = row % S, src = s - (K - 1) + k;
         col[i] = src >= 0 ? x[(row - s + src) * C + c] : 0.f;
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::im2colRange(x, col, S, C, K, i0, i1); }
 };
 struct Col2im {   // dx[t, c] (+)= sum_k dcol[t + (K-1) - k, k*C + c]  (gather: no atomics)
     const float* dcol; float* dx; int64_t S, C, K; bool accumulate;
@@ -130,6 +151,7 @@ struct Col2im {   // dx[t, c] (+)= sum_k dcol[t + (K-1) - k, k*C + c]  (gather: 
         }
         dx[i] = accumulate ? dx[i] + acc : acc;
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::col2imRange(dcol, dx, S, C, K, accumulate, i0, i1); }
 };
 
 // --- attention head layout --------------------------------------------------------------
@@ -147,6 +169,7 @@ struct HeadsPermute {
         else
             dst[t] = src[i];
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::headsPermuteRange(src, dst, B, S, P, H, dh, toHeads, i0, i1); }
 };
 
 // --- row ops ----------------------------------------------------------------------------
@@ -163,6 +186,7 @@ struct LogSoftmaxForward {   // y[r, :] = x[r, :] - logsumexp(x[r, :])
     WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
     WT_HD void finish(int64_t, const Acc&) const {}
     WT_HD void map(int64_t r, int64_t c, const Acc& a) const { y[r * ldy + c] = x[r * ldx + c] - hd::lseValue(a); }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::logSoftmaxForwardRows(x, y, n, ldx, ldy, r0, r1); }
 };
 struct LogSoftmaxBackward {   // dx = dy - exp(y) * sum(dy)
     using Acc = SumAcc;
@@ -176,6 +200,7 @@ struct LogSoftmaxBackward {   // dx = dy - exp(y) * sum(dy)
     {
         dx[r * ld + c] = dy[r * ld + c] - expf(y[r * ld + c]) * a.s;
     }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::logSoftmaxBackwardRows(y, dy, dx, n, ld, r0, r1); }
 };
 // Fused log-softmax + target pick + loss + gradient, in place over the logits: one online
 // pass for the log-sum-exp (which also picks the target's logit), then one pass that
@@ -209,6 +234,10 @@ struct FusedLogSoftmaxLoss {
         float p = expf(x[r * ld + c] - hd::lseValue(a.lse));
         x[r * ld + c] = (p - (c == target[r] ? 1.f : 0.f)) * scale;
     }
+    void cpuRows(int64_t r0, int64_t r1) const
+    {
+        cpu::fusedLogSoftmaxLossRows(x, n, ld, target, scale, loss, lossRow, r0, r1);
+    }
 };
 struct CausalSoftmaxForward {   // rows of [B*H*S, S] scores; row r attends to keys 0..r%S
     using Acc = hd::Lse;
@@ -226,6 +255,7 @@ struct CausalSoftmaxForward {   // rows of [B*H*S, S] scores; row r attends to k
     {
         p[r * S + c] = c <= r % S ? expf(x[r * S + c] * scale - hd::lseValue(a)) : 0.f;
     }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::softmaxRows(x, p, S, scale, true, r0, r1); }
 };
 struct AttnSoftmaxForward {   // rows of [B*H*S, S] scores, every key visible
     using Acc = hd::Lse;
@@ -236,6 +266,7 @@ struct AttnSoftmaxForward {   // rows of [B*H*S, S] scores, every key visible
     WT_HD static Acc combine(Acc a, Acc b) { return hd::lseCombine(a, b); }
     WT_HD void finish(int64_t, const Acc&) const {}
     WT_HD void map(int64_t r, int64_t c, const Acc& a) const { p[r * S + c] = expf(x[r * S + c] * scale - hd::lseValue(a)); }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::softmaxRows(x, p, S, scale, false, r0, r1); }
 };
 struct SoftmaxBackward {   // ds = p * (dp - sum(p * dp)) * scale
     using Acc = SumAcc;
@@ -249,6 +280,7 @@ struct SoftmaxBackward {   // ds = p * (dp - sum(p * dp)) * scale
     {
         ds[r * S + c] = p[r * S + c] * (dp[r * S + c] - a.s) * scale;
     }
+    void cpuRows(int64_t r0, int64_t r1) const { cpu::softmaxBackwardRows(p, dp, ds, S, scale, r0, r1); }
 };
 constexpr float kLayerNormEps = 1e-5f;
 struct LayerNormForward {
@@ -283,6 +315,10 @@ struct LayerNormForward {
         float rs = 1.f / sqrtf(a.m2 / a.n + kLayerNormEps);
         y[r * C + c] = (x[r * C + c] - a.mean) * rs * gamma[c] + beta[c];
     }
+    void cpuRows(int64_t r0, int64_t r1) const
+    {
+        cpu::layerNormForwardRows(x, gamma, beta, y, mean, rstd, C, kLayerNormEps, r0, r1);
+    }
 };
 struct LayerNormBackward {   // dx (+)= rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * gamma
     using Acc = PairAcc;
@@ -304,6 +340,10 @@ struct LayerNormBackward {   // dx (+)= rstd * (g - mean(g) - xhat * mean(g * xh
         float v = rstd[r] * (g - a.a / float(C) - xh * a.b / float(C));
         dx[r * C + c] = accumulate_ ? dx[r * C + c] + v : v;
     }
+    void cpuRows(int64_t r0, int64_t r1) const
+    {
+        cpu::layerNormBackwardRows(x, gamma, dy, mean, rstd, dx, C, accumulate_, r0, r1);
+    }
 };
 // Column reductions (launch.h colReduce): accumulate(acc, j, i) adds element (i, j).
 struct ColumnSum {   // out[j] = sum_i y[i, j]
@@ -315,6 +355,7 @@ struct ColumnSum {   // out[j] = sum_i y[i, j]
     WT_HD static Acc combine(Acc a, Acc b) { return {a.s + b.s}; }
     WT_HD void finish(int64_t j, const Acc& a) const { out[j] = a.s; }
     WT_HD void map(int64_t, int64_t, const Acc&) const {}
+    void cpuColumns(int64_t j0, int64_t j1) const { cpu::columnSumColumns(y, out, rows, C, j0, j1); }
 };
 struct LayerNormParamGrad {   // dgamma[j] = sum_i dy * xhat, dbeta[j] = sum_i dy
     using Acc = PairAcc;
@@ -334,6 +375,10 @@ struct LayerNormParamGrad {   // dgamma[j] = sum_i dy * xhat, dbeta[j] = sum_i d
         dbeta[j] = a.b;
     }
     WT_HD void map(int64_t, int64_t, const Acc&) const {}
+    void cpuColumns(int64_t j0, int64_t j1) const
+    {
+        cpu::layerNormParamGradColumns(x, dy, mean, rstd, dgamma, dbeta, rows, C, j0, j1);
+    }
 };
 struct MeanLoss {   // out[0] = scale * sum(v), one row
     using Acc = SumAcc;
@@ -368,10 +413,12 @@ struct ClusterBucket {   // bucket 0 = head (shortlist), i = tail cluster i
 struct IndexSelectRows {   // dst[r, :] = src[idx[r], :]
     const float* src; const int32_t* idx; float* dst; int64_t d;
     WT_HD void operator()(int64_t i) const { dst[i] = src[int64_t(idx[i / d]) * d + i % d]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::selectRowsRange(src, idx, dst, d, i0, i1); }
 };
 struct IndexAddRows {   // dst[idx[r], :] += src[r, :] (idx unique)
     const float* src; const int32_t* idx; float* dst; int64_t d;
     WT_HD void operator()(int64_t i) const { dst[int64_t(idx[i / d]) * d + i % d] += src[i]; }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::addRowsRange(src, idx, dst, d, i0, i1); }
 };
 struct SelectTargets {   // relTarget[r] = target[idx[r]] - lo
     const int32_t* target; const int32_t* idx; int32_t lo; int32_t* rel;

@@ -4,18 +4,21 @@
 # exits non-zero. The CUDA toolkit (optional) is not a Debian package: install it from NVIDIA
 # into /usr/local/cuda to build the CUDA backend and the CUPTI tracer.
 #
-#   scripts/install-deps.sh [--gui|--no-gui] [--dev]
+#   scripts/install-deps.sh [--gui|--no-gui] [--dev] [--pytorch]
 #     --no-gui  skip Qt Widgets/QCustomPlot (GPU machines without a desktop)
 #     --dev     also what the tests need (Xvfb, clang for the fuzzers)
+#     --pytorch also Debian's python3-torch (CPU) for scripts/softmax-vs-pytorch.py --device cpu
 set -euo pipefail
 
 gui=1
 dev=0
+pytorch=0
 for arg in "$@"; do
   case "$arg" in
     --gui) gui=1 ;;
     --no-gui) gui=0 ;;
     --dev) dev=1 ;;
+    --pytorch) pytorch=1 ;;
     *) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -27,6 +30,9 @@ if [ "$gui" = 1 ]; then
 fi
 if [ "$dev" = 1 ]; then
   packages+=(xvfb xauth clang libclang-rt-14-dev file)
+fi
+if [ "$pytorch" = 1 ]; then
+  packages+=(python3-torch)
 fi
 
 missing=()

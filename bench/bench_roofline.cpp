@@ -1,0 +1,355 @@
+// Roofline of the CPU backend (issue 28): per op of a workload, the achieved FLOP/s and B/s
+// against this machine's limits, and how far each op is from its bound.
+//
+// Limits, measured first: the sgemm rate and the copy bandwidth the way `wheretime calibrate`
+// measures them (OpenBLAS 1024^3 best of 5; memcpy of 64 MiB, bytes read + written, best of
+// 5), and the exp throughput of the row kernels' own exp (vecmath.h's vexp over an L1-resident
+// block on every thread of the backend's pool, best of 5).
+// Ops: each workload is captured with the CPU tracer into a scratch file and read back as
+// op features (analysis/opfeatures.h: FLOPs and bytes per launch, measured time), so the
+// figures are the ones a capture stores. An op's bound time is
+//   max(FLOPs / sgemm rate, bytes / copy bandwidth, exps / exp throughput)
+// with exps = elements x the exps per element of the op's definition (table below); "x bound"
+// is the measured time over the bound time (1.0 = at the machine's limit).
+// --ab alternates, in this one process, the plain functor loops on one thread (the backend
+// before issue 28) and the vectorized kernels on the pool (now), and adds their times.
+//
+// usage: bench_roofline [--workloads gcn,transformer,bert] [--preset P] [--variant V]
+//                       [--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS]
+//                       [--file PATH]
+// --before vectorized: the A side is the vectorized kernels on one thread (the pool's effect).
+#include "analysis/opfeatures.h"
+#include "capture/capture.h"
+#include "kernels/backend.h"
+#include "kernels/cpurows.h"
+#include "storage/database.h"
+#include "storage/reader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+struct Limits {
+    double flops = 0;      // FLOP/s (sgemm)
+    double bytes = 0;      // B/s (copy, read + written, one thread: calibrate's figure)
+    double bytesPool = 0;  // B/s, the same copy split over the pool's threads (shown, not used)
+    double exps = 0;       // exp/s on all threads of the pool
+};
+
+Limits measureLimits()
+{
+    Limits l;
+    auto backend = wt::kernels::makeCpuBackend();
+    const int n = 1024;
+    std::vector<float> a(size_t(n) * n, 1.0f), b(size_t(n) * n, 0.5f), c(size_t(n) * n, 0.0f);
+    double best = 1e30;
+    for (int rep = 0; rep < 6; ++rep) {
+        auto t0 = Clock::now();
+        backend->gemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+        if (rep > 0)
+            best = std::min(best, seconds(t0, Clock::now()));
+    }
+    l.flops = 2.0 * n * n * double(n) / best;
+    const size_t bytes = size_t(64) << 20;
+    std::vector<char> src(bytes, 1), dst(bytes, 0);
+    best = 1e30;
+    double bestPool = 1e30;
+    for (int rep = 0; rep < 6; ++rep) {
+        auto t0 = Clock::now();
+        std::memcpy(dst.data(), src.data(), bytes);
+        auto t1 = Clock::now();
+        wt::kernels::cpu::parallelFor(int64_t(bytes), 1 << 20, [&](int64_t lo, int64_t hi) {
+            std::memcpy(dst.data() + lo, src.data() + lo, size_t(hi - lo));
+        });
+        auto t2 = Clock::now();
+        if (rep > 0) {
+            best = std::min(best, seconds(t0, t1));
+            bestPool = std::min(bestPool, seconds(t1, t2));
+        }
+    }
+    l.bytes = 2.0 * double(bytes) / best;
+    l.bytesPool = 2.0 * double(bytes) / bestPool;
+    // exp: every thread of the pool runs vexp over its own 4,096 floats, 2,000 times.
+    const int threads = wt::kernels::cpu::threads();
+    const int64_t block = 4096, reps = 2000;
+    std::vector<std::vector<float>> in(static_cast<size_t>(threads)), out(static_cast<size_t>(threads));
+    for (int t = 0; t < threads; ++t) {
+        in[size_t(t)].resize(size_t(block));
+        out[size_t(t)].resize(size_t(block));
+        for (int64_t i = 0; i < block; ++i)
+            in[size_t(t)][size_t(i)] = -20.f + 40.f * float(i) / float(block);
+    }
+    best = 1e30;
+    for (int rep = 0; rep < 6; ++rep) {
+        auto t0 = Clock::now();
+        wt::kernels::cpu::parallelFor(threads, 1, [&](int64_t lo, int64_t hi) {
+            for (int64_t t = lo; t < hi; ++t)
+                for (int64_t r = 0; r < reps; ++r)
+                    wt::kernels::cpu::expRange(in[size_t(t)].data(), out[size_t(t)].data(), block);
+        });
+        if (rep > 0)
+            best = std::min(best, seconds(t0, Clock::now()));
+    }
+    l.exps = double(threads) * double(block) * double(reps) / best;
+    return l;
+}
+
+// Exps (or other transcendental calls: erf counts as one) per element of an op's definition
+// (opsmath.h, bertops.h); elements = the product of the op's sizes.
+double expsPerElement(const std::string& name)
+{
+    static const std::map<std::string, double> table = {
+        {"log_softmax_forward", 1},        {"log_softmax_backward", 1},   {"fused_logsoftmax_loss_grad", 2},
+        {"causal_softmax_forward", 1},     {"attention_softmax_forward", 1}, {"glu_forward", 1},
+        {"glu_backward", 1},               {"gelu_forward", 1},           {"gelu_backward", 2},
+    };
+    auto it = table.find(name);
+    return it == table.end() ? 0.0 : it->second;
+}
+
+double elementsOf(const std::string& shapes)
+{
+    double e = 1;
+    bool any = false;
+    size_t at = 0;
+    while (at < shapes.size()) {
+        size_t eq = shapes.find('=', at);
+        if (eq == std::string::npos)
+            break;
+        size_t end = shapes.find(' ', eq);
+        if (end == std::string::npos)
+            end = shapes.size();
+        e *= std::atof(shapes.substr(eq + 1, end - eq - 1).c_str());
+        any = true;
+        at = end + 1;
+    }
+    return any ? e : 0;
+}
+
+// "conv3" -> "conv*", "decoder.2" -> "decoder.*": one row for the blocks of a kind.
+std::string family(const std::string& layer)
+{
+    size_t end = layer.size();
+    while (end > 0 && std::isdigit(static_cast<unsigned char>(layer[end - 1])))
+        --end;
+    return end < layer.size() ? layer.substr(0, end) + "*" : layer;
+}
+
+struct OpRow {
+    std::string layer, name, kind;
+    double launches = 0, flops = 0, bytes = 0, exps = 0;   // per step
+    std::vector<double> ms[2];                             // per round: [0] plain loops, [1] now
+};
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+bool g_beforeVectorized = false;   // --before vectorized: A = the vectorized kernels on 1 thread
+
+void setConfig(int config)
+{
+    wt::kernels::cpu::setVectorized(config == 1 || g_beforeVectorized);
+    wt::kernels::cpu::setThreads(config == 1 ? 0 : 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> workloads = {"gcn", "transformer", "bert"};
+    std::string preset = "small", variant = "adaptive", file = "/tmp/wheretime-bench-roofline.wt";
+    int steps = 2, rounds = 3;
+    bool ab = false;
+    double minMs = 1.0;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "bench_roofline: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--workloads") {
+            workloads.clear();
+            std::string v = next();
+            for (size_t at = 0; at <= v.size();) {
+                size_t comma = v.find(',', at);
+                if (comma == std::string::npos)
+                    comma = v.size();
+                if (comma > at)
+                    workloads.push_back(v.substr(at, comma - at));
+                at = comma + 1;
+            }
+        } else if (a == "--preset") preset = next();
+        else if (a == "--variant") variant = next();
+        else if (a == "--steps") steps = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--rounds") rounds = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--min-ms") minMs = std::atof(next().c_str());
+        else if (a == "--file") file = next();
+        else if (a == "--ab") ab = true;
+        else if (a == "--before") {
+            std::string v = next();
+            if (v != "plain" && v != "vectorized") {
+                std::fprintf(stderr, "bench_roofline: --before is plain or vectorized\n");
+                return 2;
+            }
+            g_beforeVectorized = v == "vectorized";
+        }
+        else {
+            std::fprintf(stderr, "usage: bench_roofline [--workloads gcn,transformer,bert] [--preset P] [--variant V] "
+                                 "[--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS] [--file PATH]\n");
+            return 2;
+        }
+    }
+
+    setConfig(1);
+    const Limits lim = measureLimits();
+    double load[3] = {0, 0, 0};
+    if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+            load[0] = -1;
+        std::fclose(f);
+    }
+    std::printf("limits: sgemm %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
+                "exp %.2f Gexp/s (%d threads); load average %.2f %.2f %.2f\n",
+                lim.flops / 1e9, lim.bytes / 1e9, lim.bytesPool / 1e9, wt::kernels::cpu::threads(), lim.exps / 1e9,
+                wt::kernels::cpu::threads(), load[0], load[1], load[2]);
+
+    for (const std::string& workload : workloads) {
+        std::map<std::pair<std::string, std::string>, OpRow> rows;
+        std::vector<double> stepMs[2];
+        for (int round = 0; round < rounds; ++round) {
+            for (int k = 0; k < (ab ? 2 : 1); ++k) {
+                // Alternate which configuration goes first, so drift in the load hits both.
+                const int config = ab ? ((round + k) % 2) : 1;
+                setConfig(config);
+                for (const char* suffix : {"", "-wal", "-shm"})
+                    ::unlink((file + suffix).c_str());
+                wt::capture::CaptureOptions o;
+                o.workload = workload;
+                o.preset = preset;
+                o.variant = variant;
+                o.backend = "cpu";
+                o.steps = steps;
+                o.warmup = 1;
+                o.output = file;
+                wt::capture::CaptureResult res;
+                try {
+                    res = wt::capture::runCapture(o);
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "bench_roofline: %s: %s\n", workload.c_str(), e.what());
+                    return 1;
+                }
+                wt::Database db(file, wt::OpenMode::ReadOnly);
+                wt::Reader reader(db);
+                wt::RunSamples rs = wt::loadRunSamples(reader, res.runId);
+                if (rs.launches.empty() || rs.steps < 1) {
+                    std::fprintf(stderr, "bench_roofline: %s: the capture stored no op features\n", workload.c_str());
+                    return 1;
+                }
+                const double perStep = 1.0 / double(rs.steps);
+                std::map<std::pair<std::string, std::string>, double> ms;
+                double total = 0;
+                for (const wt::LaunchSample& s : rs.launches) {
+                    if (s.timeNs < 0)
+                        continue;
+                    auto key = std::make_pair(family(s.layer), s.name);
+                    OpRow& r = rows[key];
+                    if (r.name.empty()) {
+                        r.layer = key.first;
+                        r.name = s.name;
+                        r.kind = s.kind;
+                    }
+                    if (round == 0 && k == 0) {   // features are the same in every run
+                        r.launches += perStep;
+                        r.flops += s.flops * perStep;
+                        r.bytes += s.bytes() * perStep;
+                        r.exps += expsPerElement(s.name) * elementsOf(s.shapes) * perStep;
+                    }
+                    ms[key] += double(s.timeNs) * 1e-6 * perStep;
+                    total += double(s.timeNs) * 1e-6 * perStep;
+                }
+                for (auto& [key, v] : ms)
+                    rows[key].ms[config].push_back(v);
+                stepMs[config].push_back(total);
+            }
+        }
+        setConfig(1);
+
+        std::vector<const OpRow*> order;
+        for (const auto& [key, r] : rows)
+            order.push_back(&r);
+        const int now = 1;
+        std::sort(order.begin(), order.end(),
+                  [&](const OpRow* a, const OpRow* b) { return median(a->ms[now]) > median(b->ms[now]); });
+        std::printf("\n%s %s %s: %d rounds x %d steps%s; per step, medians over rounds\n\n", workload.c_str(),
+                    preset.c_str(), variant.c_str(), rounds, steps,
+                    !ab ? ""
+                        : g_beforeVectorized ? " (A/B alternating: before = vectorized on 1 thread, now = vectorized on the pool)"
+                                             : " (A/B alternating: before = plain loops on 1 thread, now = vectorized on the pool)");
+        std::printf("| layer | op | launches | ms now | GFLOP/s | GB/s | bound by | bound ms | x bound |%s\n",
+                    ab ? " ms before | speedup |" : "");
+        std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |%s\n", ab ? " --- | --- |" : "");
+        double boundSum = 0, otherMs = 0, otherBefore = 0, otherBound = 0, softNow = 0, softBefore = 0;
+        int folded = 0;
+        for (const OpRow* r : order) {
+            const double t = median(r->ms[now]) * 1e-3;
+            const double tf = r->flops / lim.flops, tb = r->bytes / lim.bytes, te = r->exps / lim.exps;
+            const double bound = std::max({tf, tb, te});
+            const char* by = bound == tf ? "flop" : (bound == tb ? "mem" : "exp");
+            boundSum += bound;
+            const double before = ab ? median(r->ms[0]) : 0;
+            if (r->layer == "softmax") {
+                softNow += t * 1e3;
+                softBefore += before;
+            }
+            if (t * 1e3 < minMs) {
+                otherMs += t * 1e3;
+                otherBefore += before;
+                otherBound += bound * 1e3;
+                ++folded;
+                continue;
+            }
+            std::printf("| %s | %s | %.0f | %.2f | %.1f | %.2f | %s | %.2f | %.2f |", r->layer.c_str(), r->name.c_str(),
+                        r->launches, t * 1e3, r->flops / t / 1e9, r->bytes / t / 1e9, by, bound * 1e3,
+                        bound > 0 ? t / bound : 0.0);
+            if (ab)
+                std::printf(" %.2f | %.2fx |", before, t > 0 ? before / (t * 1e3) : 0.0);
+            std::printf("\n");
+        }
+        std::printf("| (%d ops under %.1f ms) | | | %.2f | | | | %.2f | %.2f |", folded, minMs, otherMs, otherBound,
+                    otherBound > 0 ? otherMs / otherBound : 0.0);
+        if (ab)
+            std::printf(" %.2f | %.2fx |", otherBefore, otherMs > 0 ? otherBefore / otherMs : 0.0);
+        std::printf("\n");
+        const double stepNow = median(stepMs[now]);
+        std::printf("| softmax layer | all ops | | %.2f | | | | | |", softNow);
+        if (ab)
+            std::printf(" %.2f | %.2fx |", softBefore, softNow > 0 ? softBefore / softNow : 0.0);
+        std::printf("\n| step | all ops | | %.2f | | | | %.2f | %.2f |", stepNow, boundSum * 1e3,
+                    boundSum > 0 ? stepNow / (boundSum * 1e3) : 0.0);
+        if (ab)
+            std::printf(" %.2f | %.2fx |", median(stepMs[0]), stepNow > 0 ? median(stepMs[0]) / stepNow : 0.0);
+        std::printf("\n");
+    }
+    return 0;
+}

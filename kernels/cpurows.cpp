@@ -1,0 +1,580 @@
+// Vectorized CPU row kernels (cpurows.h). Every reduction keeps 16 float lanes (two AVX2
+// registers, four SSE ones) summed in a fixed order at the end, and every exp is vexp over a
+// block of up to kBlock elements held in L1, so GCC vectorizes the loops (-O3 on this file,
+// CMakeLists.txt) in both the AVX2 and the baseline clone. A row is read from memory once
+// for its reductions (blocked online log-sum-exp: the block's max, then its exps) and once
+// more for the write pass, which finds it in L2 for the rows of these workloads.
+#include "kernels/cpurows.h"
+
+#include "kernels/threadpool.h"
+#include "kernels/vecmath.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+// One copy for AVX2 machines, one for any x86-64; the loader picks by CPUID (ifunc).
+#define WT_VEC_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define WT_VEC_CLONES
+#endif
+
+namespace wt::kernels::cpu {
+
+namespace {
+
+constexpr int kLanes = 16;
+constexpr int64_t kBlock = 512;   // floats per exp block (2 KiB on the stack, in L1)
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+std::atomic<bool> g_vectorized{true};
+std::mutex g_poolMutex;
+std::unique_ptr<ThreadPool> g_pool;
+int g_threadsWanted = 0;   // 0: default
+
+int defaultThreads()
+{
+    if (const char* env = std::getenv("WHERETIME_CPU_THREADS")) {
+        int n = std::atoi(env);
+        if (n > 0)
+            return n;
+    }
+    int n = openblas_get_num_threads();
+    return n > 0 ? n : 1;
+}
+
+ThreadPool& pool()
+{
+    std::lock_guard<std::mutex> lock(g_poolMutex);
+    if (!g_pool)
+        g_pool = std::make_unique<ThreadPool>(g_threadsWanted > 0 ? g_threadsWanted : defaultThreads());
+    return *g_pool;
+}
+
+// Lane helpers: 16 float lanes as two GCC vectors of 8 (lowered to AVX2 or SSE registers by
+// each clone, the same lanes and the same order in both), the tail into lanes 0.. in order.
+// Forced inline: an out-of-line helper would be compiled for the baseline only.
+#define WT_LANES_INLINE inline __attribute__((always_inline))
+typedef float V8 __attribute__((vector_size(32)));
+
+WT_LANES_INLINE V8 load8(const float* p)
+{
+    V8 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+WT_LANES_INLINE void toLanes(float* acc, V8 a, V8 b)
+{
+    std::memcpy(acc, &a, sizeof a);
+    std::memcpy(acc + 8, &b, sizeof b);
+}
+WT_LANES_INLINE float combineSum(const float* acc)
+{
+    // Pairwise, fixed: the same in every build.
+    float t[8];
+    for (int l = 0; l < 8; ++l)
+        t[l] = acc[l] + acc[l + 8];
+    for (int l = 0; l < 4; ++l)
+        t[l] = t[l] + t[l + 4];
+    return (t[0] + t[2]) + (t[1] + t[3]);
+}
+WT_LANES_INLINE float combineMax(const float* acc)
+{
+    float m = acc[0];
+    for (int l = 1; l < kLanes; ++l)
+        m = acc[l] > m ? acc[l] : m;
+    return m;
+}
+WT_LANES_INLINE void addLanes(float* acc, const float* x, int64_t n)
+{
+    V8 a = load8(acc), b = load8(acc + 8);
+    int64_t c = 0;
+    for (; c + kLanes <= n; c += kLanes) {
+        a += load8(x + c);
+        b += load8(x + c + 8);
+    }
+    toLanes(acc, a, b);
+    for (int l = 0; c < n; ++c, ++l)
+        acc[l] += x[c];
+}
+WT_LANES_INLINE void addProductLanes(float* acc, const float* x, const float* y, int64_t n)
+{
+    V8 a = load8(acc), b = load8(acc + 8);
+    int64_t c = 0;
+    for (; c + kLanes <= n; c += kLanes) {
+        a += load8(x + c) * load8(y + c);
+        b += load8(x + c + 8) * load8(y + c + 8);
+    }
+    toLanes(acc, a, b);
+    for (int l = 0; c < n; ++c, ++l)
+        acc[l] += x[c] * y[c];
+}
+WT_LANES_INLINE float maxOf(const float* x, int64_t n, float scale)
+{
+    V8 a = V8{} + kNegInf, b = a;
+    int64_t c = 0;
+    for (; c + kLanes <= n; c += kLanes) {
+        const V8 u = load8(x + c) * scale, v = load8(x + c + 8) * scale;
+        a = u > a ? u : a;
+        b = v > b ? v : b;
+    }
+    float acc[kLanes];
+    toLanes(acc, a, b);
+    for (int l = 0; c < n; ++c, ++l) {
+        const float v = x[c] * scale;
+        acc[l] = v > acc[l] ? v : acc[l];
+    }
+    return combineMax(acc);
+}
+WT_LANES_INLINE void expShifted(const float* x, float scale, float shift, float* out, int64_t n)
+{
+    for (int64_t c = 0; c < n; ++c)
+        out[c] = vec::vexp(x[c] * scale - shift);
+}
+
+// Online log-sum-exp of scale * x[0..n) by blocks: lanes hold sums relative to the running max.
+struct Lse {
+    float max, sum;
+    float value() const { return max + float(std::log(double(sum))); }
+};
+WT_LANES_INLINE Lse logSumExp(const float* x, int64_t n, float scale)
+{
+    float acc[kLanes] = {};
+    float m = kNegInf;
+    alignas(64) float buf[kBlock];
+    for (int64_t b = 0; b < n; b += kBlock) {
+        const int64_t len = std::min(kBlock, n - b);
+        const float bm = maxOf(x + b, len, scale);
+        if (bm > m) {
+            const float f = m == kNegInf ? 0.f : vec::vexp(m - bm);
+            for (int l = 0; l < kLanes; ++l)
+                acc[l] *= f;
+            m = bm;
+        }
+        if (m == kNegInf)
+            continue;   // every value so far is -inf
+        expShifted(x + b, scale, m, buf, len);
+        addLanes(acc, buf, len);
+    }
+    return {m, combineSum(acc)};
+}
+
+}  // namespace
+
+void setVectorized(bool on) { g_vectorized = on; }
+bool vectorized() { return g_vectorized; }
+
+void setThreads(int n)
+{
+    std::lock_guard<std::mutex> lock(g_poolMutex);
+    g_threadsWanted = n > 0 ? n : 0;
+    g_pool.reset();
+}
+
+int threads() { return pool().threads(); }
+
+void parallelFor(int64_t count, int64_t minPerChunk, const std::function<void(int64_t, int64_t)>& body)
+{
+    pool().parallelFor(count, minPerChunk, body);
+}
+
+WT_VEC_CLONES
+void logSoftmaxForwardRows(const float* x, float* y, int64_t n, int64_t ldx, int64_t ldy, int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; ++r) {
+        const float* xr = x + r * ldx;
+        float* yr = y + r * ldy;
+        const float lse = logSumExp(xr, n, 1.f).value();
+        for (int64_t c = 0; c < n; ++c)
+            yr[c] = xr[c] - lse;
+    }
+}
+
+WT_VEC_CLONES
+void logSoftmaxBackwardRows(const float* y, const float* dy, float* dx, int64_t n, int64_t ld, int64_t r0, int64_t r1)
+{
+    alignas(64) float buf[kBlock];
+    for (int64_t r = r0; r < r1; ++r) {
+        const float* yr = y + r * ld;
+        const float* dyr = dy + r * ld;
+        float* dxr = dx + r * ld;
+        float acc[kLanes] = {};
+        addLanes(acc, dyr, n);
+        const float s = combineSum(acc);
+        // dx may be dy (in place): each element is read before it is written.
+        for (int64_t b = 0; b < n; b += kBlock) {
+            const int64_t len = std::min(kBlock, n - b);
+            expShifted(yr + b, 1.f, 0.f, buf, len);
+            for (int64_t c = 0; c < len; ++c)
+                dxr[b + c] = dyr[b + c] - buf[c] * s;
+        }
+    }
+}
+
+WT_VEC_CLONES
+void fusedLogSoftmaxLossRows(float* x, int64_t n, int64_t ld, const int32_t* target, float scale, float* loss,
+                             const int32_t* lossRow, int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; ++r) {
+        float* xr = x + r * ld;
+        const int64_t t = target[r];
+        const float picked = t >= 0 && t < n ? xr[t] : 0.f;
+        const float lse = logSumExp(xr, n, 1.f).value();
+        loss[lossRow ? lossRow[r] : r] += lse - picked;
+        for (int64_t c = 0; c < n; ++c)
+            xr[c] = vec::vexp(xr[c] - lse) * scale;
+        if (t >= 0 && t < n)
+            xr[t] = (vec::vexp(picked - lse) - 1.f) * scale;
+    }
+}
+
+WT_VEC_CLONES
+void softmaxRows(const float* x, float* p, int64_t S, float scale, bool causal, int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; ++r) {
+        const float* xr = x + r * S;
+        float* pr = p + r * S;
+        const int64_t seen = causal ? r % S + 1 : S;
+        const float m = maxOf(xr, seen, scale);
+        // exp once per score, written to p, then scaled by 1 / sum (p's row is in L1).
+        expShifted(xr, scale, m, pr, seen);
+        float acc[kLanes] = {};
+        addLanes(acc, pr, seen);
+        const float inv = 1.f / combineSum(acc);
+        for (int64_t c = 0; c < seen; ++c)
+            pr[c] *= inv;
+        for (int64_t c = seen; c < S; ++c)
+            pr[c] = 0.f;
+    }
+}
+
+WT_VEC_CLONES
+void softmaxBackwardRows(const float* p, const float* dp, float* ds, int64_t S, float scale, int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; ++r) {
+        const float* pr = p + r * S;
+        const float* dpr = dp + r * S;
+        float* dsr = ds + r * S;
+        float acc[kLanes] = {};
+        addProductLanes(acc, pr, dpr, S);
+        const float s = combineSum(acc);
+        for (int64_t c = 0; c < S; ++c)
+            dsr[c] = pr[c] * (dpr[c] - s) * scale;
+    }
+}
+
+WT_VEC_CLONES
+void layerNormForwardRows(const float* x, const float* gamma, const float* beta, float* y, float* mean, float* rstd,
+                          int64_t C, float eps, int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; ++r) {
+        const float* xr = x + r * C;
+        float* yr = y + r * C;
+        // Two passes over the row (in L1): the mean, then the centred squares (no cancellation).
+        float acc[kLanes] = {};
+        addLanes(acc, xr, C);
+        const float mu = combineSum(acc) / float(C);
+        float sq[kLanes] = {};
+        int64_t c = 0;
+        for (; c + kLanes <= C; c += kLanes)
+            for (int l = 0; l < kLanes; ++l) {
+                const float d = xr[c + l] - mu;
+                sq[l] += d * d;
+            }
+        for (int l = 0; c < C; ++c, ++l) {
+            const float d = xr[c] - mu;
+            sq[l] += d * d;
+        }
+        const float rs = 1.f / std::sqrt(combineSum(sq) / float(C) + eps);
+        mean[r] = mu;
+        rstd[r] = rs;
+        for (int64_t k = 0; k < C; ++k)
+            yr[k] = (xr[k] - mu) * rs * gamma[k] + beta[k];
+    }
+}
+
+WT_VEC_CLONES
+void layerNormBackwardRows(const float* x, const float* gamma, const float* dy, const float* mean, const float* rstd,
+                           float* dx, int64_t C, bool accumulate, int64_t r0, int64_t r1)
+{
+    for (int64_t r = r0; r < r1; ++r) {
+        const float* xr = x + r * C;
+        const float* dyr = dy + r * C;
+        float* dxr = dx + r * C;
+        const float mu = mean[r], rs = rstd[r];
+        float a[kLanes] = {}, b[kLanes] = {};
+        int64_t c = 0;
+        for (; c + kLanes <= C; c += kLanes)
+            for (int l = 0; l < kLanes; ++l) {
+                const float g = dyr[c + l] * gamma[c + l], xh = (xr[c + l] - mu) * rs;
+                a[l] += g;
+                b[l] += g * xh;
+            }
+        for (int l = 0; c < C; ++c, ++l) {
+            const float g = dyr[c] * gamma[c], xh = (xr[c] - mu) * rs;
+            a[l] += g;
+            b[l] += g * xh;
+        }
+        const float ma = combineSum(a) / float(C), mb = combineSum(b) / float(C);
+        if (accumulate)
+            for (int64_t k = 0; k < C; ++k)
+                dxr[k] += rs * (dyr[k] * gamma[k] - ma - (xr[k] - mu) * rs * mb);
+        else
+            for (int64_t k = 0; k < C; ++k)
+                dxr[k] = rs * (dyr[k] * gamma[k] - ma - (xr[k] - mu) * rs * mb);
+    }
+}
+
+WT_VEC_CLONES
+void gluForwardRange(const float* h, float* out, int64_t C, int64_t i0, int64_t i1)
+{
+    // Row by row (the range may start and end inside a row): out[r, c] = a * sigmoid(g).
+    for (int64_t i = i0; i < i1;) {
+        const int64_t r = i / C, c0 = i % C, c1 = std::min(C, c0 + (i1 - i));
+        const float* a = h + r * 2 * C;
+        const float* g = a + C;
+        float* o = out + r * C;
+        for (int64_t c = c0; c < c1; ++c)
+            o[c] = a[c] * (1.f / (1.f + vec::vexp(-g[c])));
+        i += c1 - c0;
+    }
+}
+
+WT_VEC_CLONES
+void gluBackwardRange(const float* h, const float* dout, float* dh, int64_t C, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t r = i / C, c0 = i % C, c1 = std::min(C, c0 + (i1 - i));
+        const float* a = h + r * 2 * C;
+        const float* g = a + C;
+        const float* d = dout + r * C;
+        float* da = dh + r * 2 * C;
+        float* dg = da + C;
+        for (int64_t c = c0; c < c1; ++c) {
+            const float s = 1.f / (1.f + vec::vexp(-g[c]));
+            da[c] = d[c] * s;
+            dg[c] = d[c] * a[c] * s * (1.f - s);
+        }
+        i += c1 - c0;
+    }
+}
+
+WT_VEC_CLONES
+void addRange(const float* a, const float* b, float* y, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1; ++i)
+        y[i] = a[i] + b[i];
+}
+
+void copyRange(const float* a, float* y, int64_t i0, int64_t i1)
+{
+    if (i1 > i0)
+        std::memcpy(y + i0, a + i0, size_t(i1 - i0) * 4);
+}
+
+WT_VEC_CLONES
+void biasAddRange(float* y, const float* bias, int64_t n, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t c0 = i % n, c1 = std::min(n, c0 + (i1 - i));
+        float* yr = y + (i - c0);
+        for (int64_t c = c0; c < c1; ++c)
+            yr[c] += bias[c];
+        i += c1 - c0;
+    }
+}
+
+void im2colRange(const float* x, float* col, int64_t S, int64_t C, int64_t K, int64_t i0, int64_t i1)
+{
+    // Segments of one (row, k): a copy of C floats of an earlier token of the same sequence, or zeros.
+    const int64_t KC = K * C;
+    for (int64_t i = i0; i < i1;) {
+        const int64_t row = i / KC, k = (i % KC) / C, c0 = i % C, c1 = std::min(C, c0 + (i1 - i));
+        const int64_t s = row % S, src = s - (K - 1) + k;
+        float* out = col + i;
+        if (src >= 0)
+            std::memcpy(out, x + (row - s + src) * C + c0, size_t(c1 - c0) * 4);
+        else
+            std::memset(out, 0, size_t(c1 - c0) * 4);
+        i += c1 - c0;
+    }
+}
+
+WT_VEC_CLONES
+void col2imRange(const float* dcol, float* dx, int64_t S, int64_t C, int64_t K, bool accumulate, int64_t i0,
+                 int64_t i1)
+{
+    // fn::Col2im's sum over k in its order, a row segment at a time.
+    constexpr int64_t kSeg = 256;
+    float acc[kSeg];
+    for (int64_t i = i0; i < i1;) {
+        const int64_t row = i / C, c0 = i % C, c1 = std::min({C, c0 + (i1 - i), c0 + kSeg}), len = c1 - c0;
+        const int64_t s = row % S;
+        for (int64_t c = 0; c < len; ++c)
+            acc[c] = 0.f;
+        for (int64_t k = 0; k < K; ++k) {
+            const int64_t dst = s + (K - 1) - k;
+            if (dst < S) {
+                const float* src = dcol + (row - s + dst) * K * C + k * C + c0;
+                for (int64_t c = 0; c < len; ++c)
+                    acc[c] += src[c];
+            }
+        }
+        float* out = dx + i;
+        if (accumulate)
+            for (int64_t c = 0; c < len; ++c)
+                out[c] = out[c] + acc[c];
+        else
+            for (int64_t c = 0; c < len; ++c)
+                out[c] = acc[c];
+        i += len;
+    }
+}
+
+WT_VEC_CLONES
+void columnSumColumns(const float* y, float* out, int64_t rows, int64_t C, int64_t j0, int64_t j1)
+{
+    for (int64_t j = j0; j < j1; ++j)
+        out[j] = 0.f;
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* yr = y + i * C;
+        for (int64_t j = j0; j < j1; ++j)
+            out[j] += yr[j];
+    }
+}
+
+WT_VEC_CLONES
+void layerNormParamGradColumns(const float* x, const float* dy, const float* mean, const float* rstd, float* dgamma,
+                               float* dbeta, int64_t rows, int64_t C, int64_t j0, int64_t j1)
+{
+    for (int64_t j = j0; j < j1; ++j)
+        dgamma[j] = dbeta[j] = 0.f;
+    for (int64_t i = 0; i < rows; ++i) {
+        const float* xr = x + i * C;
+        const float* dr = dy + i * C;
+        const float mu = mean[i], rs = rstd[i];
+        for (int64_t j = j0; j < j1; ++j) {
+            dgamma[j] += dr[j] * (xr[j] - mu) * rs;
+            dbeta[j] += dr[j];
+        }
+    }
+}
+
+WT_VEC_CLONES
+void geluForwardRange(const float* x, float* y, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1; ++i)
+        y[i] = 0.5f * x[i] * (1.f + vec::verf(x[i] * 0.70710678118654752f));
+}
+
+WT_VEC_CLONES
+void geluBackwardRange(const float* x, const float* dy, float* dx, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1; ++i) {
+        const float v = x[i];
+        const float cdf = 0.5f * (1.f + vec::verf(v * 0.70710678118654752f));
+        const float pdf = 0.39894228040143268f * vec::vexp(-0.5f * v * v);
+        dx[i] = dy[i] * (cdf + v * pdf);
+    }
+}
+
+void headsPermuteRange(const float* src, float* dst, int64_t B, int64_t S, int64_t P, int64_t H, int64_t dh,
+                       bool toHeads, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t e0 = i % dh, len = std::min(dh - e0, i1 - i);
+        const int64_t s = (i / dh) % S, h = (i / (dh * S)) % H, b = (i / (dh * S * H)) % B;
+        const int64_t p = i / (dh * S * H * B);
+        const int64_t t = (((b * S + s) * P + p) * H + h) * dh + e0;
+        if (toHeads)
+            std::memcpy(dst + i, src + t, size_t(len) * 4);
+        else
+            std::memcpy(dst + t, src + i, size_t(len) * 4);
+        i += len;
+    }
+}
+
+void selectRowsRange(const float* src, const int32_t* idx, float* dst, int64_t d, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t r = i / d, c0 = i % d, len = std::min(d - c0, i1 - i);
+        std::memcpy(dst + i, src + int64_t(idx[r]) * d + c0, size_t(len) * 4);
+        i += len;
+    }
+}
+
+WT_VEC_CLONES
+void addRowsRange(const float* src, const int32_t* idx, float* dst, int64_t d, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t r = i / d, c0 = i % d, len = std::min(d - c0, i1 - i);
+        float* out = dst + int64_t(idx[r]) * d + c0;
+        const float* in = src + i;
+        for (int64_t c = 0; c < len; ++c)
+            out[c] += in[c];
+        i += len;
+    }
+}
+
+WT_VEC_CLONES
+void embedSgdRange(const int32_t* tok, const float* g, float* table, int64_t d, float alpha, int64_t i0, int64_t i1)
+{
+    for (int64_t i = i0; i < i1;) {
+        const int64_t r = i / d, c0 = i % d, len = std::min(d - c0, i1 - i);
+        float* out = table + int64_t(tok[r]) * d + c0;
+        const float* in = g + i;
+        for (int64_t c = 0; c < len; ++c)
+            out[c] += alpha * in[c];
+        i += len;
+    }
+}
+
+WT_VEC_CLONES
+double sumSquaresRange(const float* x, int64_t i0, int64_t i1)
+{
+    double acc[kLanes] = {};
+    int64_t i = i0;
+    for (; i + kLanes <= i1; i += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            acc[l] += double(x[i + l]) * double(x[i + l]);
+    for (int l = 0; i < i1; ++i, ++l)
+        acc[l] += double(x[i]) * double(x[i]);
+    double t = 0;
+    for (int l = 0; l < kLanes; ++l)
+        t += acc[l];
+    return t;
+}
+
+WT_VEC_CLONES
+void expRange(const float* x, float* y, int64_t n)
+{
+    expShifted(x, 1.f, 0.f, y, n);
+}
+
+WT_VEC_CLONES
+void sgdRange(float* w, const float* g, float* v, float lr, float mu, float scale, int64_t i0, int64_t i1)
+{
+    // The same operations in the same order as fn::Sgd (bitwise equal results).
+    if (v) {
+        for (int64_t i = i0; i < i1; ++i) {
+            float gi = g[i] * scale;
+            const float vi = mu * v[i] + gi;
+            v[i] = vi;
+            gi += mu * vi;
+            w[i] -= lr * gi;
+        }
+    } else {
+        for (int64_t i = i0; i < i1; ++i)
+            w[i] -= lr * (g[i] * scale);
+    }
+}
+
+}  // namespace wt::kernels::cpu

@@ -1,0 +1,380 @@
+// The CPU backend's vectorized row kernels (cpurows.h) against float64 evaluations of their
+// definitions, and the thread pool: every index exactly once, and the kernels' results (and
+// a whole training step's) bitwise the same for 1 and 2 threads.
+#include "kernels/cpurows.h"
+#include "kernels/model.h"
+#include "kernels/opsmath.h"
+#include "kernels/threadpool.h"
+#include "kernelstest.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace wt::kernels;
+using wt::test::randomVector;
+
+namespace {
+
+std::vector<double> logSoftmaxRef(const std::vector<float>& x, int64_t rows, int64_t n)
+{
+    std::vector<double> y(x.size());
+    for (int64_t r = 0; r < rows; ++r) {
+        double m = -INFINITY, s = 0;
+        for (int64_t c = 0; c < n; ++c)
+            m = std::max(m, double(x[size_t(r * n + c)]));
+        for (int64_t c = 0; c < n; ++c)
+            s += std::exp(double(x[size_t(r * n + c)]) - m);
+        for (int64_t c = 0; c < n; ++c)
+            y[size_t(r * n + c)] = double(x[size_t(r * n + c)]) - m - std::log(s);
+    }
+    return y;
+}
+
+double maxAbsDiff(const std::vector<float>& a, const std::vector<double>& b)
+{
+    double w = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        w = std::max(w, std::fabs(double(a[i]) - b[i]));
+    return w;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+}
+
+// Runs rows [0, rows) of a row kernel on the pool.
+template <class F>
+void onPool(int64_t rows, F f)
+{
+    cpu::parallelFor(rows, 1, [&](int64_t lo, int64_t hi) { f(lo, hi); });
+}
+
+const int64_t kLengths[] = {1, 7, 16, 33, 512, 513, 10002};
+
+}  // namespace
+
+class TestCpuRows : public QObject {
+    Q_OBJECT
+private slots:
+    void cleanup() { cpu::setThreads(0); }
+
+    void poolCoversEveryIndexOnce()
+    {
+        for (int threads : {1, 2, 3, 5}) {
+            ThreadPool pool(threads);
+            QCOMPARE(pool.threads(), threads);
+            for (int64_t count : {0, 1, 2, 3, 10, 1000, 4097}) {
+                for (int64_t minPer : {1, 3, 1000}) {
+                    std::vector<int> hits(size_t(count), 0);
+                    pool.parallelFor(count, minPer, [&](int64_t lo, int64_t hi) {
+                        for (int64_t i = lo; i < hi; ++i)
+                            hits[size_t(i)]++;
+                    });
+                    for (int64_t i = 0; i < count; ++i)
+                        QCOMPARE(hits[size_t(i)], 1);
+                }
+            }
+        }
+        // Many short jobs in a row (workers that slept through a job must not rerun the next).
+        ThreadPool pool(2);
+        std::vector<int> hits(64, 0);
+        for (int job = 0; job < 2000; ++job)
+            pool.parallelFor(64, 1, [&](int64_t lo, int64_t hi) {
+                for (int64_t i = lo; i < hi; ++i)
+                    hits[size_t(i)]++;
+            });
+        for (int h : hits)
+            QCOMPARE(h, 2000);
+    }
+
+    void logSoftmaxForwardAgainstFloat64()
+    {
+        for (int64_t n : kLengths) {
+            const int64_t rows = 5;
+            std::vector<float> x = randomVector(size_t(rows * n), uint64_t(n), 12.f), y(x.size());
+            const size_t masked = n > 1 ? 1 : 0;   // a masked logit (a row of only -inf has no softmax)
+            if (n > 1)
+                x[masked] = -std::numeric_limits<float>::infinity();
+            onPool(rows, [&](int64_t lo, int64_t hi) { cpu::logSoftmaxForwardRows(x.data(), y.data(), n, n, n, lo, hi); });
+            std::vector<double> ref = logSoftmaxRef(x, rows, n);
+            if (n > 1) {
+                QVERIFY(std::isinf(y[masked]) && y[masked] < 0);
+                y[masked] = 0, ref[masked] = 0;
+            }
+            const double err = maxAbsDiff(y, ref);
+            QVERIFY2(err < 1e-5, qPrintable(QStringLiteral("n %1: %2").arg(n).arg(err)));
+        }
+    }
+
+    void logSoftmaxBackwardAgainstFloat64()
+    {
+        for (int64_t n : kLengths) {
+            const int64_t rows = 4;
+            std::vector<float> x = randomVector(size_t(rows * n), uint64_t(n) + 1, 5.f), y(x.size());
+            std::vector<float> dy = randomVector(x.size(), uint64_t(n) + 2), dx(x.size());
+            onPool(rows, [&](int64_t lo, int64_t hi) { cpu::logSoftmaxForwardRows(x.data(), y.data(), n, n, n, lo, hi); });
+            onPool(rows, [&](int64_t lo, int64_t hi) {
+                cpu::logSoftmaxBackwardRows(y.data(), dy.data(), dx.data(), n, n, lo, hi);
+            });
+            std::vector<double> ref(x.size());
+            for (int64_t r = 0; r < rows; ++r) {
+                double s = 0;
+                for (int64_t c = 0; c < n; ++c)
+                    s += dy[size_t(r * n + c)];
+                for (int64_t c = 0; c < n; ++c)
+                    ref[size_t(r * n + c)] = dy[size_t(r * n + c)] - std::exp(double(y[size_t(r * n + c)])) * s;
+            }
+            QVERIFY2(wt::test::relError(dx, ref) < 1e-5, qPrintable(QString::number(n)));
+            // In place (dx = dy), as the full softmax calls it.
+            std::vector<float> inPlace = dy;
+            cpu::logSoftmaxBackwardRows(y.data(), inPlace.data(), inPlace.data(), n, n, 0, rows);
+            QVERIFY(sameBits(inPlace, dx));
+        }
+    }
+
+    void fusedLossAgainstFloat64()
+    {
+        const int64_t rows = 6, n = 1003;
+        std::vector<float> x = randomVector(size_t(rows * n), 9, 8.f);
+        std::vector<int32_t> target = {0, 5, 1002, 17, 500, 3};
+        std::vector<double> ref = logSoftmaxRef(x, rows, n);
+        std::vector<float> loss(rows, 0.f), g = x;
+        const float scale = 0.25f;
+        cpu::fusedLogSoftmaxLossRows(g.data(), n, n, target.data(), scale, loss.data(), nullptr, 0, rows);
+        for (int64_t r = 0; r < rows; ++r) {
+            QVERIFY(std::fabs(loss[size_t(r)] + ref[size_t(r * n + target[size_t(r)])]) < 1e-5);
+            for (int64_t c = 0; c < n; ++c) {
+                const double p = std::exp(ref[size_t(r * n + c)]);
+                const double want = (p - (c == target[size_t(r)] ? 1.0 : 0.0)) * scale;
+                QVERIFY(std::fabs(g[size_t(r * n + c)] - want) < 1e-6);
+            }
+        }
+    }
+
+    void attentionSoftmaxAgainstFloat64()
+    {
+        const int64_t S = 37, rows = 3 * S;
+        const float scale = 0.35f;
+        std::vector<float> x = randomVector(size_t(rows * S), 4, 6.f);
+        for (bool causal : {false, true}) {
+            std::vector<float> p(x.size(), -1.f);
+            cpu::softmaxRows(x.data(), p.data(), S, scale, causal, 0, rows);
+            for (int64_t r = 0; r < rows; ++r) {
+                const int64_t seen = causal ? r % S + 1 : S;
+                double m = -INFINITY, s = 0;
+                for (int64_t c = 0; c < seen; ++c)
+                    m = std::max(m, double(x[size_t(r * S + c)]) * scale);
+                for (int64_t c = 0; c < seen; ++c)
+                    s += std::exp(double(x[size_t(r * S + c)]) * scale - m);
+                for (int64_t c = 0; c < S; ++c) {
+                    const double want = c < seen ? std::exp(double(x[size_t(r * S + c)]) * scale - m) / s : 0.0;
+                    QVERIFY(std::fabs(p[size_t(r * S + c)] - want) < 1e-6);
+                }
+            }
+        }
+    }
+
+    void layerNormAgainstFloat64()
+    {
+        const int64_t rows = 9, C = 67;
+        std::vector<float> x = randomVector(size_t(rows * C), 5, 3.f), gamma = randomVector(size_t(C), 6),
+                           beta = randomVector(size_t(C), 7), y(x.size()), mean(rows), rstd(rows);
+        for (auto& v : x)
+            v += 10.f;   // an offset: a one-pass variance would lose digits here
+        cpu::layerNormForwardRows(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), C,
+                                  fn::kLayerNormEps, 0, rows);
+        for (int64_t r = 0; r < rows; ++r) {
+            double mu = 0, var = 0;
+            for (int64_t c = 0; c < C; ++c)
+                mu += x[size_t(r * C + c)];
+            mu /= double(C);
+            for (int64_t c = 0; c < C; ++c)
+                var += (x[size_t(r * C + c)] - mu) * (x[size_t(r * C + c)] - mu);
+            const double rs = 1.0 / std::sqrt(var / double(C) + fn::kLayerNormEps);
+            QVERIFY(std::fabs(mean[size_t(r)] - mu) < 1e-5);
+            QVERIFY(std::fabs(rstd[size_t(r)] - rs) < 1e-5 * rs);
+            for (int64_t c = 0; c < C; ++c) {
+                const double want = (x[size_t(r * C + c)] - mu) * rs * gamma[size_t(c)] + beta[size_t(c)];
+                QVERIFY(std::fabs(y[size_t(r * C + c)] - want) < 2e-5);
+            }
+        }
+    }
+
+    void elementwiseRangesMatchTheFunctors()
+    {
+        // The range kernels do the functors' arithmetic in the functors' order: the same bits,
+        // for any split of the index range (ranges that start and end inside rows).
+        const int64_t B = 2, S = 7, C = 24, K = 3, T = B * S;
+        std::vector<float> x = randomVector(size_t(T * C), 21), wide = randomVector(size_t(T * K * C), 22);
+        std::vector<float> bias = randomVector(size_t(C), 23), other = randomVector(size_t(T * C), 24);
+        auto splitRun = [](int64_t n, auto&& range) {
+            const int64_t cuts[] = {0, 5, 5, 31, n / 2, n - 3, n};
+            for (size_t k = 0; k + 1 < std::size(cuts); ++k)
+                if (cuts[k + 1] > cuts[k])
+                    range(cuts[k], cuts[k + 1]);
+        };
+        auto compare = [&](const char* what, int64_t n, auto functor, std::vector<float>& out, std::vector<float> init) {
+            std::vector<float> want = init;
+            out = init;
+            auto f = functor(want.data());
+            for (int64_t i = 0; i < n; ++i)
+                f(i);
+            auto g = functor(out.data());
+            splitRun(n, [&](int64_t lo, int64_t hi) { g.cpuRange(lo, hi); });
+            QVERIFY2(sameBits(out, want), what);
+        };
+        std::vector<float> out;
+        compare("im2col", T * K * C, [&](float* o) { return fn::Im2col{x.data(), o, S, C, K}; }, out,
+                std::vector<float>(size_t(T * K * C), 7.f));
+        for (bool acc : {false, true})
+            compare("col2im", T * C, [&](float* o) { return fn::Col2im{wide.data(), o, S, C, K, acc}; }, out, other);
+        compare("bias_add", T * C, [&](float* o) { return fn::BiasAdd{o, bias.data(), C}; }, out, other);
+        compare("add", T * C, [&](float* o) { return fn::Add{x.data(), other.data(), o}; }, out, std::vector<float>(x.size()));
+        compare("copy", T * C, [&](float* o) { return fn::Copy{x.data(), o}; }, out, std::vector<float>(x.size()));
+        const int64_t H = 3, dh = 4, P = 3;   // qkv [B, S, 3, H, dh]
+        std::vector<float> qkv = randomVector(size_t(B * S * P * H * dh), 25);
+        for (bool toHeads : {true, false})
+            compare("heads_permute", B * S * P * H * dh,
+                    [&](float* o) { return fn::HeadsPermute{qkv.data(), o, B, S, P, H, dh, toHeads}; },
+                    out, std::vector<float>(qkv.size()));
+        std::vector<int32_t> idx = {3, 0, 9, 13, 1, 2, 4, 5, 6, 7, 8, 10, 11, 12};   // a permutation of T rows
+        compare("index_select_rows", T * C, [&](float* o) { return fn::IndexSelectRows{x.data(), idx.data(), o, C}; }, out,
+                std::vector<float>(x.size()));
+        compare("index_add_rows", T * C, [&](float* o) { return fn::IndexAddRows{x.data(), idx.data(), o, C}; }, out, other);
+        compare("embedding_forward", T * C, [&](float* o) { return fn::EmbedForward{idx.data(), x.data(), o, C}; }, out,
+                std::vector<float>(x.size()));
+        std::vector<int32_t> tokens = {1, 1, 4, 0, 1, 4, 2, 2, 9, 1, 0, 3, 3, 1};   // repeats add up in order
+        float embNorm = 9.f;
+        compare("embedding_sgd", T * C,
+                [&](float* o) { return fn::EmbedSgd{tokens.data(), x.data(), o, C, 0.5f, &embNorm, 1.f}; }, out, other);
+        std::vector<float> g = randomVector(x.size(), 26), v = randomVector(x.size(), 27);
+        float normSq = 4.f;
+        std::vector<float> w0 = randomVector(x.size(), 28), w1 = w0, v1 = v;
+        fn::Sgd a{w0.data(), g.data(), v.data(), 0.1f, 0.9f, &normSq, 1.f};
+        for (int64_t i = 0; i < int64_t(x.size()); ++i)
+            a(i);
+        fn::Sgd b{w1.data(), g.data(), v1.data(), 0.1f, 0.9f, &normSq, 1.f};
+        splitRun(int64_t(x.size()), [&](int64_t lo, int64_t hi) { b.cpuRange(lo, hi); });
+        QVERIFY(sameBits(w0, w1));
+        QVERIFY(sameBits(v, v1));
+        // GLU and GELU use vexp / verf: within float rounding of the functors' expf / erff.
+        std::vector<float> h = randomVector(size_t(T * 2 * C), 29, 4.f), o1(size_t(T * C)), o2(size_t(T * C));
+        fn::GluForward gf{h.data(), o1.data(), C};
+        for (int64_t i = 0; i < T * C; ++i)
+            gf(i);
+        fn::GluForward{h.data(), o2.data(), C}.cpuRange(0, T * C);
+        QVERIFY(wt::test::relError(o2, o1) < 1e-6);
+        fn::GeluForward ge{x.data(), o1.data()};
+        for (int64_t i = 0; i < T * C; ++i)
+            ge(i);
+        fn::GeluForward{x.data(), o2.data()}.cpuRange(0, T * C);
+        QVERIFY(wt::test::relError(o2, o1) < 1e-6);
+        fn::GeluBackward gb{x.data(), other.data(), o1.data()};
+        for (int64_t i = 0; i < T * C; ++i)
+            gb(i);
+        fn::GeluBackward{x.data(), other.data(), o2.data()}.cpuRange(0, T * C);
+        QVERIFY(wt::test::relError(o2, o1) < 1e-6);
+    }
+
+    void columnReductionsMatchTheFunctors()
+    {
+        const int64_t rows = 33, C = 40;
+        std::vector<float> y = randomVector(size_t(rows * C), 31), x = randomVector(size_t(rows * C), 32);
+        std::vector<float> mean = randomVector(size_t(rows), 33), rstd = randomVector(size_t(rows), 34, 2.f);
+        const size_t nc = static_cast<size_t>(C);
+        std::vector<float> s0(nc), s1(nc, 5.f), g0(nc), b0(nc), g1(nc, 3.f), b1(nc, 3.f);
+        fn::ColumnSum cs{y.data(), s0.data(), rows, C};
+        fn::LayerNormParamGrad lp{x.data(), y.data(), mean.data(), rstd.data(), g0.data(), b0.data(), rows, C};
+        for (int64_t j = 0; j < C; ++j) {
+            fn::SumAcc a = cs.init();
+            fn::PairAcc p = lp.init();
+            for (int64_t i = 0; i < rows; ++i) {
+                cs.accumulate(a, j, i);
+                lp.accumulate(p, j, i);
+            }
+            cs.finish(j, a);
+            lp.finish(j, p);
+        }
+        fn::ColumnSum{y.data(), s1.data(), rows, C}.cpuColumns(0, 13);
+        fn::ColumnSum{y.data(), s1.data(), rows, C}.cpuColumns(13, C);
+        fn::LayerNormParamGrad{x.data(), y.data(), mean.data(), rstd.data(), g1.data(), b1.data(), rows, C}.cpuColumns(0, C);
+        QVERIFY(sameBits(s0, s1));
+        QVERIFY(sameBits(g0, g1));
+        QVERIFY(sameBits(b0, b1));
+        // The squared norm: fixed blocks, any thread count, close to the double sum.
+        std::vector<float> big = randomVector(100003, 35);
+        double want = 0;
+        for (float v : big)
+            want += double(v) * double(v);
+        const double got = fn::Square{big.data()}.cpuSum(0, int64_t(big.size()));
+        QVERIFY(std::fabs(got - want) < 1e-9 * want);
+    }
+
+    void rowKernelsBitwiseForAnyThreadCount()
+    {
+        const int64_t rows = 37, n = 10002;
+        std::vector<float> x = randomVector(size_t(rows * n), 11, 9.f), dy = randomVector(x.size(), 12);
+        std::vector<float> y[2], dx[2];
+        for (int t = 0; t < 2; ++t) {
+            cpu::setThreads(t + 1);
+            QCOMPARE(cpu::threads(), t + 1);
+            y[t].resize(x.size());
+            dx[t].resize(x.size());
+            onPool(rows, [&](int64_t lo, int64_t hi) { cpu::logSoftmaxForwardRows(x.data(), y[t].data(), n, n, n, lo, hi); });
+            onPool(rows, [&](int64_t lo, int64_t hi) {
+                cpu::logSoftmaxBackwardRows(y[t].data(), dy.data(), dx[t].data(), n, n, lo, hi);
+            });
+        }
+        QVERIFY(sameBits(y[0], y[1]));
+        QVERIFY(sameBits(dx[0], dx[1]));
+    }
+
+    void trainingStepBitwiseForAnyThreadCount()
+    {
+        // gcn with sizes large enough that most launches split into chunks (512 tokens x 64:
+        // 32,768 elements per activation, rows of up to 4,064 tail logits).
+        const std::vector<std::pair<std::string, std::string>> sizes = {
+            {"vocab", "4096"}, {"hidden", "64"}, {"batch", "8"}, {"seq", "64"}};
+        for (const char* variant : {"adaptive", "full", "fused"}) {
+            std::vector<float> losses[2], weights[2];
+            for (int t = 0; t < 2; ++t) {
+                cpu::setThreads(t + 1);
+                auto m = Model::create("gcn", "tiny", variant, sizes);
+                for (int s = 0; s < 3; ++s)
+                    losses[t].push_back(m->step());
+                for (Layer* layer : m->layers())
+                    for (Param* p : layer->params()) {
+                        std::vector<float> w = wt::test::getParam(m->runtime(), *p);
+                        weights[t].insert(weights[t].end(), w.begin(), w.end());
+                    }
+            }
+            QVERIFY2(sameBits(losses[0], losses[1]), variant);
+            QVERIFY2(sameBits(weights[0], weights[1]), variant);
+            QVERIFY(std::isfinite(losses[0].back()));
+        }
+    }
+
+    void vectorizedStepCloseToPlainLoops()
+    {
+        // The same steps with the functors' own loops: the losses agree to float rounding.
+        std::vector<float> losses[2];
+        for (int v = 0; v < 2; ++v) {
+            cpu::setVectorized(v == 1);
+            auto m = Model::create("transformer", "tiny", "adaptive", {});
+            for (int s = 0; s < 5; ++s)
+                losses[v].push_back(m->step());
+        }
+        cpu::setVectorized(true);
+        for (size_t s = 0; s < losses[0].size(); ++s)
+            QVERIFY2(std::fabs(losses[0][s] - losses[1][s]) < 1e-4f * std::fabs(losses[0][s]),
+                     qPrintable(QStringLiteral("step %1: %2 vs %3").arg(s).arg(losses[0][s]).arg(losses[1][s])));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCpuRows)
+#include "tst_cpurows.moc"
