@@ -285,7 +285,7 @@ void TestStepTotalsStored::handWrittenCasesMatchComputed()
     std::filesystem::copy_file(file, old);
     {
         Database rw(old, OpenMode::ReadWrite);
-        rw.exec("DROP TABLE step_totals; PRAGMA user_version=2;");
+        rw.exec("DROP TABLE step_totals; DROP TABLE host_threads; PRAGMA user_version=2;");
         rw.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     }
     Database odb(old, OpenMode::ReadOnly);

@@ -295,12 +295,16 @@ void TestFirstLayout::drillDoesNotSelectNamesake()
     QVERIFY(waitLoaded(w, loaded));
     BreakdownView* view = actions->view();
     QTRY_VERIFY(!view->result().rows.empty());
+    // The plot's slices follow the result (the breakdown is computed on a worker): wait for them.
     int softmax = -1;
-    const auto& slices = view->currentPlot()->slices();
-    for (size_t i = 0; i < slices.size(); ++i)
-        if (!slices[i].other && slices[i].path == "softmax")
-            softmax = int(i);
-    QVERIFY(softmax >= 0);
+    auto findSoftmax = [&] {
+        const auto& slices = view->currentPlot()->slices();
+        for (size_t i = 0; i < slices.size(); ++i)
+            if (!slices[i].other && slices[i].path == "softmax")
+                softmax = int(i);
+        return softmax >= 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(findSoftmax(), 20000);
     // What a click on the slice does: select the layer (a scope instance of it), then drill.
     view->selectSlice(view->currentPlot(), softmax);
     QVERIFY(view->drillInto(softmax));
