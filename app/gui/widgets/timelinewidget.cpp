@@ -86,6 +86,13 @@ void TimelineWidget::onRunChanged()
     m_run = m_state->run();
     m_collapsed.clear();
     m_hostFolds = HostFolds();
+    // A CPU-backend capture: the "device" is the capturing thread itself, so its scope tree on
+    // the thread row (host time) and in the device's lanes (projected onto the ops, same clock)
+    // would read twice. The device shows its step lane and op track only; a click on that
+    // lane unfolds the rest.
+    if (m_run && m_run->run.backend == "cpu" && !m_run->hostLanes.empty())
+        for (const LaneData& lane : m_run->lanes)
+            m_collapsed[lane.deviceIndex] = 1;
     updateFlows();
     m_shortNames.clear();
     m_scrollY = 0;
