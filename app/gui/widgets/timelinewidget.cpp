@@ -601,9 +601,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         const std::vector<DrawItem>& items = m_draw.rows[r];
         const MemberBits* members = nullptr;   // the row's group membership, when it takes part
         if (r < m_draw.groupedRows.size() && m_draw.groupedRows[r] && groupMarks())
-            members = row.kind == Row::Lane  ? &groupMarks()->lanes[size_t(row.index)]
-                      : row.kind == Row::Api ? &groupMarks()->apiRows[size_t(row.index)]
-                                             : &groupMarks()->tracks[size_t(row.index)];
+            members = groupBits(*groupMarks(), row);
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
             if (d.isFold() || span.x1 - span.x0 <= 40)
