@@ -65,6 +65,9 @@ CuptiTracer::CuptiTracer(RecordSink& sink, const std::atomic<bool>* stop) : Trac
     setOrigin(now());   // before any record can arrive: records are made relative to it
     m_records.setOrigin(m_origin);
     try {
+        // API records name their thread by OS tid, as the sink's host_threads rows do (the
+        // default is pthread_self(), which nothing else can join on).
+        check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "setting the thread id type");
         check(cuptiActivityRegisterCallbacks(wt::capture::bufferRequested, wt::capture::bufferCompleted), "registering buffer callbacks");
         check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "enabling kernel records");
         check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "enabling memcpy records");

@@ -99,6 +99,7 @@ int64_t writePredictedRun(Writer& writer, const PredictedRun& run, int64_t* dura
     int64_t end = 0;
     {
         RecordSink sink(writer);
+        sink.setHostThreads(false);   // the model's clock, not a thread's host time
         ModelTracer tracer(sink, run.memoryOps);
         for (int step = 0; step < run.steps; ++step)
             tracer.replayStep(run.ops, run.opNs);

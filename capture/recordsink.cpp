@@ -3,7 +3,50 @@
 #include "storage/storageerror.h"
 #include "storage/writer.h"
 
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <fstream>
+
 namespace wt::capture {
+
+namespace {
+
+// The calling thread's OS id (what CUPTI reports with CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
+// read once per thread.
+int64_t osThreadId()
+{
+    static thread_local const int64_t tid = int64_t(::syscall(SYS_gettid));
+    return tid;
+}
+
+std::string processName()
+{
+    std::ifstream in("/proc/self/comm");
+    std::string name;
+    std::getline(in, name);
+    return name;
+}
+
+// The calling thread as a host_threads row: its own name, "main" for the process's first
+// thread while it carries the process's default name (the kernel gives it the command's).
+HostThread describeCallingThread(int64_t id)
+{
+    HostThread t;
+    t.id = id;
+    t.pid = int64_t(::getpid());
+    t.tid = osThreadId();
+    t.processName = processName();
+    char buf[64] = {};
+    if (::pthread_getname_np(::pthread_self(), buf, sizeof buf) == 0)
+        t.name = buf;
+    if (t.tid == t.pid && (t.name.empty() || t.name == t.processName))
+        t.name = "main";
+    return t;
+}
+
+}  // namespace
 
 RecordSink::RecordSink(Writer& writer, size_t maxQueued) : m_writer(writer), m_maxQueued(maxQueued)
 {
@@ -76,9 +119,17 @@ int64_t RecordSink::scopeNode(int64_t parentNode, std::string_view name, std::st
 
 int64_t RecordSink::beginScope(int64_t node, int64_t parentInstance, int64_t startNs)
 {
+    const int64_t tid = m_recordThreads ? osThreadId() : 0;
     std::unique_lock lock(m_mutex);
+    int64_t thread = 0;
+    if (m_recordThreads) {
+        auto [it, added] = m_threadIds.try_emplace(tid, int64_t(m_threadIds.size()) + 1);
+        if (added)
+            m_queue.push_back(ThreadDef{describeCallingThread(it->second)});
+        thread = it->second;
+    }
     int64_t id = m_nextInstance++;
-    m_queue.push_back(Begin{id, node, parentInstance, startNs});
+    m_queue.push_back(Begin{id, node, parentInstance, startNs, thread});
     return id;
 }
 
@@ -215,8 +266,9 @@ void RecordSink::write(Record& r)
             if (s.m_instanceIds.size() <= size_t(b.local))
                 s.m_instanceIds.resize(size_t(b.local) + 1, 0);
             s.m_instanceIds[size_t(b.local)] = s.m_writer.beginScopeInstance(
-                s.m_nodeIds.at(size_t(b.node)), s.m_instanceIds.at(size_t(b.parent)), b.startNs);
+                s.m_nodeIds.at(size_t(b.node)), s.m_instanceIds.at(size_t(b.parent)), b.startNs, b.thread);
         }
+        void operator()(ThreadDef& t) { s.m_writer.addHostThread(t.thread); }
         void operator()(End& e) { s.m_writer.endScopeInstance(s.m_instanceIds.at(size_t(e.local)), e.endNs); }
         void operator()(ActivityRecord& a)
         {

@@ -83,12 +83,19 @@ public:
     // it needs none of the sink's or storage's code.
     virtual uint32_t name(std::string_view text);
     virtual int64_t scopeNode(int64_t parentNode, std::string_view name, std::string_view level);
+    // The instance is recorded on the calling thread (a host_threads row per thread, its OS tid
+    // and name), unless setHostThreads(false).
     virtual int64_t beginScope(int64_t node, int64_t parentInstance, int64_t startNs);
     virtual void endScope(int64_t instance, int64_t endNs);
     virtual void activity(const ActivityRecord& record);
     virtual void apiCall(const ApiRecord& record);
     virtual void launch(const LaunchRecord& record);
     virtual void device(const DeviceInfo& info);
+
+    // Whether scope instances name the thread that began them (default: yes, a capture's scopes
+    // are on host time on the capturing thread). A predicted run's clock is the model's: off.
+    // Set before the first beginScope.
+    void setHostThreads(bool on) { m_recordThreads = on; }
 
     // Lets the writer thread write what is queued now (between steps); does not wait.
     void kick();
@@ -110,10 +117,11 @@ public:
 private:
     struct NameDef { uint32_t local; std::string text; };
     struct NodeDef { int64_t local, parent; std::string name, level; };
-    struct Begin { int64_t local, node, parent, startNs; };
+    struct Begin { int64_t local, node, parent, startNs, thread; };   // thread: HostThread::id, 0 = none
+    struct ThreadDef { HostThread thread; };
     struct End { int64_t local, endNs; };
     struct CommitMark {};
-    using Record = std::variant<NameDef, NodeDef, Begin, End, ActivityRecord, ApiRecord, LaunchRecord, DeviceInfo, CommitMark>;
+    using Record = std::variant<NameDef, NodeDef, Begin, End, ThreadDef, ActivityRecord, ApiRecord, LaunchRecord, DeviceInfo, CommitMark>;
 
     void push(Record&& r, bool droppable);
     void run();
@@ -128,6 +136,8 @@ private:
     bool m_busy = false;
     bool m_kicked = false;
     std::thread m_thread;
+    bool m_recordThreads = true;
+    std::unordered_map<int64_t, int64_t> m_threadIds;   // OS tid -> HostThread::id (under m_mutex)
     std::atomic<int64_t> m_dropped{0}, m_activities{0}, m_commits{0};
     std::atomic<bool> m_failed{false};
     std::string m_error;

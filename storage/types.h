@@ -99,7 +99,7 @@ struct ScopeInstance {
     int64_t startNs = 0;             // as recorded (host time for captures, the range's own time for imports)
     int64_t endNs = 0;
     int64_t threadId = 0;            // HostThread::id of the host thread it ran on; 0 = not recorded
-                                     // (captures, GPU-side annotations, files before schema version 4)
+                                     // (predicted runs, GPU-side annotations, older files)
     // The GPU span (first activity start to last activity end under it, children included)
     // is not stored: readers derive it from the activities they load anyway.
 };

@@ -844,9 +844,11 @@ int64_t Writer::addScope(int64_t parentId, std::string_view name, std::string_vi
     return id;
 }
 
-int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs)
+int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t threadId)
 {
     d->requireRun("beginScopeInstance");
+    if (threadId != 0 && !d->hostThreads.count(threadId))
+        throw StorageError("beginScopeInstance: unknown host thread " + std::to_string(threadId));
     if (!d->scopeDepth.count(scopeId))
         throw StorageError("beginScopeInstance: unknown scope " + std::to_string(scopeId));
     if (parentInstanceId != 0)
@@ -857,7 +859,7 @@ int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, in
     d->instScope.push_back(scopeId);
     d->instParent.push_back(parentInstanceId);
     d->instStart.push_back(startNs);
-    d->instThread.push_back(0);
+    d->instThread.push_back(threadId);
     d->instWritten.push_back(0);
     d->steps.addInstance(id, scopeId, parentInstanceId, startNs);
     return id;
@@ -880,8 +882,7 @@ int64_t Writer::addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int6
 {
     if (threadId != 0 && !d->hostThreads.count(threadId))
         throw StorageError("addScopeInstance: unknown host thread " + std::to_string(threadId));
-    int64_t id = beginScopeInstance(scopeId, parentInstanceId, startNs);
-    d->instThread.back() = threadId;
+    int64_t id = beginScopeInstance(scopeId, parentInstanceId, startNs, threadId);
     endScopeInstance(id, endNs);
     return id;
 }

@@ -39,8 +39,8 @@ public:
     // Returns the existing node when (parent, name) was added before in this run.
     int64_t addScope(int64_t parentId, std::string_view name, std::string_view level);
 
-    // Captures: id at enter, row written at exit.
-    int64_t beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs);
+    // Captures: id at enter, row written at exit; on a host thread added before (0 = none).
+    int64_t beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t threadId = 0);
     void endScopeInstance(int64_t instanceId, int64_t endNs);
     // Imports: a whole instance at once, on a host thread added before (0 = none).
     int64_t addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs, int64_t threadId = 0);

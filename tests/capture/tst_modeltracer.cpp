@@ -137,6 +137,10 @@ void TestModelTracer::replayIntoFile()
     for (const ScopeInstance& si : r.scopeInstances(runId))
         instances[si.id] = si;
     QCOMPARE(instances.size(), size_t(2 * 9));   // per step: step, forward, embedding, input, conv1, conv_gemm, glu, update, conv1
+    // On the model's clock, not on a host thread: no thread rows.
+    QVERIFY(r.hostThreads(runId).empty());
+    for (const auto& [id, si] : instances)
+        QCOMPARE(si.threadId, int64_t(0));
     const ScopeInstance& gemm = instances.at(acts[1].instance);
     QCOMPARE(r.string(nodes.at(gemm.scopeId).nameId), std::string("conv_gemm"));
     QCOMPARE(r.string(nodes.at(gemm.scopeId).levelId), std::string("op"));

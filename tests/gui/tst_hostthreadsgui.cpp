@@ -4,16 +4,23 @@
 // lane, depths 1..n without gaps, labels saying level and depth), its API rows below them;
 // a click on a thread's or a process's header folds it and a second click unfolds it;
 // selecting a kernel highlights its launching call and the CPU op around that call.
+// A CPU-backend capture: one thread (the capturing one, its OS tid, "main") holding every scope
+// instance on host time in step > phase > layer lanes above the CPU device, whose own lanes
+// start folded to the step lane.
 #include "app/gui/core/hostrows.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/viewstate.h"
 #include "app/gui/widgets/timelinewidget.h"
+#include "capture/capture.h"
 #include "interop/importer.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "tests/support/testsupport.h"
 
 #include <QTest>
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <map>
 #include <set>
@@ -46,6 +53,7 @@ class TstHostThreadsGui : public QObject {
 private slots:
     void threadRows_data();
     void threadRows();
+    void cpuCaptureThreadRow();
 };
 
 void TstHostThreadsGui::threadRows_data()
@@ -201,6 +209,24 @@ void TstHostThreadsGui::threadRows()
     for (const DrawItem& d : w.drawList().rows[size_t(opRow)])
         highlighted |= (d.flags & DrawItem::Highlighted) && d.first <= run->hostPosOf[op] && run->hostPosOf[op] < d.first + d.count;
     QVERIFY(highlighted);
+    // And joined to the call by an arrow at the call's start: from the op's row down to the call's.
+    {
+        QPointF from, to;
+        QVERIFY(w.flowOpSegment(from, to));
+        const int callRow = rowIndex(w, Row::Api, int(ar));
+        QVERIFY(callRow >= 0 && callRow > opRow);
+        const Row& o = w.layout().rows()[size_t(opRow)];
+        const Row& c = w.layout().rows()[size_t(callRow)];
+        const double y0 = TimelineWidget::kRulerHeight - w.scrollY();
+        QCOMPARE(from.x(), w.mapping().x(double(callStart)));
+        QCOMPARE(to.x(), from.x());
+        QVERIFY(from.y() > y0 + o.y && from.y() <= y0 + o.y + o.height);
+        QVERIFY(to.y() >= y0 + c.y && to.y() < y0 + c.y + c.height);
+        // Folded thread: no arrow (its rows are gone).
+        w.setHostFolded(Row::ThreadHeader, int(lane.thread), true);
+        QVERIFY(!w.flowOpSegment(from, to));
+        w.setHostFolded(Row::ThreadHeader, int(lane.thread), false);
+    }
     // Its tooltip names the range, its thread and process, on host time.
     w.resize(1400, w.layout().contentHeight() + TimelineWidget::kRulerHeight + 40);
     const Row& opRowData = w.layout().rows()[size_t(opRow)];
@@ -215,6 +241,92 @@ void TstHostThreadsGui::threadRows()
     for (const DrawItem& d : w.drawList().rows[size_t(opRow)])
         selected |= (d.flags & DrawItem::Selected) && d.count == 1 && lane.items[d.first] == op;
     QVERIFY(selected);
+}
+
+void TstHostThreadsGui::cpuCaptureThreadRow()
+{
+    const std::string out = test::tempPath("hostthreads-capture.wt");
+    QFile::remove(QString::fromStdString(out));
+    capture::CaptureOptions o;
+    o.workload = "transformer";
+    o.preset = "tiny";
+    o.backend = "cpu";
+    o.steps = 2;
+    o.output = out;
+    const capture::CaptureResult res = capture::runCapture(o);
+    std::vector<HostThread> stored;
+    std::vector<ScopeInstance> instances;
+    {
+        Database db(out, OpenMode::ReadOnly);
+        Reader r(db);
+        stored = r.hostThreads(res.runId);
+        instances = r.scopeInstances(res.runId);
+    }
+    // The capturing thread (this one), as the OS knows it.
+    QCOMPARE(stored.size(), size_t(1));
+    QCOMPARE(stored[0].tid, int64_t(::syscall(SYS_gettid)));
+    QCOMPARE(stored[0].pid, int64_t(::getpid()));
+    QCOMPARE(stored[0].name, std::string("main"));
+    QVERIFY(!instances.empty());
+    for (const ScopeInstance& si : instances)
+        QCOMPARE(si.threadId, stored[0].id);
+
+    std::shared_ptr<const RunData> run = loadRun(out, res.runId);
+    QVERIFY(run);
+    QCOMPARE(run->hostThreads.size(), size_t(1));
+    const HostThreadData& t = run->hostThreads[0];
+    QVERIFY(t.apiRows.empty());   // the CPU tracer records no API calls
+    // Lanes step > phase > layer (then ops, when the model has op scopes), on host time: every
+    // stored instance in one, at its recorded times.
+    QVERIFY(t.lanes.size() >= 3);
+    const char* expected[] = {"step", "phase", "layer"};
+    for (int d = 0; d < 3; ++d)
+        QCOMPARE(run->hostLanes[t.lanes[size_t(d)]].level, QString::fromLatin1(expected[d]));
+    size_t inLanes = 0;
+    for (uint32_t l : t.lanes)
+        inLanes += run->hostLanes[l].size();
+    QCOMPARE(inLanes, instances.size());
+    std::map<std::pair<int64_t, int64_t>, int> spans, shown;   // (start, end) -> instances
+    for (const ScopeInstance& si : instances)
+        ++spans[{si.startNs, si.endNs}];
+    for (uint32_t l : t.lanes)
+        for (size_t i = 0; i < run->hostLanes[l].size(); ++i)
+            ++shown[{run->hostLanes[l].startNs[i], run->hostLanes[l].endNs(i)}];
+    QCOMPARE(shown, spans);
+
+    // Rows: CPU, process, thread "main", its lanes, then the CPU device with only its step
+    // lane (the rest of the tree is the thread's) and its op track.
+    ViewState state;
+    state.setRun(run);
+    TimelineWidget w(&state);
+    w.resize(1400, 900);
+    w.show();
+    const auto& rows = w.layout().rows();
+    QCOMPARE(rows[0].kind, Row::HostHeader);
+    QCOMPARE(rows[1].kind, Row::ProcessHeader);
+    QCOMPARE(rows[2].kind, Row::ThreadHeader);
+    QVERIFY2(rows[2].label.startsWith(QStringLiteral("main")), qPrintable(rows[2].label));
+    size_t r = 3;
+    for (uint32_t l : t.lanes) {
+        QCOMPARE(rows[r].kind, Row::HostLane);
+        QCOMPARE(rows[r].index, int(l));
+        ++r;
+    }
+    QCOMPARE(rows[r].kind, Row::DeviceHeader);
+    int deviceLanes = 0, depthOne = -1;
+    for (size_t k = r; k < rows.size(); ++k)
+        if (rows[k].kind == Row::Lane) {
+            ++deviceLanes;
+            QCOMPARE(run->lanes[size_t(rows[k].index)].depth, 1);
+            depthOne = int(k);
+        }
+    QCOMPARE(deviceLanes, 1);
+    // A click on the step lane's label unfolds the device's whole tree.
+    clickLabel(w, depthOne);
+    int unfolded = 0;
+    for (const Row& row : w.layout().rows())
+        unfolded += row.kind == Row::Lane;
+    QVERIFY(unfolded >= 3);
 }
 
 QTEST_MAIN(TstHostThreadsGui)

@@ -264,6 +264,8 @@ void TstTimelineFind::stepsToHostRanges()
             for (const DrawItem& d : w.drawList().rows[size_t(r)])
                 selected |= (d.flags & DrawItem::Selected) != 0;
             QVERIFY(selected);
+            // Painted and hovered with the marks (labels inside wide host items read their row's bits).
+            QVERIFY(!w.grab().isNull());
         }
     }
     QCOMPARE(hostSteps, res.hostMatches);

@@ -25,7 +25,7 @@ struct HostInstance {
 // loaded). Nesting depth is counted per thread from 1 (a range inside another on the same
 // thread is one deeper), so the lanes of a thread read depth 1, 2, ... without gaps. API rows
 // whose thread is not stored get a thread of their own (pid 0). Does nothing for a run
-// without host threads (captures, older files): their API rows stay as they are.
+// without host threads (predicted runs, older files): their API rows stay as they are.
 void loadHostRows(const std::vector<HostThread>& threads, std::vector<HostInstance>& items, RunData& run);
 
 // The innermost range open at time t on the host thread of API row `apiRow` (an instance

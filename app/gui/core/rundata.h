@@ -164,7 +164,7 @@ public:
     std::vector<LaunchConfig> launchConfigs;
     std::vector<ApiRowData> apiRows;      // by thread id, then level
     std::vector<uint32_t> apiRowStart;    // index of each row's first call in row order; back() = all calls
-    // Host threads (empty for runs without them: captures, files before schema version 4).
+    // Host threads (empty for runs without them: predicted runs, files before schema version 4).
     std::vector<HostProcessData> hostProcesses;   // by pid
     std::vector<HostThreadData> hostThreads;      // by (pid, tid)
     std::vector<HostLaneData> hostLanes;          // by thread, then depth

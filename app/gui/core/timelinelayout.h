@@ -81,6 +81,20 @@ struct Row {
     bool isHeader() const { return kind == DeviceHeader || kind == HostHeader || kind == ProcessHeader || kind == ThreadHeader; }
 };
 
+// The membership bits of a row's items in a group (or find) marking; null for a row that
+// takes no part (headers, or a row kind the marking has none for).
+inline const MemberBits* groupBits(const GroupMarks& g, const Row& row)
+{
+    const size_t i = size_t(row.index);
+    switch (row.kind) {
+    case Row::Lane: return i < g.lanes.size() ? &g.lanes[i] : nullptr;
+    case Row::HostLane: return i < g.hostLanes.size() ? &g.hostLanes[i] : nullptr;
+    case Row::Api: return i < g.apiRows.size() ? &g.apiRows[i] : nullptr;
+    case Row::Track: return i < g.tracks.size() ? &g.tracks[i] : nullptr;
+    default: return nullptr;
+    }
+}
+
 // Which host processes and threads are folded to their header (indices into
 // RunData::hostProcesses and hostThreads).
 struct HostFolds {

@@ -70,6 +70,24 @@ void TimelineWidget::markFlows()
         mark(m_flowTo[i]);
 }
 
+bool TimelineWidget::flowOpSegment(QPointF& from, QPointF& to) const
+{
+    if (m_flowTo.empty() || !m_run || m_flowOp.row == kNone || m_flowFrom.kind != Row::Api)
+        return false;
+    const auto& rows = m_layout.rows();
+    const int op = layoutRowOf(Row::HostLane, m_flowOp.row);
+    const int call = layoutRowOf(Row::Api, m_flowFrom.row);
+    if (op < 0 || call < 0)
+        return false;
+    // At the call's start: from the op's bottom edge down to the call's top edge (the op is
+    // on a lane of the same thread, above its API rows).
+    const int top = kRulerHeight;
+    const double x = m_mapping.x(double(m_run->apiRows[m_flowFrom.row].startNs[m_flowFrom.index]));
+    from = QPointF(x, top + rows[size_t(op)].y - m_scrollY + rows[size_t(op)].height - 1.0);
+    to = QPointF(x, top + rows[size_t(call)].y - m_scrollY + 1.0);
+    return true;
+}
+
 void TimelineWidget::paintFlows(QPainter& p, int top)
 {
     if (m_flowTo.empty() || !m_run)
@@ -83,6 +101,21 @@ void TimelineWidget::paintFlows(QPainter& p, int top)
                     top + rows[size_t(from)].y - m_scrollY + rows[size_t(from)].height / 2.0);
     QColor c = palette().color(QPalette::Text);
     p.setRenderHint(QPainter::Antialiasing, true);
+    auto head = [&](const QPointF& tip, double angle) {
+        QPolygonF h;
+        h << tip << tip - QPointF(std::cos(angle - 0.45) * 8, std::sin(angle - 0.45) * 8)
+          << tip - QPointF(std::cos(angle + 0.45) * 8, std::sin(angle + 0.45) * 8);
+        p.setBrush(c);
+        p.drawPolygon(h);
+    };
+    // The CPU op around the call: a straight arrow down to the call, so op -> call -> kernel
+    // reads as one chain.
+    QPointF opFrom, opTo;
+    if (flowOpSegment(opFrom, opTo) && opTo.y() - opFrom.y() > 4) {
+        p.setPen(QPen(c, 1.5));
+        p.drawLine(opFrom, opTo - QPointF(0, 2));
+        head(opTo, std::atan2(1.0, 0.0));
+    }
     for (size_t i = 0; i < m_flowTo.size() && i < kMaxArrows; ++i) {
         const FlowEnd& e = m_flowTo[i];
         const int r = layoutRowOf(e.kind, e.row);
@@ -97,12 +130,7 @@ void TimelineWidget::paintFlows(QPainter& p, int top)
         p.setPen(QPen(c, 1.5));
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
-        const double angle = std::atan2(b.y() - (b.y() - dy), 0.0001 + b.x() - b.x());
-        QPolygonF head;
-        head << b << b - QPointF(std::cos(angle - 0.45) * 8, std::sin(angle - 0.45) * 8)
-             << b - QPointF(std::cos(angle + 0.45) * 8, std::sin(angle + 0.45) * 8);
-        p.setBrush(c);
-        p.drawPolygon(head);
+        head(b, std::atan2(b.y() - (b.y() - dy), 0.0001 + b.x() - b.x()));
     }
     p.setRenderHint(QPainter::Antialiasing, false);
 }

@@ -159,11 +159,11 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
             }
         }
     }
-    if (m_draw.grouped && size_t(h.row) < m_draw.groupedRows.size() && m_draw.groupedRows[size_t(h.row)]) {
-        const GroupMarks* g = groupMarks();
-        const MemberBits& bits = row.kind == Row::Lane  ? g->lanes[size_t(row.index)]
-                                 : row.kind == Row::Api ? g->apiRows[size_t(row.index)]
-                                                        : g->tracks[size_t(row.index)];
+    const MemberBits* groupRow = m_draw.grouped && size_t(h.row) < m_draw.groupedRows.size() && m_draw.groupedRows[size_t(h.row)] && groupMarks()
+                                     ? groupBits(*groupMarks(), row)
+                                     : nullptr;
+    if (groupRow) {
+        const MemberBits& bits = *groupRow;
         const size_t k = bits.count(d.first, size_t(d.first) + d.count);
         const QString group = m_search ? QStringLiteral("matches of \u201c%1\u201d").arg(m_search->text.toHtmlEscaped())
                                        : m_state->groupSelection().label.toHtmlEscaped();

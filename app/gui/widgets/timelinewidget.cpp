@@ -86,6 +86,13 @@ void TimelineWidget::onRunChanged()
     m_run = m_state->run();
     m_collapsed.clear();
     m_hostFolds = HostFolds();
+    // A CPU-backend capture: the "device" is the capturing thread itself, so its scope tree on
+    // the thread row (host time) and in the device's lanes (projected onto the ops, same clock)
+    // would read twice. The device shows its step lane and op track only; a click on that
+    // lane unfolds the rest.
+    if (m_run && m_run->run.backend == "cpu" && !m_run->hostLanes.empty())
+        for (const LaneData& lane : m_run->lanes)
+            m_collapsed[lane.deviceIndex] = 1;
     updateFlows();
     m_shortNames.clear();
     m_scrollY = 0;
@@ -656,9 +663,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         const std::vector<DrawItem>& items = m_draw.rows[r];
         const MemberBits* members = nullptr;   // the row's group membership, when it takes part
         if (r < m_draw.groupedRows.size() && m_draw.groupedRows[r] && groupMarks())
-            members = row.kind == Row::Lane  ? &groupMarks()->lanes[size_t(row.index)]
-                      : row.kind == Row::Api ? &groupMarks()->apiRows[size_t(row.index)]
-                                             : &groupMarks()->tracks[size_t(row.index)];
+            members = groupBits(*groupMarks(), row);
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
             if (d.isFold() || span.x1 - span.x0 <= 40)

@@ -59,6 +59,9 @@ public:
     // The CPU op (a range on the launching thread's host lanes) around the flow's API call;
     // kind None-like (row = kNone) when the run has no host lanes or no range holds the call.
     const FlowEnd& flowOp() const { return m_flowOp; }
+    // The arrow from that op to the call, in widget coordinates (at the call's start, from the
+    // op's bottom edge to the call row's top); false when there is none or a row is folded.
+    bool flowOpSegment(QPointF& from, QPointF& to) const;
     const SearchResult* search() const { return m_search ? m_search.get() : nullptr; }
     QRect plotRect() const;
     // Content y at the top of the plot (the vertical scroll position).
