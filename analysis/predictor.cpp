@@ -277,7 +277,8 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
     for (auto& [key, c] : byKey)
         if (auto cls = fitCostClass(key, c.f, c.b, c.t))
             p.classes.emplace(key, *cls);
-    for (auto& [kind, c] : byKind) {
+    for (auto& [kind, samples] : byKind) {
+        auto& c = samples;   // a plain reference: clang before 16 cannot capture a structured binding
         auto column = [&](size_t i, int j) { return c.x[i][j]; };
         if (auto w = fitRelative(CrossFeatures::kCount, c.t.size(), column, c.t, kFeatureGamma)) {
             FeatureModel::Weights weights;
