@@ -28,31 +28,6 @@ struct CsvRow {
     std::string kind, name, path;
 };
 
-// RFC 4180 fields of one line (the exporter quotes names with commas or quotes).
-std::vector<std::string> splitCsv(const std::string& line)
-{
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                out.back() += '"', ++i;
-            else if (c == '"')
-                quoted = false;
-            else
-                out.back() += c;
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            out.emplace_back();
-        } else {
-            out.back() += c;
-        }
-    }
-    return out;
-}
-
 std::vector<std::string> components(const std::string& path)
 {
     std::vector<std::string> out(1);
@@ -167,12 +142,12 @@ void TestHistogram::initTestCase()
     QVERIFY2(ex.exitCode == 0, qPrintable(ex.err));
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    const std::vector<std::string> header = splitCsv(f.readLine().trimmed().toStdString());
+    const std::vector<std::string> header = test::csvFields(f.readLine().trimmed().toStdString());
     auto col = [&](const char* id) { return size_t(std::find(header.begin(), header.end(), id) - header.begin()); };
     const size_t cs = col("start_ns"), ce = col("end_ns"), cd = col("duration_ns"), ck = col("kind"), cn = col("name"), cp = col("scope_path");
     QVERIFY(cp < header.size());
     while (!f.atEnd()) {
-        const std::vector<std::string> v = splitCsv(f.readLine().trimmed().toStdString());
+        const std::vector<std::string> v = test::csvFields(f.readLine().trimmed().toStdString());
         QVERIFY(v.size() == header.size());
         m_rows.push_back({std::stoll(v[cs]), std::stoll(v[ce]), std::stoll(v[cd]), v[ck], v[cn], v[cp]});
     }

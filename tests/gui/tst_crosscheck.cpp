@@ -126,33 +126,12 @@ Groups cliGroups(const QJsonObject& o)
     return out;
 }
 
-// A CSV line of `wheretime export --format csv` (RFC 4180 quoting).
+// A CSV line of `wheretime export --format csv` (RFC 4180 quoting: test::csvFields).
 QStringList splitCsv(const QString& line)
 {
     QStringList out;
-    QString field;
-    bool quoted = false;
-    for (qsizetype i = 0; i < line.size(); ++i) {
-        const QChar c = line[i];
-        if (quoted) {
-            if (c == QLatin1Char('"') && i + 1 < line.size() && line[i + 1] == QLatin1Char('"')) {
-                field += c;
-                ++i;
-            } else if (c == QLatin1Char('"')) {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == QLatin1Char('"')) {
-            quoted = true;
-        } else if (c == QLatin1Char(',')) {
-            out << field;
-            field.clear();
-        } else {
-            field += c;
-        }
-    }
-    out << field;
+    for (const std::string& f : test::csvFields(line.toStdString()))
+        out << QString::fromStdString(f);
     return out;
 }
 

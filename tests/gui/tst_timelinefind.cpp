@@ -25,34 +25,6 @@
 using namespace wt;
 using namespace wt::gui;
 
-namespace {
-
-// CSV fields of one line (RFC 4180 quotes).
-std::vector<std::string> fields(const std::string& line)
-{
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                out.back() += '"', ++i;
-            else if (c == '"')
-                quoted = false;
-            else
-                out.back() += c;
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            out.emplace_back();
-        } else {
-            out.back() += c;
-        }
-    }
-    return out;
-}
-
-}  // namespace
 
 class TstTimelineFind : public QObject {
     Q_OBJECT
@@ -106,12 +78,12 @@ void TstTimelineFind::countsMatchCsv()
     std::istringstream in(csv.str());
     std::string line;
     std::getline(in, line);
-    const std::vector<std::string> header = fields(line);
+    const std::vector<std::string> header = test::csvFields(line);
     const size_t nameCol = size_t(std::find(header.begin(), header.end(), "name") - header.begin());
     QVERIFY(nameCol < header.size());
     int64_t rows = 0, expected = 0;
     while (std::getline(in, line)) {
-        const std::vector<std::string> f = fields(line);
+        const std::vector<std::string> f = test::csvFields(line);
         QVERIFY(f.size() > nameCol);
         ++rows;
         expected += QString::fromStdString(f[nameCol]).contains(text, Qt::CaseInsensitive);

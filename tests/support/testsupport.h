@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace wt::test {
 
@@ -46,6 +47,10 @@ inline QString sharedTrace(const char* fileName) { return sharedTrace(QString::f
 QString sourcePath(const QString& relative);
 // The inflated bytes of a gzip file (the shared traces are .json.gz); empty when it cannot be read.
 std::string gunzipped(const std::string& path);
+
+// The fields of one CSV line (RFC 4180 quoting: the exporters quote names with commas or
+// quotes), for tests that read `wheretime export --format csv` or a table's CSV back.
+std::vector<std::string> csvFields(const std::string& line);
 
 // True when the environment says CI=true: tests that need a shared trace fail there.
 bool inCi();
