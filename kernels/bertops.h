@@ -3,6 +3,7 @@
 // kernels. Layouts are row-major; T = tokens (batch * seq), d = model width.
 #pragma once
 
+#include "kernels/cpurows.h"
 #include "kernels/hd.h"
 
 namespace wt::kernels::fn {
@@ -15,6 +16,7 @@ struct EmbedPosForward {   // out[t, c] = table[tok[t], c] + pos[t % S, c]
         int64_t t = i / d, c = i % d;
         out[i] = table[int64_t(tok[t]) * d + c] + pos[(t % S) * d + c];
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::embedPosForwardRange(tok, table, pos, out, d, S, i0, i1); }
 };
 struct PosGrad {   // dpos[s, c] = sum_b dOut[b*S + s, c] (gather over the batch: no atomics)
     const float* dOut; float* dpos; int64_t d, S, B;
@@ -26,6 +28,7 @@ struct PosGrad {   // dpos[s, c] = sum_b dOut[b*S + s, c] (gather over the batch
             acc += dOut[(b * S + s) * d + c];
         dpos[i] = acc;
     }
+    void cpuRange(int64_t i0, int64_t i1) const { cpu::posGradRange(dOut, dpos, d, S, B, i0, i1); }
 };
 
 // --- elementwise helpers (attention's softmax, causal or not, is in opsmath.h) --------------

@@ -1,7 +1,9 @@
 // CPU backend: host memory, memcpy and OpenBLAS sgemm.
 #include "kernels/backend.h"
+#include "kernels/cpurows.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +13,31 @@
 
 namespace wt::kernels {
 namespace {
+
+// OpenBLAS's thread count, looked up at run time: BLAS::BLAS may be another BLAS (reference,
+// BLIS) that has no such call, and then batched products stay one call after another.
+struct BlasThreads {
+    void (*set)(int) = nullptr;
+    int (*get)() = nullptr;
+};
+
+const BlasThreads& blasThreads()
+{
+    static const BlasThreads t = [] {
+        BlasThreads b;
+        b.set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+        b.get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+        if (!b.set || !b.get)
+            b = {};
+        return b;
+    }();
+    return t;
+}
+
+// A product of the batch below this many multiply-adds is split by batch item over the pool,
+// each item one single-threaded sgemm: OpenBLAS would start its threads for every small
+// product (2 MFLOP at the small presets' 128 x 128 x 64 attention) and wait for them each time.
+constexpr double kSmallProductMacs = 32.0 * 1024 * 1024;
 
 class CpuBackend final : public Backend {
 public:
@@ -36,8 +63,23 @@ public:
     void gemmBatched(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, int64_t sA,
                      const float* B, int ldb, int64_t sB, float beta, float* C, int ldc, int64_t sC, int batch) override
     {
-        for (int i = 0; i < batch; ++i)
-            gemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
+        const BlasThreads& bt = blasThreads();
+        const bool split = batch > 1 && cpu::vectorized() && cpu::threads() > 1 && bt.set &&
+                           double(M) * N * K < kSmallProductMacs;
+        if (!split) {
+            for (int i = 0; i < batch; ++i)
+                gemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
+            return;
+        }
+        // Each item is written by one thread in OpenBLAS's own order, so the bits do not depend
+        // on the thread count or the split.
+        const int before = bt.get();
+        bt.set(1);
+        cpu::parallelFor(batch, 1, [&](int64_t lo, int64_t hi) {
+            for (int64_t i = lo; i < hi; ++i)
+                gemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
+        });
+        bt.set(before);
     }
     void synchronize() override {}
 };

@@ -61,6 +61,11 @@ void headsPermuteRange(const float* src, float* dst, int64_t B, int64_t S, int64
 // the caller runs it on one thread since tokens repeat), over flat element ranges [i0, i1).
 void selectRowsRange(const float* src, const int32_t* idx, float* dst, int64_t d, int64_t i0, int64_t i1);
 void addRowsRange(const float* src, const int32_t* idx, float* dst, int64_t d, int64_t i0, int64_t i1);
+// out[t, c] = table[tok[t], c] + pos[t % S, c] (BERT's embedding with positions) and its
+// position gradient dpos[s, c] = sum over b of dOut[b S + s, c], b in order.
+void embedPosForwardRange(const int32_t* tok, const float* table, const float* pos, float* out, int64_t d, int64_t S,
+                          int64_t i0, int64_t i1);
+void posGradRange(const float* dOut, float* dpos, int64_t d, int64_t S, int64_t B, int64_t i0, int64_t i1);
 void embedSgdRange(const int32_t* tok, const float* g, float* table, int64_t d, float alpha, int64_t i0, int64_t i1);
 // Sum of x[i]^2 over [i0, i1) in double (16 lanes, fixed order).
 double sumSquaresRange(const float* x, int64_t i0, int64_t i1);

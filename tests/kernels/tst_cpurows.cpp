@@ -1,6 +1,7 @@
 // The CPU backend's vectorized row kernels (cpurows.h) against float64 evaluations of their
 // definitions, and the thread pool: every index exactly once, and the kernels' results (and
 // a whole training step's) bitwise the same for 1 and 2 threads.
+#include "kernels/bertops.h"
 #include "kernels/cpurows.h"
 #include "kernels/model.h"
 #include "kernels/opsmath.h"
@@ -203,6 +204,29 @@ private slots:
                 QVERIFY(std::fabs(y[size_t(r * C + c)] - want) < 2e-5);
             }
         }
+        // Backward, written and accumulated: rstd (g - mean(g) - xhat mean(g xhat)), g = dy gamma.
+        std::vector<float> dy = randomVector(x.size(), 8), dx(x.size()), dxAcc = randomVector(x.size(), 9);
+        const std::vector<float> dxAcc0 = dxAcc;
+        cpu::layerNormBackwardRows(x.data(), gamma.data(), dy.data(), mean.data(), rstd.data(), dx.data(), C, false, 0, rows);
+        cpu::layerNormBackwardRows(x.data(), gamma.data(), dy.data(), mean.data(), rstd.data(), dxAcc.data(), C, true, 0, rows);
+        for (int64_t r = 0; r < rows; ++r) {
+            const double mu = mean[size_t(r)], rs = rstd[size_t(r)];
+            double mg = 0, mgx = 0;
+            for (int64_t c = 0; c < C; ++c) {
+                const double g = double(dy[size_t(r * C + c)]) * gamma[size_t(c)];
+                mg += g;
+                mgx += g * (x[size_t(r * C + c)] - mu) * rs;
+            }
+            mg /= double(C);
+            mgx /= double(C);
+            for (int64_t c = 0; c < C; ++c) {
+                const size_t i = size_t(r * C + c);
+                const double g = double(dy[i]) * gamma[size_t(c)];
+                const double want = rs * (g - mg - (x[i] - mu) * rs * mgx);
+                QVERIFY2(std::fabs(dx[i] - want) < 2e-4 * std::max(1.0, std::fabs(want)), qPrintable(QString::number(dx[i] - want)));
+                QVERIFY(std::fabs(dxAcc[i] - (dxAcc0[i] + want)) < 2e-4 * std::max(1.0, std::fabs(want)));
+            }
+        }
     }
 
     void elementwiseRangesMatchTheFunctors()
@@ -248,6 +272,13 @@ private slots:
         compare("index_add_rows", T * C, [&](float* o) { return fn::IndexAddRows{x.data(), idx.data(), o, C}; }, out, other);
         compare("embedding_forward", T * C, [&](float* o) { return fn::EmbedForward{idx.data(), x.data(), o, C}; }, out,
                 std::vector<float>(x.size()));
+        // BERT's embedding with positions (S positions) and the position gradient (B in order).
+        std::vector<float> pos = randomVector(size_t(S * C), 36);
+        compare("embedding_position_forward", T * C,
+                [&](float* o) { return fn::EmbedPosForward{idx.data(), x.data(), pos.data(), o, C, S}; }, out,
+                std::vector<float>(x.size()));
+        compare("position_grad", S * C, [&](float* o) { return fn::PosGrad{x.data(), o, C, S, B}; }, out,
+                std::vector<float>(size_t(S * C), 3.f));
         std::vector<int32_t> tokens = {1, 1, 4, 0, 1, 4, 2, 2, 9, 1, 0, 3, 3, 1};   // repeats add up in order
         float embNorm = 9.f;
         compare("embedding_sgd", T * C,
@@ -340,11 +371,17 @@ private slots:
         // 32,768 elements per activation, rows of up to 4,064 tail logits).
         const std::vector<std::pair<std::string, std::string>> sizes = {
             {"vocab", "4096"}, {"hidden", "64"}, {"batch", "8"}, {"seq", "64"}};
-        for (const char* variant : {"adaptive", "full", "fused"}) {
+        // transformer and bert: their attention products (8 heads of 64 x 64 x 8) run as one
+        // single-threaded sgemm per head, split over the pool on 2 threads (cpubackend.cpp).
+        const std::vector<std::pair<std::string, std::string>> attention = {
+            {"hidden", "64"}, {"heads", "8"}, {"batch", "2"}, {"seq", "64"}};
+        const std::pair<const char*, const char*> runs[] = {
+            {"gcn", "adaptive"}, {"gcn", "full"}, {"gcn", "fused"}, {"transformer", "adaptive"}, {"bert", "adaptive"}};
+        for (const auto& [workload, variant] : runs) {
             std::vector<float> losses[2], weights[2];
             for (int t = 0; t < 2; ++t) {
                 cpu::setThreads(t + 1);
-                auto m = Model::create("gcn", "tiny", variant, sizes);
+                auto m = Model::create(workload, "tiny", variant, std::string(workload) == "gcn" ? sizes : attention);
                 for (int s = 0; s < 3; ++s)
                     losses[t].push_back(m->step());
                 for (Layer* layer : m->layers())
