@@ -94,11 +94,12 @@ std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* e
     }
 }
 
-double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes)
+double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes, bool bf16)
 {
     const bool copy = launchKind == "memcpy";
     const double bw = copy && device.hostLinkBytesPerS > 0 ? device.hostLinkBytesPerS : device.memoryBytesPerS;
-    const double compute = device.fp32Flops > 0 ? flops / device.fp32Flops : 0;
+    const double peak = bf16 && device.bf16Flops > 0 ? device.bf16Flops : device.fp32Flops;
+    const double compute = peak > 0 ? flops / peak : 0;
     const double memory = bw > 0 ? bytes / bw : 0;
     return std::max(compute, memory) * 1e9 + device.launchOverheadNs;
 }

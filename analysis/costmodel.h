@@ -38,13 +38,17 @@ std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* e
 class JsonValue;
 std::optional<DeviceSpec> deviceFromJson(const JsonValue& object, std::string* error = nullptr);
 
-// Roofline time of one launch on a device, in ns: max(flops / fp32 peak, bytes / bandwidth)
-// + launch overhead; copies move their bytes over the host link.
-double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes);
+// Roofline time of one launch on a device, in ns: max(flops / peak, bytes / bandwidth) + launch
+// overhead; copies move their bytes over the host link. The peak is fp32's, or the bf16 peak for
+// a bfloat16 GEMM (bf16gemm_*, the fused_bf16 variant) where the device has one.
+double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes,
+                  bool bf16 = false);
+// Whether an op name is a bfloat16 GEMM (kernels/runtime.cpp names them bf16gemm_nn/nt/tn/tt).
+inline bool isBf16Gemm(const std::string& opName) { return opName.rfind("bf16gemm_", 0) == 0; }
 inline double rooflineNs(const DeviceSpec& device, const LaunchSample& s)
 {
     // A copy's bytes are read on one side and written on the other: it moves bytesRead.
-    return rooflineNs(device, s.kind, s.flops, s.kind == "memcpy" ? s.bytesRead : s.bytes());
+    return rooflineNs(device, s.kind, s.flops, s.kind == "memcpy" ? s.bytesRead : s.bytes(), isBf16Gemm(s.name));
 }
 
 }  // namespace wt

@@ -34,6 +34,10 @@ public:
     // Row-major C[M,N] = alpha * op(A) op(B) + beta * C, op(A) is [M,K], op(B) is [K,N].
     virtual void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                       const float* B, int ldb, float beta, float* C, int ldc) = 0;
+    // The same with A and B rounded to bfloat16 and fp32 sums (CPU: bf16gemm.h; CUDA: cuBLAS's
+    // CUBLAS_COMPUTE_32F_FAST_16BF, the tensor cores); the softmax variant fused_bf16 only.
+    virtual void gemmBf16(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+                          const float* B, int ldb, float beta, float* C, int ldc) = 0;
     // The same over `batch` matrices at fixed element strides.
     virtual void gemmBatched(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                              int64_t strideA, const float* B, int ldb, int64_t strideB, float beta, float* C, int ldc,

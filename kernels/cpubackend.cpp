@@ -1,5 +1,6 @@
 // CPU backend: host memory, memcpy and OpenBLAS sgemm.
 #include "kernels/backend.h"
+#include "kernels/bf16gemm.h"
 #include "kernels/cpurows.h"
 
 #include <cblas.h>
@@ -59,6 +60,11 @@ public:
     {
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A,
                     lda, B, ldb, beta, C, ldc);
+    }
+    void gemmBf16(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                  int ldb, float beta, float* C, int ldc) override
+    {
+        cpu::gemmBf16(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     }
     void gemmBatched(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, int64_t sA,
                      const float* B, int ldb, int64_t sB, float beta, float* C, int ldc, int64_t sC, int batch) override

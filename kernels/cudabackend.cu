@@ -93,6 +93,15 @@ public:
                                 &alpha, B, ldb, A, lda, &beta, C, ldc),
                     "cublasSgemm");
     }
+    void gemmBf16(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, const float* B,
+                  int ldb, float beta, float* C, int ldc) override
+    {
+        // fp32 in and out, bf16 tensor-core products with fp32 sums.
+        checkCublas(cublasGemmEx(m_cublas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K,
+                                 &alpha, B, CUDA_R_32F, ldb, A, CUDA_R_32F, lda, &beta, C, CUDA_R_32F, ldc,
+                                 CUBLAS_COMPUTE_32F_FAST_16BF, CUBLAS_GEMM_DEFAULT),
+                    "cublasGemmEx");
+    }
     void gemmBatched(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, int64_t sA,
                      const float* B, int ldb, int64_t sB, float beta, float* C, int ldc, int64_t sC, int batch) override
     {

@@ -381,7 +381,7 @@ ModelConfig resolveConfig(const std::string& workload, const std::string& preset
     for (auto v : softmaxVariants())
         variantOk |= v == variant;
     if (!variantOk)
-        throw std::invalid_argument("unknown softmax variant '" + variant + "' (full, adaptive, bucketed, fused)");
+        throw std::invalid_argument("unknown softmax variant '" + variant + "' (full, adaptive, bucketed, fused, fused_bf16)");
 
     ModelConfig c = presetConfig(workload, preset);
     c.variant = variant;

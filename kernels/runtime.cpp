@@ -75,6 +75,13 @@ void Runtime::gemm(std::string_view name, bool ta, bool tb, int M, int N, int K,
 {
     if (M <= 0 || N <= 0)
         return;
+    if (m_bf16Gemms) {
+        static constexpr std::string_view kNames[] = {"bf16gemm_nn", "bf16gemm_tn", "bf16gemm_nt", "bf16gemm_tt"};
+        if (begin(gemmLaunch(kNames[int(ta) + 2 * int(tb)], M, N, K, 1, beta != 0.f), {{"M", M}, {"N", N}, {"K", K}}))
+            m_backend->gemmBf16(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        end();
+        return;
+    }
     if (begin(gemmLaunch(name, M, N, K, 1, beta != 0.f), {{"M", M}, {"N", N}, {"K", K}}))
         m_backend->gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     end();

@@ -145,6 +145,9 @@ public:
     void gemmBatched(std::string_view name, bool ta, bool tb, int M, int N, int K, float alpha, const float* A,
                      int lda, int64_t sA, const float* B, int ldb, int64_t sB, float beta, float* C, int ldc,
                      int64_t sC, int batch);
+    // While on, gemm() runs in bfloat16 (Backend::gemmBf16) under the names bf16gemm_nn/nt/tn/tt.
+    void setBf16Gemms(bool on) { m_bf16Gemms = on; }
+    bool bf16Gemms() const { return m_bf16Gemms; }
     void zero(std::string_view name, void* p, size_t bytes);
     void upload(std::string_view name, void* dst, const void* src, size_t bytes);
     void download(std::string_view name, void* dst, const void* src, size_t bytes);
@@ -176,6 +179,7 @@ private:
     std::vector<OpInfo>* m_listing = nullptr;
     std::vector<std::string> m_path;
     bool m_sizing = false;
+    bool m_bf16Gemms = false;
     int64_t m_allocations = 0;
     Buffer m_scratch;   // declared last: released before the backend goes
 };

@@ -104,10 +104,23 @@ private:
 // --- adaptive softmax (three execution strategies) --------------------------------------
 enum class Mode { Framework, Bucketed, Fused };
 
+// The layer's GEMMs in bfloat16 while it lives (fused_bf16), the runtime's setting restored after.
+class Bf16Gemms {
+public:
+    Bf16Gemms(Runtime& rt, bool on) : m_rt(rt), m_before(rt.bf16Gemms()) { rt.setBf16Gemms(on); }
+    ~Bf16Gemms() { m_rt.setBf16Gemms(m_before); }
+    Bf16Gemms(const Bf16Gemms&) = delete;
+    Bf16Gemms& operator=(const Bf16Gemms&) = delete;
+
+private:
+    Runtime& m_rt;
+    bool m_before;
+};
+
 class AdaptiveSoftmax final : public SoftmaxLayer {
 public:
-    AdaptiveSoftmax(Mode mode, int64_t vocab, int64_t d, const std::vector<int64_t>& cutoffs)
-        : m_mode(mode), m_vocab(vocab), m_d(d), m_cutoffs(cutoffs)
+    AdaptiveSoftmax(Mode mode, bool bf16, int64_t vocab, int64_t d, const std::vector<int64_t>& cutoffs)
+        : m_mode(mode), m_bf16(bf16), m_vocab(vocab), m_d(d), m_cutoffs(cutoffs)
     {
         const int64_t nc = int64_t(cutoffs.size());
         m_headSize = cutoffs[0] + nc;
@@ -129,6 +142,7 @@ public:
                  float* lossOut) override
     {
         const int64_t N = int64_t(hostTargets.size()), nc = int64_t(m_tails.size());
+        const Bf16Gemms precision(rt, m_bf16);
         m_N = N;
         m_h = h;
         m_targets = targets;
@@ -198,6 +212,7 @@ public:
     {
         const int64_t N = m_N;
         const float g = -1.f / float(N);
+        const Bf16Gemms precision(rt, m_bf16);
         rt.ensure(m_dh, size_t(N * m_d) * 4);
         Param& head = *m_params[0];
         if (m_mode != Mode::Fused) {
@@ -439,6 +454,7 @@ private:
     }
 
     Mode m_mode;
+    bool m_bf16;   // fused_bf16: the head's and the tails' GEMMs in bfloat16
     int64_t m_vocab, m_d, m_headSize = 0, m_N = 0;
     std::vector<int64_t> m_cutoffs;
     std::vector<Tail> m_tails;
@@ -460,7 +476,7 @@ int64_t tailWidth(int64_t d, size_t i)
 
 const std::vector<std::string_view>& softmaxVariants()
 {
-    static const std::vector<std::string_view> v{"full", "adaptive", "bucketed", "fused"};
+    static const std::vector<std::string_view> v{"full", "adaptive", "bucketed", "fused", "fused_bf16"};
     return v;
 }
 
@@ -474,6 +490,8 @@ std::string_view softmaxVariantSummary(std::string_view variant)
         return "adaptive, tokens sorted by cluster once (one sync), contiguous per-cluster slices";
     if (variant == "fused")
         return "bucketed + fused online log-softmax/loss/gradient in place; backward is GEMMs only";
+    if (variant == "fused_bf16")
+        return "fused with its GEMMs in bfloat16 (fp32 sums): not exact, about 3 significant digits per input";
     return "";
 }
 
@@ -483,15 +501,16 @@ std::unique_ptr<SoftmaxLayer> makeSoftmaxLayer(std::string_view variant, int64_t
     if (variant == "full")
         return std::make_unique<FullSoftmax>(vocab, d);
     Mode mode;
+    const bool bf16 = variant == "fused_bf16";
     if (variant == "adaptive")
         mode = Mode::Framework;
     else if (variant == "bucketed")
         mode = Mode::Bucketed;
-    else if (variant == "fused")
+    else if (variant == "fused" || bf16)
         mode = Mode::Fused;
     else
         throw std::invalid_argument("unknown softmax variant '" + std::string(variant) +
-                                    "' (full, adaptive, bucketed, fused)");
+                                    "' (full, adaptive, bucketed, fused, fused_bf16)");
     if (cutoffs.empty())
         throw std::invalid_argument("the " + std::string(variant) + " softmax needs at least one cutoff");
     int64_t prev = 0;
@@ -503,7 +522,7 @@ std::unique_ptr<SoftmaxLayer> makeSoftmaxLayer(std::string_view variant, int64_t
     }
     if (cutoffs.size() > 15)
         throw std::invalid_argument("at most 15 tail clusters are supported");
-    return std::make_unique<AdaptiveSoftmax>(mode, vocab, d, cutoffs);
+    return std::make_unique<AdaptiveSoftmax>(mode, bf16, vocab, d, cutoffs);
 }
 
 }  // namespace wt::kernels

@@ -30,7 +30,7 @@ public:
     virtual const float* backward(Runtime& rt) = 0;
 };
 
-// variant: full, adaptive, bucketed, fused. cutoffs: increasing, each in (0, vocab), empty for full.
+// variant: full, adaptive, bucketed, fused, fused_bf16 (fused with bfloat16 GEMMs: not exact). cutoffs: increasing, each in (0, vocab), empty for full.
 std::unique_ptr<SoftmaxLayer> makeSoftmaxLayer(std::string_view variant, int64_t vocab, int64_t d,
                                                const std::vector<int64_t>& cutoffs);
 const std::vector<std::string_view>& softmaxVariants();

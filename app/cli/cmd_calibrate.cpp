@@ -1,5 +1,6 @@
 // wheretime calibrate FILE: measures this CPU for the cost model (a short sgemm rate through the
-// CPU backend's OpenBLAS, copy bandwidth, the fixed cost of one small op) and stores it in FILE
+// CPU backend's OpenBLAS, the bfloat16 GEMM's rate, copy bandwidth, the fixed cost of one small
+// op) and stores it in FILE
 // as a device cost model (default name "cpu"), which `predict --device cpu` and `--evaluate`
 // use for the roofline.
 #include "analysis/costmodel.h"
@@ -22,7 +23,7 @@ namespace {
 const char* kUsage =
     "usage: wheretime calibrate FILE [--name NAME]\n\n"
     "Measures this CPU (about a second): the sgemm rate of the CPU backend (OpenBLAS, 1024^3, best of\n"
-    "several), the copy bandwidth (memcpy of 64 MiB, bytes read + written per second, best of several)\n"
+    "several), the same for its bfloat16 GEMM (the fused_bf16 softmax variant's), the copy bandwidth (memcpy of 64 MiB, bytes read + written per second, best of several)\n"
     "and the time of one small op (a 1x1x1 sgemm call, median), and stores them in FILE as the device\n"
     "NAME (default cpu) for `wheretime predict --device NAME` and `--evaluate`.\n";
 
@@ -54,6 +55,15 @@ int runCalibrate(Args& args)
             bestGemm = std::min(bestGemm, seconds(t0, t1));
     }
     const double gemmFlops = 2.0 * n * n * double(n) / bestGemm;
+    double bestBf16 = 1e30;
+    for (int rep = 0; rep < 6; ++rep) {
+        auto t0 = clock::now();
+        backend->gemmBf16(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+        auto t1 = clock::now();
+        if (rep > 0)
+            bestBf16 = std::min(bestBf16, seconds(t0, t1));
+    }
+    const double bf16Flops = 2.0 * n * n * double(n) / bestBf16;
     // Copy: 64 MiB, read + write counted.
     const size_t bytes = size_t(64) << 20;
     std::vector<char> src(bytes, 1), dst(bytes, 0);
@@ -81,14 +91,17 @@ int runCalibrate(Args& args)
     d.title = "CPU: " + capture::CpuTracer::cpuModelName();
     d.kind = "cpu";
     d.fp32Flops = gemmFlops;
+    d.bf16Flops = bf16Flops;
     d.memoryBytesPerS = copyBytesPerS;
     d.hostLinkBytesPerS = copyBytesPerS;
     d.sms = int(std::thread::hardware_concurrency());
     d.launchOverheadNs = small[100];
-    d.source = "wheretime calibrate (sgemm 1024^3 best of 5, memcpy 64 MiB best of 5, 1x1x1 sgemm median)";
+    d.source = "wheretime calibrate (sgemm and bf16 GEMM 1024^3 best of 5, memcpy 64 MiB best of 5, 1x1x1 sgemm median)";
     CostModelStore(db).put(StoredCostModel{name, "device", "", toJson(d)});
-    std::printf("%s: sgemm %.1f GFLOP/s, copy %.2f GB/s (read + written), small op %.0f ns; stored as device '%s' in %s\n",
-                d.title.c_str(), gemmFlops / 1e9, copyBytesPerS / 1e9, d.launchOverheadNs, name.c_str(), file.c_str());
+    std::printf("%s: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (read + written), small op %.0f ns; "
+                "stored as device '%s' in %s\n",
+                d.title.c_str(), gemmFlops / 1e9, bf16Flops / 1e9, copyBytesPerS / 1e9, d.launchOverheadNs,
+                name.c_str(), file.c_str());
     return 0;
 }
 

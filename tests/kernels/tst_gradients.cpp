@@ -189,8 +189,11 @@ private slots:
     void softmaxLayers_data()
     {
         QTest::addColumn<QString>("variant");
+        // Not fused_bf16: its forward rounds h to bfloat16, so finite differences smaller than
+        // bfloat16's resolution see no change (tst_softmax checks it against float64 instead).
         for (auto v : softmaxVariants())
-            QTest::newRow(std::string(v).c_str()) << QString::fromUtf8(v.data(), int(v.size()));
+            if (v != "fused_bf16")
+                QTest::newRow(std::string(v).c_str()) << QString::fromUtf8(v.data(), int(v.size()));
     }
     void softmaxLayers()
     {
