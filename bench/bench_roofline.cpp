@@ -8,7 +8,7 @@
 // Ops: each workload is captured with the CPU tracer into a scratch file and read back as
 // op features (analysis/opfeatures.h: FLOPs and bytes per launch, measured time), so the
 // figures are the ones a capture stores. An op's bound time is
-//   max(FLOPs / sgemm rate, bytes / copy bandwidth, exps / exp throughput)
+//   max(FLOPs / sgemm rate (the bf16 GEMM's for bf16gemm_*), bytes / copy bandwidth, exps / exp throughput)
 // with exps = elements x the exps per element of the op's definition (table below); "x bound"
 // is the measured time over the bound time (1.0 = at the machine's limit).
 // --ab alternates, in this one process, the plain functor loops on one thread (the backend
@@ -44,6 +44,7 @@ double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::d
 
 struct Limits {
     double flops = 0;      // FLOP/s (sgemm)
+    double bf16Flops = 0;  // FLOP/s of the bfloat16 GEMM (fused_bf16's bf16gemm_* ops)
     double bytes = 0;      // B/s (copy, read + written, one thread: calibrate's figure)
     double bytesPool = 0;  // B/s, the same copy split over the pool's threads (shown, not used)
     double exps = 0;       // exp/s on all threads of the pool
@@ -63,6 +64,14 @@ Limits measureLimits()
             best = std::min(best, seconds(t0, Clock::now()));
     }
     l.flops = 2.0 * n * n * double(n) / best;
+    best = 1e30;
+    for (int rep = 0; rep < 6; ++rep) {
+        auto t0 = Clock::now();
+        backend->gemmBf16(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+        if (rep > 0)
+            best = std::min(best, seconds(t0, Clock::now()));
+    }
+    l.bf16Flops = 2.0 * n * n * double(n) / best;
     const size_t bytes = size_t(64) << 20;
     std::vector<char> src(bytes, 1), dst(bytes, 0);
     best = 1e30;
@@ -229,9 +238,9 @@ int main(int argc, char** argv)
             load[0] = -1;
         std::fclose(f);
     }
-    std::printf("limits: sgemm %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
+    std::printf("limits: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
                 "exp %.2f Gexp/s (%d threads); load average %.2f %.2f %.2f\n",
-                lim.flops / 1e9, lim.bytes / 1e9, lim.bytesPool / 1e9, wt::kernels::cpu::threads(), lim.exps / 1e9,
+                lim.flops / 1e9, lim.bf16Flops / 1e9, lim.bytes / 1e9, lim.bytesPool / 1e9, wt::kernels::cpu::threads(), lim.exps / 1e9,
                 wt::kernels::cpu::threads(), load[0], load[1], load[2]);
 
     for (const std::string& workload : workloads) {
@@ -313,7 +322,8 @@ int main(int argc, char** argv)
         int folded = 0;
         for (const OpRow* r : order) {
             const double t = median(r->ms[now]) * 1e-3;
-            const double tf = r->flops / lim.flops, tb = r->bytes / lim.bytes, te = r->exps / lim.exps;
+            const bool bf16 = r->name.rfind("bf16gemm_", 0) == 0;
+            const double tf = r->flops / (bf16 ? lim.bf16Flops : lim.flops), tb = r->bytes / lim.bytes, te = r->exps / lim.exps;
             const double bound = std::max({tf, tb, te});
             const char* by = bound == tf ? "flop" : (bound == tb ? "mem" : "exp");
             boundSum += bound;

@@ -46,7 +46,7 @@ CPU_SHAPES = {
     "gcn-small": (8 * 128, 256, 33278, [10000, 20000], "small"),
     "gcn": (16 * 256, 512, 33278, [10000, 20000], "paper"),
 }
-VARIANTS = ["full", "adaptive", "bucketed", "fused"]
+VARIANTS = ["full", "adaptive", "bucketed", "fused", "fused_bf16"]
 
 
 def zipf_targets(torch, n, vocab, seed):
