@@ -195,28 +195,23 @@ RankSummary loadRankSummary(const std::string& file)
 
     const Strings& strings = reader.strings();
     ScopeTree tree(reader.scopes(runId), strings);
-    // Steps: the stored per-step totals reduced to one number per step as they are decoded; only
-    // files without them (older schemas, recovered runs) pass over their activities.
-    std::vector<std::vector<TotalRow>> steps;
-    if (std::optional<Reader::StepTotals> stored = reader.stepTotals(runId, true)) {
-        steps = std::move(stored->steps);
-    } else {
-        r.stepsStored = false;
-        steps = readStepTotals(reader, runId, tree);
-    }
-    r.stepKernelNs.reserve(steps.size());
-    std::vector<double> samples;
-    samples.reserve(steps.size());
-    for (const auto& rows : steps) {
+    // Steps: the stored per-step totals reduced to one number per step as they are decoded (no
+    // step's rows kept); only files without them (older schemas, recovered runs) pass over their
+    // activities.
+    auto kernelNs = [](const std::vector<TotalRow>& rows) {
         int64_t ns = 0;
         for (const TotalRow& t : rows)
             if (t.kind == ActivityKind::Kernel)
                 ns = saturatingAdd(ns, t.timeNs);
-        r.stepKernelNs.push_back(ns);
-        samples.push_back(double(ns));
+        return ns;
+    };
+    const bool stored = reader.forEachStepTotals(runId, [&](size_t, const std::vector<TotalRow>& rows) { r.stepKernelNs.push_back(kernelNs(rows)); });
+    if (!stored) {
+        r.stepsStored = false;
+        for (const auto& rows : readStepTotals(reader, runId, tree))
+            r.stepKernelNs.push_back(kernelNs(rows));
     }
-    steps.clear();
-    steps.shrink_to_fit();
+    std::vector<double> samples(r.stepKernelNs.begin(), r.stepKernelNs.end());
     r.step = summarize(std::move(samples));
     r.stepInterval = meanInterval(r.step);
 
