@@ -115,12 +115,11 @@ double medianOf(std::vector<double> v)
 
 std::optional<int64_t> rankFromFileName(const std::string& path)
 {
-    std::string name = baseName(path);
-    if (const size_t dot = name.find('.'); dot != std::string::npos && dot > 0)
-        name.resize(dot);   // rank-3.json.wt -> rank-3
+    const std::string name = baseName(path);
     std::string lower = name;
     for (char& c : lower)
         c = char(std::tolower(static_cast<unsigned char>(c)));
+    // The last "rank" followed by digits: trace.rank5.wt, rank-3.json.wt, x_rank-0-of-2.wt.
     for (size_t at = lower.rfind("rank"); at != std::string::npos; at = at == 0 ? std::string::npos : lower.rfind("rank", at - 1)) {
         size_t d = at + 4;
         if (d < lower.size() && (lower[d] == '-' || lower[d] == '_' || lower[d] == '.'))
@@ -131,7 +130,9 @@ std::optional<int64_t> rankFromFileName(const std::string& path)
         if (auto v = digitsValue(lower, d, e))
             return v;
     }
-    size_t e = name.size();
+    // Else the last digits of the name before its extensions (job-3.json.wt: 3).
+    size_t e = name.find('.', 1);
+    e = e == std::string::npos ? name.size() : e;
     while (e > 0 && !std::isdigit(static_cast<unsigned char>(name[e - 1])))
         --e;
     size_t b = e;

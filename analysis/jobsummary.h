@@ -80,8 +80,9 @@ std::vector<std::string> jobFiles(const std::string& dir);
 // cannot be read, std::runtime_error for a file without runs.
 RankSummary loadRankSummary(const std::string& file);
 
-// The rank of a file name: the digits after "rank" (any case, one '-', '_' or '.' between),
-// else the last digit run of the base name without its extension; nullopt without digits.
+// The rank of a file name: the digits after the last "rank" (any case, one '-', '_' or '.'
+// between) that has digits, else the last digit run of the base name before its first '.';
+// nullopt without digits (or more than 9).
 std::optional<int64_t> rankFromFileName(const std::string& path);
 
 // Opens `files` on `threads` worker threads (<= 0: the hardware's, at most 16), sorts the ranks
