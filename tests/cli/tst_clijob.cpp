@@ -110,6 +110,7 @@ private slots:
     void emptyDirectoryFails();
     void rankDetailIsStats();
     void usageErrors();
+    void rankWithoutStoredStepTotals();
     void htaPairRanksFromDistributedInfo();
 
 private:
@@ -302,6 +303,39 @@ void TestCliJob::usageErrors()
     const auto unknown = runCli({QStringLiteral("job"), m_dir, QStringLiteral("--layer"), QStringLiteral("no-such-layer")});
     QCOMPARE(unknown.exitCode, 1);
     QVERIFY2(unknown.err.contains(QStringLiteral("no rank has a layer 'no-such-layer'")), qPrintable(unknown.err));
+}
+
+void TestCliJob::rankWithoutStoredStepTotals()
+{
+    // A file whose run has no stored step totals (as files migrated from schema 2): its steps are
+    // read from the activities, with the same figures, and a note says so.
+    const QString dir = QString::fromStdString(test::tempPath("job-unstored"));
+    QVERIFY(QDir().mkpath(dir));
+    const QString file = dir + QStringLiteral("/rank-0.wt");
+    QVERIFY(QFile::copy(m_dir + QStringLiteral("/rank-0.wt"), file));
+    QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner);
+    {
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(file.toUtf8().constData(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "DELETE FROM step_totals", nullptr, nullptr, nullptr), SQLITE_OK);
+        QCOMPARE(sqlite3_changes(db), 1);
+        sqlite3_close(db);
+    }
+    const QString layer = QStringLiteral("softmax");
+    const auto job = runCli({QStringLiteral("job"), dir, QStringLiteral("--json"), QStringLiteral("--layer"), layer});
+    QVERIFY2(job.exitCode == 0, qPrintable(job.err));
+    const QJsonArray ranks = parseObject(job.out).value(QStringLiteral("ranks")).toArray();
+    QCOMPARE(ranks.size(), 1);
+    QCOMPARE(ranks[0].toObject().value(QStringLiteral("steps")).toInt(), 9);
+    compareWithStats(ranks[0].toObject(), file, layer);
+    // The same numbers as the stored ones of the original file.
+    const auto original = runCli({QStringLiteral("job"), m_dir + QStringLiteral("/rank-0.wt"), QStringLiteral("--json")});
+    QCOMPARE(original.exitCode, 0);
+    const QJsonObject a = ranks[0].toObject(), b = parseObject(original.out).value(QStringLiteral("ranks")).toArray()[0].toObject();
+    for (const char* key : {"step_mean_ns", "step_median_ns", "step_stddev_ns"})
+        QCOMPARE(a.value(QLatin1String(key)).toDouble(), b.value(QLatin1String(key)).toDouble());
+    const auto text = runCli({QStringLiteral("job"), dir});
+    QVERIFY2(text.out.contains(QStringLiteral("1 rank file(s) without stored step totals")), qPrintable(text.out));
 }
 
 void TestCliJob::htaPairRanksFromDistributedInfo()
