@@ -343,6 +343,23 @@ std::optional<Reader::StepTotals> Reader::stepTotals(int64_t runId, bool withRow
     return out;
 }
 
+bool Reader::forEachStepTotals(int64_t runId, const std::function<void(size_t, const std::vector<TotalRow>&)>& fn) const
+{
+    Statement s(m_db.handle(), "SELECT steps, data FROM step_totals WHERE run_id=?");
+    s.bind(1, runId);
+    if (!s.step())
+        return false;
+    const int64_t steps = s.int64(0);
+    if (steps < 0 || steps > int64_t(1) << 32)
+        damaged(runId, "its step totals name " + std::to_string(steps) + " steps");
+    try {
+        StepTotalsBlob::forEachStep(s.blob(1), size_t(steps), fn);
+    } catch (const StorageError& e) {
+        damaged(runId, e.what());
+    }
+    return true;
+}
+
 std::vector<ApiCall> Reader::apiCalls(int64_t runId) const
 {
     std::vector<ApiCall> out;

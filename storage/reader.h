@@ -50,6 +50,9 @@ public:
         std::vector<std::vector<TotalRow>> steps;
     };
     std::optional<StepTotals> stepTotals(int64_t runId, bool withRows = true) const;
+    // The same rows one step at a time (the buffer is reused: copy what you keep), for readers
+    // that reduce each step; false (fn not called) for runs without stored step totals.
+    bool forEachStepTotals(int64_t runId, const std::function<void(size_t step, const std::vector<TotalRow>& rows)>& fn) const;
     std::vector<ApiCall> apiCalls(int64_t runId) const;
     std::vector<std::pair<std::string, std::string>> metadata(int64_t runId) const;
     // The op features of a run's launches, in launch order; empty for runs without them

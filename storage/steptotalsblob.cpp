@@ -41,21 +41,25 @@ void StepTotalsBlob::appendStep(std::string& out, const std::vector<TotalRow>& r
 
 std::vector<std::vector<TotalRow>> StepTotalsBlob::decode(std::string_view blob, size_t steps)
 {
-    varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
     std::vector<std::vector<TotalRow>> out(steps);
+    forEachStep(blob, steps, [&](size_t st, const std::vector<TotalRow>& rows) { out[st] = rows; });
+    return out;
+}
+
+void StepTotalsBlob::forEachStep(std::string_view blob, size_t steps, const std::function<void(size_t, const std::vector<TotalRow>&)>& fn)
+{
+    varint::Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
+    std::vector<TotalRow> rows;   // this step's; a step with the keys of the one before keeps them
     for (size_t st = 0; st < steps; ++st) {
-        std::vector<TotalRow>& rows = out[st];
         const uint64_t head = c.next();
         const uint64_t n = head >> 1;
         const bool same = head & 1;
         if (n > uint64_t(c.end - c.p) / 2)   // a row takes at least 2 bytes
             throw StorageError("corrupt step totals (a step of " + std::to_string(n) + " rows in " +
                                std::to_string(c.end - c.p) + " bytes)");
-        if (same && (st == 0 || out[st - 1].size() != n || n == 0))
+        if (same && (st == 0 || rows.size() != n || n == 0))
             throw StorageError("corrupt step totals (a step repeats keys it has no step before it to take from)");
-        if (same)
-            rows = out[st - 1];
-        else
+        if (!same)
             rows.resize(size_t(n));
         int64_t scope = 0;
         uint32_t name = 0;
@@ -76,10 +80,10 @@ std::vector<std::vector<TotalRow>> StepTotalsBlob::decode(std::string_view blob,
             r.count = varint::unzigzag(c.next());
             r.timeNs = varint::unzigzag(c.next());
         }
+        fn(st, rows);
     }
     if (c.p != c.end)
         throw StorageError("corrupt step totals (" + std::to_string(c.end - c.p) + " bytes after the last step)");
-    return out;
 }
 
 }  // namespace wt

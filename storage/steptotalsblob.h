@@ -7,6 +7,7 @@
 
 #include "types.h"
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,10 @@ public:
     static void appendStep(std::string& out, const std::vector<TotalRow>& rows, const std::vector<TotalRow>& previous);
     // Throws StorageError when the blob does not hold exactly `steps` steps.
     static std::vector<std::vector<TotalRow>> decode(std::string_view blob, size_t steps);
+    // The same, one step at a time into one reused buffer (step index, its rows): readers that
+    // reduce each step (a job of many ranks) allocate nothing per step. Throws like decode.
+    static void forEachStep(std::string_view blob, size_t steps,
+                            const std::function<void(size_t, const std::vector<TotalRow>&)>& fn);
 };
 
 }  // namespace wt

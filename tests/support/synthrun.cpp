@@ -134,7 +134,7 @@ Result generate(Writer& writer, const Options& o)
                         a.trackId = tracks[s];
                         a.startNs = std::max(host + 3000, streamCursor[s] + 1000);
                         int64_t mean = ln.spec[k].meanNs * (p == 1 ? 2 : 1);
-                        a.endNs = a.startNs + std::max<int64_t>(1000, int64_t(double(mean) * jitter(rng)));
+                        a.endNs = a.startNs + std::max<int64_t>(1000, int64_t(double(mean) * o.durationScale * jitter(rng)));
                         streamCursor[s] = a.endNs;
                         // The launch queue is bounded (as CUDA's is): the host waits once a
                         // stream is more than kMaxLagNs behind, so steps and layers do not
@@ -179,6 +179,8 @@ Result generate(Writer& writer, const Options& o)
         }
         end(stepInst, host + 1000);
     }
+    for (const auto& [key, value] : o.metadata)
+        writer.setMetadata(key, value);
     int64_t last = *std::max_element(streamCursor.begin(), streamCursor.end());
     writer.finishRun(RunStatus::Complete, std::max(last, host));
     return res;

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace wt::synth {
 
@@ -20,6 +22,8 @@ struct Options {
     bool scopes = true;             // false: kernels without scope instances (raw insert rate)
     bool apiCalls = false;          // a launching call per kernel (700 ns, on host thread 1 or 2, joined by correlation id)
     std::string name = "synthetic";
+    double durationScale = 1.0;     // every kernel's duration times this (a slower rank of a job)
+    std::vector<std::pair<std::string, std::string>> metadata;   // run metadata, written before the run finishes
 };
 
 struct Result {
