@@ -148,11 +148,14 @@ void prepare(ImportedTrace& t, Prepared& p)
 
     // 2. Attribution: the innermost host range open on the launching thread when the API call
     // that launched the activity began; else the innermost GPU annotation around its start.
-    std::unordered_map<int64_t, size_t> callByCorrelation;
+    // (correlation id, call) sorted; the first call of an id wins. A sorted array, not a hash
+    // map: 16 bytes a call instead of ~40 (2M calls of a 2 GB Kineto trace).
+    std::vector<std::pair<int64_t, size_t>> callByCorrelation;
     callByCorrelation.reserve(t.resolved ? 0 : t.calls.size());
     for (size_t i = 0; i < t.calls.size() && !t.resolved; ++i)
         if (t.calls[i].correlationId != 0)
-            callByCorrelation.emplace(t.calls[i].correlationId, i);
+            callByCorrelation.emplace_back(t.calls[i].correlationId, i);
+    std::sort(callByCorrelation.begin(), callByCorrelation.end());
     for (auto& a : t.activities) {
         if (t.resolved)
             break;
@@ -164,8 +167,8 @@ void prepare(ImportedTrace& t, Prepared& p)
         if (nr == 0)
             continue;
         if (a.correlationId != 0) {
-            auto c = callByCorrelation.find(a.correlationId);
-            if (c != callByCorrelation.end()) {
+            auto c = std::lower_bound(callByCorrelation.begin(), callByCorrelation.end(), std::pair<int64_t, size_t>(a.correlationId, 0));
+            if (c != callByCorrelation.end() && c->first == a.correlationId) {
                 const auto& call = t.calls[c->second];
                 auto lane = lanes.find({false, call.thread});
                 if (lane != lanes.end())
@@ -180,6 +183,11 @@ void prepare(ImportedTrace& t, Prepared& p)
         if (a.range >= 0)
             ++p.attributed;
     }
+
+    // The lanes served the attribution only: free them before the order below and the
+    // writer's own per-instance arrays grow.
+    std::vector<std::pair<int64_t, size_t>>().swap(callByCorrelation);
+    lanes.clear();
 
     // 3. Scope order, parents before children: by start, then depth.
     std::vector<int32_t> depth(nr, -1);

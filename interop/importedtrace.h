@@ -115,6 +115,9 @@ struct ImportedTrace {
     // the parents and attributions as they are. Lets traces be merged (the ranks of one job)
     // after each was resolved on its own threads and correlation ids.
     bool resolved = false;
+    // JSON: the slices (windows) its events were parsed in; 0 = one pass over the whole text.
+    int64_t slices = 0;
+    bool streamed = false;                    // JSON read as a stream (gzip: never inflated whole)
 
     // Counts of what the source held, for the import summary and tests.
     struct Counts {

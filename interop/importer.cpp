@@ -271,6 +271,58 @@ std::string inflateGzip(const Input& in, const std::string& path)
     return buf;
 }
 
+// gzip inflated on demand, a slice at a time (TraceEventImporter::parseStream()): memory holds
+// the compressed input (mapped) and the slices in flight, not the inflated text.
+class GzipStream final : public TextStream {
+public:
+    GzipStream(const Input& in, std::string path)
+        : m_src(reinterpret_cast<const unsigned char*>(in.data())), m_size(in.size()), m_path(std::move(path))
+    {
+        if (inflateInit2(&m_z, 15 + 16) != Z_OK)
+            throw ImportError(m_path, "cannot start the gzip decoder");
+    }
+    ~GzipStream() override { inflateEnd(&m_z); }
+    GzipStream(const GzipStream&) = delete;
+    GzipStream& operator=(const GzipStream&) = delete;
+
+    size_t read(char* dst, size_t max) override
+    {
+        size_t got = 0;
+        while (got < max && !m_done) {
+            size_t inChunk = std::min<size_t>(m_size - m_pos, 1u << 30);
+            size_t outChunk = std::min<size_t>(max - got, 1u << 30);
+            m_z.next_in = const_cast<unsigned char*>(m_src + m_pos);
+            m_z.avail_in = unsigned(inChunk);
+            m_z.next_out = reinterpret_cast<unsigned char*>(dst + got);
+            m_z.avail_out = unsigned(outChunk);
+            int rc = inflate(&m_z, Z_NO_FLUSH);
+            m_pos += inChunk - m_z.avail_in;
+            got += outChunk - m_z.avail_out;
+            if (rc == Z_STREAM_END) {
+                // Another member may follow; anything else after the stream is ignored (as gzip does).
+                if (m_size - m_pos >= 2 && m_src[m_pos] == 0x1f && m_src[m_pos + 1] == 0x8b)
+                    inflateReset(&m_z);
+                else
+                    m_done = true;
+                continue;
+            }
+            if (rc == Z_BUF_ERROR && m_pos >= m_size)
+                throw ImportError(m_path, "corrupt gzip stream (unexpected end of file)");
+            if (rc != Z_OK && rc != Z_BUF_ERROR)
+                throw ImportError(m_path, std::string("corrupt gzip stream (") + (m_z.msg ? m_z.msg : "inflate error") + ")");
+        }
+        return got;
+    }
+
+private:
+    const unsigned char* m_src;
+    size_t m_size;
+    size_t m_pos = 0;
+    std::string m_path;
+    z_stream m_z{};
+    bool m_done = false;
+};
+
 }  // namespace
 
 TraceFormat detectFormat(const char* data, size_t n)
@@ -297,8 +349,10 @@ TraceFormat detectFormat(const std::string& path)
     return in.format();
 }
 
-ImportedTrace parseTraceFile(const std::string& path)
+ImportedTrace parseTraceFile(const std::string& path, size_t sliceBytes)
 {
+    if (sliceBytes == 0)
+        sliceBytes = TraceEventImporter::kSliceBytes;
     Input in(path);
     switch (in.format()) {
     case TraceFormat::NsysSqlite:
@@ -310,19 +364,27 @@ ImportedTrace parseTraceFile(const std::string& path)
         // Large plain files are parsed in slices straight from the mapping (each slice is copied
         // with its own padding); the one-pass fallback copies the text itself when needed.
         if (in.mapped())
-            return TraceEventImporter::parse(in.name(), in.data(), in.size(), in.size(), TraceEventImporter::kSliceBytes, true);
+            return TraceEventImporter::parse(in.name(), in.data(), in.size(), in.size(), sliceBytes, true);
         {
             std::string& buf = in.buffer();
             // Padding bytes past the end must be readable; the capacity guarantees they are ours.
             buf.reserve(buf.size() + kPadding);
-            return TraceEventImporter::parse(in.name(), buf.data(), buf.size(), buf.capacity(), TraceEventImporter::kSliceBytes, true);
+            return TraceEventImporter::parse(in.name(), buf.data(), buf.size(), buf.capacity(), sliceBytes, true);
         }
     case TraceFormat::GzipJson: {
+        {
+            // Inflated slice by slice while the slices are parsed: never the whole text in memory.
+            ImportedTrace streamed;
+            GzipStream stream(in, in.name());
+            if (TraceEventImporter::parseStream(in.name(), stream, streamed, sliceBytes))
+                return streamed;
+        }
+        // Did not split cleanly, or an error: inflate it whole and parse it again (the exact error).
         std::string buf = inflateGzip(in, in.name());
         size_t size = buf.size();
         buf.reserve(size + kPadding);
         // The text is dropped page by page as its slices are handled.
-        return TraceEventImporter::parse(in.name(), buf.data(), size, buf.capacity(), TraceEventImporter::kSliceBytes, true);
+        return TraceEventImporter::parse(in.name(), buf.data(), size, buf.capacity(), sliceBytes, true);
     }
     case TraceFormat::Unknown:
         break;
@@ -359,7 +421,7 @@ ImportResult importTrace(Database& db, const std::string& path, const ImportOpti
 {
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
-    ImportedTrace trace = parseTraceFile(path);
+    ImportedTrace trace = parseTraceFile(path, options.sliceBytes);
     auto t1 = Clock::now();
 
     RunInfo info;
@@ -371,6 +433,8 @@ ImportResult importTrace(Database& db, const std::string& path, const ImportOpti
         trace.metadata.push_back(kv);
     result.format = trace.format;
     result.counts = trace.counts;
+    result.slices = trace.slices;
+    result.streamed = trace.streamed;
     result.written = writeInTransaction(db, trace, info);
     auto t2 = Clock::now();
     result.parseSeconds = std::chrono::duration<double>(t1 - t0).count();
@@ -397,7 +461,7 @@ ImportResult importRanks(Database& db, const std::vector<std::string>& paths, co
         for (size_t i; !failed && (i = next.fetch_add(1)) < paths.size();) {
             try {
                 traces[i].file = displayName(paths[i]);
-                traces[i].trace = parseTraceFile(paths[i]);
+                traces[i].trace = parseTraceFile(paths[i], options.sliceBytes);
                 // Steps before the ranges are nested: a step adopts the backward pass's ranges.
                 steps += markSteps(traces[i].trace, options.stepPattern, traces[i].file).steps;
                 resolveRanges(traces[i].trace);

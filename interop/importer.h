@@ -26,8 +26,10 @@ TraceFormat detectFormat(const std::string& path);
 // "-" is standard input. A regular file is mapped; anything else that is not a directory (a
 // FIFO, a pipe, a character device) is read once, to its end, and never opened twice; a FIFO
 // without a writer fails after a few seconds instead of waiting for one. Nsight SQLite
-// exports must be regular files.
-ImportedTrace parseTraceFile(const std::string& path);
+// exports must be regular files. A gzip file is inflated and parsed slice by slice (never
+// the whole text in memory); a large plain one is parsed in slices from its mapping.
+// sliceBytes: the slice (window) size, 0 = TraceEventImporter::kSliceBytes; a test hook.
+ImportedTrace parseTraceFile(const std::string& path, size_t sliceBytes = 0);
 
 struct ImportOptions {
     std::string name;                // run name; empty = the input file's base name
@@ -37,6 +39,9 @@ struct ImportOptions {
     // More run metadata to store with the run (the analysis settings of `--layer-depth` and
     // `--categories`; analysis/runprofile.h names the keys).
     std::vector<std::pair<std::string, std::string>> metadata;
+    // Test hook: JSON is cut into slices (windows) of about this many bytes; 0 = the default
+    // (TraceEventImporter::kSliceBytes). Any size gives the same run.
+    size_t sliceBytes = 0;
 };
 
 struct ImportResult {
@@ -46,6 +51,8 @@ struct ImportResult {
     std::string format;              // nsys, kineto, chrome
     ImportedTrace::Counts counts;
     int64_t steps = 0;               // ranges recognised as steps
+    int64_t slices = 0;              // JSON parsed in this many slices (windows); 0 = one pass
+    bool streamed = false;           // JSON read as a stream, a slice at a time (gzip)
     double parseSeconds = 0;         // reading + parsing
     double writeSeconds = 0;         // attribution + storage writes + commit
 };

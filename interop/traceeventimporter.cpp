@@ -12,14 +12,29 @@ ImportedTrace TraceEventImporter::parse(const std::string& file, const char* jso
         // The parser's names and kept events copy their strings when the text goes away.
         TraceEventTokenizer tokenizer(file);
         TraceEventParser parser(file, releaseText);
-        if (tokenizer.tokenizeSliced(json, size, sliceBytes, releaseText, parser))
-            return parser.finish(tokenizer.header());
+        if (tokenizer.tokenizeSliced(json, size, sliceBytes, releaseText, parser)) {
+            ImportedTrace t = parser.finish(tokenizer.header());
+            t.slices = tokenizer.slices();
+            return t;
+        }
     }
     // One pass (also the fallback: fresh phases, and the exact error of a text that did not split).
     TraceEventTokenizer tokenizer(file);
     TraceEventParser parser(file, false);
     tokenizer.tokenize(json, size, capacity, parser);
     return parser.finish(tokenizer.header());
+}
+
+bool TraceEventImporter::parseStream(const std::string& file, TextStream& in, ImportedTrace& out, size_t sliceBytes)
+{
+    TraceEventTokenizer tokenizer(file);
+    TraceEventParser parser(file, true);   // the slices' texts go away as they are handled
+    if (!tokenizer.tokenizeStream(in, sliceBytes, parser))
+        return false;
+    out = parser.finish(tokenizer.header());
+    out.slices = tokenizer.slices();
+    out.streamed = true;
+    return true;
 }
 
 }  // namespace wt::interop

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "importedtrace.h"
+#include "traceeventtokenizer.h"
 
 #include <string>
 
@@ -27,6 +28,12 @@ public:
     // given back to the kernel (madvise DONTNEED: a private file mapping or a heap buffer).
     static ImportedTrace parse(const std::string& file, const char* json, size_t size, size_t capacity,
                                size_t sliceBytes = kSliceBytes, bool releaseText = false);
+
+    // A document read once from `in` in slices of about sliceBytes (TraceEventTokenizer::
+    // tokenizeStream()): memory holds a few slices, never the whole text. false when it does not
+    // split cleanly (or on any error): the caller then reads the document again and calls
+    // parse(), which gives the same trace, or the exact error.
+    static bool parseStream(const std::string& file, TextStream& in, ImportedTrace& out, size_t sliceBytes = kSliceBytes);
 };
 
 }  // namespace wt::interop

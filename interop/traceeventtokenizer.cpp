@@ -312,11 +312,166 @@ void TraceEventTokenizer::Reader::readFields(od::object obj, TraceEvent& e)
 
 // One slice of the traceEvents array, parsed on either thread, handed on in file order.
 struct TraceEventTokenizer::Slice {
-    size_t begin = 0, end = 0;               // byte range of the events in the original text
+    size_t begin = 0, end = 0;               // byte range of the events in the text (a stream: offsets from its start)
+    // A stream's slice owns its bytes: "[" + the events + "]" + simdjson's padding (a mapped
+    // text is copied so by readSlice()).
+    std::string text;
     std::vector<TraceEvent> events;
+    bool produced = false;                   // begin, end (and text) set by the cutter
+    bool last = false;                       // the cutter had no more text: no slice here
     bool parsed = false;
     bool ok = false;
     size_t arrayEnd = 0;                     // when the array closed inside: offset just past its ']'
+};
+
+// Cuts traceEvents into slices lazily, as the threads take them, so only the slices in
+// flight are touched: cutting the whole text up front mapped a large folio of the file per
+// cut (846 MB of a 2 GB file's pages resident at once). Called in slice order, one call at a
+// time.
+class TraceEventTokenizer::Cutter {
+public:
+    virtual ~Cutter() = default;
+    // The next slice (begin, end and, for a stream, text); false at the end of the text.
+    virtual bool next(Slice& s, std::string spareText) = 0;
+    // The original text under a slice's views (nullptr: the views point into Slice::text).
+    virtual const char* original() const = 0;
+    // The text after the array's ']', which closed at `arrayEnd` in slice `k` of `slices`.
+    virtual std::string tail(std::deque<Slice>& slices, size_t k, size_t arrayEnd) = 0;
+};
+
+// A text in memory (a mapping or a buffer): slices are byte ranges of it.
+class TraceEventTokenizer::TextCutter final : public TraceEventTokenizer::Cutter {
+public:
+    TextCutter(const char* json, size_t size, size_t bodyBegin, size_t sliceBytes)
+        : m_json(json), m_size(size), m_pos(bodyBegin), m_sliceBytes(sliceBytes) {}
+    bool next(Slice& s, std::string) override
+    {
+        if (m_pos >= m_size)
+            return false;
+        size_t cut = m_pos + m_sliceBytes < m_size ? nextBoundary(m_json, m_size, m_pos + m_sliceBytes) : std::string_view::npos;
+        s.begin = m_pos;
+        s.end = cut == std::string_view::npos ? m_size : cut;
+        m_pos = cut == std::string_view::npos ? m_size : cut + 1;
+        return true;
+    }
+    const char* original() const override { return m_json; }
+    std::string tail(std::deque<Slice>&, size_t, size_t arrayEnd) override { return std::string(m_json + arrayEnd, m_size - arrayEnd); }
+
+private:
+    const char* m_json;
+    size_t m_size, m_pos, m_sliceBytes;
+};
+
+// A stream: each slice is read into its own buffer. A slice is filled to sliceBytes plus a
+// look-ahead, cut at the first boundary after sliceBytes, and the bytes after the cut carry
+// over into the next slice's buffer.
+class TraceEventTokenizer::StreamCutter final : public TraceEventTokenizer::Cutter {
+public:
+    static constexpr size_t kLookahead = 64 << 10;
+
+    StreamCutter(TextStream& in, size_t sliceBytes) : m_in(in), m_sliceBytes(sliceBytes) {}
+
+    // Reads up to the '[' of traceEvents: the text before the key into `head`, keyBegin as
+    // findEventsArray() says. false when the text has no such array (or is not JSON).
+    bool start(std::string& head, size_t& keyBegin)
+    {
+        std::string text;
+        size_t scanned = 0;
+        for (;;) {
+            size_t arrayBegin = findEventsArray(text.data(), text.size(), keyBegin);
+            if (arrayBegin != std::string_view::npos) {
+                head.assign(text, 0, keyBegin == std::string_view::npos ? 0 : keyBegin);
+                m_carry.assign(text, arrayBegin + 1);
+                m_offset = arrayBegin + 1;
+                return true;
+            }
+            // Not found: truncated so far (read more), or not there at all (a text of more than
+            // a few slices before the events is not worth streaming).
+            if (m_ended || text.size() > 4 * m_sliceBytes + kLookahead)
+                return false;
+            scanned = text.size();
+            text.resize(scanned + kLookahead);
+            size_t n = fill(text.data() + scanned, kLookahead);
+            text.resize(scanned + n);
+        }
+    }
+
+    bool next(Slice& s, std::string buf) override
+    {
+        if (m_ended && m_carry.empty())
+            return false;
+        constexpr size_t kPad = simdjson::SIMDJSON_PADDING;
+        const size_t want = m_sliceBytes + std::min(m_sliceBytes, kLookahead);   // event bytes to hold before cutting
+        // buf: '[' + carry + new bytes (the events' bytes start at buf[1]) + ']' + padding.
+        size_t n = m_carry.size();
+        buf.resize(std::min(want, size_t(8) << 20) + n + 2 + kPad);
+        buf[0] = '[';
+        std::memcpy(buf.data() + 1, m_carry.data(), n);
+        m_carry.clear();
+        auto readMore = [&](size_t max) {   // grows buf as it fills (a huge sliceBytes reads a huge slice, not a huge buffer)
+            size_t step = std::min(max, size_t(8) << 20);
+            if (buf.size() < 1 + n + step + 1 + kPad)
+                buf.resize(1 + n + step + 1 + kPad);
+            n += fill(buf.data() + 1 + n, step);
+        };
+        while (n < want && !m_ended)
+            readMore(want - n);
+        size_t cut = std::string_view::npos;
+        for (;;) {
+            if (n > m_sliceBytes)
+                cut = nextBoundary(buf.data() + 1, n, m_sliceBytes);
+            if (cut != std::string_view::npos || m_ended)
+                break;
+            readMore(kLookahead);   // no boundary in the look-ahead (a huge event): read further
+        }
+        m_cut = cut != std::string_view::npos;
+        const size_t len = m_cut ? cut : n;
+        if (m_cut)
+            m_carry.assign(buf.data() + 1 + cut + 1, n - cut - 1);
+        s.begin = m_offset;
+        s.end = m_offset + len;
+        m_offset += len + 1;   // the comma of the cut
+        buf[1 + len] = ']';
+        std::memset(buf.data() + 2 + len, ' ', kPad);
+        buf.resize(2 + len + kPad);
+        s.text = std::move(buf);
+        return true;
+    }
+    const char* original() const override { return nullptr; }
+    std::string tail(std::deque<Slice>& slices, size_t k, size_t arrayEnd) override
+    {
+        // The rest of slice k, the later slices already read, the carry, and what the stream
+        // still holds; each cut dropped the comma between two of them.
+        const Slice& s = slices[k];
+        std::string out(s.text.data() + 1 + (arrayEnd - s.begin), s.end - arrayEnd);
+        for (size_t j = k + 1; j < slices.size() && slices[j].produced && !slices[j].last; ++j)
+            out.append(",").append(slices[j].text.data() + 1, slices[j].end - slices[j].begin);
+        if (m_cut)
+            out.append(",").append(m_carry);
+        m_carry.clear();
+        for (char buf[1 << 16]; !m_ended;)
+            out.append(buf, fill(buf, sizeof buf));
+        return out;
+    }
+
+private:
+    size_t fill(char* dst, size_t max)
+    {
+        size_t got = 0;
+        while (got < max && !m_ended) {
+            size_t n = m_in.read(dst + got, max - got);
+            got += n;
+            m_ended = n == 0;
+        }
+        return got;
+    }
+
+    TextStream& m_in;
+    size_t m_sliceBytes;
+    std::string m_carry;   // bytes read past the last cut
+    bool m_cut = false;    // the last slice ended at a cut (a comma lies before m_carry)
+    size_t m_offset = 0;   // of m_carry's first byte in the stream
+    bool m_ended = false;
 };
 
 void TraceEventTokenizer::Reader::readDeviceProperties(od::array arr, std::vector<DeviceInfo>& out)
@@ -506,22 +661,31 @@ size_t TraceEventTokenizer::nextBoundary(const char* json, size_t size, size_t f
     return std::string_view::npos;
 }
 
-// One slice parsed as "[" + its bytes + "]" in a private padded copy, so the structural index
-// covers the slice only. Fails on any error, including a cut that was not an event boundary
-// (then one of the two slices around it is not a valid array of objects).
+// One slice parsed as "[" + its bytes + "]" in a private padded copy (a stream's slice is
+// one already), so the structural index covers the slice only. Fails on any error, including
+// a cut that was not an event boundary (then one of the two slices around it is not a valid
+// array of objects).
 bool TraceEventTokenizer::Reader::readSlice(Slice& s, const char* json, od::parser& parser, std::string& buf)
 {
     size_t n = s.end - s.begin;
-    if (buf.size() < n + 2 + simdjson::SIMDJSON_PADDING)
-        buf.resize(n + 2 + simdjson::SIMDJSON_PADDING + n / 8);
-    buf[0] = '[';
-    std::memcpy(buf.data() + 1, json + s.begin, n);
-    buf[n + 1] = ']';
-    std::memset(buf.data() + n + 2, ' ', simdjson::SIMDJSON_PADDING);
-    setBase(buf.data(), json + s.begin - 1);
+    const char* text = s.text.data();
+    size_t capacity = s.text.size();
+    if (json) {
+        if (buf.size() < n + 2 + simdjson::SIMDJSON_PADDING)
+            buf.resize(n + 2 + simdjson::SIMDJSON_PADDING + n / 8);
+        buf[0] = '[';
+        std::memcpy(buf.data() + 1, json + s.begin, n);
+        buf[n + 1] = ']';
+        std::memset(buf.data() + n + 2, ' ', simdjson::SIMDJSON_PADDING);
+        text = buf.data();
+        capacity = buf.size();
+        setBase(text, json + s.begin - 1);
+    } else {
+        setBase(text, text);
+    }
     s.arrayEnd = std::string_view::npos;
     try {
-        od::document doc = parser.iterate(buf.data(), n + 2, buf.size());
+        od::document doc = parser.iterate(text, n + 2, capacity);
         od::array arr = doc.get_array();
         s.events.reserve(n / 256);
         for (auto ev : arr) {
@@ -533,36 +697,30 @@ bool TraceEventTokenizer::Reader::readSlice(Slice& s, const char* json, od::pars
         // last one), and what follows starts at the next token.
         auto loc = doc.current_location();
         if (loc.error() == simdjson::SUCCESS)
-            s.arrayEnd = std::min(s.end, s.begin + size_t(loc.value_unsafe() - buf.data()) - 1);
+            s.arrayEnd = std::min(s.end, s.begin + size_t(loc.value_unsafe() - text) - 1);
         return true;
     } catch (...) {
         return false;
     }
 }
 
-bool TraceEventTokenizer::parseSlices(const char* json, size_t size, size_t bodyBegin, size_t sliceBytes, size_t& tailBegin,
-                                      TraceEventSink& sink)
+bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEventSink& sink)
 {
-    std::vector<Slice> slices;
-    for (size_t pos = bodyBegin; pos < size;) {
-        size_t cut = pos + sliceBytes < size ? nextBoundary(json, size, pos + sliceBytes) : std::string_view::npos;
-        Slice s;
-        s.begin = pos;
-        s.end = cut == std::string_view::npos ? size : cut;
-        slices.push_back(std::move(s));
-        pos = cut == std::string_view::npos ? size : cut + 1;
-    }
-    // Both threads parse slices (at most kWindow ahead of the handled ones, to bound memory);
-    // this thread hands their events to the sink in file order.
+    // Both threads take slices (at most kWindow ahead of the handled ones, to bound memory),
+    // cut them in order under cutMu (a stream is read there), and parse them; this thread hands
+    // their events to the sink in file order.
     constexpr size_t kWindow = 6;
-    std::mutex mu;
+    std::deque<Slice> slices;
+    std::mutex mu, cutMu;
     std::condition_variable cv;
-    size_t next = 0, handled = 0;
-    bool stop = false;
-    auto take = [&](std::unique_lock<std::mutex>& lock) -> size_t {
-        if (stop || next >= slices.size() || next >= handled + kWindow)
+    size_t next = 0, handled = 0, produced = 0;
+    bool stop = false, ended = false;
+    const char* json = cutter.original();
+    // Under mu: the index of a slice to parse, npos when none may be taken now.
+    auto take = [&]() -> size_t {
+        if (stop || ended || next >= handled + kWindow)
             return std::string_view::npos;
-        (void)lock;
+        slices.emplace_back();
         return next++;
     };
     auto publish = [&](size_t k, bool ok) {
@@ -570,6 +728,51 @@ bool TraceEventTokenizer::parseSlices(const char* json, size_t size, size_t body
         slices[k].parsed = true;
         slices[k].ok = ok;
         cv.notify_all();
+    };
+    // Outside mu: cuts every slice up to k (another thread may hold an earlier index), then
+    // parses slice k. References into a deque stay valid while it grows at the back.
+    auto work = [&](size_t k, Reader& reader, od::parser& parser, std::string& buf) {
+        bool ok = true;
+        {
+            std::lock_guard<std::mutex> cutLock(cutMu);
+            while (produced <= k) {
+                Slice* s;
+                std::string spare;
+                {
+                    std::lock_guard<std::mutex> lock(mu);
+                    s = &slices[produced];
+                    if (!m_spareTexts.empty()) {
+                        spare = std::move(m_spareTexts.back());
+                        m_spareTexts.pop_back();
+                    }
+                }
+                bool more = false;
+                try {
+                    more = cutter.next(*s, std::move(spare));
+                } catch (...) {
+                    ok = false;
+                }
+                std::lock_guard<std::mutex> lock(mu);
+                s->produced = true;
+                s->last = !more;
+                if (!more)
+                    ended = true;
+                ++produced;
+                if (!ok)
+                    break;
+            }
+        }
+        Slice* sp;
+        {
+            std::lock_guard<std::mutex> lock(mu);   // the other thread may be growing the deque
+            sp = &slices[k];
+        }
+        Slice& s = *sp;
+        if (!ok || s.last) {
+            publish(k, ok);
+            return;
+        }
+        publish(k, reader.readSlice(s, json, parser, buf));
     };
     std::thread worker([&] {
         od::parser parser;
@@ -579,8 +782,8 @@ bool TraceEventTokenizer::parseSlices(const char* json, size_t size, size_t body
             size_t k;
             {
                 std::unique_lock<std::mutex> lock(mu);
-                cv.wait(lock, [&] { return stop || next >= slices.size() || next < handled + kWindow; });
-                k = take(lock);
+                cv.wait(lock, [&] { return stop || ended || next < handled + kWindow; });
+                k = take();
                 if (k == std::string_view::npos)
                     return;
                 if (!m_spareEvents.empty()) {
@@ -588,7 +791,7 @@ bool TraceEventTokenizer::parseSlices(const char* json, size_t size, size_t body
                     m_spareEvents.pop_back();
                 }
             }
-            publish(k, reader.readSlice(slices[k], json, parser, buf));
+            work(k, reader, parser, buf);
         }
     });
     struct Joiner {
@@ -610,23 +813,32 @@ bool TraceEventTokenizer::parseSlices(const char* json, size_t size, size_t body
     od::parser parser;
     std::string buf;
     Reader& reader = *m_reader;
+    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
     for (;;) {
         std::unique_lock<std::mutex> lock(mu);
-        if (handled >= slices.size())
-            return false;   // the array never closed: truncated
-        if (slices[handled].parsed) {
+        if (handled < slices.size() && slices[handled].parsed) {
             Slice& s = slices[handled];
             lock.unlock();
-            if (!s.ok)
-                return false;
+            if (!s.ok || s.last)
+                return false;   // a slice that is not an array of events, or the array never closed (truncated)
             for (TraceEvent& e : s.events)
                 sink.event(e);
             s.events.clear();
-            if (m_releaseText && s.arrayEnd == std::string_view::npos) {
+            ++m_slices;
+            if (s.arrayEnd != std::string_view::npos) {
+                // Nothing more is taken, and no slice is being cut while the tail is read.
+                {
+                    std::lock_guard<std::mutex> stopLock(mu);
+                    stop = true;
+                }
+                cv.notify_all();
+                std::lock_guard<std::mutex> cutLock(cutMu);
+                tail = cutter.tail(slices, handled, s.arrayEnd);
+                return true;
+            }
+            if (json && m_releaseText) {
                 // The slice's whole pages are not needed any more: nothing points into them
-                // (the sink copied what it keeps: see the header). The last slice holds the
-                // text after the array, read later, and stays.
-                uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+                // (the sink copied what it keeps: see the header).
                 uintptr_t from = (uintptr_t(json + s.begin) + page - 1) & ~(page - 1);
                 uintptr_t to = uintptr_t(json + s.end) & ~(page - 1);
                 if (to > from)
@@ -634,17 +846,16 @@ bool TraceEventTokenizer::parseSlices(const char* json, size_t size, size_t body
             }
             lock.lock();
             m_spareEvents.push_back(std::move(s.events));
+            if (!s.text.empty())
+                m_spareTexts.push_back(std::move(s.text));
+            s.text = std::string();
             ++handled;
             cv.notify_all();
-            if (s.arrayEnd != std::string_view::npos) {
-                tailBegin = s.arrayEnd;
-                return true;
-            }
             continue;
         }
-        size_t k = take(lock);
+        size_t k = take();
         if (k == std::string_view::npos) {
-            cv.wait(lock, [&] { return slices[handled].parsed; });
+            cv.wait(lock, [&] { return handled < slices.size() && slices[handled].parsed; });
             continue;
         }
         if (!m_spareEvents.empty()) {
@@ -652,8 +863,19 @@ bool TraceEventTokenizer::parseSlices(const char* json, size_t size, size_t body
             m_spareEvents.pop_back();
         }
         lock.unlock();
-        publish(k, reader.readSlice(slices[k], json, parser, buf));
+        work(k, reader, parser, buf);
     }
+}
+
+void TraceEventTokenizer::parseHeadAndTail(std::string head, const std::string& tail, TraceEventSink& sink)
+{
+    // The other top-level keys, with an empty traceEvents in place of the events.
+    head += "\"traceEvents\": []";
+    head += tail;
+    size_t n = head.size();
+    head.append(simdjson::SIMDJSON_PADDING, ' ');
+    m_reader->setBase(head.data(), head.data());
+    parseDocument(head.data(), n, head.size(), sink);
 }
 
 bool TraceEventTokenizer::tokenizeSliced(const char* json, size_t size, size_t sliceBytes, bool releaseText,
@@ -664,24 +886,44 @@ bool TraceEventTokenizer::tokenizeSliced(const char* json, size_t size, size_t s
     size_t arrayBegin = findEventsArray(json, size, keyBegin);
     if (arrayBegin == std::string_view::npos || sliceBytes == 0)
         return false;
-    size_t tail = 0;
     try {
-        if (!parseSlices(json, size, arrayBegin + 1, sliceBytes, tail, sink))
+        TextCutter cutter(json, size, arrayBegin + 1, sliceBytes);
+        std::string tail;
+        if (!parseSlices(cutter, tail, sink))
             return false;
         if (keyBegin == std::string_view::npos) {
             // An array document: nothing but whitespace may follow.
-            for (size_t i = tail; i < size; ++i)
-                if (!isSpace(json[i]))
+            for (char c : tail)
+                if (!isSpace(c))
                     return false;
         } else {
-            // The other top-level keys, with an empty traceEvents in place of the events.
-            std::string rest(json, keyBegin);
-            rest += "\"traceEvents\": []";
-            rest.append(json + tail, size - tail);
-            size_t n = rest.size();
-            rest.append(simdjson::SIMDJSON_PADDING, ' ');
-            m_reader->setBase(rest.data(), rest.data());
-            parseDocument(rest.data(), n, rest.size(), sink);
+            parseHeadAndTail(std::string(json, keyBegin), tail, sink);
+        }
+    } catch (...) {
+        return false;
+    }
+    return true;
+}
+
+bool TraceEventTokenizer::tokenizeStream(TextStream& in, size_t sliceBytes, TraceEventSink& sink)
+{
+    m_releaseText = true;
+    if (sliceBytes == 0)
+        return false;
+    try {
+        StreamCutter cutter(in, sliceBytes);
+        std::string head, tail;
+        size_t keyBegin = 0;
+        if (!cutter.start(head, keyBegin))
+            return false;
+        if (!parseSlices(cutter, tail, sink))
+            return false;
+        if (keyBegin == std::string_view::npos) {
+            for (char c : tail)
+                if (!isSpace(c))
+                    return false;
+        } else {
+            parseHeadAndTail(std::move(head), tail, sink);
         }
     } catch (...) {
         return false;

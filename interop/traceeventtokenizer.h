@@ -22,6 +22,16 @@
 
 namespace wt::interop {
 
+// A document read once, front to back, without holding it whole (a gzip stream inflated as it
+// is needed): tokenizeStream() cuts it into slices as it reads.
+class TextStream {
+public:
+    virtual ~TextStream() = default;
+    // Up to `max` next bytes into `dst`; 0 at the end. May throw: tokenizeStream() then
+    // returns false.
+    virtual size_t read(char* dst, size_t max) = 0;
+};
+
 class TraceEventTokenizer {
 public:
     explicit TraceEventTokenizer(std::string file);
@@ -45,8 +55,17 @@ public:
     // the kernel (madvise DONTNEED; a private file mapping or a heap buffer).
     bool tokenizeSliced(const char* json, size_t size, size_t sliceBytes, bool releaseText, TraceEventSink& sink);
 
+    // The same as tokenizeSliced() on a stream: it is read one slice at a time, as the two
+    // threads need slices (at most a few ahead of the sink), so memory holds those slices and
+    // the text before traceEvents, never the whole document. Event strings are valid during
+    // event() only (as with releaseText). false as with tokenizeSliced(): the stream is then
+    // partly read, and the caller reads the document again for tokenize().
+    bool tokenizeStream(TextStream& in, size_t sliceBytes, TraceEventSink& sink);
+
     // The top-level fields other than traceEvents, after a successful call.
     const TraceHeader& header() const { return m_header; }
+    // Slices parsed by the last tokenizeSliced() / tokenizeStream() (0 after tokenize()).
+    int64_t slices() const { return m_slices; }
 
     // --- the boundary scanner (public for its tests) -------------------------------------
     // Where the traceEvents array starts: the offset of its '[' (of the document itself when
@@ -64,19 +83,27 @@ public:
 private:
     struct Slice;
     class Reader;
+    class Cutter;
+    class TextCutter;
+    class StreamCutter;
     void parseDocument(const char* json, size_t size, size_t capacity, TraceEventSink& sink);
-    bool parseSlices(const char* json, size_t size, size_t bodyBegin, size_t sliceBytes, size_t& tailBegin,
-                     TraceEventSink& sink);
+    // The slices of the cutter parsed on two threads, their events to the sink in order; `tail`:
+    // the text after the array's ']'.
+    bool parseSlices(Cutter& cutter, std::string& tail, TraceEventSink& sink);
+    // The other top-level fields: `head` (the text before the traceEvents key) + `tail`.
+    void parseHeadAndTail(std::string head, const std::string& tail, TraceEventSink& sink);
     [[noreturn]] void fail(const std::string& what) const;
 
     std::string m_file;
     TraceHeader m_header;
     bool m_releaseText = false;
+    int64_t m_slices = 0;
     std::deque<std::string> m_arena;         // unescaped strings and problems read on this thread (rare)
     std::deque<std::string> m_workerArena;   // the same, from the second thread
     std::unique_ptr<Reader> m_reader;        // this thread's (over m_arena)
     std::string m_padded;                    // tokenize(): the padded copy of a text without padding
     std::vector<std::vector<TraceEvent>> m_spareEvents;   // event buffers of handled slices, reused
+    std::vector<std::string> m_spareTexts;                 // slice texts of handled slices (streams), reused
 };
 
 }  // namespace wt::interop

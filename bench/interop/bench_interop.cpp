@@ -13,13 +13,17 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
@@ -69,33 +73,96 @@ double loadAverage()
 }
 
 // The trace's own text around its traceEvents, with the events repeated until the file has
-// about targetBytes.
+// about targetBytes. Copy c is shifted by c x (the events' span + 1 ms) and its correlation and
+// External ids by c x (the largest id + 1), like consecutive profiled steps of one long run:
+// identical copies would stack their ranges into one nest as deep as the copies are many.
+struct EventTemplate {
+    // The event's text cut before the numbers that change per copy: pieces[i], number i, ...,
+    // pieces.back(). kind: 0 = ts (integer part, microseconds), 1 = correlation, 2 = External id.
+    std::vector<std::string> pieces;
+    std::vector<std::pair<int, int64_t>> numbers;
+};
+
 size_t writeReplicatedKineto(const std::string& source, const std::string& out, size_t targetBytes)
 {
     std::string text = gunzip(source);
     simdjson::ondemand::parser parser;
     simdjson::padded_string padded(text);
     auto doc = parser.iterate(padded);
-    std::string events;
+    std::vector<EventTemplate> events;
+    int64_t first = INT64_MAX, last = INT64_MIN, maxCorrelation = 0, maxExternal = 0;
+    size_t eventBytes = 0;
     for (auto field : doc.get_object()) {
         if (field.unescaped_key().value() != "traceEvents")
             continue;
-        bool first = true;
         for (auto ev : field.value().get_array()) {
-            if (!first)
-                events += ",\n";
-            first = false;
-            events += std::string(ev.get_object().value().raw_json().value());
+            std::string raw(ev.get_object().value().raw_json().value());
+            eventBytes += raw.size() + 2;
+            EventTemplate t;
+            // The integers after the keys, in text order (the order of args differs by category).
+            std::vector<std::tuple<size_t, size_t, int>> found;   // value begin, end, kind
+            int kind = 0;
+            for (const char* key : {"\"ts\"", "\"correlation\"", "\"External id\""}) {
+                size_t k = raw.find(key);
+                if (k != std::string::npos) {
+                    size_t v = k + std::strlen(key);
+                    while (v < raw.size() && (raw[v] == ' ' || raw[v] == ':'))
+                        ++v;
+                    size_t e = v;
+                    while (e < raw.size() && raw[e] >= '0' && raw[e] <= '9')
+                        ++e;
+                    if (e > v)
+                        found.emplace_back(v, e, kind);
+                }
+                ++kind;
+            }
+            std::sort(found.begin(), found.end());
+            size_t from = 0;
+            for (auto [v, e, k] : found) {
+                t.pieces.push_back(raw.substr(from, v - from));
+                t.numbers.emplace_back(k, std::stoll(raw.substr(v, e - v)));
+                from = e;
+            }
+            t.pieces.push_back(raw.substr(from));
+            for (auto [kind, v] : t.numbers) {
+                if (kind == 1)
+                    maxCorrelation = std::max(maxCorrelation, v);
+                if (kind == 2)
+                    maxExternal = std::max(maxExternal, v);
+            }
+            auto obj = simdjson::padded_string(raw);
+            simdjson::ondemand::parser p2;
+            auto e = p2.iterate(obj);
+            double ts = 0, dur = 0;
+            bool hasTs = !e["ts"].get(ts);
+            if (!e["dur"].get(dur) && hasTs)
+                last = std::max(last, int64_t(ts + dur) + 1);
+            if (hasTs) {
+                first = std::min(first, int64_t(ts));
+                last = std::max(last, int64_t(ts) + 1);
+            }
+            events.push_back(std::move(t));
         }
     }
+    const int64_t shiftUs = (first <= last ? last - first : 0) + 1000;
     std::ofstream f(out, std::ios::binary);
     f << "{\"schemaVersion\": 1, \"traceEvents\": [\n";
-    size_t written = 0, copies = 0;
-    while (written < targetBytes) {
-        if (copies++)
-            f << ",\n";
-        f << events;
-        written += events.size() + 2;
+    std::string buf;
+    size_t written = 0;
+    for (int64_t copy = 0; written < targetBytes; ++copy) {
+        buf.clear();
+        for (const auto& t : events) {
+            if (copy || &t != &events.front())
+                buf += ",\n";
+            for (size_t i = 0; i < t.numbers.size(); ++i) {
+                buf += t.pieces[i];
+                auto [kind, v] = t.numbers[i];
+                buf += std::to_string(v + copy * (kind == 0 ? shiftUs : kind == 1 ? maxCorrelation + 1 : maxExternal + 1));
+            }
+            buf += t.pieces.back();
+        }
+        f << buf;
+        written += eventBytes;
     }
     f << "\n], \"displayTimeUnit\": \"ns\"}\n";
     f.close();

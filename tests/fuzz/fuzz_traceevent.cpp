@@ -2,7 +2,8 @@
 // they parse, through writeTrace() into an in-memory database (rolled back every time).
 // Also checks the exact-time parser against its own formatter, and the sliced parse (tiny
 // slices, so small inputs take that path too) against the one-pass parse: same trace or
-// same error.
+// same error, and the stream (a window at a time, read in odd pieces) against it too: where
+// the stream does not refuse, the same trace, and only for texts that parse.
 #include "storage/database.h"
 #include "interop/exacttime.h"
 #include "interop/importerror.h"
@@ -13,9 +14,31 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
+
+namespace {
+
+// The input handed out in pieces of at most `piece` bytes.
+class PieceStream final : public wt::interop::TextStream {
+public:
+    PieceStream(const char* data, size_t size, size_t piece) : m_data(data), m_size(size), m_piece(piece) {}
+    size_t read(char* dst, size_t max) override
+    {
+        size_t n = std::min({max, m_piece, m_size - m_pos});
+        std::memcpy(dst, m_data + m_pos, n);
+        m_pos += n;
+        return n;
+    }
+
+private:
+    const char* m_data;
+    size_t m_size, m_piece, m_pos = 0;
+};
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
@@ -61,6 +84,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             for (size_t i = 0; i < whole.ranges.size(); ++i)
                 if (sliced.ranges[i].startNs != whole.ranges[i].startNs || sliced.ranges[i].endNs != whole.ranges[i].endNs)
                     std::abort();
+        }
+        PieceStream in(reinterpret_cast<const char*>(data), size, size ? 1 + data[size - 1] % 29 : 1);
+        interop::ImportedTrace streamed;
+        try {
+            if (interop::TraceEventImporter::parseStream("fuzz.json", in, streamed, 64)) {
+                if (!wholeError.empty() || streamed.ranges.size() != whole.ranges.size() ||
+                    streamed.activities.size() != whole.activities.size() || streamed.calls.size() != whole.calls.size() ||
+                    streamed.clockBaseNs != whole.clockBaseNs)
+                    std::abort();
+                for (size_t i = 0; i < whole.activities.size(); ++i)
+                    if (streamed.activities[i].startNs != whole.activities[i].startNs ||
+                        streamed.strings.at(streamed.activities[i].name) != whole.strings.at(whole.activities[i].name))
+                        std::abort();
+            }
+        } catch (const interop::ImportError& e) {
+            if (e.what() != wholeError)
+                std::abort();   // only finish() throws here: the same error as the one pass
         }
     }
     try {
