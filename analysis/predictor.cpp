@@ -543,6 +543,7 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
     ev.hasRoofline = roofline.has_value();
     std::vector<LayerError> layerErrors;
     int64_t layerPairs = 0;
+    std::map<std::string, LayerNameEvaluation> byLayer;
     for (const std::string& group : order) {
         // Fit on the runs of every other group: nothing of the held-out group reaches the fit.
         std::vector<const RunSamples*> train;
@@ -611,6 +612,13 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
                 le.modelNs = t.model / steps;
                 le.errorPct = (t.model - t.measured) / t.measured * 100.0;
                 le.stepShare = step.measured > 0 ? t.measured / step.measured : 0;
+                LayerNameEvaluation& ln = byLayer[layer];
+                ln.layer = layer;
+                ++ln.pairs;
+                ln.mapeModel += ape(t.model, t.measured);
+                ln.mapeRoofline += ape(t.roof, t.measured);
+                ln.mapeFlops += ape(t.flops, t.measured);
+                ln.meanErrorModel += le.errorPct;
                 layerErrors.push_back(std::move(le));
             }
             ev.layerMapeModel += re.layerMapeModel;
@@ -655,6 +663,13 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
         ev.layerMapeModel /= double(layerPairs);
         ev.layerMapeRoofline /= double(layerPairs);
         ev.layerMapeFlops /= double(layerPairs);
+    }
+    for (auto& [layer, ln] : byLayer) {
+        ln.mapeModel /= ln.pairs;
+        ln.mapeRoofline /= ln.pairs;
+        ln.mapeFlops /= ln.pairs;
+        ln.meanErrorModel /= ln.pairs;
+        ev.byLayer.push_back(ln);
     }
     // The worst layers: largest absolute error first; ties by run and layer, so the order is stable.
     std::stable_sort(layerErrors.begin(), layerErrors.end(), [](const LayerError& a, const LayerError& b) {

@@ -159,6 +159,15 @@ struct LayerError {
     double stepShare = 0;                 // the layer's share of the measured step, 0..1
 };
 
+// One layer name over every held-out (run, layer) pair that has it: how far off the predictor
+// was on that layer of runs it had not seen (percent).
+struct LayerNameEvaluation {
+    std::string layer;
+    int pairs = 0;                       // (held-out run, layer) pairs
+    double mapeModel = 0, mapeRoofline = 0, mapeFlops = 0;
+    double meanErrorModel = 0;           // signed mean: below 0 the predictor is low
+};
+
 // Which predictor an evaluation fits: the per-op-kind regression (with the cross-kind feature
 // model) or the per-launch MLP.
 enum class PredictorKind { Regression, Mlp };
@@ -181,6 +190,7 @@ struct Evaluation {
     std::vector<RunEvaluation> runs;
     std::vector<GroupEvaluation> groups;     // in order of first appearance
     std::vector<LayerError> worst;           // largest absolute error first
+    std::vector<LayerNameEvaluation> byLayer;   // per layer name, in name order
     bool hasRoofline = false;
     // Means over runs (step) and over every (run, layer) pair (layer), in percent.
     double stepMapeModel = 0, stepMapeRoofline = 0, stepMapeFlops = 0;

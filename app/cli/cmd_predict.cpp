@@ -6,6 +6,7 @@
 // analysis/evaluationtable.h, written by render/); the runs are written by the model tracer
 // (capture/modeltracer.h) from the ops of kernels' dry run; --sweep is kernels/sweepplan.h.
 #include "analysis/costmodel.h"
+#include "analysis/heldouterror.h"
 #include "analysis/evaluationtable.h"
 #include "analysis/opfeatures.h"
 #include "analysis/predictor.h"
@@ -296,15 +297,9 @@ int runEvaluate(Args& args)
     if (args.flag("--json") && args.flag("--csv"))
         throw UsageError("--json and --csv exclude each other");
     Database db(file, OpenMode::ReadOnly);
-    Reader reader(db);
-    std::vector<RunSamples> runs;
-    for (const RunInfo& r : reader.runs()) {
-        if (r.backend == "model")
-            continue;
-        RunSamples s = loadRunSamples(reader, r.id);
-        if (!s.launches.empty())
-            runs.push_back(std::move(s));
-    }
+    // The runs and calibration `wheretime sweep`'s held-out error reads too (analysis/heldouterror.h).
+    EvaluationInput input = loadEvaluationInput(db, file);
+    const std::vector<RunSamples>& runs = input.runs;
     EvaluationOptions options;
     if (auto h = args.value("--hold-out")) {
         auto parsed = parseHoldOut(*h);
@@ -319,9 +314,7 @@ int runEvaluate(Args& args)
         options.model = *parsed;
     }
     std::optional<DeviceSpec> device;
-    auto calibrations = CostModelStore(db).list("device");
-    if (!calibrations.empty())
-        options.calibration = calibrationOf(calibrations.front(), file);
+    options.calibration = input.calibration;
     if (auto name = args.value("--device")) {
         device = resolveDevice(*name, db, file);
         if (!device)
