@@ -7,6 +7,8 @@
 #include "storage/reader.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -85,9 +87,31 @@ HeldOutErrorOptions heldOutOptionsFor(Database& db, const Reader& reader, const 
     return o;
 }
 
-Table heldOutErrorTable(const HeldOutError& error, const std::string& layer)
+namespace {
+
+// MAPE and signed mean error (percent) of predictions against measurements.
+struct Errors {
+    int n = 0;
+    double model = 0, roofline = 0, flops = 0, bias = 0;
+    void add(double measured, double m, double r, double f)
+    {
+        if (!(measured > 0))
+            return;
+        ++n;
+        model += std::fabs(m - measured) / measured * 100.0;
+        roofline += std::fabs(r - measured) / measured * 100.0;
+        flops += std::fabs(f - measured) / measured * 100.0;
+        bias += (m - measured) / measured * 100.0;
+    }
+    double mean(double sum) const { return n ? sum / n : 0.0; }
+};
+
+}  // namespace
+
+Table heldOutErrorTable(const HeldOutError& error, const std::string& layer, const std::vector<int64_t>& runIds)
 {
     const Evaluation& ev = error.evaluation;
+    auto counted = [&](int64_t run) { return runIds.empty() || std::find(runIds.begin(), runIds.end(), run) != runIds.end(); };
     Table t;
     t.id = "held_out_error";
     t.add(kHeldOutErrorOfColumn, "error of", Unit::Text);
@@ -99,34 +123,44 @@ Table heldOutErrorTable(const HeldOutError& error, const std::string& layer)
     t.add(kHeldOutBiasColumn, "mean error", Unit::Percent);
     t.add(kHeldOutHoldOutColumn, "hold-out", Unit::Text, false);
     t.add(kHeldOutModelColumn, "model", Unit::Text, false);
-    auto roofline = [&](double v) { return ev.hasRoofline ? Cell(v) : Cell(); };
     const std::string holdOut = holdOutName(error.holdOut), model = predictorKindName(error.model);
-    for (const LayerNameEvaluation& l : ev.byLayer)
-        if (layer.empty() || l.layer == layer)
-            t.rows.push_back({std::string("layer"), l.layer, int64_t(l.pairs), l.mapeModel, roofline(l.mapeRoofline), l.mapeFlops,
-                              l.meanErrorModel, holdOut, model});
-    double stepBias = 0;
+    auto row = [&](const std::string& of, const std::string& name, const Errors& e) {
+        t.rows.push_back({of, name, int64_t(e.n), e.mean(e.model), ev.hasRoofline ? Cell(e.mean(e.roofline)) : Cell(),
+                          e.mean(e.flops), e.mean(e.bias), holdOut, model});
+    };
+    std::map<std::string, Errors> perLayer;
+    Errors everyLayer, step;
+    std::set<int64_t> runs;
+    for (const LayerPrediction& p : ev.layers)
+        if (counted(p.runId)) {
+            perLayer[p.layer].add(p.measuredNs, p.modelNs, p.rooflineNs, p.flopsNs);
+            everyLayer.add(p.measuredNs, p.modelNs, p.rooflineNs, p.flopsNs);
+        }
     for (const RunEvaluation& r : ev.runs)
-        if (r.measuredStepNs > 0)
-            stepBias += (r.modelStepNs - r.measuredStepNs) / r.measuredStepNs * 100.0;
-    const double runs = double(std::max<size_t>(ev.runs.size(), 1));
-    t.rows.push_back({std::string("step"), std::string(), int64_t(ev.runs.size()), ev.stepMapeModel, roofline(ev.stepMapeRoofline),
-                      ev.stepMapeFlops, stepBias / runs, holdOut, model});
-    double layerBias = 0;
-    int64_t pairs = 0;
-    for (const LayerNameEvaluation& l : ev.byLayer)
-        layerBias += l.meanErrorModel * l.pairs, pairs += l.pairs;
-    t.rows.push_back({std::string("every layer"), std::string(), int64_t(ev.runs.size()), ev.layerMapeModel,
-                      roofline(ev.layerMapeRoofline), ev.layerMapeFlops, pairs ? layerBias / double(pairs) : 0.0, holdOut, model});
+        if (counted(r.runId)) {
+            step.add(r.measuredStepNs, r.modelStepNs, r.rooflineStepNs, r.flopsStepNs);
+            runs.insert(r.runId);
+        }
+    for (const auto& [name, e] : perLayer)
+        if (layer.empty() || name == layer)
+            row("layer", name, e);
+    row("step", "", step);
+    // Its means are over (run, layer) pairs; it counts the runs.
+    t.rows.push_back({std::string("every layer"), std::string(), int64_t(runs.size()), everyLayer.mean(everyLayer.model),
+                      ev.hasRoofline ? Cell(everyLayer.mean(everyLayer.roofline)) : Cell(), everyLayer.mean(everyLayer.flops),
+                      everyLayer.mean(everyLayer.bias), holdOut, model});
     std::string groups;
     for (const GroupEvaluation& g : ev.groups)
         groups += (groups.empty() ? "" : ", ") + g.group;
-    t.notes.push_back("held out by " + holdOut + ": each of " + std::to_string(ev.groups.size()) +
-                      " groups predicted by a " + model + " fitted on the other groups' runs (" + groups + ")");
-    t.notes.push_back(error.predictor.empty() ? std::string("the file's measured runs with op features")
-                                              : "the error of predictor " + error.predictor +
-                                                    (error.predictor == "roofline" ? " (its column: roofline)" : " refitted per group") +
-                                                    " on the file's measured runs");
+    t.notes.push_back("held out by " + holdOut + ": each of " + std::to_string(ev.groups.size()) + " groups predicted by a " + model +
+                      " fitted on the other groups' runs (" + groups + ")");
+    t.notes.push_back((error.predictor.empty() ? std::string("the file's measured runs with op features")
+                                               : "the error of predictor " + error.predictor +
+                                                     (error.predictor == "roofline" ? " (its column: roofline)" : ", refitted per group,") +
+                                                     " on the file's measured runs") +
+                      (runIds.empty() ? std::string()
+                                      : ": over " + std::to_string(runs.size()) + " of the " + std::to_string(ev.runs.size()) +
+                                            " held-out runs (those of the sweep)"));
     t.notes.push_back("MAPE in percent of the measured time per step; mean error signed (below 0: predicted low)");
     return t;
 }

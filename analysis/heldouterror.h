@@ -60,7 +60,7 @@ HeldOutErrorOptions heldOutOptionsFor(Database& db, const Reader& reader, const 
 // Column ids of the held-out error table.
 inline constexpr const char* kHeldOutErrorOfColumn = "error_of";   // "layer", "step", "every layer"
 inline constexpr const char* kHeldOutLayerColumn = "layer";        // the layer's name ("" for step and every layer)
-inline constexpr const char* kHeldOutPairsColumn = "runs";         // held-out runs (with that layer)
+inline constexpr const char* kHeldOutPairsColumn = "runs";         // held-out runs counted (with that layer)
 inline constexpr const char* kHeldOutMapeModelColumn = "mape_model";
 inline constexpr const char* kHeldOutMapeRooflineColumn = "mape_roofline";   // none without a device
 inline constexpr const char* kHeldOutMapeFlopsColumn = "mape_flops";
@@ -68,11 +68,13 @@ inline constexpr const char* kHeldOutBiasColumn = "mean_error_model";        // 
 inline constexpr const char* kHeldOutHoldOutColumn = "hold_out";             // CSV / JSON only
 inline constexpr const char* kHeldOutModelColumn = "model";                  // CSV / JSON only
 
-// One row per layer name (name order; `layer` non-empty: that layer's only), then the whole step
-// (MAPE over the held-out runs) and every layer (over every held-out (run, layer) pair), in
-// percent. Notes: the hold-out and its groups, the model and the predictor it stands for.
+// Over the held-out runs in `runIds` (empty: every held-out run; a sweep passes its runs, each
+// predicted by the model fitted without its group): one row per layer name (name order; `layer`
+// non-empty: that layer's only; runs = those with the layer), then the whole step (MAPE over the
+// runs) and every layer (over every (run, layer) pair; runs = the runs), in percent. Notes: the
+// hold-out and its groups, the model and the predictor it stands for, the runs counted.
 // Columns: error_of, layer, runs, mape_model, mape_roofline, mape_flops, mean_error_model,
 // hold_out, model.
-Table heldOutErrorTable(const HeldOutError& error, const std::string& layer = {});
+Table heldOutErrorTable(const HeldOutError& error, const std::string& layer = {}, const std::vector<int64_t>& runIds = {});
 
 }  // namespace wt

@@ -543,7 +543,7 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
     ev.hasRoofline = roofline.has_value();
     std::vector<LayerError> layerErrors;
     int64_t layerPairs = 0;
-    std::map<std::string, LayerNameEvaluation> byLayer;
+    std::map<std::string, OpError> ops;
     for (const std::string& group : order) {
         // Fit on the runs of every other group: nothing of the held-out group reaches the fit.
         std::vector<const RunSamples*> train;
@@ -579,6 +579,14 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
                 Sums one;
                 one.measured = double(s.timeNs);
                 one.model = model.predictNs(s);
+                OpError& op = ops[s.name];
+                op.name = s.name;
+                op.kind = s.kind;
+                ++op.launches;
+                op.byFeatures += model.classFor(s) ? 0 : 1;
+                op.measuredNs += one.measured / steps;
+                op.modelNs += one.model / steps;
+                ev.heldOutMeasuredNs += one.measured / steps;
                 one.roof = roofline ? rooflineNs(*roofline, s) : 0;
                 one.flops = s.flops * nsPerFlop;
                 for (Sums* t : {&layers[s.layer], &step}) {
@@ -612,13 +620,7 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
                 le.modelNs = t.model / steps;
                 le.errorPct = (t.model - t.measured) / t.measured * 100.0;
                 le.stepShare = step.measured > 0 ? t.measured / step.measured : 0;
-                LayerNameEvaluation& ln = byLayer[layer];
-                ln.layer = layer;
-                ++ln.pairs;
-                ln.mapeModel += ape(t.model, t.measured);
-                ln.mapeRoofline += ape(t.roof, t.measured);
-                ln.mapeFlops += ape(t.flops, t.measured);
-                ln.meanErrorModel += le.errorPct;
+                ev.layers.push_back({r.run.id, group, layer, t.measured / steps, t.model / steps, t.roof / steps, t.flops / steps});
                 layerErrors.push_back(std::move(le));
             }
             ev.layerMapeModel += re.layerMapeModel;
@@ -664,13 +666,13 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
         ev.layerMapeRoofline /= double(layerPairs);
         ev.layerMapeFlops /= double(layerPairs);
     }
-    for (auto& [layer, ln] : byLayer) {
-        ln.mapeModel /= ln.pairs;
-        ln.mapeRoofline /= ln.pairs;
-        ln.mapeFlops /= ln.pairs;
-        ln.meanErrorModel /= ln.pairs;
-        ev.byLayer.push_back(ln);
-    }
+    for (auto& [name, op] : ops)
+        ev.ops.push_back(op);
+    std::stable_sort(ev.ops.begin(), ev.ops.end(), [](const OpError& a, const OpError& b) {
+        return std::fabs(a.modelNs - a.measuredNs) > std::fabs(b.modelNs - b.measuredNs);
+    });
+    if (ev.ops.size() > options.worstOps)
+        ev.ops.resize(options.worstOps);
     // The worst layers: largest absolute error first; ties by run and layer, so the order is stable.
     std::stable_sort(layerErrors.begin(), layerErrors.end(), [](const LayerError& a, const LayerError& b) {
         return std::fabs(a.errorPct) > std::fabs(b.errorPct);

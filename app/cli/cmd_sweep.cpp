@@ -55,6 +55,7 @@ const char* kUsage =
     "  --hold-out H workload, preset, variant or run (default: the first of these with two groups)\n"
     "  --errors     print only the held-out table: text, --csv (error_of, layer, runs, mape_model,\n"
     "               mape_roofline, mape_flops, mean_error_model, hold_out, model) or --json rows\n"
+    "Over the sweep's runs only (each predicted by the fit without its group).\n"
     "  --json adds held_out: {hold_out, model, predictor, possible, notes, rows} (null: none; then\n"
     "               held_out_why says why)\n"
     "See docs/softmax-variants.md and docs/prediction.md.\n";
@@ -152,7 +153,7 @@ int runSweep(Args& args)
     }
     std::optional<Table> heldOutTable;
     if (heldOut)
-        heldOutTable = heldOutErrorTable(*heldOut, options.layer);
+        heldOutTable = heldOutErrorTable(*heldOut, options.layer, t.sweep.runIds);   // the sweep's runs, each held out with its group
     if (errorsOnly) {
         if (!heldOutTable)
             return fail(file + ": " + heldOutWhy);

@@ -146,7 +146,7 @@ ScalingView::ScalingView(QWidget* parent)
     m_heldOutView->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_heldOutView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_heldOutView->verticalHeader()->hide();
-    m_heldOutView->horizontalHeader()->setStretchLastSection(true);
+    m_heldOutView->horizontalHeader()->setStretchLastSection(false);
     auto* paneLayout = new QVBoxLayout(m_heldOutPane);
     paneLayout->setContentsMargins(0, 0, 0, 0);
     auto* paneTools = new QHBoxLayout;
@@ -209,8 +209,12 @@ void ScalingView::load(const QString& file, const QString& sweepId)
 void ScalingView::setHoldOut(HoldOut holdOut)
 {
     m_holdOut = holdOut;
-    if (m_result)
-        load(m_file, q(m_result->table.sweep.id));
+    if (!m_result)
+        return;
+    // One fit per group: seconds for leave-one-run-out of a large file; no stale figures meanwhile.
+    m_heldOutModel->setTable(Table {});
+    m_heldOutLabel->setText(QStringLiteral("Computing the held-out error (held out by %1: one fit per group)...").arg(q(holdOutName(holdOut))));
+    load(m_file, q(m_result->table.sweep.id));
 }
 
 void ScalingView::setResult(std::shared_ptr<const ScalingResult> result)
@@ -315,7 +319,7 @@ void ScalingView::refreshHeldOut()
         m_heldOutLabel->setText(m_result->predicted ? QStringLiteral("No held-out error: %1").arg(m_result->heldOutWhy) : QString());
         return;
     }
-    const Table t = heldOutErrorTable(*m_result->heldOut, m_layer.toStdString());
+    const Table t = heldOutErrorTable(*m_result->heldOut, m_layer.toStdString(), m_result->table.sweep.runIds);
     m_heldOutModel->setTable(t);
     for (int c = 0; c < int(t.columns.size()); ++c)
         m_heldOutView->setColumnHidden(c, !t.columns[size_t(c)].inText);
