@@ -3,7 +3,8 @@
 // i.e. a fixed cost plus the roofline terms divided by the op's efficiency at compute and at
 // memory, plus an extra cost per byte beyond a core's cache. The coefficients are fitted by
 // weighted least squares (weights 1 / time: large launches count more than tiny ones),
-// non-negative, from measured launches (op features joined with their times). Fitted models
+// non-negative, from measured launches (op features joined with their times; each launch's
+// target is the median time of the identical launches of the training runs). Fitted models
 // are stored in the file by name (storage/costmodelstore.h), as JSON.
 //
 // An op name never seen in the fit falls back on the cross-kind feature model (FeatureModel):
