@@ -53,7 +53,8 @@ const char* kUsage =
     "the whole step and every layer: MAPE of the predictor, the roofline of the file's calibration and\n"
     "FLOPs only, and the predictor's signed mean error, in percent. Text prints it after the table.\n"
     "  --hold-out H workload, preset, variant or run (default: the first of these with two groups)\n"
-    "  --errors     print only the held-out table: text, --csv (error_of, layer, runs, mape_model,\n"
+    "  --errors     print only the held-out table (--csv writes the sweep table alone without it):\n"
+    "               text, --csv (error_of, layer, runs, mape_model,\n"
     "               mape_roofline, mape_flops, mean_error_model, hold_out, model) or --json rows\n"
     "Over the sweep's runs only (each predicted by the fit without its group).\n"
     "  --json adds held_out: {hold_out, model, predictor, possible, notes, rows} (null: none; then\n"
@@ -138,7 +139,8 @@ int runSweep(Args& args)
     const auto holdOutArg = args.value("--hold-out");
     std::optional<HeldOutError> heldOut;
     std::string heldOutWhy = "no predicted twin";
-    if (predicted || errorsOnly || holdOutArg) {
+    // --csv writes the sweep table alone (the GUI's export): no evaluation for it.
+    if (errorsOnly || (!asCsv && (predicted || holdOutArg))) {
         HeldOutErrorOptions ho = predicted ? heldOutOptionsFor(db, reader, predicted->sweep) : HeldOutErrorOptions{};
         if (holdOutArg) {
             ho.holdOut = parseHoldOut(*holdOutArg);
