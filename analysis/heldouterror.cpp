@@ -75,14 +75,13 @@ HeldOutErrorOptions heldOutOptionsFor(Database& db, const Reader& reader, const 
         return o;
     for (const auto& [key, value] : reader.metadata(predictedSweep.runIds.front()))
         if (key == "cost_model" && value != "roofline") {
+            // Named but stored elsewhere (or damaged): its name stays, evaluated as the default kind.
+            o.predictor = value;
             auto stored = CostModelStore(db).get(value);
             if (!stored || stored->kind != "predictor")
                 return o;
-            auto p = Predictor::fromJson(stored->body);
-            if (!p)
-                return o;
-            o.predictor = value;
-            o.model = p->mlp ? PredictorKind::Mlp : PredictorKind::Regression;
+            if (auto p = Predictor::fromJson(stored->body))
+                o.model = p->mlp ? PredictorKind::Mlp : PredictorKind::Regression;
         }
     return o;
 }

@@ -53,8 +53,9 @@ std::vector<HoldOut> possibleHoldOuts(const std::vector<RunSamples>& runs);
 HeldOutError computeHeldOutError(const EvaluationInput& input, const HeldOutErrorOptions& options);
 
 // The predictor a predicted sweep was made with (its first run's metadata `cost_model` and the
-// stored predictor of that name): its name and kind; the roofline ("roofline", regression: the
-// table's roofline column is then the twin's figure) when the twin names none or it is not stored.
+// stored predictor of that name): its name and kind (regression when it is not stored in this
+// file); the roofline ("roofline", regression: the table's roofline column is then the twin's
+// figure) when the twin names none.
 HeldOutErrorOptions heldOutOptionsFor(Database& db, const Reader& reader, const SweepInfo& predictedSweep);
 
 // Column ids of the held-out error table.
