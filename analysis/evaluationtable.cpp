@@ -67,6 +67,27 @@ Table evaluationGroupsTable(const Evaluation& ev)
     return t;
 }
 
+Table evaluationOpsTable(const Evaluation& ev)
+{
+    Table t;
+    t.id = "prediction_ops";
+    t.add("op", "op", Unit::Text);
+    t.add("kind", "kind", Unit::Text);
+    t.add("launches", "launches", Unit::Count);
+    t.add("measured_ns", "measured", Unit::Ns);
+    t.add("model_ns", "predictor", Unit::Ns);
+    t.add("error_pct", "error", Unit::Percent);
+    t.add("share", "share", Unit::Share);
+    t.add("by_features", "by features", Unit::Share);
+    for (const OpError& o : ev.ops)
+        t.rows.push_back({o.name, o.kind, o.launches, o.measuredNs, o.modelNs,
+                          o.measuredNs > 0 ? Cell((o.modelNs - o.measuredNs) / o.measuredNs * 100.0) : Cell(),
+                          ev.heldOutMeasuredNs > 0 ? Cell(o.measuredNs / ev.heldOutMeasuredNs) : Cell(),
+                          o.launches ? Cell(double(o.byFeatures) / double(o.launches)) : Cell()});
+    t.notes.push_back("the op names whose held-out time the predictor missed by the most (per step, summed over the held-out runs)");
+    return t;
+}
+
 Table evaluationWorstLayersTable(const Evaluation& ev)
 {
     Table t;

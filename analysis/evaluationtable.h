@@ -6,6 +6,7 @@
 //   evaluationGroupsTable one row per held-out group (a run, workload, preset or variant): its
 //                         per-step and per-layer MAPE, the predictor's and the baselines'
 //   evaluationWorstLayersTable  the held-out layers with the largest errors of the predictor
+//   evaluationOpsTable    the op names with the largest absolute errors: where the error comes from
 //   evaluationMapeTable   two rows (per layer, whole step): the MAPE of the predictor, the
 //                         roofline and FLOPs alone, in percent
 // The roofline's columns are none when the evaluation had no device.
@@ -30,6 +31,11 @@ Table evaluationGroupsTable(const Evaluation& ev);
 // Columns: run, name, group, layer, measured_ns, model_ns (per step), error_pct (signed),
 // step_share (the layer's share of the measured step).
 Table evaluationWorstLayersTable(const Evaluation& ev);
+
+// Columns: op, kind, launches, measured_ns, model_ns (per step, summed over the held-out runs),
+// error_pct (signed), share (of the held-out runs' measured time), by_features (the share of its
+// launches no op-kind class covered): the op names with the largest absolute errors.
+Table evaluationOpsTable(const Evaluation& ev);
 
 // Columns: error_of ("per layer", "whole step"), model, roofline, flops.
 Table evaluationMapeTable(const Evaluation& ev);

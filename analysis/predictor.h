@@ -3,7 +3,8 @@
 // i.e. a fixed cost plus the roofline terms divided by the op's efficiency at compute and at
 // memory, plus an extra cost per byte beyond a core's cache. The coefficients are fitted by
 // weighted least squares (weights 1 / time: large launches count more than tiny ones),
-// non-negative, from measured launches (op features joined with their times). Fitted models
+// non-negative, from measured launches (op features joined with their times; each launch's
+// target is the median time of the identical launches of the training runs). Fitted models
 // are stored in the file by name (storage/costmodelstore.h), as JSON.
 //
 // An op name never seen in the fit falls back on the cross-kind feature model (FeatureModel):
@@ -159,6 +160,23 @@ struct LayerError {
     double stepShare = 0;                 // the layer's share of the measured step, 0..1
 };
 
+// One layer of one held-out run, predicted by the model fitted without its group: the times per
+// step (ns) every error is made of (analysis/heldouterror.h aggregates them per layer name).
+struct LayerPrediction {
+    int64_t runId = 0;
+    std::string group, layer;
+    double measuredNs = 0, modelNs = 0, rooflineNs = 0, flopsNs = 0;
+};
+
+// One op name over every held-out run: where the step's error comes from (times per step
+// summed over the held-out runs, ns), and how many of its launches no op-kind class covered
+// (predicted by the cross-kind feature model; the MLP predicts every launch by features).
+struct OpError {
+    std::string name, kind;
+    int64_t launches = 0, byFeatures = 0;
+    double measuredNs = 0, modelNs = 0;
+};
+
 // Which predictor an evaluation fits: the per-op-kind regression (with the cross-kind feature
 // model) or the per-launch MLP.
 enum class PredictorKind { Regression, Mlp };
@@ -173,6 +191,7 @@ struct EvaluationOptions {
     std::optional<DeviceSpec> roofline;      // the roofline baseline's device
     std::optional<DeviceSpec> calibration;   // the measured device: the units of the fit's features
     size_t worstLayers = 10;
+    size_t worstOps = 15;
 };
 
 struct Evaluation {
@@ -181,6 +200,9 @@ struct Evaluation {
     std::vector<RunEvaluation> runs;
     std::vector<GroupEvaluation> groups;     // in order of first appearance
     std::vector<LayerError> worst;           // largest absolute error first
+    std::vector<LayerPrediction> layers;     // every held-out (run, layer) pair, in run order
+    std::vector<OpError> ops;                // largest absolute error (ns) first, worstOps of them
+    double heldOutMeasuredNs = 0;            // per step, summed over the held-out runs (the ops' share)
     bool hasRoofline = false;
     // Means over runs (step) and over every (run, layer) pair (layer), in percent.
     double stepMapeModel = 0, stepMapeRoofline = 0, stepMapeFlops = 0;

@@ -6,6 +6,7 @@
 // analysis/evaluationtable.h, written by render/); the runs are written by the model tracer
 // (capture/modeltracer.h) from the ops of kernels' dry run; --sweep is kernels/sweepplan.h.
 #include "analysis/costmodel.h"
+#include "analysis/heldouterror.h"
 #include "analysis/evaluationtable.h"
 #include "analysis/opfeatures.h"
 #include "analysis/predictor.h"
@@ -59,7 +60,8 @@ const char* kUsage =
     "--evaluate: holds each group of measured runs of FILE out in turn, fits on the other groups'\n"
     "runs, predicts the group's; prints per-layer and whole-step mean absolute percentage errors of\n"
     "the predictor, the roofline of --device (default: the file's first calibration) and FLOPs alone\n"
-    "(one ns/FLOP fitted on the rest), per run, per group, and the worst layers.\n"
+    "(one ns/FLOP fitted on the rest), per run, per group, the worst layers and the op names with the\n"
+    "largest errors (where the error comes from; `by features`: launches no op-kind class covered).\n"
     "  --hold-out   run (default: leave-one-run-out), workload (gcn, transformer, bert, groupbert,\n"
     "               bert-blocksparse: bert with density < 1), preset, variant\n"
     "  --model      with --fit and --evaluate: regression (default: per op kind, with the cross-kind\n"
@@ -71,7 +73,8 @@ const char* kUsage =
     "               groups: [{group, runs, layers, step_mape_model, step_mape_roofline, step_mape_flops,\n"
     "               layer_mape_model,\n"
     "               layer_mape_roofline, layer_mape_flops}], worst_layers: [{run, name, group, layer,\n"
-    "               measured_ns, model_ns, error_pct, step_share}], mape: [{error_of: \"per layer\" |\n"
+    "               measured_ns, model_ns, error_pct, step_share}], worst_ops: [{op, kind, launches,\n"
+    "               measured_ns, model_ns, error_pct, share, by_features}], mape: [{error_of: \"per layer\" |\n"
     "               \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
 
 // A calibration stored in `file`; a damaged one is an error (one line), not an unknown device.
@@ -296,15 +299,9 @@ int runEvaluate(Args& args)
     if (args.flag("--json") && args.flag("--csv"))
         throw UsageError("--json and --csv exclude each other");
     Database db(file, OpenMode::ReadOnly);
-    Reader reader(db);
-    std::vector<RunSamples> runs;
-    for (const RunInfo& r : reader.runs()) {
-        if (r.backend == "model")
-            continue;
-        RunSamples s = loadRunSamples(reader, r.id);
-        if (!s.launches.empty())
-            runs.push_back(std::move(s));
-    }
+    // The runs and calibration `wheretime sweep`'s held-out error reads too (analysis/heldouterror.h).
+    EvaluationInput input = loadEvaluationInput(db, file);
+    const std::vector<RunSamples>& runs = input.runs;
     EvaluationOptions options;
     if (auto h = args.value("--hold-out")) {
         auto parsed = parseHoldOut(*h);
@@ -319,9 +316,7 @@ int runEvaluate(Args& args)
         options.model = *parsed;
     }
     std::optional<DeviceSpec> device;
-    auto calibrations = CostModelStore(db).list("device");
-    if (!calibrations.empty())
-        options.calibration = calibrationOf(calibrations.front(), file);
+    options.calibration = input.calibration;
     if (auto name = args.value("--device")) {
         device = resolveDevice(*name, db, file);
         if (!device)
@@ -338,13 +333,13 @@ int runEvaluate(Args& args)
     }
     const std::string deviceName = device ? device->name : std::string();
     const Table runsTable = evaluationRunsTable(ev, file, deviceName), mape = evaluationMapeTable(ev),
-                groups = evaluationGroupsTable(ev), worst = evaluationWorstLayersTable(ev);
+                groups = evaluationGroupsTable(ev), worst = evaluationWorstLayersTable(ev), ops = evaluationOpsTable(ev);
     if (args.flag("--json")) {
         std::cout << "{\"file\":" << json::quote(file) << ",\"roofline_device\":"
                   << (device ? json::quote(device->name) : std::string("null"))
                   << ",\"hold_out\":" << json::quote(holdOutName(ev.holdOut))
                   << ",\"model\":" << json::quote(predictorKindName(ev.model)) << ",\n\"runs\":" << render::jsonRows(runsTable)
-                  << ",\n\"groups\":" << render::jsonRows(groups) << ",\n\"worst_layers\":" << render::jsonRows(worst)
+                  << ",\n\"groups\":" << render::jsonRows(groups) << ",\n\"worst_layers\":" << render::jsonRows(worst) << ",\n\"worst_ops\":" << render::jsonRows(ops)
                   << ",\n\"mape\":" << render::jsonRows(mape) << "}\n";
         return 0;
     }
@@ -355,7 +350,7 @@ int runEvaluate(Args& args)
     std::cout << render::text(runsTable, {44}) << "\n";
     if (ev.holdOut != HoldOut::Run)
         std::cout << render::text(groups) << "\n";
-    std::cout << render::text(worst, {44}) << "\n" << render::text(mape);
+    std::cout << render::text(worst, {44}) << "\n" << render::text(ops, {44}) << "\n" << render::text(mape);
     return 0;
 }
 

@@ -36,7 +36,7 @@ const QString kAllLayers = QStringLiteral("(every layer)");
 
 }  // namespace
 
-ScalingResult loadScaling(const QString& file, const QString& sweepId)
+ScalingResult loadScaling(const QString& file, const QString& sweepId, std::optional<HoldOut> holdOut)
 {
     Database db(file.toStdString(), OpenMode::ReadOnly);
     Reader reader(db);
@@ -44,8 +44,17 @@ ScalingResult loadScaling(const QString& file, const QString& sweepId)
     r.file = file;
     r.sweeps = listSweeps(reader);
     r.table = loadSweep(reader, sweepId.toStdString(), {}, file.toStdString());
-    if (auto twin = predictedTwin(r.sweeps, r.table.sweep))
+    if (auto twin = predictedTwin(r.sweeps, r.table.sweep)) {
         r.predicted = loadSweep(reader, twin->id, {}, file.toStdString());
+        // What `wheretime sweep` prints after its table: the same analysis call.
+        HeldOutErrorOptions o = heldOutOptionsFor(db, reader, r.predicted->sweep);
+        o.holdOut = holdOut;
+        try {
+            r.heldOut = computeHeldOutError(loadEvaluationInput(db, file.toStdString()), o);
+        } catch (const std::exception& e) {   // too few runs, one group, a damaged calibration
+            r.heldOutWhy = q(e.what());
+        }
+    }
     return r;
 }
 
@@ -54,10 +63,10 @@ ScalingLoader::ScalingLoader(QObject* parent) : AsyncJob(parent)
     qRegisterMetaType<std::shared_ptr<const wt::gui::ScalingResult>>();
 }
 
-void ScalingLoader::start(const QString& file, const QString& sweepId)
+void ScalingLoader::start(const QString& file, const QString& sweepId, std::optional<HoldOut> holdOut)
 {
     AsyncJob::start<std::shared_ptr<const ScalingResult>>(
-        [file, sweepId](const JobControl&) { return std::make_shared<const ScalingResult>(loadScaling(file, sweepId)); },
+        [file, sweepId, holdOut](const JobControl&) { return std::make_shared<const ScalingResult>(loadScaling(file, sweepId, holdOut)); },
         [this](std::shared_ptr<const ScalingResult> result) { emit loaded(std::move(result)); });
 }
 
@@ -66,7 +75,9 @@ ScalingView::ScalingView(QWidget* parent)
       m_messageLabel(new QLabel(this)), m_sweepBox(new QComboBox(this)), m_layerBox(new QComboBox(this)),
       m_logBox(new QCheckBox(QStringLiteral("Log axes"), this)), m_exportButton(new QToolButton(this)), m_charts(new QWidget(this)),
       m_time(new ScalingPlot(ScalingPlot::Kind::Time, m_charts)), m_share(new ScalingPlot(ScalingPlot::Kind::Share, m_charts)),
-      m_model(new TableModel(this)), m_tableView(new QTableView(this))
+      m_model(new TableModel(this)), m_tableView(new QTableView(this)), m_holdOutBox(new QComboBox(this)),
+      m_heldOutLabel(new QLabel(this)), m_heldOutModel(new TableModel(this)), m_heldOutView(new QTableView(this)),
+      m_heldOutPane(new QWidget(this))
 {
     setObjectName(QStringLiteral("scalingView"));
     QFont hf = m_header->font();
@@ -124,11 +135,35 @@ ScalingView::ScalingView(QWidget* parent)
     m_tableView->setAlternatingRowColors(true);
     m_tableView->verticalHeader()->hide();
     m_tableView->horizontalHeader()->setStretchLastSection(true);
+    // The held-out error under the sweep table: its line (the chosen layer's rows) and its table.
+    m_holdOutBox->setObjectName(QStringLiteral("holdOutChooser"));
+    m_holdOutBox->setToolTip(QStringLiteral("Which runs the predictor is refitted without: every run of one workload, preset, variant, or each run"));
+    m_heldOutLabel->setObjectName(QStringLiteral("heldOutLabel"));
+    m_heldOutLabel->setWordWrap(true);
+    m_heldOutLabel->setTextFormat(Qt::PlainText);
+    m_heldOutView->setObjectName(QStringLiteral("heldOutTable"));
+    m_heldOutView->setModel(m_heldOutModel);
+    m_heldOutView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_heldOutView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_heldOutView->verticalHeader()->hide();
+    m_heldOutView->horizontalHeader()->setStretchLastSection(false);
+    auto* paneLayout = new QVBoxLayout(m_heldOutPane);
+    paneLayout->setContentsMargins(0, 0, 0, 0);
+    auto* paneTools = new QHBoxLayout;
+    paneTools->addWidget(new QLabel(QStringLiteral("Held-out error, held out by:"), m_heldOutPane));
+    paneTools->addWidget(m_holdOutBox);
+    paneTools->addStretch(1);
+    paneLayout->addLayout(paneTools);
+    paneLayout->addWidget(m_heldOutLabel);
+    paneLayout->addWidget(m_heldOutView, 1);
+    m_heldOutPane->hide();
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_charts);
     split->addWidget(m_tableView);
+    split->addWidget(m_heldOutPane);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
+    split->setStretchFactor(2, 1);
     m_split = split;
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_header);
@@ -154,6 +189,10 @@ ScalingView::ScalingView(QWidget* parent)
         setLayer(m_layerBox->itemText(i) == kAllLayers ? QString() : m_layerBox->itemText(i));
     });
     connect(m_logBox, &QCheckBox::toggled, this, &ScalingView::setLogAxes);
+    connect(m_holdOutBox, &QComboBox::activated, this, [this](int i) {
+        if (auto h = parseHoldOut(m_holdOutBox->itemData(i).toString().toStdString()))
+            setHoldOut(*h);
+    });
     connect(m_time, &ScalingPlot::pointClicked, this, [this](int l, int p) { onPoint(m_time, l, p); });
     connect(m_share, &ScalingPlot::pointClicked, this, [this](int l, int p) { onPoint(m_share, l, p); });
     m_header->setText(QStringLiteral("Scaling"));
@@ -164,7 +203,18 @@ void ScalingView::load(const QString& file, const QString& sweepId)
 {
     m_file = file;
     m_info->setText(QStringLiteral("Loading the sweep..."));
-    m_loader->start(file, sweepId);
+    m_loader->start(file, sweepId, m_holdOut);
+}
+
+void ScalingView::setHoldOut(HoldOut holdOut)
+{
+    m_holdOut = holdOut;
+    if (!m_result)
+        return;
+    // One fit per group: seconds for leave-one-run-out of a large file; no stale figures meanwhile.
+    m_heldOutModel->setTable(Table {});
+    m_heldOutLabel->setText(QStringLiteral("Computing the held-out error (held out by %1: one fit per group)...").arg(q(holdOutName(holdOut))));
+    load(m_file, q(m_result->table.sweep.id));
 }
 
 void ScalingView::setResult(std::shared_ptr<const ScalingResult> result)
@@ -204,6 +254,15 @@ void ScalingView::setResult(std::shared_ptr<const ScalingResult> result)
     for (const std::string& n : t.notes)
         info += QStringLiteral("\n") + q(n);
     m_info->setText(info);
+    m_holdOutBox->clear();
+    if (m_result->heldOut) {
+        for (HoldOut h : m_result->heldOut->possible) {
+            m_holdOutBox->addItem(q(holdOutName(h)), q(holdOutName(h)));
+            if (h == m_result->heldOut->holdOut)
+                m_holdOutBox->setCurrentIndex(m_holdOutBox->count() - 1);
+        }
+    }
+    m_heldOutPane->setVisible(m_result->predicted.has_value());
     refresh();
     emit ready();
 }
@@ -248,6 +307,41 @@ void ScalingView::refresh()
     for (int c = 0; c < int(d.table.columns.size()); ++c)
         m_tableView->setColumnHidden(c, !d.table.columns[size_t(c)].inText);
     m_tableView->resizeColumnsToContents();
+    refreshHeldOut();
+}
+
+// The held-out table of the chosen layer and the line that quotes it: every figure read from
+// the table's cells as the writer renders them (the model's display text), none recomputed.
+void ScalingView::refreshHeldOut()
+{
+    if (!m_result->heldOut) {
+        m_heldOutModel->setTable(Table {});
+        m_heldOutLabel->setText(m_result->predicted ? QStringLiteral("No held-out error: %1").arg(m_result->heldOutWhy) : QString());
+        return;
+    }
+    const Table t = heldOutErrorTable(*m_result->heldOut, m_layer.toStdString(), m_result->table.sweep.runIds);
+    m_heldOutModel->setTable(t);
+    for (int c = 0; c < int(t.columns.size()); ++c)
+        m_heldOutView->setColumnHidden(c, !t.columns[size_t(c)].inText);
+    m_heldOutView->resizeColumnsToContents();
+    auto cell = [&](size_t row, const char* id) {
+        return m_heldOutModel->data(m_heldOutModel->index(int(row), int(t.column(id))), Qt::DisplayRole).toString();
+    };
+    QStringList parts;
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        const std::string of = std::get<std::string>(t.rows[r][t.column(kHeldOutErrorOfColumn)]);
+        const QString what = of == "layer" ? q(std::get<std::string>(t.rows[r][t.column(kHeldOutLayerColumn)])) : q(of);
+        if (of == "layer" && m_layer.isEmpty())
+            continue;   // every layer: the table lists them; the line quotes the summary rows
+        parts << QStringLiteral("%1 %2 (mean error %3; roofline %4)")
+                     .arg(what, cell(r, kHeldOutMapeModelColumn), cell(r, kHeldOutBiasColumn), cell(r, kHeldOutMapeRooflineColumn));
+    }
+    const HeldOutError& e = *m_result->heldOut;
+    m_heldOutLabel->setText(QStringLiteral("Predictor %1 on runs it had not seen (held out by %2, %3 refitted without each of %4 groups), MAPE of the time per step: %5")
+                                .arg(q(e.predictor.empty() ? std::string("(none)") : e.predictor), q(holdOutName(e.holdOut)),
+                                     q(predictorKindName(e.model)))
+                                .arg(e.evaluation.groups.size())
+                                .arg(parts.join(QStringLiteral(" \u00b7 "))));
 }
 
 void ScalingView::onPoint(ScalingPlot* plot, int line, int point)

@@ -6,9 +6,14 @@
 // every point's time, share, step, and with a predicted twin its time and error). Clicking a
 // point emits runClicked (the main window opens that run); hovering shows its row. Both charts
 // export to PNG, SVG, PDF, and CSV: the writer's CSV of the table, `wheretime sweep --csv`.
+// With a predicted twin, the held-out error of its predictor (analysis/heldouterror.h, computed
+// on the worker thread): a line beside the chosen layer and its table under the sweep table,
+// the table `wheretime sweep` prints; a chooser picks the hold-out (workload, preset, variant, run).
 #pragma once
 
 #include "scalingplot.h"
+
+#include "analysis/heldouterror.h"
 
 #include "app/gui/core/asyncjob.h"
 
@@ -33,6 +38,9 @@ struct ScalingResult {
     std::vector<SweepInfo> sweeps;   // every sweep of the file (the chooser)
     SweepTable table;
     std::optional<SweepTable> predicted;   // the measured sweep's predicted twin (dashed lines)
+    // With a twin: how far off its predictor was on runs it had not seen (none: heldOutWhy says why).
+    std::optional<HeldOutError> heldOut;
+    QString heldOutWhy;
 };
 
 // Loads a sweep on a worker thread (an AsyncJob; id empty: the newest measured one) with its
@@ -41,14 +49,15 @@ class ScalingLoader : public AsyncJob {
     Q_OBJECT
 public:
     explicit ScalingLoader(QObject* parent = nullptr);
-    void start(const QString& file, const QString& sweepId);
+    void start(const QString& file, const QString& sweepId, std::optional<HoldOut> holdOut = std::nullopt);
 
 signals:
     void loaded(std::shared_ptr<const wt::gui::ScalingResult> result);
 };
 
-// Reads the sweep's table (throws SweepError, StorageError with one line).
-ScalingResult loadScaling(const QString& file, const QString& sweepId);
+// Reads the sweep's table and, with a twin, the held-out error (holdOut none: the widest the
+// runs allow) (throws SweepError, StorageError with one line).
+ScalingResult loadScaling(const QString& file, const QString& sweepId, std::optional<HoldOut> holdOut = std::nullopt);
 
 class ScalingView : public QWidget {
     Q_OBJECT
@@ -56,6 +65,8 @@ public:
     explicit ScalingView(QWidget* parent = nullptr);
 
     void load(const QString& file, const QString& sweepId = {});
+    // Reloads the sweep with the held-out error of another hold-out.
+    void setHoldOut(HoldOut holdOut);
     void setResult(std::shared_ptr<const ScalingResult> result);
     ScalingLoader* loader() const { return m_loader; }
     bool hasTable() const { return m_result != nullptr; }
@@ -88,6 +99,12 @@ public:
     // The table under the charts (the same table).
     TableModel* tableModel() const { return m_model; }
     QTableView* tableView() const { return m_tableView; }
+    // The held-out error (nullptr: none): the table under the sweep table (heldOutErrorTable of
+    // the chosen layer), the line that quotes its rows, and the hold-out chooser.
+    const HeldOutError* heldOut() const { return m_result && m_result->heldOut ? &*m_result->heldOut : nullptr; }
+    TableModel* heldOutModel() const { return m_heldOutModel; }
+    QLabel* heldOutLabel() const { return m_heldOutLabel; }
+    QComboBox* holdOutChooser() const { return m_holdOutBox; }
 
 signals:
     void ready();
@@ -97,6 +114,7 @@ signals:
 
 private:
     void refresh();
+    void refreshHeldOut();
     void onPoint(ScalingPlot* plot, int line, int point);
     void exportCsvInteractive();
     QSize exportSize() const;
@@ -119,6 +137,12 @@ private:
     ScalingPlot* m_share;
     TableModel* m_model;
     QTableView* m_tableView;
+    std::optional<HoldOut> m_holdOut;   // none: the widest
+    QComboBox* m_holdOutBox;
+    QLabel* m_heldOutLabel;
+    TableModel* m_heldOutModel;
+    QTableView* m_heldOutView;
+    QWidget* m_heldOutPane;
     QSplitter* m_split = nullptr;
 };
 
