@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <mutex>
+#include <thread>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -44,6 +46,9 @@ void shrink(V& v)
     if (v.capacity() > v.size() + v.size() / 16 + 16)
         v.shrink_to_fit();
 }
+
+// Threads a load decodes chunks on (Reader's bulk reads): SQLite steps on one of them.
+const int kLoadThreads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
 
 QString qs(const std::string& s)
 {
@@ -285,37 +290,15 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     for (const auto& [id, s] : d.strings())
         d.nameColors[id] = LayerPalette::hashColor(s);
 
-    // Scope instances in id order; ids of one run are usually one contiguous range.
+    // Scope instances in id order. A run's ids are dense (Reader::forEachScopeInstanceBlock):
+    // each decoded chunk is written straight into the arrays at id - first id, on both cores,
+    // without a vector of all instances (48 bytes each) in between.
     int64_t firstInstance = 0;
     bool contiguous = true;
     std::unordered_map<int64_t, uint32_t> instanceIndex;
     std::vector<HostInstance> hostItems;   // instances recorded on a host thread (imports, schema 4)
     {
-        std::vector<ScopeInstance> inst = reader.scopeInstances(runId);
-        // Reader::scopeInstances hands them out by id already; the check keeps this independent.
-        auto byId = [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; };
-        if (!std::is_sorted(inst.begin(), inst.end(), byId))
-            std::sort(inst.begin(), inst.end(), byId);
-        if (!inst.empty()) {
-            firstInstance = inst.front().id;
-            contiguous = inst.back().id - firstInstance + 1 == int64_t(inst.size());
-        }
-        if (!contiguous)
-            for (size_t i = 0; i < inst.size(); ++i)
-                instanceIndex[inst[i].id] = uint32_t(i);
-        auto indexOf = [&](int64_t id) -> uint32_t {
-            if (id == 0 || inst.empty())
-                return kNone;
-            if (contiguous)
-                return id >= firstInstance && id - firstInstance < int64_t(inst.size()) ? uint32_t(id - firstInstance) : kNone;
-            auto it = instanceIndex.find(id);
-            return it == instanceIndex.end() ? kNone : it->second;
-        };
         InstanceData& in = d.instances;
-        in.node.resize(inst.size());
-        in.parent.resize(inst.size());
-        in.gpuStartNs.assign(inst.size(), INT64_MAX);
-        in.gpuEndNs.assign(inst.size(), INT64_MIN);
         // Scope ids of a file are small and dense: a table beats hashing millions of lookups.
         const int64_t firstNode = nodes.empty() ? 0 : nodes.front().id;
         const int64_t nodeRange = nodes.empty() ? 0 : nodes.back().id - firstNode + 1;
@@ -325,8 +308,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             for (const auto& [id, index] : nodeIndex)
                 nodeTable[size_t(id - firstNode)] = index;
         }
-        for (size_t i = 0; i < inst.size(); ++i) {
-            const int64_t scope = inst[i].scopeId;
+        auto nodeOf = [&](const ScopeInstance& si) {
+            const int64_t scope = si.scopeId;
             uint32_t node = kNone;
             if (!nodeTable.empty()) {
                 if (scope >= firstNode && scope - firstNode < nodeRange)
@@ -335,17 +318,58 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 node = it->second;
             }
             if (node == kNone)
-                throw StorageError(path + ": scope instance " + std::to_string(inst[i].id) + " names an unknown scope");
-            in.node[i] = node;
-            uint32_t p = indexOf(inst[i].parentId);
-            in.parent[i] = p < i ? p : kNone;   // parents come first; anything else is ignored
-            if (inst[i].threadId != 0)
-                hostItems.push_back(HostInstance{uint32_t(i), inst[i].threadId, inst[i].startNs, inst[i].endNs});
-        }
-        // Replace the lookup for the activity pass (the vector is released at the end of the block).
-        if (contiguous)
-            instanceIndex.clear();
-        firstInstance = inst.empty() ? 0 : firstInstance;
+                throw StorageError(path + ": scope instance " + std::to_string(si.id) + " names an unknown scope");
+            return node;
+        };
+        size_t count = 0;
+        std::mutex hostMutex;
+        reader.forEachScopeInstanceBlock(
+            runId,
+            [&](const Reader::InstanceLayout& l) {
+                contiguous = l.dense;
+                firstInstance = l.firstId;
+                count = l.count;
+                if (count >= kNone)
+                    throw StorageError(path + ": run " + std::to_string(runId) + " has " + std::to_string(count) +
+                                       " scope instances; the timeline holds at most " + std::to_string(kNone - 1));
+                in.node.resize(count);
+                in.parent.resize(count);
+                in.gpuStartNs.assign(count, INT64_MAX);
+                in.gpuEndNs.assign(count, INT64_MIN);
+            },
+            [&](const ScopeInstance* rows, size_t n) {
+                std::vector<HostInstance> host;
+                if (contiguous) {
+                    // Parents have smaller ids (checked by the reader): index = id - first.
+                    for (size_t k = 0; k < n; ++k) {
+                        const ScopeInstance& si = rows[k];
+                        const size_t i = size_t(si.id - firstInstance);
+                        in.node[i] = nodeOf(si);
+                        in.parent[i] = si.parentId >= firstInstance ? uint32_t(si.parentId - firstInstance) : kNone;
+                        if (si.threadId != 0)
+                            host.push_back(HostInstance{uint32_t(i), si.threadId, si.startNs, si.endNs});
+                    }
+                } else {
+                    // One block, sorted by id, with holes: positions through a map.
+                    for (size_t i = 0; i < n; ++i)
+                        instanceIndex[rows[i].id] = uint32_t(i);
+                    for (size_t i = 0; i < n; ++i) {
+                        const ScopeInstance& si = rows[i];
+                        in.node[i] = nodeOf(si);
+                        auto p = si.parentId == 0 ? instanceIndex.end() : instanceIndex.find(si.parentId);
+                        in.parent[i] = p != instanceIndex.end() && p->second < i ? p->second : kNone;
+                        if (si.threadId != 0)
+                            host.push_back(HostInstance{uint32_t(i), si.threadId, si.startNs, si.endNs});
+                    }
+                }
+                if (!host.empty()) {
+                    std::lock_guard<std::mutex> lock(hostMutex);
+                    hostItems.insert(hostItems.end(), host.begin(), host.end());
+                }
+            },
+            kLoadThreads);
+        if (count == 0)
+            firstInstance = 0;
     }
     const size_t instanceCount = d.instances.size();
     auto instanceOf = [&](int64_t id) -> uint32_t {
@@ -471,7 +495,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             return false;
         }
         return true;
-    });
+    }, kLoadThreads);
     if (cancelled)
         return nullptr;
     d.activityCount = done;
