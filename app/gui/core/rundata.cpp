@@ -49,6 +49,7 @@ void shrink(V& v)
 
 // Threads a load decodes chunks on (Reader's bulk reads): SQLite steps on one of them.
 const int kLoadThreads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+constexpr size_t kFoldBucket = 64;   // items per FoldIndex bucket of tracks and lanes
 
 QString qs(const std::string& s)
 {
@@ -56,6 +57,94 @@ QString qs(const std::string& s)
 }
 
 }  // namespace
+
+void InstanceSpans::assign(const std::vector<int64_t>& startNs, const std::vector<int64_t>& endNs)
+{
+    *this = InstanceSpans();
+    const size_t n = std::min(startNs.size(), endNs.size());
+    m_base.assign((n + kBlock - 1) / kBlock, 0);
+    m_offset.resize(n);
+    m_length.resize(n);
+    std::vector<int64_t> sample;
+    for (size_t b = 0; b < m_base.size(); ++b) {
+        const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+        // The base: the median of a few starts of the block, so that one early or late
+        // instance (kept aside) does not push the others out of the +-2^31 ns window.
+        sample.clear();
+        for (size_t i = lo; i < hi; i += std::max<size_t>(1, (hi - lo) / 8))
+            if (startNs[i] <= endNs[i])
+                sample.push_back(startNs[i]);
+        if (!sample.empty()) {
+            std::nth_element(sample.begin(), sample.begin() + ptrdiff_t(sample.size() / 2), sample.end());
+            m_base[b] = sample[sample.size() / 2];
+        }
+        const int64_t base = m_base[b];
+        for (size_t i = lo; i < hi; ++i) {
+            const int64_t s = startNs[i], e = endNs[i];
+            if (s > e) {
+                m_offset[i] = kNoSpan;
+                m_length[i] = 0;
+                continue;
+            }
+            // Times lie within +-2^61 ns (storage refuses others): the differences fit.
+            const int64_t off = s - base;
+            const uint64_t len = uint64_t(e - s);
+            const bool isFar = off < -kBias || off >= int64_t(kFar) - kBias, isLong = len >= kLong;
+            m_offset[i] = isFar ? kFar : uint32_t(off + kBias);
+            m_length[i] = isLong ? kLong : uint32_t(len);
+            if (isFar || isLong)
+                m_far.push_back(Far{uint32_t(i), s, e});
+        }
+    }
+    if (m_far.size() > n / 64 + 1024) {
+        // Many far instances (ids not in time order): plain arrays, no table to search.
+        m_base = {};
+        m_offset = {};
+        m_length = {};
+        m_far = {};
+        m_wideStart.resize(n);
+        m_wideEnd.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            const bool has = startNs[i] <= endNs[i];
+            m_wideStart[i] = has ? startNs[i] : INT64_MAX;
+            m_wideEnd[i] = has ? endNs[i] : INT64_MIN;
+        }
+    }
+}
+
+const InstanceSpans::Far& InstanceSpans::far(size_t i) const
+{
+    auto it = std::lower_bound(m_far.begin(), m_far.end(), i, [](const Far& f, size_t x) { return f.index < x; });
+    return *it;   // present: assign() put every kFar and kLong instance there
+}
+
+int64_t InstanceSpans::start(size_t i) const
+{
+    if (!m_wideStart.empty())
+        return m_wideStart[i];
+    const uint32_t o = m_offset[i];
+    if (o < kFar)
+        return m_base[i / kBlock] + int64_t(o) - kBias;
+    return o == kNoSpan ? INT64_MAX : far(i).startNs;
+}
+
+int64_t InstanceSpans::end(size_t i) const
+{
+    if (!m_wideEnd.empty())
+        return m_wideEnd[i];
+    const uint32_t o = m_offset[i], l = m_length[i];
+    if (o == kNoSpan)
+        return INT64_MIN;
+    if (o == kFar || l == kLong)
+        return far(i).endNs;
+    return m_base[i / kBlock] + int64_t(o) - kBias + int64_t(l);
+}
+
+size_t InstanceSpans::bytes() const
+{
+    return m_base.capacity() * 8 + m_offset.capacity() * 4 + m_length.capacity() * 4 + m_far.capacity() * sizeof(Far) +
+           m_wideStart.capacity() * 8 + m_wideEnd.capacity() * 8;
+}
 
 QString RunData::name(uint32_t stringId) const
 {
@@ -152,15 +241,14 @@ size_t RunData::memoryBytes() const
     size_t b = sizeof(*this);
     for (const TrackData& t : tracks)
         b += sizeof(t) + t.startNs.capacity() * 8 + t.durationNs.capacity() * 4 + t.nameId.capacity() * 4 +
-             t.instance.capacity() * 4 + t.config.capacity() * 4 + t.bytes.capacity() * 8 + t.activityKind.capacity() +
+             t.instance.capacity() * 4 + t.config.capacity() * 2 + t.bytes.capacity() * 8 + t.activityKind.capacity() +
              t.launch.capacity() * 4 + t.index.bytes();
     for (const ApiRowData& r : apiRows)
         b += sizeof(r) + r.startNs.capacity() * 8 + r.durationNs.capacity() * 4 + r.nameId.capacity() * 4 +
              r.correlationId.capacity() * 8 + r.index.bytes();
     b += apiRowStart.capacity() * 4;
     b += nodes.capacity() * sizeof(ScopeNodeData);
-    b += instances.node.capacity() * 4 + instances.parent.capacity() * 4 + instances.gpuStartNs.capacity() * 8 +
-         instances.gpuEndNs.capacity() * 8;
+    b += instances.node.capacity() * 4 + instances.parent.capacity() * 4 + instances.spans.bytes();
     for (const LaneData& l : lanes)
         b += sizeof(l) + l.items.capacity() * 4 + l.index.bytes();
     for (const HostLaneData& l : hostLanes)
@@ -297,6 +385,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     bool contiguous = true;
     std::unordered_map<int64_t, uint32_t> instanceIndex;
     std::vector<HostInstance> hostItems;   // instances recorded on a host thread (imports, schema 4)
+    // The instances' GPU spans while the activities load (InstanceSpans keeps them compact).
+    std::vector<int64_t> gpuStart, gpuEnd;
     {
         InstanceData& in = d.instances;
         // Scope ids of a file are small and dense: a table beats hashing millions of lookups.
@@ -334,8 +424,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                                        " scope instances; the timeline holds at most " + std::to_string(kNone - 1));
                 in.node.resize(count);
                 in.parent.resize(count);
-                in.gpuStartNs.assign(count, INT64_MAX);
-                in.gpuEndNs.assign(count, INT64_MIN);
+                gpuStart.assign(count, INT64_MAX);
+                gpuEnd.assign(count, INT64_MIN);
             },
             [&](const ScopeInstance* rows, size_t n) {
                 std::vector<HostInstance> host;
@@ -408,7 +498,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     std::unordered_map<LaunchConfig, uint32_t, ConfigHash> configIndex;
     std::unordered_map<int64_t, uint32_t> configOfId;
     int64_t lastConfigId = -1;
-    uint32_t lastConfig = 0;
+    uint16_t lastConfig = 0;
     int64_t done = 0;
     bool cancelled = false;
     d.spanStartNs = INT64_MAX;
@@ -465,22 +555,27 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 if (fresh) {
                     const LaunchConfig& c = reader.launchConfig(a.configId);
                     auto [ci, inserted] = configIndex.try_emplace(c, uint32_t(d.launchConfigs.size()));
-                    if (inserted)
+                    if (inserted) {
+                        if (d.launchConfigs.size() >= kMaxLaunchConfigs)
+                            throw StorageError(path + ": run " + std::to_string(runId) + " has more than " +
+                                               std::to_string(kMaxLaunchConfigs) +
+                                               " distinct launch configurations; the timeline holds at most that many");
                         d.launchConfigs.push_back(c);
+                    }
                     it->second = ci->second;
                 }
                 lastConfigId = a.configId;
-                lastConfig = it->second;
+                lastConfig = uint16_t(it->second);
             }
             t.config[i] = lastConfig;
             if (ActivityKind(a.kind) == ActivityKind::Kernel) {
                 ++d.kernelCount;
                 if (inst != kNone) {
-                    if (a.startNs < d.instances.gpuStartNs[inst]) {
-                        d.instances.gpuStartNs[inst] = a.startNs;
+                    if (a.startNs < gpuStart[inst]) {
+                        gpuStart[inst] = a.startNs;
                         firstTrack[inst] = trackByte;
                     }
-                    d.instances.gpuEndNs[inst] = std::max(d.instances.gpuEndNs[inst], end);
+                    gpuEnd[inst] = std::max(gpuEnd[inst], end);
                     deviceMask[inst] |= bit;
                 }
             }
@@ -536,22 +631,27 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     // Empty tracks say nothing on a timeline.
     d.tracks.erase(std::remove_if(d.tracks.begin(), d.tracks.end(), [](const TrackData& t) { return t.size() == 0; }),
                    d.tracks.end());
+    // FoldIndex buckets of ~64 items (0.9 B an item instead of 1.8 at 32; frames read a few
+    // more starts per search).
     for (TrackData& t : d.tracks)
-        t.index.build(TrackSequence{&d, &t});
+        t.index.build(TrackSequence{&d, &t}, kFoldBucket);
 
     // Spans go up the tree: children have larger ids than their parents.
     InstanceData& in = d.instances;
     for (size_t i = instanceCount; i-- > 0;) {
         uint32_t p = in.parent[i];
-        if (p == kNone || !in.hasSpan(i))
+        if (p == kNone || gpuStart[i] > gpuEnd[i])
             continue;
-        if (in.gpuStartNs[i] < in.gpuStartNs[p]) {
-            in.gpuStartNs[p] = in.gpuStartNs[i];
+        if (gpuStart[i] < gpuStart[p]) {
+            gpuStart[p] = gpuStart[i];
             firstTrack[p] = firstTrack[i];
         }
-        in.gpuEndNs[p] = std::max(in.gpuEndNs[p], in.gpuEndNs[i]);
+        gpuEnd[p] = std::max(gpuEnd[p], gpuEnd[i]);
         deviceMask[p] |= deviceMask[i];
     }
+    in.spans.assign(gpuStart, gpuEnd);
+    std::vector<int64_t>().swap(gpuStart);
+    std::vector<int64_t>().swap(gpuEnd);
 
     // Lanes: per device and depth, the instances that ran kernels there, sorted by GPU start.
     int maxDepth = 0;
@@ -573,7 +673,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                     c.assign(257, 0);
                 ++c[size_t(firstTrack[i]) + 1];
             }
-        std::vector<std::vector<std::pair<int64_t, uint32_t>>> byDepth(size_t(maxDepth) + 1);
+        // Instance indices only (4 bytes; the GPU start is read when compared): a vector of
+        // (start, index) pairs cost 16 bytes an instance at the load's peak.
+        std::vector<std::vector<uint32_t>> byDepth(size_t(maxDepth) + 1);
+        auto keyOf = [&in](uint32_t idx) { return std::pair<int64_t, uint32_t>(in.gpuStart(idx), idx); };
         std::vector<std::vector<uint32_t>> fill(size_t(maxDepth) + 1);
         for (size_t depth = 1; depth < groupCount.size(); ++depth) {
             auto& offsets = groupCount[depth];
@@ -586,7 +689,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         }
         for (size_t i = 0; i < instanceCount; ++i)
             if (const uint16_t depth = depthOf[i])
-                byDepth[depth][fill[depth][firstTrack[i]]++] = {in.gpuStartNs[i], uint32_t(i)};
+                byDepth[depth][fill[depth][firstTrack[i]]++] = uint32_t(i);
         std::vector<uint16_t>().swap(depthOf);
         for (int depth = 1; depth <= maxDepth; ++depth) {
             const auto& offsets = groupCount[size_t(depth)];
@@ -608,9 +711,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 auto b = v.begin() + ptrdiff_t(offsets[g]), e = v.begin() + ptrdiff_t(offsets[g + 1]);
                 if (b == e)
                     continue;
-                if (!std::is_sorted(b, e))
-                    std::sort(b, e);
-                heap.push_back(Head{*b, offsets[g], offsets[g + 1]});
+                auto byKey = [&](uint32_t x, uint32_t y) { return keyOf(x) < keyOf(y); };
+                if (!std::is_sorted(b, e, byKey))
+                    std::sort(b, e, byKey);
+                heap.push_back(Head{keyOf(*b), offsets[g], offsets[g + 1]});
             }
             auto siftDown = [&heap](size_t k) {
                 const size_t n = heap.size();
@@ -636,11 +740,11 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 Head& top = heap.front();
                 const auto [start, idx] = top.key;
                 lane.items.push_back(idx);
-                lane.maxDurationNs = std::max(lane.maxDurationNs, in.gpuEndNs[idx] - start);
+                lane.maxDurationNs = std::max(lane.maxDurationNs, in.gpuEnd(idx) - start);
                 if (lane.items.size() <= 256)
                     ++levels[d.nodes[in.node[idx]].level];
                 if (++top.pos < top.end) {
-                    top.key = v[top.pos];
+                    top.key = keyOf(v[top.pos]);
                 } else {
                     top = heap.back();
                     heap.pop_back();
@@ -655,9 +759,9 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                     best = n;
                     lane.level = lvl;
                 }
-            std::vector<std::pair<int64_t, uint32_t>>().swap(v);
+            std::vector<uint32_t>().swap(v);
             d.lanes.push_back(std::move(lane));
-            d.lanes.back().index.build(LaneSequence{&d, &d.lanes.back()});
+            d.lanes.back().index.build(LaneSequence{&d, &d.lanes.back()}, kFoldBucket);
         }
     }
     std::vector<uint8_t>().swap(deviceMask);
