@@ -224,14 +224,16 @@ void decodeUnordered(Statement& s, int col, int threads, const Decode& decode)
 class DecodeAhead {
 public:
     struct Job {
+        const Track* track = nullptr;
         ChunkHeader header;
         std::string blob;
         std::vector<StoredActivity> rows;
-        std::string error;   // the decoder's reason; empty = decoded
+        std::string error;          // the decoder's reason; empty = decoded
+        std::exception_ptr failed;  // what `prepare` threw
     };
     static constexpr size_t kSlots = 8;
 
-    DecodeAhead() : m_worker([this] { run(); }) {}
+    explicit DecodeAhead(const Reader::BlockFn& prepare) : m_prepare(prepare), m_worker([this] { run(); }) {}
     ~DecodeAhead()
     {
         {
@@ -278,10 +280,19 @@ private:
             Job& j = m_ring[k % kSlots];
             j.rows.clear();
             j.error.clear();
+            j.failed = nullptr;
             try {
                 ActivityChunk::decode(j.blob, j.header, j.rows);
             } catch (const StorageError& e) {
                 j.error = e.what();
+            }
+            if (j.error.empty() && m_prepare && !j.rows.empty() && !m_prepareFailed) {
+                try {
+                    m_prepare(*j.track, j.rows.data(), j.rows.size());
+                } catch (...) {
+                    j.failed = std::current_exception();
+                    m_prepareFailed = true;   // later blocks are not prepared: the caller stops at this one
+                }
             }
             {
                 std::lock_guard<std::mutex> lock(m_m);
@@ -291,6 +302,8 @@ private:
         }
     }
 
+    const Reader::BlockFn& m_prepare;
+    bool m_prepareFailed = false;   // worker only
     Job m_ring[kSlots];
     std::mutex m_m;
     std::condition_variable m_cv;
@@ -482,6 +495,29 @@ void Reader::forEachScopeInstanceBlock(int64_t runId, const std::function<void(c
     // id is still checked against the range and seen once (a bitmap), so a damaged index or
     // blob is refused, not misplaced. A run with holes (a killed writer lost its last unwritten
     // instances) is collected and sorted.
+    // The index and the chunks must come from one snapshot (a capture may commit in between):
+    // a read transaction unless the connection is in one already: an explicit one (the GUI's
+    // loader) or an active statement's (the SQL extension reads inside its host's query; a
+    // ROLLBACK here would abort that query).
+    struct Snapshot {
+        Database& db;
+        bool own = false;
+        explicit Snapshot(Database& d) : db(d)
+        {
+            sqlite3* h = d.handle();
+            bool busy = false;
+            for (sqlite3_stmt* st = sqlite3_next_stmt(h, nullptr); st && !busy; st = sqlite3_next_stmt(h, st))
+                busy = sqlite3_stmt_busy(st) != 0;
+            own = sqlite3_get_autocommit(h) != 0 && !busy;
+            if (own)
+                db.exec("BEGIN");
+        }
+        ~Snapshot()
+        {
+            if (own)
+                db.rollback();
+        }
+    } snapshot(m_db);
     InstanceLayout l;
     {
         Statement s(m_db.handle(), "SELECT count(*), min(first_id), max(last_id), sum(count) FROM scope_instance_chunks "
@@ -789,16 +825,23 @@ void Reader::forEachActivity(int64_t runId, const std::function<bool(const Activ
 
 void Reader::forEachActivityBlock(int64_t runId,
                                   const std::function<bool(const Track&, const StoredActivity*, size_t)>& fn,
-                                  int threads) const
+                                  int threads, const BlockFn& prepare) const
 {
+    // Without a decoding thread, `prepare` runs here just before `fn`.
+    auto both = [&](const Track& t, const StoredActivity* rows, size_t n) {
+        if (prepare)
+            prepare(t, rows, n);
+        return fn(t, rows, n);
+    };
     auto byStart = [](const StoredActivity& a, const StoredActivity& b) {
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
     };
     std::vector<StoredActivity> rows;
+    const std::vector<Track> all = tracks(runId);   // outlives the decoding thread's jobs that point into it
     std::unique_ptr<DecodeAhead> ahead;
     if (threads > 1)
-        ahead = std::make_unique<DecodeAhead>();
-    for (const Track& t : tracks(runId)) {
+        ahead = std::make_unique<DecodeAhead>(prepare);
+    for (const Track& t : all) {
         // Chunks of a track normally follow each other in time and are streamed one by one.
         // When their spans overlap (late, out-of-order records), the track is sorted first.
         bool overlapping = false;
@@ -824,6 +867,7 @@ void Reader::forEachActivityBlock(int64_t runId,
                         break;
                     }
                     DecodeAhead::Job& j = ahead->slotToFill();
+                    j.track = &t;
                     j.header = ChunkHeader{s.int64(0), s.int64(1), s.int64(2), s.int64(3)};
                     const std::string_view blob = s.blob(4);
                     j.blob.assign(blob.data(), blob.size());
@@ -834,6 +878,8 @@ void Reader::forEachActivityBlock(int64_t runId,
                 DecodeAhead::Job& j = ahead->front();
                 if (!j.error.empty())
                     damaged(runId, j.error + ", track " + std::to_string(t.id));
+                if (j.failed)
+                    std::rethrow_exception(j.failed);
                 const bool go = j.rows.empty() || fn(t, j.rows.data(), j.rows.size());
                 ahead->pop();
                 if (!go)
@@ -851,13 +897,13 @@ void Reader::forEachActivityBlock(int64_t runId,
             } catch (const StorageError& e) {
                 damaged(runId, std::string(e.what()) + ", track " + std::to_string(t.id));
             }
-            if (!overlapping && !rows.empty() && !fn(t, rows.data(), rows.size()))
+            if (!overlapping && !rows.empty() && !both(t, rows.data(), rows.size()))
                 return;
         }
         if (!overlapping || rows.empty())
             continue;
         std::sort(rows.begin(), rows.end(), byStart);
-        if (!fn(t, rows.data(), rows.size()))
+        if (!both(t, rows.data(), rows.size()))
             return;
     }
 }

@@ -84,10 +84,14 @@ public:
     // track when its chunks overlap) with launch configurations as ids (launchConfig()
     // resolves them). Skips building an Activity per row. Returns false to stop early.
     // threads > 1: chunks are decoded on another thread ahead of the callback, which still runs
-    // on the calling thread, in order.
+    // on the calling thread, in order. `prepare`, when given, sees every block before `fn` does,
+    // in the same order, on the decoding thread (the calling one when threads = 1): a loader
+    // fills part of its arrays there, while `fn` fills others (never the same ones). After the
+    // call returns, all that `prepare` wrote is visible to the caller.
+    using BlockFn = std::function<void(const Track&, const StoredActivity* rows, size_t count)>;
     void forEachActivityBlock(int64_t runId,
                               const std::function<bool(const Track&, const StoredActivity* rows, size_t count)>& fn,
-                              int threads = 1) const;
+                              int threads = 1, const BlockFn& prepare = {}) const;
     // The launch configuration a StoredActivity::configId names (all zero for 0 or unknown).
     const LaunchConfig& launchConfig(int64_t configId) const { return config(configId); }
 

@@ -66,7 +66,8 @@ void InstanceSpans::assign(const std::vector<int64_t>& startNs, const std::vecto
     m_offset.resize(n);
     m_length.resize(n);
     std::vector<int64_t> sample;
-    for (size_t b = 0; b < m_base.size(); ++b) {
+    const size_t farLimit = n / 64 + 1024;
+    for (size_t b = 0; b < m_base.size() && m_far.size() <= farLimit; ++b) {
         const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
         // The base: the median of a few starts of the block, so that one early or late
         // instance (kept aside) does not push the others out of the +-2^31 ns window.
@@ -96,7 +97,7 @@ void InstanceSpans::assign(const std::vector<int64_t>& startNs, const std::vecto
                 m_far.push_back(Far{uint32_t(i), s, e});
         }
     }
-    if (m_far.size() > n / 64 + 1024) {
+    if (m_far.size() > farLimit) {
         // Many far instances (ids not in time order): plain arrays, no table to search.
         m_base = {};
         m_offset = {};
@@ -116,28 +117,6 @@ const InstanceSpans::Far& InstanceSpans::far(size_t i) const
 {
     auto it = std::lower_bound(m_far.begin(), m_far.end(), i, [](const Far& f, size_t x) { return f.index < x; });
     return *it;   // present: assign() put every kFar and kLong instance there
-}
-
-int64_t InstanceSpans::start(size_t i) const
-{
-    if (!m_wideStart.empty())
-        return m_wideStart[i];
-    const uint32_t o = m_offset[i];
-    if (o < kFar)
-        return m_base[i / kBlock] + int64_t(o) - kBias;
-    return o == kNoSpan ? INT64_MAX : far(i).startNs;
-}
-
-int64_t InstanceSpans::end(size_t i) const
-{
-    if (!m_wideEnd.empty())
-        return m_wideEnd[i];
-    const uint32_t o = m_offset[i], l = m_length[i];
-    if (o == kNoSpan)
-        return INT64_MIN;
-    if (o == kFar || l == kLong)
-        return far(i).endNs;
-    return m_base[i / kBlock] + int64_t(o) - kBias + int64_t(l);
 }
 
 size_t InstanceSpans::bytes() const
@@ -507,6 +486,34 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         return nullptr;
     // Blocks of decoded rows (a chunk each): one call per ~2k activities, written straight
     // into the arrays (the per-activity callback with its Activity copy cost ~60 ns a row).
+    // Each block is filled in two parts: its start, duration and name columns (and the track's
+    // and run's extent) on the decoding thread as soon as it is decoded (Reader's `prepare`), the
+    // rest here; no array is written by both.
+    auto prepare = [&](const Track& track, const StoredActivity* rows, size_t count) {
+        auto found = trackIndex.find(track.id);
+        if (found == trackIndex.end())
+            return;
+        TrackData& t = d.tracks[found->second];
+        const size_t base = t.startNs.size();
+        t.startNs.resize(base + count);
+        t.durationNs.resize(base + count);
+        t.nameId.resize(base + count);
+        int64_t spanStart = d.spanStartNs, spanEnd = d.spanEndNs, maxDuration = t.maxDurationNs;
+        for (size_t k = 0; k < count; ++k) {
+            const StoredActivity& a = rows[k];
+            const size_t i = base + k;
+            const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.durationNs, 0), UINT32_MAX);
+            t.startNs[i] = a.startNs;
+            t.durationNs[i] = uint32_t(dur);
+            t.nameId[i] = a.nameId;
+            maxDuration = std::max(maxDuration, dur);
+            spanStart = std::min(spanStart, a.startNs);
+            spanEnd = std::max(spanEnd, a.startNs + std::max<int64_t>(a.durationNs, 0));
+        }
+        d.spanStartNs = spanStart;
+        d.spanEndNs = spanEnd;
+        t.maxDurationNs = maxDuration;
+    };
     reader.forEachActivityBlock(runId, [&](const Track& track, const StoredActivity* rows, size_t count) {
         auto found = trackIndex.find(track.id);
         if (found == trackIndex.end())
@@ -515,10 +522,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         const uint8_t bit = uint8_t(1u << std::min(t.deviceIndex, 7));
         const uint8_t trackByte = uint8_t(found->second);
         const bool kernels = t.kind == TrackKind::Kernel;
-        const size_t base = t.startNs.size();
-        t.startNs.resize(base + count);
-        t.durationNs.resize(base + count);
-        t.nameId.resize(base + count);
+        const size_t base = t.instance.size();   // not startNs: the decoding thread may be ahead there
         t.instance.resize(base + count);
         if (!apiIndex.empty())
             t.launch.resize(base + count);
@@ -529,22 +533,14 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             t.bytes.resize(base + count);
             t.activityKind.resize(base + count);
         }
-        int64_t spanStart = d.spanStartNs, spanEnd = d.spanEndNs, maxDuration = t.maxDurationNs;
         for (size_t k = 0; k < count; ++k) {
             const StoredActivity& a = rows[k];
             const size_t i = base + k;
-            const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.durationNs, 0), UINT32_MAX);
             const int64_t end = a.startNs + std::max<int64_t>(a.durationNs, 0);
-            t.startNs[i] = a.startNs;
-            t.durationNs[i] = uint32_t(dur);
-            t.nameId[i] = a.nameId;
             const uint32_t inst = instanceOf(a.scopeInstanceId);
             t.instance[i] = inst;
             if (!t.launch.empty())
                 t.launch[i] = apiIndex.find(a.correlationId, hint);
-            maxDuration = std::max(maxDuration, dur);
-            spanStart = std::min(spanStart, a.startNs);
-            spanEnd = std::max(spanEnd, end);
             if (!kernels) {
                 t.bytes[i] = a.bytes;
                 t.activityKind[i] = a.kind;
@@ -580,9 +576,6 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 }
             }
         }
-        d.spanStartNs = spanStart;
-        d.spanEndNs = spanEnd;
-        t.maxDurationNs = maxDuration;
         const int64_t before = done;
         done += int64_t(count);
         if ((before >> 16) != (done >> 16) && cb.progress && !cb.progress(done, std::max(total, done))) {
@@ -590,7 +583,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             return false;
         }
         return true;
-    }, kLoadThreads);
+    }, kLoadThreads, prepare);
     if (cancelled)
         return nullptr;
     d.activityCount = done;
@@ -632,9 +625,25 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     d.tracks.erase(std::remove_if(d.tracks.begin(), d.tracks.end(), [](const TrackData& t) { return t.size() == 0; }),
                    d.tracks.end());
     // FoldIndex buckets of ~64 items (0.9 B an item instead of 1.8 at 32; frames read a few
-    // more starts per search).
-    for (TrackData& t : d.tracks)
-        t.index.build(TrackSequence{&d, &t}, kFoldBucket);
+    // more starts per search). The tracks' indexes are built on a second thread while this one
+    // does the spans and lanes: they read only the tracks, the nodes and the instances' nodes,
+    // all final now.
+    struct Joiner {
+        std::thread t;
+        ~Joiner()
+        {
+            if (t.joinable())
+                t.join();
+        }
+    } foldTracks;
+    auto buildTrackIndexes = [&d] {
+        for (TrackData& t : d.tracks)
+            t.index.build(TrackSequence{&d, &t}, kFoldBucket);
+    };
+    if (kLoadThreads > 1)
+        foldTracks.t = std::thread(buildTrackIndexes);
+    else
+        buildTrackIndexes();
 
     // Spans go up the tree: children have larger ids than their parents.
     InstanceData& in = d.instances;
@@ -766,6 +775,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     }
     std::vector<uint8_t>().swap(deviceMask);
     std::vector<uint8_t>().swap(firstTrack);
+    if (foldTracks.t.joinable())
+        foldTracks.t.join();
 #if defined(__GLIBC__)
     // The load's transient buffers (SQLite rows, instance lists, sort keys) were freed into
     // glibc's heap, which keeps them resident; hand them back so a loaded run costs what its

@@ -93,8 +93,25 @@ public:
     static constexpr size_t kBlock = 4096;
     // startNs[i] > endNs[i] (INT64_MAX, INT64_MIN) = no span.
     void assign(const std::vector<int64_t>& startNs, const std::vector<int64_t>& endNs);
-    int64_t start(size_t i) const;        // INT64_MAX = none
-    int64_t end(size_t i) const;          // INT64_MIN = none
+    // Inline: lanes' sorts, fold indexes and frames read them per item.
+    int64_t start(size_t i) const         // INT64_MAX = none
+    {
+        if (!m_wideStart.empty())
+            return m_wideStart[i];
+        const uint32_t o = m_offset[i];
+        if (o < kFar) [[likely]]
+            return m_base[i / kBlock] + int64_t(o) - kBias;
+        return o == kNoSpan ? INT64_MAX : far(i).startNs;
+    }
+    int64_t end(size_t i) const           // INT64_MIN = none
+    {
+        if (!m_wideEnd.empty())
+            return m_wideEnd[i];
+        const uint32_t o = m_offset[i], l = m_length[i];
+        if (o < kFar && l != kLong) [[likely]]
+            return m_base[i / kBlock] + int64_t(o) - kBias + int64_t(l);
+        return o == kNoSpan ? INT64_MIN : far(i).endNs;
+    }
     bool has(size_t i) const { return m_wideStart.empty() ? m_offset[i] != kNoSpan : m_wideStart[i] <= m_wideEnd[i]; }
     size_t size() const { return m_wideStart.empty() ? m_offset.size() : m_wideStart.size(); }
     bool compact() const { return m_wideStart.empty(); }
