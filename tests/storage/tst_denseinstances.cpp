@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <stdexcept>
 #include <tuple>
 
 using namespace wt;
@@ -295,6 +296,38 @@ private slots:
                                                                    b.bytes, b.seq, b.configId, b.nameId, b.kind));
                 }
             }
+        }
+    }
+
+    void prepareSeesEveryBlockInOrderFirst()
+    {
+        std::vector<int64_t> runs;
+        const std::string path = threeRuns("prepare.wt", runs);
+        Database db(path, OpenMode::ReadOnly);
+        Reader r(db);
+        // `prepared` is read only after the call: the decoding thread may run ahead of `seen`.
+        for (int threads : {1, 2}) {
+            std::vector<std::pair<int64_t, int64_t>> prepared, seen;   // (track, first seq) per block
+            r.forEachActivityBlock(
+                runs[0],
+                [&](const Track& t, const StoredActivity* rows, size_t) {
+                    seen.emplace_back(t.id, rows[0].seq);
+                    return true;
+                },
+                threads,
+                [&](const Track& t, const StoredActivity* rows, size_t) { prepared.emplace_back(t.id, rows[0].seq); });
+            QVERIFY(seen.size() > 10);
+            QCOMPARE(prepared, seen);
+        }
+        // What `prepare` throws reaches the caller, and no thread is left behind.
+        for (int threads : {1, 2}) {
+            size_t calls = 0;
+            QVERIFY_THROWS_EXCEPTION(std::runtime_error, r.forEachActivityBlock(
+                runs[0], [&](const Track&, const StoredActivity*, size_t) { return true; }, threads,
+                [&](const Track&, const StoredActivity*, size_t) {
+                    if (++calls == 5)
+                        throw std::runtime_error("stop");
+                }));
         }
     }
 
