@@ -9,7 +9,14 @@
 #include "storageerror.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <unordered_set>
 #include <cerrno>
 #include <charconv>
@@ -73,6 +80,237 @@ RunInfo runFromRow(const Statement& s)
     r.durationNs = std::clamp<int64_t>(r.durationNs, 0, kMaxTimeNs - 1);
     return r;
 }
+
+// The scope ids of a run, for the instances' check: a table when the ids are dense enough
+// (millions of lookups: a hash set cost ~0.1 s per million), else a set.
+class ScopeIdSet {
+public:
+    ScopeIdSet(const Database& db, int64_t runId)
+    {
+        std::vector<int64_t> ids;
+        Statement s(db.handle(), "SELECT id FROM scopes WHERE run_id=? ORDER BY id");
+        s.bind(1, runId);
+        while (s.step())
+            ids.push_back(s.int64(0));
+        if (ids.empty())
+            return;
+        const uint64_t range = uint64_t(ids.back()) - uint64_t(ids.front()) + 1;
+        if (range <= uint64_t(ids.size()) * 4 + 4096) {
+            m_first = ids.front();
+            m_table.assign(size_t(range), 0);
+            for (int64_t id : ids)
+                m_table[size_t(id - m_first)] = 1;
+        } else {
+            m_set.insert(ids.begin(), ids.end());
+        }
+    }
+    bool has(int64_t id) const
+    {
+        if (!m_table.empty())
+            return id >= m_first && uint64_t(id - m_first) < m_table.size() && m_table[size_t(id - m_first)];
+        return m_set.count(id) != 0;
+    }
+
+private:
+    int64_t m_first = 0;
+    std::vector<uint8_t> m_table;
+    std::unordered_set<int64_t> m_set;
+};
+
+// Decodes the blobs of column `col` of `s` on `threads` threads, in no particular order: this
+// thread steps SQLite (one connection is one thread's) and copies the blobs into batches that
+// the other threads and this one decode. decode(blob, worker) with worker in [0, threads). The
+// first exception stops the others and is rethrown here.
+template <class Decode>
+void decodeUnordered(Statement& s, int col, int threads, const Decode& decode)
+{
+    if (threads <= 1) {
+        while (s.step())
+            decode(s.blob(col), 0);
+        return;
+    }
+    using Batch = std::vector<std::string>;
+    constexpr size_t kBatch = 16;   // chunks per batch: ~0.5 MB of instance blobs
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<Batch> queue;
+    std::vector<Batch> spare;
+    bool done = false;
+    std::atomic<bool> failed{false};
+    std::exception_ptr error;
+    auto runBatch = [&](Batch& b, int worker) {
+        try {
+            for (const std::string& blob : b)
+                if (!failed.load(std::memory_order_relaxed))
+                    decode(std::string_view(blob), worker);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(m);
+            if (!error)
+                error = std::current_exception();
+            failed = true;
+        }
+        std::lock_guard<std::mutex> lock(m);
+        b.clear();
+        spare.push_back(std::move(b));
+        cv.notify_all();
+    };
+    auto work = [&](int worker) {
+        for (;;) {
+            Batch b;
+            {
+                std::unique_lock<std::mutex> lock(m);
+                cv.wait(lock, [&] { return !queue.empty() || done; });
+                if (queue.empty())
+                    return;
+                b = std::move(queue.front());
+                queue.pop_front();
+                cv.notify_all();
+            }
+            runBatch(b, worker);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int w = 1; w < threads; ++w)
+        pool.emplace_back(work, w);
+    try {
+        Batch b;
+        auto push = [&] {
+            std::unique_lock<std::mutex> lock(m);
+            queue.push_back(std::move(b));
+            cv.notify_all();
+            b = Batch();
+            if (!spare.empty()) {
+                b = std::move(spare.back());
+                spare.pop_back();
+            }
+            // Enough queued for the others: this thread decodes one batch itself.
+            if (queue.size() > size_t(threads) * 2) {
+                Batch mine = std::move(queue.front());
+                queue.pop_front();
+                lock.unlock();
+                runBatch(mine, 0);
+            }
+        };
+        while (!failed.load(std::memory_order_relaxed) && s.step()) {
+            std::string_view blob = s.blob(col);
+            b.emplace_back(blob);
+            if (b.size() >= kBatch)
+                push();
+        }
+        if (!b.empty())
+            push();
+    } catch (...) {
+        std::lock_guard<std::mutex> lock(m);
+        if (!error)
+            error = std::current_exception();
+        failed = true;
+    }
+    {
+        std::lock_guard<std::mutex> lock(m);
+        done = true;
+        cv.notify_all();
+    }
+    work(0);   // help drain what is left
+    for (std::thread& t : pool)
+        t.join();
+    if (error)
+        std::rethrow_exception(error);
+}
+
+// Decodes activity chunks on one other thread ahead of their consumer, which takes them in
+// the order they were filled (a track's blocks reach the loader in time order). A ring of
+// kSlots jobs, reused: the consumer fills slot tail, the worker decodes slot work, the consumer
+// takes slot head (head <= work <= tail <= head + kSlots).
+class DecodeAhead {
+public:
+    struct Job {
+        const Track* track = nullptr;
+        ChunkHeader header;
+        std::string blob;
+        std::vector<StoredActivity> rows;
+        std::string error;          // the decoder's reason; empty = decoded
+        std::exception_ptr failed;  // what `prepare` threw
+    };
+    static constexpr size_t kSlots = 8;
+
+    explicit DecodeAhead(const Reader::BlockFn& prepare) : m_prepare(prepare), m_worker([this] { run(); }) {}
+    ~DecodeAhead()
+    {
+        {
+            std::lock_guard<std::mutex> lock(m_m);
+            m_stop = true;
+        }
+        m_cv.notify_all();
+        m_worker.join();
+    }
+    bool canFill() const { return m_tail - m_head < kSlots; }
+    bool empty() const { return m_head == m_tail; }
+    Job& slotToFill() { return m_ring[m_tail % kSlots]; }
+    void submit()
+    {
+        std::lock_guard<std::mutex> lock(m_m);
+        ++m_tail;
+        m_cv.notify_all();
+    }
+    // The oldest job, once decoded.
+    Job& front()
+    {
+        std::unique_lock<std::mutex> lock(m_m);
+        m_cv.wait(lock, [&] { return m_work > m_head; });
+        return m_ring[m_head % kSlots];
+    }
+    void pop()
+    {
+        std::lock_guard<std::mutex> lock(m_m);
+        ++m_head;
+    }
+
+private:
+    void run()
+    {
+        for (;;) {
+            size_t k;
+            {
+                std::unique_lock<std::mutex> lock(m_m);
+                m_cv.wait(lock, [&] { return m_stop || m_work < m_tail; });
+                if (m_stop)
+                    return;
+                k = m_work;
+            }
+            Job& j = m_ring[k % kSlots];
+            j.rows.clear();
+            j.error.clear();
+            j.failed = nullptr;
+            try {
+                ActivityChunk::decode(j.blob, j.header, j.rows);
+            } catch (const StorageError& e) {
+                j.error = e.what();
+            }
+            if (j.error.empty() && m_prepare && !j.rows.empty() && !m_prepareFailed) {
+                try {
+                    m_prepare(*j.track, j.rows.data(), j.rows.size());
+                } catch (...) {
+                    j.failed = std::current_exception();
+                    m_prepareFailed = true;   // later blocks are not prepared: the caller stops at this one
+                }
+            }
+            {
+                std::lock_guard<std::mutex> lock(m_m);
+                ++m_work;
+            }
+            m_cv.notify_all();
+        }
+    }
+
+    const Reader::BlockFn& m_prepare;
+    bool m_prepareFailed = false;   // worker only
+    Job m_ring[kSlots];
+    std::mutex m_m;
+    std::condition_variable m_cv;
+    size_t m_head = 0, m_work = 0, m_tail = 0;   // m_work and m_tail change under m_m
+    bool m_stop = false;
+    std::thread m_worker;   // last: starts after the ring exists
+};
 
 }  // namespace
 
@@ -223,42 +461,152 @@ void Reader::validateScopes(int64_t runId, const std::vector<ScopeNode>& nodes) 
     }
 }
 
-std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId) const
+std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId, int threads) const
 {
     std::vector<ScopeInstance> out;
+    bool dense = false;
+    int64_t first = 0;
+    forEachScopeInstanceBlock(
+        runId,
+        [&](const InstanceLayout& l) {
+            dense = l.dense;
+            first = l.firstId;
+            if (dense)
+                out.resize(l.count);
+        },
+        [&](const ScopeInstance* rows, size_t count) {
+            if (!dense) {
+                out.assign(rows, rows + count);
+                return;
+            }
+            for (size_t i = 0; i < count; ++i)
+                out[size_t(rows[i].id - first)] = rows[i];
+        },
+        threads);
+    return out;
+}
+
+void Reader::forEachScopeInstanceBlock(int64_t runId, const std::function<void(const InstanceLayout&)>& layout,
+                                       const std::function<void(const ScopeInstance*, size_t)>& fn, int threads) const
+{
+    // Chunks hold instances in the order they ended. The chunk index knows each chunk's count
+    // and id range: when the counts fill the range exactly, ids are dense (writers number a
+    // run's instances 1..n) and each goes straight to its slot, id - first, with no sort; each
+    // id is still checked against the range and seen once (a bitmap), so a damaged index or
+    // blob is refused, not misplaced. A run with holes (a killed writer lost its last unwritten
+    // instances) is collected and sorted.
+    // The index and the chunks must come from one snapshot (a capture may commit in between):
+    // a read transaction unless the connection is in one already: an explicit one (the GUI's
+    // loader) or an active statement's (the SQL extension reads inside its host's query; a
+    // ROLLBACK here would abort that query).
+    struct Snapshot {
+        Database& db;
+        bool own = false;
+        explicit Snapshot(Database& d) : db(d)
+        {
+            sqlite3* h = d.handle();
+            bool busy = false;
+            for (sqlite3_stmt* st = sqlite3_next_stmt(h, nullptr); st && !busy; st = sqlite3_next_stmt(h, st))
+                busy = sqlite3_stmt_busy(st) != 0;
+            own = sqlite3_get_autocommit(h) != 0 && !busy;
+            if (own)
+                db.exec("BEGIN");
+        }
+        ~Snapshot()
+        {
+            if (own)
+                db.rollback();
+        }
+    } snapshot(m_db);
+    InstanceLayout l;
+    {
+        Statement s(m_db.handle(), "SELECT count(*), min(first_id), max(last_id), sum(count) FROM scope_instance_chunks "
+                                   "WHERE run_id=?");
+        s.bind(1, runId);
+        if (s.step() && s.int64(0) > 0 && !s.isNull(1) && !s.isNull(2) && !s.isNull(3)) {
+            const int64_t lo = s.int64(1), hi = s.int64(2), n = s.int64(3);
+            l.dense = lo >= 1 && hi >= lo && n > 0 && uint64_t(hi - lo) + 1 == uint64_t(n) && n <= int64_t(1) << 40;
+            l.firstId = lo;
+            l.count = size_t(std::max<int64_t>(n, 0));
+        } else if (s.int64(0) == 0) {
+            l.dense = true;   // no instances
+            l.count = 0;
+        }
+    }
     Statement s(m_db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
     s.bind(1, runId);
-    while (s.step()) {
+    if (!l.dense) {
+        std::vector<ScopeInstance> out;
+        while (s.step()) {
+            try {
+                InstanceChunk::decode(s.blob(0), out);
+            } catch (const StorageError& e) {
+                damaged(runId, e.what());
+            }
+        }
+        auto byId = [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; };
+        if (!std::is_sorted(out.begin(), out.end(), byId))
+            std::sort(out.begin(), out.end(), byId);
+        validateInstances(runId, out);
+        l.firstId = out.empty() ? 0 : out.front().id;
+        l.count = out.size();
+        layout(l);
+        if (!out.empty())
+            fn(out.data(), out.size());
+        return;
+    }
+    layout(l);
+    if (l.count == 0)
+        return;
+    const ScopeIdSet scopeIds(m_db, runId);
+    // One bit per slot: set when its instance was seen. Words are or-ed atomically, once per
+    // run of instances that fall into the same word (a chunk's ids are close together).
+    std::vector<std::atomic<uint64_t>> seen((l.count + 63) / 64);
+    std::atomic<uint64_t> placed{0};
+    threads = std::max(1, threads);
+    std::vector<std::vector<ScopeInstance>> buffers(static_cast<size_t>(threads));
+    const int64_t first = l.firstId, last = l.firstId + int64_t(l.count) - 1;
+    decodeUnordered(s, 0, threads, [&](std::string_view blob, int worker) {
+        std::vector<ScopeInstance>& rows = buffers[size_t(worker)];
+        rows.clear();
         try {
-            InstanceChunk::decode(s.blob(0), out);
+            InstanceChunk::decode(blob, rows);
         } catch (const StorageError& e) {
             damaged(runId, e.what());
         }
-    }
-    // Chunks hold instances in the order they ended; hand them out by id. A run's ids are
-    // 1..n, so each goes straight to its place; only a run with holes (a killed writer lost
-    // its last unwritten instances) is sorted.
-    auto byId = [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; };
-    if (std::is_sorted(out.begin(), out.end(), byId)) {
-        validateInstances(runId, out);
-        return out;
-    }
-    bool dense = true;
-    for (const ScopeInstance& si : out)
-        if (si.id < 1 || size_t(si.id) > out.size()) {
-            dense = false;
-            break;
+        size_t word = SIZE_MAX;
+        uint64_t mask = 0;
+        auto flush = [&] {
+            if (word != SIZE_MAX && (seen[word].fetch_or(mask, std::memory_order_relaxed) & mask))
+                damaged(runId, "a scope instance id is not unique and positive");
+        };
+        for (const ScopeInstance& si : rows) {
+            if (si.id < first || si.id > last)
+                damaged(runId, "scope instance id " + std::to_string(si.id) + " is outside the ids " + std::to_string(first) +
+                                   ".." + std::to_string(last) + " its chunk index names");
+            if (si.parentId < 0 || si.parentId >= si.id)
+                damaged(runId, "scope instance " + std::to_string(si.id) + " names parent " + std::to_string(si.parentId));
+            if (!scopeIds.has(si.scopeId))
+                damaged(runId, "scope instance " + std::to_string(si.id) + " names a missing scope " + std::to_string(si.scopeId));
+            const size_t slot = size_t(si.id - first), w = slot / 64;
+            const uint64_t bit = uint64_t(1) << (slot % 64);
+            if (w != word) {
+                flush();
+                word = w;
+                mask = 0;
+            }
+            if (mask & bit)
+                damaged(runId, "scope instance id " + std::to_string(si.id) + " is not unique and positive");
+            mask |= bit;
         }
-    if (!dense) {
-        std::sort(out.begin(), out.end(), byId);
-        validateInstances(runId, out);
-        return out;
-    }
-    std::vector<ScopeInstance> placed(out.size());
-    for (const ScopeInstance& si : out)
-        placed[size_t(si.id - 1)] = si;
-    validateInstances(runId, placed);   // a repeated id left a slot empty (id 0): refused there
-    return placed;
+        flush();
+        placed.fetch_add(rows.size(), std::memory_order_relaxed);
+        if (!rows.empty())
+            fn(rows.data(), rows.size());
+    });
+    if (placed.load() != l.count)   // unique and in range, so fewer: the index's counts are wrong
+        damaged(runId, "its scope instance chunks hold " + std::to_string(placed.load()) + " instances, their index says " +
+                           std::to_string(l.count));
 }
 
 std::vector<HostThread> Reader::hostThreads(int64_t runId) const
@@ -290,13 +638,7 @@ void Reader::validateInstances(int64_t runId, const std::vector<ScopeInstance>& 
     // positive; scopes exist in the run.
     if (instances.empty())
         return;
-    std::unordered_set<int64_t> scopeIds;
-    {
-        Statement s(m_db.handle(), "SELECT id FROM scopes WHERE run_id=?");
-        s.bind(1, runId);
-        while (s.step())
-            scopeIds.insert(s.int64(0));
-    }
+    const ScopeIdSet scopeIds(m_db, runId);
     int64_t previous = 0;
     for (const ScopeInstance& si : instances) {
         bool unique = si.id > previous;
@@ -305,7 +647,7 @@ void Reader::validateInstances(int64_t runId, const std::vector<ScopeInstance>& 
             damaged(runId, "scope instance id " + std::to_string(si.id) + " is not unique and positive");
         if (si.parentId < 0 || si.parentId >= si.id)
             damaged(runId, "scope instance " + std::to_string(si.id) + " names parent " + std::to_string(si.parentId));
-        if (!scopeIds.count(si.scopeId))
+        if (!scopeIds.has(si.scopeId))
             damaged(runId, "scope instance " + std::to_string(si.id) + " names a missing scope " + std::to_string(si.scopeId));
     }
 }
@@ -499,13 +841,24 @@ void Reader::forEachActivity(int64_t runId, const std::function<bool(const Activ
 }
 
 void Reader::forEachActivityBlock(int64_t runId,
-                                  const std::function<bool(const Track&, const StoredActivity*, size_t)>& fn) const
+                                  const std::function<bool(const Track&, const StoredActivity*, size_t)>& fn,
+                                  int threads, const BlockFn& prepare) const
 {
+    // Without a decoding thread, `prepare` runs here just before `fn`.
+    auto both = [&](const Track& t, const StoredActivity* rows, size_t n) {
+        if (prepare)
+            prepare(t, rows, n);
+        return fn(t, rows, n);
+    };
     auto byStart = [](const StoredActivity& a, const StoredActivity& b) {
         return a.startNs != b.startNs ? a.startNs < b.startNs : a.seq < b.seq;
     };
     std::vector<StoredActivity> rows;
-    for (const Track& t : tracks(runId)) {
+    const std::vector<Track> all = tracks(runId);   // outlives the decoding thread's jobs that point into it
+    std::unique_ptr<DecodeAhead> ahead;
+    if (threads > 1)
+        ahead = std::make_unique<DecodeAhead>(prepare);
+    for (const Track& t : all) {
         // Chunks of a track normally follow each other in time and are streamed one by one.
         // When their spans overlap (late, out-of-order records), the track is sorted first.
         bool overlapping = false;
@@ -521,6 +874,36 @@ void Reader::forEachActivityBlock(int64_t runId,
         Statement s(m_db.handle(), "SELECT start_ns, end_ns, first_seq, count, data FROM activity_chunks "
                                    "WHERE track_id=? ORDER BY start_ns");
         s.bind(1, t.id);
+        if (ahead && !overlapping) {
+            // This thread steps SQLite and runs the callback; the other decodes in between.
+            bool more = true;
+            for (;;) {
+                while (more && ahead->canFill()) {
+                    if (!s.step()) {
+                        more = false;
+                        break;
+                    }
+                    DecodeAhead::Job& j = ahead->slotToFill();
+                    j.track = &t;
+                    j.header = ChunkHeader{s.int64(0), s.int64(1), s.int64(2), s.int64(3)};
+                    const std::string_view blob = s.blob(4);
+                    j.blob.assign(blob.data(), blob.size());
+                    ahead->submit();
+                }
+                if (ahead->empty())
+                    break;
+                DecodeAhead::Job& j = ahead->front();
+                if (!j.error.empty())
+                    damaged(runId, j.error + ", track " + std::to_string(t.id));
+                if (j.failed)
+                    std::rethrow_exception(j.failed);
+                const bool go = j.rows.empty() || fn(t, j.rows.data(), j.rows.size());
+                ahead->pop();
+                if (!go)
+                    return;
+            }
+            continue;
+        }
         rows.clear();
         while (s.step()) {
             ChunkHeader h{s.int64(0), s.int64(1), s.int64(2), s.int64(3)};
@@ -531,13 +914,13 @@ void Reader::forEachActivityBlock(int64_t runId,
             } catch (const StorageError& e) {
                 damaged(runId, std::string(e.what()) + ", track " + std::to_string(t.id));
             }
-            if (!overlapping && !rows.empty() && !fn(t, rows.data(), rows.size()))
+            if (!overlapping && !rows.empty() && !both(t, rows.data(), rows.size()))
                 return;
         }
         if (!overlapping || rows.empty())
             continue;
         std::sort(rows.begin(), rows.end(), byStart);
-        if (!fn(t, rows.data(), rows.size()))
+        if (!both(t, rows.data(), rows.size()))
             return;
     }
 }

@@ -32,7 +32,24 @@ public:
     // missing parent or scope, a wrong depth or one over kMaxScopeDepth throws StorageError
     // ("FILE: run N is damaged (...)"), other runs of the file stay readable.
     std::vector<ScopeNode> scopes(int64_t runId) const;
-    std::vector<ScopeInstance> scopeInstances(int64_t runId) const;
+    // Sorted by id. A run's ids are dense (1..n, as writers store them): each instance is placed
+    // at id - first id, sized from the chunk index; other runs (a killed writer's holes) are
+    // sorted. threads > 1 decodes the chunks on that many threads.
+    std::vector<ScopeInstance> scopeInstances(int64_t runId, int threads = 1) const;
+    // The bulk form of scopeInstances, for loaders that keep their own arrays: the same
+    // instances, validated the same way, handed over as decoded blocks. `layout` is called first,
+    // once. Dense ids (each of firstId .. firstId + count - 1 exactly once): blocks come in no
+    // particular order and, with threads > 1, from several threads at once (the instance with id
+    // x owns slot x - firstId, so writers of different instances never meet); anything else:
+    // one block, sorted by id. A damaged run throws StorageError (possibly after some blocks).
+    struct InstanceLayout {
+        int64_t firstId = 0;
+        size_t count = 0;
+        bool dense = false;
+    };
+    void forEachScopeInstanceBlock(int64_t runId, const std::function<void(const InstanceLayout&)>& layout,
+                                   const std::function<void(const ScopeInstance* rows, size_t count)>& fn,
+                                   int threads = 1) const;
     // The run's host threads by id (schema version 4); empty for captures and older files.
     // ScopeInstance::threadId names one of them (an id not among them reads as no thread).
     std::vector<HostThread> hostThreads(int64_t runId) const;
@@ -69,8 +86,15 @@ public:
     // same activities in the same order, handed over as decoded blocks (one chunk, or a whole
     // track when its chunks overlap) with launch configurations as ids (launchConfig()
     // resolves them). Skips building an Activity per row. Returns false to stop early.
+    // threads > 1: chunks are decoded on another thread ahead of the callback, which still runs
+    // on the calling thread, in order. `prepare`, when given, sees every block before `fn` does,
+    // in the same order, on the decoding thread (the calling one when threads = 1): a loader
+    // fills part of its arrays there, while `fn` fills others (never the same ones). After the
+    // call returns, all that `prepare` wrote is visible to the caller.
+    using BlockFn = std::function<void(const Track&, const StoredActivity* rows, size_t count)>;
     void forEachActivityBlock(int64_t runId,
-                              const std::function<bool(const Track&, const StoredActivity* rows, size_t count)>& fn) const;
+                              const std::function<bool(const Track&, const StoredActivity* rows, size_t count)>& fn,
+                              int threads = 1, const BlockFn& prepare = {}) const;
     // The launch configuration a StoredActivity::configId names (all zero for 0 or unknown).
     const LaunchConfig& launchConfig(int64_t configId) const { return config(configId); }
 

@@ -69,6 +69,26 @@ double threadCpuMs()
     return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
+// CPU time of the whole process (user + system, all threads): what a load costs that decodes
+// on several threads.
+double processCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+double loadAverage()
+{
+    double l = 0;
+    if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(f, "%lf", &l) != 1)
+            l = 0;
+        std::fclose(f);
+    }
+    return l;
+}
+
 double percentile(std::vector<double> v, double p)
 {
     if (v.empty())
@@ -155,7 +175,7 @@ int main(int argc, char** argv)
     const int64_t rss0 = rssBytes();
 
     auto t = Clock::now();
-    const double openCpu0 = threadCpuMs();
+    const double openCpu0 = threadCpuMs(), processCpu0 = processCpuMs();
     int64_t runId = 0;
     {
         wt::Database db(file, wt::OpenMode::ReadOnly);
@@ -166,13 +186,14 @@ int main(int argc, char** argv)
     state.setRun(run);
     widget.render(&image);
     double firstFrameMs = msSince(t);
-    const double openCpuMs = threadCpuMs() - openCpu0;
+    const double openCpuMs = threadCpuMs() - openCpu0, openProcessCpuMs = processCpuMs() - processCpu0;
     const int64_t rss1 = rssBytes();
     std::printf("run: %lld kernels, %zu tracks, %zu scope instances, %zu lanes, span %s\n",
                 (long long)run->kernelCount, run->tracks.size(), run->instances.size(), run->lanes.size(),
                 qPrintable(wt::gui::formatDuration(double(run->spanEndNs - run->spanStartNs))));
-    std::printf("open to first frame: %.0f ms (load %.0f ms, layout + first frame %.0f ms; CPU %.0f ms)\n", firstFrameMs,
-                loadMs, firstFrameMs - loadMs, openCpuMs);
+    std::printf("open to first frame: %.0f ms (load %.0f ms, layout + first frame %.0f ms; CPU %.0f ms this thread, "
+                "%.0f ms all threads; load average %.1f)\n",
+                firstFrameMs, loadMs, firstFrameMs - loadMs, openCpuMs, openProcessCpuMs, loadAverage());
     std::printf("resident memory: +%.1f MiB after load = %.1f B per kernel (run arrays %.1f B per kernel)\n",
                 double(rss1 - rss0) / (1 << 20), double(rss1 - rss0) / double(run->kernelCount),
                 double(run->memoryBytes()) / double(run->kernelCount));

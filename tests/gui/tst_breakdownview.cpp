@@ -499,11 +499,11 @@ private slots:
             const bool lane = row.kind == Row::Lane;
             const MemberBits& bits = lane ? marks->lanes[size_t(row.index)] : marks->tracks[size_t(row.index)];
             auto startOf = [&](size_t i) {
-                return lane ? run->instances.gpuStartNs[run->lanes[size_t(row.index)].items[i]]
+                return lane ? run->instances.gpuStart(run->lanes[size_t(row.index)].items[i])
                             : run->tracks[size_t(row.index)].startNs[i];
             };
             auto endOf = [&](size_t i) {
-                return lane ? run->instances.gpuEndNs[run->lanes[size_t(row.index)].items[i]]
+                return lane ? run->instances.gpuEnd(run->lanes[size_t(row.index)].items[i])
                             : run->tracks[size_t(row.index)].endNs(i);
             };
             const auto& ms = dl.marks[r];

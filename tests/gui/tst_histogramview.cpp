@@ -180,7 +180,7 @@ void TestHistogramView::layerScopeHistogram()
     QVERIFY(h.group.of == HistogramOf::Scopes);
     QCOMPARE(h.count, layerInstances);
     QVERIFY(view.title()->text().contains(QStringLiteral("layer conv1")));
-    const int64_t span = m_run->instances.gpuEndNs[pick] - m_run->instances.gpuStartNs[pick];
+    const int64_t span = m_run->instances.gpuEnd(pick) - m_run->instances.gpuStart(pick);
     QCOMPARE(view.plot()->markedBin(), h.binOf(span));
 
     // The marked bin's click: the lanes mark the conv1 instances of that span, the tracks the
@@ -195,7 +195,7 @@ void TestHistogramView::layerScopeHistogram()
     for (uint32_t i = 0; i < m_run->instances.size(); ++i) {
         const ScopeNodeData& nd = m_run->nodes[m_run->instances.node[i]];
         const bool spanned = m_run->instances.hasSpan(i);   // else the span fields are sentinels
-        const int64_t sp = spanned ? m_run->instances.gpuEndNs[i] - m_run->instances.gpuStartNs[i] : -1;
+        const int64_t sp = spanned ? m_run->instances.gpuEnd(i) - m_run->instances.gpuStart(i) : -1;
         const bool member = nd.level == QStringLiteral("layer") && nd.name == QStringLiteral("conv1") && spanned &&
                             sp >= b.loNs && sp < b.hiNs;
         QCOMPARE(marks->instances.test(i), member);

@@ -85,8 +85,8 @@ private slots:
         }
         size_t withSpan = 0;
         for (size_t i = 0; i < in.size(); ++i) {
-            QCOMPARE(in.gpuStartNs[i], lo[i]);
-            QCOMPARE(in.gpuEndNs[i], hi[i]);
+            QCOMPARE(in.gpuStart(i), lo[i]);
+            QCOMPARE(in.gpuEnd(i), hi[i]);
             withSpan += in.hasSpan(i);
         }
         QVERIFY(withSpan > 100);
@@ -98,7 +98,7 @@ private slots:
         for (const LaneData& l : run->lanes) {
             inLanes += l.items.size();
             for (size_t k = 1; k < l.items.size(); ++k)
-                QVERIFY(in.gpuStartNs[l.items[k - 1]] <= in.gpuStartNs[l.items[k]]);
+                QVERIFY(in.gpuStart(l.items[k - 1]) <= in.gpuStart(l.items[k]));
             for (uint32_t idx : l.items)
                 QCOMPARE(run->nodes[in.node[idx]].depth, l.depth);
         }

@@ -192,13 +192,13 @@ Selection BreakdownSource::representative(const BreakdownLevel& level, const std
             uint32_t n = run.instances.node[i];
             if (!match[n] || run.nodes[n].depth != minDepth || !run.instances.hasSpan(i))
                 continue;
-            double o = overlap(run.instances.gpuStartNs[i], run.instances.gpuEndNs[i]);
+            double o = overlap(run.instances.gpuStart(i), run.instances.gpuEnd(i));
             if (o > bestOverlap) {
                 bestOverlap = o;
                 best = Selection{Selection::Scope, 0, i};
             }
-            if (run.instances.gpuStartNs[i] < firstStart) {
-                firstStart = run.instances.gpuStartNs[i];
+            if (run.instances.gpuStart(i) < firstStart) {
+                firstStart = run.instances.gpuStart(i);
                 first = i;
             }
         }

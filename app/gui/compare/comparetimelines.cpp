@@ -25,7 +25,7 @@ std::vector<int64_t> stepStarts(const RunData& run)
     for (uint32_t i = 0; i < run.instances.size(); ++i) {
         const ScopeNodeData& n = run.nodes[run.instances.node[i]];
         if (n.level == QLatin1String("step") && n.depth == 1 && run.instances.hasSpan(i))
-            starts.push_back(run.instances.gpuStartNs[i]);
+            starts.push_back(run.instances.gpuStart(i));
     }
     std::sort(starts.begin(), starts.end());
     return starts;

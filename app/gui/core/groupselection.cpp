@@ -41,8 +41,8 @@ std::shared_ptr<const GroupMarks> GroupMarks::compute(const RunData& run, const 
                 return false;
             if (!group.scopeSpans)
                 return true;
-            return in.hasSpan(i) && in.gpuEndNs[i] - in.gpuStartNs[i] >= group.minDurationNs &&
-                   in.gpuEndNs[i] - in.gpuStartNs[i] < group.maxDurationNs;
+            return in.hasSpan(i) && in.gpuEnd(i) - in.gpuStart(i) >= group.minDurationNs &&
+                   in.gpuEnd(i) - in.gpuStart(i) < group.maxDurationNs;
         });
         out->instanceCount = int64_t(out->instances.count());
         instanceOk.resize(in.size());

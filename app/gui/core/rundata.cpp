@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <mutex>
+#include <thread>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -45,12 +47,83 @@ void shrink(V& v)
         v.shrink_to_fit();
 }
 
+// Threads a load decodes chunks on (Reader's bulk reads): SQLite steps on one of them.
+const int kLoadThreads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+constexpr size_t kFoldBucket = 64;   // items per FoldIndex bucket of tracks and lanes
+
 QString qs(const std::string& s)
 {
     return QString::fromStdString(s);
 }
 
 }  // namespace
+
+void InstanceSpans::assign(const std::vector<int64_t>& startNs, const std::vector<int64_t>& endNs)
+{
+    *this = InstanceSpans();
+    const size_t n = std::min(startNs.size(), endNs.size());
+    m_base.assign((n + kBlock - 1) / kBlock, 0);
+    m_offset.resize(n);
+    m_length.resize(n);
+    std::vector<int64_t> sample;
+    const size_t farLimit = n / 64 + 1024;
+    for (size_t b = 0; b < m_base.size() && m_far.size() <= farLimit; ++b) {
+        const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+        // The base: the median of a few starts of the block, so that one early or late
+        // instance (kept aside) does not push the others out of the +-2^31 ns window.
+        sample.clear();
+        for (size_t i = lo; i < hi; i += std::max<size_t>(1, (hi - lo) / 8))
+            if (startNs[i] <= endNs[i])
+                sample.push_back(startNs[i]);
+        if (!sample.empty()) {
+            std::nth_element(sample.begin(), sample.begin() + ptrdiff_t(sample.size() / 2), sample.end());
+            m_base[b] = sample[sample.size() / 2];
+        }
+        const int64_t base = m_base[b];
+        for (size_t i = lo; i < hi; ++i) {
+            const int64_t s = startNs[i], e = endNs[i];
+            if (s > e) {
+                m_offset[i] = kNoSpan;
+                m_length[i] = 0;
+                continue;
+            }
+            // Times lie within +-2^61 ns (storage refuses others): the differences fit.
+            const int64_t off = s - base;
+            const uint64_t len = uint64_t(e - s);
+            const bool isFar = off < -kBias || off >= int64_t(kFar) - kBias, isLong = len >= kLong;
+            m_offset[i] = isFar ? kFar : uint32_t(off + kBias);
+            m_length[i] = isLong ? kLong : uint32_t(len);
+            if (isFar || isLong)
+                m_far.push_back(Far{uint32_t(i), s, e});
+        }
+    }
+    if (m_far.size() > farLimit) {
+        // Many far instances (ids not in time order): plain arrays, no table to search.
+        m_base = {};
+        m_offset = {};
+        m_length = {};
+        m_far = {};
+        m_wideStart.resize(n);
+        m_wideEnd.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            const bool has = startNs[i] <= endNs[i];
+            m_wideStart[i] = has ? startNs[i] : INT64_MAX;
+            m_wideEnd[i] = has ? endNs[i] : INT64_MIN;
+        }
+    }
+}
+
+const InstanceSpans::Far& InstanceSpans::far(size_t i) const
+{
+    auto it = std::lower_bound(m_far.begin(), m_far.end(), i, [](const Far& f, size_t x) { return f.index < x; });
+    return *it;   // present: assign() put every kFar and kLong instance there
+}
+
+size_t InstanceSpans::bytes() const
+{
+    return m_base.capacity() * 8 + m_offset.capacity() * 4 + m_length.capacity() * 4 + m_far.capacity() * sizeof(Far) +
+           m_wideStart.capacity() * 8 + m_wideEnd.capacity() * 8;
+}
 
 QString RunData::name(uint32_t stringId) const
 {
@@ -147,15 +220,14 @@ size_t RunData::memoryBytes() const
     size_t b = sizeof(*this);
     for (const TrackData& t : tracks)
         b += sizeof(t) + t.startNs.capacity() * 8 + t.durationNs.capacity() * 4 + t.nameId.capacity() * 4 +
-             t.instance.capacity() * 4 + t.config.capacity() * 4 + t.bytes.capacity() * 8 + t.activityKind.capacity() +
+             t.instance.capacity() * 4 + t.config.capacity() * 2 + t.bytes.capacity() * 8 + t.activityKind.capacity() +
              t.launch.capacity() * 4 + t.index.bytes();
     for (const ApiRowData& r : apiRows)
         b += sizeof(r) + r.startNs.capacity() * 8 + r.durationNs.capacity() * 4 + r.nameId.capacity() * 4 +
              r.correlationId.capacity() * 8 + r.index.bytes();
     b += apiRowStart.capacity() * 4;
     b += nodes.capacity() * sizeof(ScopeNodeData);
-    b += instances.node.capacity() * 4 + instances.parent.capacity() * 4 + instances.gpuStartNs.capacity() * 8 +
-         instances.gpuEndNs.capacity() * 8;
+    b += instances.node.capacity() * 4 + instances.parent.capacity() * 4 + instances.spans.bytes();
     for (const LaneData& l : lanes)
         b += sizeof(l) + l.items.capacity() * 4 + l.index.bytes();
     for (const HostLaneData& l : hostLanes)
@@ -285,37 +357,17 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     for (const auto& [id, s] : d.strings())
         d.nameColors[id] = LayerPalette::hashColor(s);
 
-    // Scope instances in id order; ids of one run are usually one contiguous range.
+    // Scope instances in id order. A run's ids are dense (Reader::forEachScopeInstanceBlock):
+    // each decoded chunk is written straight into the arrays at id - first id, on both cores,
+    // without a vector of all instances (48 bytes each) in between.
     int64_t firstInstance = 0;
     bool contiguous = true;
     std::unordered_map<int64_t, uint32_t> instanceIndex;
     std::vector<HostInstance> hostItems;   // instances recorded on a host thread (imports, schema 4)
+    // The instances' GPU spans while the activities load (InstanceSpans keeps them compact).
+    std::vector<int64_t> gpuStart, gpuEnd;
     {
-        std::vector<ScopeInstance> inst = reader.scopeInstances(runId);
-        // Reader::scopeInstances hands them out by id already; the check keeps this independent.
-        auto byId = [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; };
-        if (!std::is_sorted(inst.begin(), inst.end(), byId))
-            std::sort(inst.begin(), inst.end(), byId);
-        if (!inst.empty()) {
-            firstInstance = inst.front().id;
-            contiguous = inst.back().id - firstInstance + 1 == int64_t(inst.size());
-        }
-        if (!contiguous)
-            for (size_t i = 0; i < inst.size(); ++i)
-                instanceIndex[inst[i].id] = uint32_t(i);
-        auto indexOf = [&](int64_t id) -> uint32_t {
-            if (id == 0 || inst.empty())
-                return kNone;
-            if (contiguous)
-                return id >= firstInstance && id - firstInstance < int64_t(inst.size()) ? uint32_t(id - firstInstance) : kNone;
-            auto it = instanceIndex.find(id);
-            return it == instanceIndex.end() ? kNone : it->second;
-        };
         InstanceData& in = d.instances;
-        in.node.resize(inst.size());
-        in.parent.resize(inst.size());
-        in.gpuStartNs.assign(inst.size(), INT64_MAX);
-        in.gpuEndNs.assign(inst.size(), INT64_MIN);
         // Scope ids of a file are small and dense: a table beats hashing millions of lookups.
         const int64_t firstNode = nodes.empty() ? 0 : nodes.front().id;
         const int64_t nodeRange = nodes.empty() ? 0 : nodes.back().id - firstNode + 1;
@@ -325,8 +377,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             for (const auto& [id, index] : nodeIndex)
                 nodeTable[size_t(id - firstNode)] = index;
         }
-        for (size_t i = 0; i < inst.size(); ++i) {
-            const int64_t scope = inst[i].scopeId;
+        auto nodeOf = [&](const ScopeInstance& si) {
+            const int64_t scope = si.scopeId;
             uint32_t node = kNone;
             if (!nodeTable.empty()) {
                 if (scope >= firstNode && scope - firstNode < nodeRange)
@@ -335,17 +387,58 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 node = it->second;
             }
             if (node == kNone)
-                throw StorageError(path + ": scope instance " + std::to_string(inst[i].id) + " names an unknown scope");
-            in.node[i] = node;
-            uint32_t p = indexOf(inst[i].parentId);
-            in.parent[i] = p < i ? p : kNone;   // parents come first; anything else is ignored
-            if (inst[i].threadId != 0)
-                hostItems.push_back(HostInstance{uint32_t(i), inst[i].threadId, inst[i].startNs, inst[i].endNs});
-        }
-        // Replace the lookup for the activity pass (the vector is released at the end of the block).
-        if (contiguous)
-            instanceIndex.clear();
-        firstInstance = inst.empty() ? 0 : firstInstance;
+                throw StorageError(path + ": scope instance " + std::to_string(si.id) + " names an unknown scope");
+            return node;
+        };
+        size_t count = 0;
+        std::mutex hostMutex;
+        reader.forEachScopeInstanceBlock(
+            runId,
+            [&](const Reader::InstanceLayout& l) {
+                contiguous = l.dense;
+                firstInstance = l.firstId;
+                count = l.count;
+                if (count >= kNone)
+                    throw StorageError(path + ": run " + std::to_string(runId) + " has " + std::to_string(count) +
+                                       " scope instances; the timeline holds at most " + std::to_string(kNone - 1));
+                in.node.resize(count);
+                in.parent.resize(count);
+                gpuStart.assign(count, INT64_MAX);
+                gpuEnd.assign(count, INT64_MIN);
+            },
+            [&](const ScopeInstance* rows, size_t n) {
+                std::vector<HostInstance> host;
+                if (contiguous) {
+                    // Parents have smaller ids (checked by the reader): index = id - first.
+                    for (size_t k = 0; k < n; ++k) {
+                        const ScopeInstance& si = rows[k];
+                        const size_t i = size_t(si.id - firstInstance);
+                        in.node[i] = nodeOf(si);
+                        in.parent[i] = si.parentId >= firstInstance ? uint32_t(si.parentId - firstInstance) : kNone;
+                        if (si.threadId != 0)
+                            host.push_back(HostInstance{uint32_t(i), si.threadId, si.startNs, si.endNs});
+                    }
+                } else {
+                    // One block, sorted by id, with holes: positions through a map.
+                    for (size_t i = 0; i < n; ++i)
+                        instanceIndex[rows[i].id] = uint32_t(i);
+                    for (size_t i = 0; i < n; ++i) {
+                        const ScopeInstance& si = rows[i];
+                        in.node[i] = nodeOf(si);
+                        auto p = si.parentId == 0 ? instanceIndex.end() : instanceIndex.find(si.parentId);
+                        in.parent[i] = p != instanceIndex.end() && p->second < i ? p->second : kNone;
+                        if (si.threadId != 0)
+                            host.push_back(HostInstance{uint32_t(i), si.threadId, si.startNs, si.endNs});
+                    }
+                }
+                if (!host.empty()) {
+                    std::lock_guard<std::mutex> lock(hostMutex);
+                    hostItems.insert(hostItems.end(), host.begin(), host.end());
+                }
+            },
+            kLoadThreads);
+        if (count == 0)
+            firstInstance = 0;
     }
     const size_t instanceCount = d.instances.size();
     auto instanceOf = [&](int64_t id) -> uint32_t {
@@ -384,7 +477,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     std::unordered_map<LaunchConfig, uint32_t, ConfigHash> configIndex;
     std::unordered_map<int64_t, uint32_t> configOfId;
     int64_t lastConfigId = -1;
-    uint32_t lastConfig = 0;
+    uint16_t lastConfig = 0;
     int64_t done = 0;
     bool cancelled = false;
     d.spanStartNs = INT64_MAX;
@@ -393,6 +486,34 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         return nullptr;
     // Blocks of decoded rows (a chunk each): one call per ~2k activities, written straight
     // into the arrays (the per-activity callback with its Activity copy cost ~60 ns a row).
+    // Each block is filled in two parts: its start, duration and name columns (and the track's
+    // and run's extent) on the decoding thread as soon as it is decoded (Reader's `prepare`), the
+    // rest here; no array is written by both.
+    auto prepare = [&](const Track& track, const StoredActivity* rows, size_t count) {
+        auto found = trackIndex.find(track.id);
+        if (found == trackIndex.end())
+            return;
+        TrackData& t = d.tracks[found->second];
+        const size_t base = t.startNs.size();
+        t.startNs.resize(base + count);
+        t.durationNs.resize(base + count);
+        t.nameId.resize(base + count);
+        int64_t spanStart = d.spanStartNs, spanEnd = d.spanEndNs, maxDuration = t.maxDurationNs;
+        for (size_t k = 0; k < count; ++k) {
+            const StoredActivity& a = rows[k];
+            const size_t i = base + k;
+            const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.durationNs, 0), UINT32_MAX);
+            t.startNs[i] = a.startNs;
+            t.durationNs[i] = uint32_t(dur);
+            t.nameId[i] = a.nameId;
+            maxDuration = std::max(maxDuration, dur);
+            spanStart = std::min(spanStart, a.startNs);
+            spanEnd = std::max(spanEnd, a.startNs + std::max<int64_t>(a.durationNs, 0));
+        }
+        d.spanStartNs = spanStart;
+        d.spanEndNs = spanEnd;
+        t.maxDurationNs = maxDuration;
+    };
     reader.forEachActivityBlock(runId, [&](const Track& track, const StoredActivity* rows, size_t count) {
         auto found = trackIndex.find(track.id);
         if (found == trackIndex.end())
@@ -401,10 +522,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         const uint8_t bit = uint8_t(1u << std::min(t.deviceIndex, 7));
         const uint8_t trackByte = uint8_t(found->second);
         const bool kernels = t.kind == TrackKind::Kernel;
-        const size_t base = t.startNs.size();
-        t.startNs.resize(base + count);
-        t.durationNs.resize(base + count);
-        t.nameId.resize(base + count);
+        const size_t base = t.instance.size();   // not startNs: the decoding thread may be ahead there
         t.instance.resize(base + count);
         if (!apiIndex.empty())
             t.launch.resize(base + count);
@@ -415,22 +533,14 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             t.bytes.resize(base + count);
             t.activityKind.resize(base + count);
         }
-        int64_t spanStart = d.spanStartNs, spanEnd = d.spanEndNs, maxDuration = t.maxDurationNs;
         for (size_t k = 0; k < count; ++k) {
             const StoredActivity& a = rows[k];
             const size_t i = base + k;
-            const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.durationNs, 0), UINT32_MAX);
             const int64_t end = a.startNs + std::max<int64_t>(a.durationNs, 0);
-            t.startNs[i] = a.startNs;
-            t.durationNs[i] = uint32_t(dur);
-            t.nameId[i] = a.nameId;
             const uint32_t inst = instanceOf(a.scopeInstanceId);
             t.instance[i] = inst;
             if (!t.launch.empty())
                 t.launch[i] = apiIndex.find(a.correlationId, hint);
-            maxDuration = std::max(maxDuration, dur);
-            spanStart = std::min(spanStart, a.startNs);
-            spanEnd = std::max(spanEnd, end);
             if (!kernels) {
                 t.bytes[i] = a.bytes;
                 t.activityKind[i] = a.kind;
@@ -441,29 +551,31 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 if (fresh) {
                     const LaunchConfig& c = reader.launchConfig(a.configId);
                     auto [ci, inserted] = configIndex.try_emplace(c, uint32_t(d.launchConfigs.size()));
-                    if (inserted)
+                    if (inserted) {
+                        if (d.launchConfigs.size() >= kMaxLaunchConfigs)
+                            throw StorageError(path + ": run " + std::to_string(runId) + " has more than " +
+                                               std::to_string(kMaxLaunchConfigs) +
+                                               " distinct launch configurations; the timeline holds at most that many");
                         d.launchConfigs.push_back(c);
+                    }
                     it->second = ci->second;
                 }
                 lastConfigId = a.configId;
-                lastConfig = it->second;
+                lastConfig = uint16_t(it->second);
             }
             t.config[i] = lastConfig;
             if (ActivityKind(a.kind) == ActivityKind::Kernel) {
                 ++d.kernelCount;
                 if (inst != kNone) {
-                    if (a.startNs < d.instances.gpuStartNs[inst]) {
-                        d.instances.gpuStartNs[inst] = a.startNs;
+                    if (a.startNs < gpuStart[inst]) {
+                        gpuStart[inst] = a.startNs;
                         firstTrack[inst] = trackByte;
                     }
-                    d.instances.gpuEndNs[inst] = std::max(d.instances.gpuEndNs[inst], end);
+                    gpuEnd[inst] = std::max(gpuEnd[inst], end);
                     deviceMask[inst] |= bit;
                 }
             }
         }
-        d.spanStartNs = spanStart;
-        d.spanEndNs = spanEnd;
-        t.maxDurationNs = maxDuration;
         const int64_t before = done;
         done += int64_t(count);
         if ((before >> 16) != (done >> 16) && cb.progress && !cb.progress(done, std::max(total, done))) {
@@ -471,7 +583,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             return false;
         }
         return true;
-    });
+    }, kLoadThreads, prepare);
     if (cancelled)
         return nullptr;
     d.activityCount = done;
@@ -512,22 +624,43 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     // Empty tracks say nothing on a timeline.
     d.tracks.erase(std::remove_if(d.tracks.begin(), d.tracks.end(), [](const TrackData& t) { return t.size() == 0; }),
                    d.tracks.end());
-    for (TrackData& t : d.tracks)
-        t.index.build(TrackSequence{&d, &t});
+    // FoldIndex buckets of ~64 items (0.9 B an item instead of 1.8 at 32; frames read a few
+    // more starts per search). The tracks' indexes are built on a second thread while this one
+    // does the spans and lanes: they read only the tracks, the nodes and the instances' nodes,
+    // all final now.
+    struct Joiner {
+        std::thread t;
+        ~Joiner()
+        {
+            if (t.joinable())
+                t.join();
+        }
+    } foldTracks;
+    auto buildTrackIndexes = [&d] {
+        for (TrackData& t : d.tracks)
+            t.index.build(TrackSequence{&d, &t}, kFoldBucket);
+    };
+    if (kLoadThreads > 1)
+        foldTracks.t = std::thread(buildTrackIndexes);
+    else
+        buildTrackIndexes();
 
     // Spans go up the tree: children have larger ids than their parents.
     InstanceData& in = d.instances;
     for (size_t i = instanceCount; i-- > 0;) {
         uint32_t p = in.parent[i];
-        if (p == kNone || !in.hasSpan(i))
+        if (p == kNone || gpuStart[i] > gpuEnd[i])
             continue;
-        if (in.gpuStartNs[i] < in.gpuStartNs[p]) {
-            in.gpuStartNs[p] = in.gpuStartNs[i];
+        if (gpuStart[i] < gpuStart[p]) {
+            gpuStart[p] = gpuStart[i];
             firstTrack[p] = firstTrack[i];
         }
-        in.gpuEndNs[p] = std::max(in.gpuEndNs[p], in.gpuEndNs[i]);
+        gpuEnd[p] = std::max(gpuEnd[p], gpuEnd[i]);
         deviceMask[p] |= deviceMask[i];
     }
+    in.spans.assign(gpuStart, gpuEnd);
+    std::vector<int64_t>().swap(gpuStart);
+    std::vector<int64_t>().swap(gpuEnd);
 
     // Lanes: per device and depth, the instances that ran kernels there, sorted by GPU start.
     int maxDepth = 0;
@@ -549,7 +682,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                     c.assign(257, 0);
                 ++c[size_t(firstTrack[i]) + 1];
             }
-        std::vector<std::vector<std::pair<int64_t, uint32_t>>> byDepth(size_t(maxDepth) + 1);
+        // Instance indices only (4 bytes; the GPU start is read when compared): a vector of
+        // (start, index) pairs cost 16 bytes an instance at the load's peak.
+        std::vector<std::vector<uint32_t>> byDepth(size_t(maxDepth) + 1);
+        auto keyOf = [&in](uint32_t idx) { return std::pair<int64_t, uint32_t>(in.gpuStart(idx), idx); };
         std::vector<std::vector<uint32_t>> fill(size_t(maxDepth) + 1);
         for (size_t depth = 1; depth < groupCount.size(); ++depth) {
             auto& offsets = groupCount[depth];
@@ -562,7 +698,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         }
         for (size_t i = 0; i < instanceCount; ++i)
             if (const uint16_t depth = depthOf[i])
-                byDepth[depth][fill[depth][firstTrack[i]]++] = {in.gpuStartNs[i], uint32_t(i)};
+                byDepth[depth][fill[depth][firstTrack[i]]++] = uint32_t(i);
         std::vector<uint16_t>().swap(depthOf);
         for (int depth = 1; depth <= maxDepth; ++depth) {
             const auto& offsets = groupCount[size_t(depth)];
@@ -584,9 +720,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 auto b = v.begin() + ptrdiff_t(offsets[g]), e = v.begin() + ptrdiff_t(offsets[g + 1]);
                 if (b == e)
                     continue;
-                if (!std::is_sorted(b, e))
-                    std::sort(b, e);
-                heap.push_back(Head{*b, offsets[g], offsets[g + 1]});
+                auto byKey = [&](uint32_t x, uint32_t y) { return keyOf(x) < keyOf(y); };
+                if (!std::is_sorted(b, e, byKey))
+                    std::sort(b, e, byKey);
+                heap.push_back(Head{keyOf(*b), offsets[g], offsets[g + 1]});
             }
             auto siftDown = [&heap](size_t k) {
                 const size_t n = heap.size();
@@ -612,11 +749,11 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 Head& top = heap.front();
                 const auto [start, idx] = top.key;
                 lane.items.push_back(idx);
-                lane.maxDurationNs = std::max(lane.maxDurationNs, in.gpuEndNs[idx] - start);
+                lane.maxDurationNs = std::max(lane.maxDurationNs, in.gpuEnd(idx) - start);
                 if (lane.items.size() <= 256)
                     ++levels[d.nodes[in.node[idx]].level];
                 if (++top.pos < top.end) {
-                    top.key = v[top.pos];
+                    top.key = keyOf(v[top.pos]);
                 } else {
                     top = heap.back();
                     heap.pop_back();
@@ -631,13 +768,15 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                     best = n;
                     lane.level = lvl;
                 }
-            std::vector<std::pair<int64_t, uint32_t>>().swap(v);
+            std::vector<uint32_t>().swap(v);
             d.lanes.push_back(std::move(lane));
-            d.lanes.back().index.build(LaneSequence{&d, &d.lanes.back()});
+            d.lanes.back().index.build(LaneSequence{&d, &d.lanes.back()}, kFoldBucket);
         }
     }
     std::vector<uint8_t>().swap(deviceMask);
     std::vector<uint8_t>().swap(firstTrack);
+    if (foldTracks.t.joinable())
+        foldTracks.t.join();
 #if defined(__GLIBC__)
     // The load's transient buffers (SQLite rows, instance lists, sort keys) were freed into
     // glibc's heap, which keeps them resident; hand them back so a loaded run costs what its

@@ -1,7 +1,8 @@
 // One run in memory, shaped for the timeline: per-track structure-of-arrays activity lists
-// sorted by start (24 bytes per activity, plus ~2 for the FoldIndex of the draw list), the
+// sorted by start (22 bytes per kernel, plus ~2 for the FoldIndex of the draw list), the
 // scope tree with a stable color per layer, and the scope instances with their GPU spans (first
-// kernel start to last kernel end, children included), grouped into lanes per (device, depth)
+// kernel start to last kernel end, children included; 8 bytes each, InstanceSpans), grouped
+// into lanes per (device, depth)
 // sorted by GPU start. The run's analysis profile (description, scope tree, strings, stored
 // totals: read once, here) comes with it, and activities() hands the arrays to analysis/ as
 // an ActivityView, so every figure a view shows is computed there. A node's layer is
@@ -43,7 +44,9 @@ struct TrackData {
     std::vector<uint32_t> durationNs;     // saturated at 2^32-1 ns (4.29 s)
     std::vector<uint32_t> nameId;         // interned string id
     std::vector<uint32_t> instance;       // innermost scope instance (index), kNone = no scope
-    std::vector<uint32_t> config;         // kernel tracks: index into RunData::launchConfigs
+    // Kernel tracks: index into RunData::launchConfigs (distinct configurations; a run with more
+    // than kMaxLaunchConfigs is refused by loadRun).
+    std::vector<uint16_t> config;
     std::vector<int64_t> bytes;           // memory tracks only: bytes moved or set
     std::vector<uint8_t> activityKind;    // memory tracks only: ActivityKind
     // The API call that launched each activity (by correlation id): an index into the run's
@@ -57,15 +60,16 @@ struct TrackData {
 };
 
 // Node i is position i of the profile's ScopeTree (nodes sorted by id).
-// The compact activity record of the timeline, by column: 24 bytes per kernel (start, duration,
+// The compact activity record of the timeline, by column: 22 bytes per kernel (start, duration,
 // name, scope instance, launch config); docs/performance.md's memory figures depend on it.
 template <class V>
 constexpr size_t kElem = sizeof(typename V::value_type);
 static_assert(kElem<decltype(TrackData::startNs)> + kElem<decltype(TrackData::durationNs)> +
                       kElem<decltype(TrackData::nameId)> + kElem<decltype(TrackData::instance)> +
                       kElem<decltype(TrackData::config)> ==
-                  24,
-              "a kernel activity takes 24 bytes in RunData");
+                  22,
+              "a kernel activity takes 22 bytes in RunData");
+inline constexpr size_t kMaxLaunchConfigs = 65535;   // distinct launch configurations a loaded run holds
 
 struct ScopeNodeData {
     int64_t id = 0;
@@ -78,14 +82,67 @@ struct ScopeNodeData {
     QRgb color = 0;                       // the layer's color (from its name; own name when none)
 };
 
+// The GPU spans of a run's scope instances (first kernel start to last kernel end under each,
+// children included), 8 bytes an instance instead of two int64: the start as a 32-bit offset
+// (+-2^31 ns) from a base per block of kBlock instances (ids are given in host order, so a
+// block's GPU starts lie within milliseconds) and the length as 32 bits. Starts outside their
+// block's window and lengths of 2^32-1 ns or more (steps of a long run) are kept exactly in a
+// sorted side table; a run with many of them keeps plain int64 arrays.
+class InstanceSpans {
+public:
+    static constexpr size_t kBlock = 4096;
+    // startNs[i] > endNs[i] (INT64_MAX, INT64_MIN) = no span.
+    void assign(const std::vector<int64_t>& startNs, const std::vector<int64_t>& endNs);
+    // Inline: lanes' sorts, fold indexes and frames read them per item.
+    int64_t start(size_t i) const         // INT64_MAX = none
+    {
+        if (!m_wideStart.empty())
+            return m_wideStart[i];
+        const uint32_t o = m_offset[i];
+        if (o < kFar) [[likely]]
+            return m_base[i / kBlock] + int64_t(o) - kBias;
+        return o == kNoSpan ? INT64_MAX : far(i).startNs;
+    }
+    int64_t end(size_t i) const           // INT64_MIN = none
+    {
+        if (!m_wideEnd.empty())
+            return m_wideEnd[i];
+        const uint32_t o = m_offset[i], l = m_length[i];
+        if (o < kFar && l != kLong) [[likely]]
+            return m_base[i / kBlock] + int64_t(o) - kBias + int64_t(l);
+        return o == kNoSpan ? INT64_MIN : far(i).endNs;
+    }
+    bool has(size_t i) const { return m_wideStart.empty() ? m_offset[i] != kNoSpan : m_wideStart[i] <= m_wideEnd[i]; }
+    size_t size() const { return m_wideStart.empty() ? m_offset.size() : m_wideStart.size(); }
+    bool compact() const { return m_wideStart.empty(); }
+    size_t exceptions() const { return m_far.size(); }
+    size_t bytes() const;
+
+private:
+    static constexpr uint32_t kNoSpan = UINT32_MAX, kFar = UINT32_MAX - 1, kLong = UINT32_MAX;
+    static constexpr int64_t kBias = int64_t(1) << 31;
+    std::vector<int64_t> m_base;          // per block: the median of a few of its starts
+    std::vector<uint32_t> m_offset;       // start - base + kBias, kNoSpan, kFar (start in m_far)
+    std::vector<uint32_t> m_length;       // end - start, kLong (end in m_far)
+    // Exact values of the instances marked kFar or kLong, sorted by index.
+    struct Far {
+        uint32_t index;
+        int64_t startNs, endNs;
+    };
+    std::vector<Far> m_far;
+    std::vector<int64_t> m_wideStart, m_wideEnd;   // instead of the above when too many are far
+    const Far& far(size_t i) const;
+};
+
 // Scope instances in id order (parents before children).
 struct InstanceData {
     std::vector<uint32_t> node;           // index into RunData::nodes
     std::vector<uint32_t> parent;         // index, kNone = top level
-    std::vector<int64_t> gpuStartNs;      // first kernel start under it, INT64_MAX = none
-    std::vector<int64_t> gpuEndNs;        // last kernel end under it, INT64_MIN = none
+    InstanceSpans spans;                  // GPU spans
     size_t size() const { return node.size(); }
-    bool hasSpan(size_t i) const { return gpuStartNs[i] <= gpuEndNs[i]; }
+    int64_t gpuStart(size_t i) const { return spans.start(i); }   // first kernel start under it, INT64_MAX = none
+    int64_t gpuEnd(size_t i) const { return spans.end(i); }       // last kernel end under it, INT64_MIN = none
+    bool hasSpan(size_t i) const { return spans.has(i); }
 };
 
 // The instances of one depth that ran kernels on one device, sorted by GPU start.

@@ -60,8 +60,8 @@ struct LaneSequence {
     const RunData* run;
     const LaneData* lane;
     size_t size() const { return lane->items.size(); }
-    int64_t start(size_t i) const { return run->instances.gpuStartNs[lane->items[i]]; }
-    int64_t end(size_t i) const { return run->instances.gpuEndNs[lane->items[i]]; }
+    int64_t start(size_t i) const { return run->instances.gpuStart(lane->items[i]); }
+    int64_t end(size_t i) const { return run->instances.gpuEnd(lane->items[i]); }
     int64_t maxDuration() const { return lane->maxDurationNs; }
     QRgb color(size_t i) const { return run->instanceColor(lane->items[i]); }
     const FoldIndex& foldIndex() const { return lane->index; }

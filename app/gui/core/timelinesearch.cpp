@@ -37,7 +37,7 @@ struct SearchRows {
         if (isApi(g))
             return run.apiRows[g - apiAt()].startNs[i];
         if (isLane(g))
-            return run.instances.gpuStartNs[run.lanes[g - lanesAt()].items[i]];
+            return run.instances.gpuStart(run.lanes[g - lanesAt()].items[i]);
         return run.tracks[g].startNs[i];
     }
     // First index whose start is >= t (strict: > t).
@@ -104,7 +104,7 @@ bool keyOf(const SearchRows& rows, const Selection& sel, Key& key)
         return true;
     }
     if (sel.kind == Selection::Scope && sel.index < run.instances.size() && run.instances.hasSpan(sel.index)) {
-        const int64_t t = run.instances.gpuStartNs[sel.index];
+        const int64_t t = run.instances.gpuStart(sel.index);
         for (size_t l = 0; l < rows.marks.lanes.size() && l < run.lanes.size(); ++l) {
             const size_t g = run.tracks.size() + l;
             for (size_t k = rows.lowerBound(g, t, false); k < rows.size(g) && rows.start(g, k) == t; ++k)
@@ -261,8 +261,8 @@ bool selectionSpan(const RunData& run, const Selection& sel, int64_t& startNs, i
         return true;
     }
     if (sel.kind == Selection::Scope && sel.index < run.instances.size() && run.instances.hasSpan(sel.index)) {
-        startNs = run.instances.gpuStartNs[sel.index];
-        endNs = run.instances.gpuEndNs[sel.index];
+        startNs = run.instances.gpuStart(sel.index);
+        endNs = run.instances.gpuEnd(sel.index);
         return true;
     }
     return false;

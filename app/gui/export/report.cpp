@@ -42,7 +42,7 @@ std::pair<double, double> stepSpan(const RunData& run, QString* label)
             steps.push_back(i);
     }
     std::sort(steps.begin(), steps.end(),
-              [&](uint32_t a, uint32_t b) { return run.instances.gpuStartNs[a] < run.instances.gpuStartNs[b]; });
+              [&](uint32_t a, uint32_t b) { return run.instances.gpuStart(a) < run.instances.gpuStart(b); });
     if (steps.empty()) {
         *label = QStringLiteral("whole run");
         return {double(run.spanStartNs), double(std::max(run.spanEndNs, run.spanStartNs + 1))};
@@ -50,7 +50,7 @@ std::pair<double, double> stepSpan(const RunData& run, QString* label)
     size_t k = steps.size() >= 2 ? 1 : 0;
     uint32_t i = steps[k];
     *label = QStringLiteral("step %1 of %2 (%3)").arg(k + 1).arg(steps.size()).arg(run.nodes[run.instances.node[i]].name);
-    double a = double(run.instances.gpuStartNs[i]), b = double(run.instances.gpuEndNs[i]);
+    double a = double(run.instances.gpuStart(i)), b = double(run.instances.gpuEnd(i));
     double pad = std::max(1.0, (b - a) * 0.02);
     return {a - pad, b + pad};
 }

@@ -438,8 +438,8 @@ void DetailsPanel::refresh()
         if (in.hasSpan(sel.index)) {
             // First kernel start to last kernel end under the instance, on the device that ran them.
             const QString dev = cpuRun ? QString() : QStringLiteral("GPU ");
-            add(top, dev + QStringLiteral("start"), formatDuration(double(in.gpuStartNs[sel.index])));
-            add(top, dev + QStringLiteral("span"), formatDuration(double(in.gpuEndNs[sel.index] - in.gpuStartNs[sel.index])));
+            add(top, dev + QStringLiteral("start"), formatDuration(double(in.gpuStart(sel.index))));
+            add(top, dev + QStringLiteral("span"), formatDuration(double(in.gpuEnd(sel.index) - in.gpuStart(sel.index))));
         }
         const RunData::Cost cost = run->costUnder(uint32_t(sel.index));
         addCost(top, cost, wt::kernelTimeUnder(run->activities(), uint32_t(sel.index)),

@@ -195,7 +195,7 @@ void HistogramView::markSelected()
     if (sel.kind == Selection::Activity && sel.track < run.tracks.size() && sel.index < run.tracks[sel.track].size())
         d = int64_t(run.tracks[sel.track].durationNs[sel.index]);
     else if (sel.kind == Selection::Scope && sel.index < run.instances.size() && run.instances.hasSpan(sel.index))
-        d = run.instances.gpuEndNs[sel.index] - run.instances.gpuStartNs[sel.index];
+        d = run.instances.gpuEnd(sel.index) - run.instances.gpuStart(sel.index);
     m_plot->setMarkedBin(d < 0 ? -1 : m_result->histogram.binOf(d));
 }
 

@@ -69,16 +69,16 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
         if (d.count > 1) {
             uint32_t a = lane.items[d.first], b = lane.items[d.first + d.count - 1];
             lines << QStringLiteral("<b>%1 scopes</b> (folded; zoom in to separate)").arg(d.count)
-                  << QStringLiteral("from %1 to %2").arg(formatDuration(double(in.gpuStartNs[a]) - origin),
-                                                         formatDuration(double(in.gpuEndNs[b]) - origin));
+                  << QStringLiteral("from %1 to %2").arg(formatDuration(double(in.gpuStart(a)) - origin),
+                                                         formatDuration(double(in.gpuEnd(b)) - origin));
         } else {
             uint32_t inst = lane.items[d.first];
             const ScopeNodeData& n = m_run->nodes[in.node[inst]];
             lines << QStringLiteral("<b>%1</b> (%2)").arg(n.name.toHtmlEscaped(), n.level.toHtmlEscaped())
                   << QStringLiteral("scope: %1").arg(m_run->scopePath(inst).toHtmlEscaped())
-                  << QStringLiteral("start: %1").arg(formatDuration(double(in.gpuStartNs[inst]) - origin))
+                  << QStringLiteral("start: %1").arg(formatDuration(double(in.gpuStart(inst)) - origin))
                   << QStringLiteral("duration: %1 (first kernel to last kernel)")
-                         .arg(formatDuration(double(in.gpuEndNs[inst] - in.gpuStartNs[inst])));
+                         .arg(formatDuration(double(in.gpuEnd(inst) - in.gpuStart(inst))));
         }
     } else if (row.kind == Row::HostLane) {
         const HostLaneData& lane = m_run->hostLanes[size_t(row.index)];
@@ -99,8 +99,8 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const
                   << QStringLiteral("duration: %1 (host)").arg(formatDuration(double(lane.durationNs[d.first])));
             if (in.hasSpan(inst))
                 lines << QStringLiteral("GPU: %1 from %2 (first kernel to last kernel)")
-                             .arg(formatDuration(double(in.gpuEndNs[inst] - in.gpuStartNs[inst])),
-                                  formatDuration(double(in.gpuStartNs[inst])));
+                             .arg(formatDuration(double(in.gpuEnd(inst) - in.gpuStart(inst))),
+                                  formatDuration(double(in.gpuStart(inst))));
         }
     } else if (row.kind == Row::Api) {
         const ApiRowData& api = m_run->apiRows[size_t(row.index)];

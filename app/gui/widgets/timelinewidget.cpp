@@ -246,8 +246,8 @@ void TimelineWidget::revealSelection()
                 rowH = r.height;
             }
     } else if (sel.kind == Selection::Scope && sel.index < m_run->instances.size() && m_run->instances.hasSpan(sel.index)) {
-        start = m_run->instances.gpuStartNs[sel.index];
-        end = m_run->instances.gpuEndNs[sel.index];
+        start = m_run->instances.gpuStart(sel.index);
+        end = m_run->instances.gpuEnd(sel.index);
         for (const Row& r : m_layout.rows()) {
             if (r.kind != Row::Lane || size_t(r.index) >= m_run->lanes.size())
                 continue;
