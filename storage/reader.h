@@ -5,6 +5,7 @@
 #pragma once
 
 #include "database.h"
+#include "runoverview.h"
 #include "types.h"
 
 #include <functional>
@@ -50,6 +51,9 @@ public:
         std::vector<std::vector<TotalRow>> steps;
     };
     std::optional<StepTotals> stepTotals(int64_t runId, bool withRows = true) const;
+    // The run's level-of-detail summary (schema version 5, storage/runoverview.h): unset for a
+    // run being written, or one not yet given it (an older file opened read-only).
+    std::optional<RunOverview> overview(int64_t runId) const { return readRunOverview(m_db, runId); }
     std::vector<ApiCall> apiCalls(int64_t runId) const;
     std::vector<std::pair<std::string, std::string>> metadata(int64_t runId) const;
     // The op features of a run's launches, in launch order; empty for runs without them
