@@ -23,6 +23,8 @@ void RunLoader::start(const QString& path, int64_t runId)
             }
             if (overview)
                 control.post([this, overview] { emit overviewLoaded(overview); });
+            else
+                control.post([this] { emit overviewMissing(); });
             LoadCallbacks cb;
             cb.progress = [&control](int64_t done, int64_t total) { return control.progress(done, total); };
             std::shared_ptr<const RunData> run = loadRun(file, runId, cb);

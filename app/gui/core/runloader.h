@@ -25,6 +25,9 @@ public:
 signals:
     // The overview (RunData::overviewOnly), for the timeline until `loaded` replaces it.
     void overviewLoaded(std::shared_ptr<const wt::gui::RunData> overview);
+    // The run has no stored summary (being written, or an older file opened read-only): the
+    // timeline draws when the activities are in.
+    void overviewMissing();
     void loaded(std::shared_ptr<const wt::gui::RunData> run);
 };
 

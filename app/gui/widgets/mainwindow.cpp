@@ -125,6 +125,10 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         m_timeline->showOverview(std::move(overview));
         statusBar()->showMessage(QStringLiteral("Run %1: overview from the stored summary; loading the activities...").arg(m_runId));
     });
+    connect(m_loader, &RunLoader::overviewMissing, this, [this] {
+        statusBar()->showMessage(QStringLiteral("Run %1: no stored summary in the file (opened read-only, or still being written); "
+                                                "the timeline draws once the activities are loaded...").arg(m_runId));
+    });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &RunLoader::failed, this, [this](const QString& message) {
         m_progress->hide();
