@@ -5,7 +5,7 @@
 // frame-time percentiles and resident memory per kernel.
 //
 //   bench_gui --kernels 10000000 [--streams 8] [--file PATH] [--frames 120] [--png PREFIX] [--write-only]
-//             [--group LAYER] [--api] [--find REGEX]
+//             [--group LAYER] [--api] [--find REGEX] [--summary-cost]
 //
 // --api gives every kernel its launching API call on one of two host threads (the CPU rows,
 // 10M kernels: 10M calls) and selects a kernel in the middle, so every frame draws its flow.
@@ -27,6 +27,7 @@
 #include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/runoverview.h"
 #include "storage/statement.h"
 #include "storage/writer.h"
 
@@ -94,6 +95,7 @@ int main(int argc, char** argv)
     std::string group;   // layer name: frames with this layer's kernels marked
     bool api = false;
     std::string find;
+    bool summaryCost = false;   // time computing the run's summary again (what finishing a run adds)
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -121,8 +123,10 @@ int main(int argc, char** argv)
             api = true;
         else if (a == "--find")
             find = next();
+        else if (a == "--summary-cost")
+            summaryCost = true;
         else {
-            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX]\n");
+            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX] [--summary-cost]\n");
             return 2;
         }
     }
@@ -143,6 +147,17 @@ int main(int argc, char** argv)
         }   // closed: the WAL is checkpointed into the file before it is renamed
         std::filesystem::rename(file + ".part", file);
         std::printf("generated %s: %lld kernels in %.1f s\n", file.c_str(), (long long)kernels, msSince(t) / 1000);
+    }
+    if (summaryCost) {
+        // What Writer::finishRun adds: the summary computed from the stored run (read-write
+        // connection, nothing stored).
+        wt::Database db(file, wt::OpenMode::ReadWrite);
+        const int64_t id = wt::Reader(db).resolveRun("");
+        auto t = Clock::now();
+        const double c0 = threadCpuMs();
+        const wt::RunOverview ov = wt::computeRunOverview(db, id);
+        std::printf("summary computed in %.0f ms (thread CPU %.0f ms): %zu rows, grid %u x %lld ns\n", msSince(t),
+                    threadCpuMs() - c0, ov.rows.size(), ov.bucketCount, (long long)ov.bucketNs);
     }
     if (writeOnly)
         return 0;
