@@ -2,6 +2,7 @@
 
 #include "activitychunk.h"
 #include "database.h"
+#include "instancechunk.h"
 #include "reader.h"
 #include "statement.h"
 #include "storageerror.h"
@@ -283,8 +284,32 @@ RunOverview computeRunOverview(Database& db, int64_t runId)
         scopeDepth[n.id] = n.depth;
     // Instances by index (id order, parents first); their GPU spans and devices grow from the
     // kernels under them, as the timeline's lanes do.
-    std::vector<ScopeInstance> inst = reader.scopeInstances(runId);
-    std::sort(inst.begin(), inst.end(), [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; });
+    // Only (id, scope, parent) of each instance, decoded chunk by chunk: 24 bytes an instance
+    // rather than a whole ScopeInstance (88M instances at 100M kernels).
+    struct Inst {
+        int64_t id, scopeId, parentId;
+    };
+    std::vector<Inst> inst;
+    {
+        Statement n(db.handle(), "SELECT coalesce(sum(count), 0) FROM scope_instance_chunks WHERE run_id=?");
+        n.bind(1, runId);
+        if (n.step() && n.int64(0) > 0 && n.int64(0) < (int64_t(1) << 32))
+            inst.reserve(size_t(n.int64(0)));
+        Statement s(db.handle(), "SELECT data, count FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
+        s.bind(1, runId);
+        std::vector<ScopeInstance> rows;
+        while (s.step()) {
+            rows.clear();
+            try {
+                InstanceChunk::decode(s.blob(0), rows);
+            } catch (const StorageError& e) {
+                throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
+            }
+            for (const ScopeInstance& r : rows)
+                inst.push_back(Inst{r.id, r.scopeId, r.parentId});
+        }
+    }
+    std::sort(inst.begin(), inst.end(), [](const Inst& a, const Inst& b) { return a.id < b.id; });
     const bool contiguous = inst.empty() || inst.back().id - inst.front().id + 1 == int64_t(inst.size());
     std::unordered_map<int64_t, uint32_t> indexById;
     if (!contiguous)
@@ -382,7 +407,7 @@ RunOverview computeRunOverview(Database& db, int64_t runId)
             if (deviceMask[i] & (uint64_t(1) << std::min<size_t>(dv, 63)))
                 lanes[{deviceIds[dv], depth->second}].push_back(LaneItem{gpuStart[i], gpuEnd[i], inst[i].scopeId});
     }
-    std::vector<ScopeInstance>().swap(inst);
+    std::vector<Inst>().swap(inst);
     for (auto& [key, items] : lanes) {
         std::sort(items.begin(), items.end());
         OverviewRow r;
