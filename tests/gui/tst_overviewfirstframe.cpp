@@ -1,6 +1,7 @@
 // The first frame comes from the file's stored level-of-detail summary (loadOverviewRun): the
 // same rows as the loaded run, a draw list whose painted columns and colours match the fully
 // loaded overview, and in the main window the timeline draws it before the activities load.
+#include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/core/overviewrun.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/runloader.h"
@@ -117,6 +118,27 @@ private slots:
         QVERIFY(painted > 1000);
         QVERIFY2(coverageDiff * 100 <= painted, qPrintable(QStringLiteral("%1 of %2 columns differ in coverage").arg(coverageDiff).arg(painted)));
         QVERIFY2(present * 100 >= painted * 99, qPrintable(QStringLiteral("%1 of %2 columns in a colour of the run there").arg(present).arg(painted)));
+    }
+
+    void breakdownFromStoredTotalsAtOnce()
+    {
+        // The overview's breakdown (stored totals) is the loaded run's whole-run breakdown.
+        std::shared_ptr<RunData> ov = loadOverviewRun(m_file, 1);
+        QVERIFY(ov);
+        std::shared_ptr<const RunData> full = loadRun(m_file, 1);
+        for (GroupBy by : {GroupBy::Layer, GroupBy::Kernel}) {
+            BreakdownLevel level{by, {}};
+            const BreakdownResult a = BreakdownSource::loadStored(*ov)->compute(level);
+            const BreakdownResult b = BreakdownSource::load(full)->compute(level);
+            QVERIFY(a.rows.size() > 1);
+            QCOMPARE(a.totalNs, b.totalNs);
+            QCOMPARE(a.rows.size(), b.rows.size());
+            for (size_t i = 0; i < a.rows.size(); ++i) {
+                QCOMPARE(a.rows[i].name, b.rows[i].name);
+                QCOMPARE(a.rows[i].timeNs, b.rows[i].timeNs);
+                QCOMPARE(a.rows[i].count, b.rows[i].count);
+            }
+        }
     }
 
     void windowDrawsOverviewBeforeDetail()
