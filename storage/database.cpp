@@ -1,6 +1,7 @@
 #include "database.h"
 
 #include "migrations.h"
+#include "runoverview.h"
 #include "schema.h"
 #include "statement.h"
 #include "storageerror.h"
@@ -188,6 +189,7 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
             exec("PRAGMA synchronous=NORMAL");
             exec("PRAGMA cache_size=-65536");   // 64 MiB: keeps the activity B-tree's hot pages
             recoverDeadWriters();
+            storeMissingRunOverviews(*this);   // older files, recovered runs: once, on this open
         }
     } catch (const StorageError& e) {
         closeConnection(m_db);
@@ -325,6 +327,7 @@ void Database::createSchema()
         exec(schema::kCreateV2);
         exec(schema::kCreateV3);
         exec(schema::kCreateV4);
+        exec(schema::kCreateV5);
         exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
         exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
         Statement s(m_db, "INSERT INTO file_info(key, value) VALUES ('created_by', ?)");

@@ -131,6 +131,10 @@ void migrate2to3(Database& db) { db.exec(schema::kCreateV3); }
 // instances (chunk format 1) read as on no thread, as version 3 did.
 void migrate3to4(Database& db) { db.exec(schema::kCreateV4); }
 
+// v4 -> v5: the overview tables, empty; the read-write open that migrates then computes each
+// finished run's overview, one run per transaction (Database, storeMissingRunOverviews).
+void migrate4to5(Database& db) { db.exec(schema::kCreateV5); }
+
 }  // namespace
 
 void migrateStep(Database& db, int fromVersion)
@@ -140,6 +144,7 @@ void migrateStep(Database& db, int fromVersion)
     case 1: migrate1to2(db); return;
     case 2: migrate2to3(db); return;
     case 3: migrate3to4(db); return;
+    case 4: migrate4to5(db); return;
     default: throw StorageError("no migration from schema version " + std::to_string(fromVersion));
     }
 }

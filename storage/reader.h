@@ -5,6 +5,7 @@
 #pragma once
 
 #include "database.h"
+#include "runoverview.h"
 #include "types.h"
 
 #include <functional>
@@ -70,6 +71,9 @@ public:
     // The same rows one step at a time (the buffer is reused: copy what you keep), for readers
     // that reduce each step; false (fn not called) for runs without stored step totals.
     bool forEachStepTotals(int64_t runId, const std::function<void(size_t step, const std::vector<TotalRow>& rows)>& fn) const;
+    // The run's level-of-detail summary (schema version 5, storage/runoverview.h): unset for a
+    // run being written, or one not yet given it (an older file opened read-only).
+    std::optional<RunOverview> overview(int64_t runId) const { return readRunOverview(m_db, runId); }
     std::vector<ApiCall> apiCalls(int64_t runId) const;
     std::vector<std::pair<std::string, std::string>> metadata(int64_t runId) const;
     // The op features of a run's launches, in launch order; empty for runs without them

@@ -1,4 +1,4 @@
-// The current schema (see docs/schema.md). Version 4 = version 1 + kCreateV2 + kCreateV3 + kCreateV4.
+// The current schema (see docs/schema.md). Version 5 = version 1 + kCreateV2 + kCreateV3 + kCreateV4 + kCreateV5.
 #pragma once
 
 namespace wt::schema {
@@ -85,6 +85,19 @@ CREATE TABLE step_totals(run_id INTEGER PRIMARY KEY, steps INTEGER NOT NULL, ste
 inline constexpr const char* kCreateV4 = R"SQL(
 CREATE TABLE host_threads(run_id INTEGER NOT NULL, id INTEGER NOT NULL, pid INTEGER NOT NULL, tid INTEGER NOT NULL,
   name TEXT NOT NULL DEFAULT '', process_name TEXT NOT NULL DEFAULT '', PRIMARY KEY(run_id, id)) WITHOUT ROWID;
+)SQL";
+
+// Version 5: the level-of-detail summary of each finished run (storage/runoverview.h): its time
+// grid in `overviews`, and per timeline row (a track, or the scope lane of one device and depth)
+// the grid's non-empty buckets as one blob in `overview_rows`. A run without an `overviews` row
+// has none (yet): read-write opens compute it. IF NOT EXISTS: tests that fake an older version
+// by dropping its tables keep these.
+inline constexpr const char* kCreateV5 = R"SQL(
+CREATE TABLE IF NOT EXISTS overviews(run_id INTEGER PRIMARY KEY, format INTEGER NOT NULL, origin_ns INTEGER NOT NULL,
+  bucket_ns INTEGER NOT NULL, buckets INTEGER NOT NULL, activities INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS overview_rows(run_id INTEGER NOT NULL, row INTEGER NOT NULL, kind INTEGER NOT NULL,
+  track_id INTEGER NOT NULL, device_id INTEGER NOT NULL, depth INTEGER NOT NULL, items INTEGER NOT NULL,
+  data BLOB NOT NULL, PRIMARY KEY(run_id, row)) WITHOUT ROWID;
 )SQL";
 
 }  // namespace wt::schema

@@ -4,6 +4,7 @@
 #include "apicallchunk.h"
 #include "instancechunk.h"
 #include "launchconfigs.h"
+#include "runoverview.h"
 #include "statement.h"
 #include "stepmerge.h"
 #include "steptotalsblob.h"
@@ -434,6 +435,7 @@ struct Writer::Impl {
     Summary summary;
     StepSummary steps;
     bool stepTable = true;   // false while migrating from version 0 (the table comes with version 3)
+    bool overviewTable = true;   // false while migrating from versions before 5
 
     explicit Impl(Database& d) : db(d), h(d.handle()) {}
 
@@ -679,6 +681,10 @@ Writer::Writer(Database& db) : d(std::make_unique<Impl>(db))
     {
         Statement t(h, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='step_totals'");
         d->stepTable = t.step() && t.int64(0) > 0;
+    }
+    {
+        Statement t(h, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='overviews'");
+        d->overviewTable = t.step() && t.int64(0) > 0;
     }
     d->insString = std::make_unique<Statement>(h, "INSERT INTO strings(id, value) VALUES (?, ?)");
     d->insDevice = std::make_unique<Statement>(h, "INSERT OR REPLACE INTO devices(run_id, id, name, properties) VALUES (?,?,?,?)");
@@ -997,7 +1003,17 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
         d->reset();
         throw;
     }
+    const int64_t run = d->runId;
     d->reset();
+    // The level-of-detail summary, in its own transaction after the data (inside a caller's
+    // transaction: in that one): a kill or a failure here loses nothing committed, and the
+    // next read-write open computes what is missing.
+    if (d->overviewTable) {
+        try {
+            storeRunOverview(d->db, run, computeRunOverview(d->db, run));
+        } catch (const StorageError&) {
+        }
+    }
 }
 
 void Writer::discardRun()
@@ -1023,6 +1039,7 @@ void Writer::discardRun()
             "DELETE FROM metadata WHERE run_id=?1", "DELETE FROM totals WHERE run_id=?1",
             "DELETE FROM launches WHERE run_id=?1",
             "DELETE FROM step_totals WHERE run_id=?1", "DELETE FROM host_threads WHERE run_id=?1",
+            "DELETE FROM overview_rows WHERE run_id=?1", "DELETE FROM overviews WHERE run_id=?1",
             "DELETE FROM devices WHERE run_id=?1", "DELETE FROM runs WHERE id=?1"};
         for (const char* sql : sqls) {
             Statement s(d->h, sql);

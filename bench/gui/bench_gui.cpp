@@ -1,10 +1,11 @@
 // Timeline benchmark: opens a synthetic run of N kernels on S streams under a realistic
 // step > phase > layer > op tree and renders 1920x1080 frames offscreen at full view, 10%,
-// 0.1% and a 1 us window while panning. Prints open-to-first-frame, frame-time percentiles
-// and resident memory per kernel.
+// 0.1% and a 1 us window while panning. Prints open to first frame (the overview drawn from the
+// file's stored summary, what the window shows first), fully loaded to frame (the activities),
+// frame-time percentiles and resident memory per kernel.
 //
 //   bench_gui --kernels 10000000 [--streams 8] [--file PATH] [--frames 120] [--png PREFIX] [--write-only]
-//             [--group LAYER] [--api] [--find REGEX]
+//             [--group LAYER] [--api] [--find REGEX] [--summary-cost]
 //
 // --api gives every kernel its launching API call on one of two host threads (the CPU rows,
 // 10M kernels: 10M calls) and selects a kernel in the middle, so every frame draws its flow.
@@ -16,6 +17,7 @@
 //
 // The run is generated into PATH (default /tmp/wheretime-bench-gui-N.wt) when missing, so a
 // second invocation measures the open path only.
+#include "app/gui/core/overviewrun.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/core/timeformat.h"
@@ -25,6 +27,8 @@
 #include "tests/support/synthrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/runoverview.h"
+#include "storage/statement.h"
 #include "storage/writer.h"
 
 #include <QApplication>
@@ -111,6 +115,7 @@ int main(int argc, char** argv)
     std::string group;   // layer name: frames with this layer's kernels marked
     bool api = false;
     std::string find;
+    bool summaryCost = false;   // time computing the run's summary again (what finishing a run adds)
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -138,8 +143,10 @@ int main(int argc, char** argv)
             api = true;
         else if (a == "--find")
             find = next();
+        else if (a == "--summary-cost")
+            summaryCost = true;
         else {
-            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX]\n");
+            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX] [--summary-cost]\n");
             return 2;
         }
     }
@@ -161,6 +168,17 @@ int main(int argc, char** argv)
         std::filesystem::rename(file + ".part", file);
         std::printf("generated %s: %lld kernels in %.1f s\n", file.c_str(), (long long)kernels, msSince(t) / 1000);
     }
+    if (summaryCost) {
+        // What Writer::finishRun adds: the summary computed from the stored run (read-write
+        // connection, nothing stored).
+        wt::Database db(file, wt::OpenMode::ReadWrite);
+        const int64_t id = wt::Reader(db).resolveRun("");
+        auto t = Clock::now();
+        const double c0 = threadCpuMs();
+        const wt::RunOverview ov = wt::computeRunOverview(db, id);
+        std::printf("summary computed in %.0f ms (thread CPU %.0f ms): %zu rows, grid %u x %lld ns\n", msSince(t),
+                    threadCpuMs() - c0, ov.rows.size(), ov.bucketCount, (long long)ov.bucketNs);
+    }
     if (writeOnly)
         return 0;
 
@@ -181,6 +199,19 @@ int main(int argc, char** argv)
         wt::Database db(file, wt::OpenMode::ReadOnly);
         runId = wt::Reader(db).resolveRun("");
     }
+    // Stage 1: the overview from the stored summary, drawn (what the window shows first).
+    std::shared_ptr<const wt::gui::RunData> overview = wt::gui::loadOverviewRun(file, runId);
+    const double overviewLoadMs = msSince(t);
+    double summaryFrameMs = -1, summaryCpuMs = -1;
+    if (overview) {
+        widget.showOverview(overview);
+        widget.render(&image);
+        summaryFrameMs = msSince(t);
+        summaryCpuMs = threadCpuMs() - openCpu0;
+        if (!png.empty())
+            image.save(QString::fromStdString(png + "-summary.png"));
+    }
+    // Stage 2: the activities (the loader's worker), then the loaded run's first frame.
     std::shared_ptr<const wt::gui::RunData> run = wt::gui::loadRun(file, runId);
     double loadMs = msSince(t);
     state.setRun(run);
@@ -191,9 +222,23 @@ int main(int argc, char** argv)
     std::printf("run: %lld kernels, %zu tracks, %zu scope instances, %zu lanes, span %s\n",
                 (long long)run->kernelCount, run->tracks.size(), run->instances.size(), run->lanes.size(),
                 qPrintable(wt::gui::formatDuration(double(run->spanEndNs - run->spanStartNs))));
-    std::printf("open to first frame: %.0f ms (load %.0f ms, layout + first frame %.0f ms; CPU %.0f ms this thread, "
+    int64_t summaryBytes = 0;
+    {
+        wt::Database db(file, wt::OpenMode::ReadOnly);
+        wt::Statement st(db.handle(), "SELECT coalesce(sum(length(data)), 0) FROM overview_rows WHERE run_id=?");
+        st.bind(1, runId);
+        if (st.step())
+            summaryBytes = st.int64(0);
+    }
+    if (overview)
+        std::printf("open to first frame (stored summary, %.0f KiB): %.0f ms (summary read %.0f ms, layout + frame %.0f ms; thread CPU %.0f ms)\n",
+                    double(summaryBytes) / 1024, summaryFrameMs, overviewLoadMs, summaryFrameMs - overviewLoadMs, summaryCpuMs);
+    else
+        std::printf("open to first frame (stored summary): none in the file\n");
+    std::printf("fully loaded to frame: %.0f ms (activities load %.0f ms, layout + frame %.0f ms; CPU %.0f ms this thread, "
                 "%.0f ms all threads; load average %.1f)\n",
-                firstFrameMs, loadMs, firstFrameMs - loadMs, openCpuMs, openProcessCpuMs, loadAverage());
+                firstFrameMs, loadMs - (overview ? summaryFrameMs : 0), firstFrameMs - loadMs, openCpuMs, openProcessCpuMs,
+                loadAverage());
     std::printf("resident memory: +%.1f MiB after load = %.1f B per kernel (run arrays %.1f B per kernel)\n",
                 double(rss1 - rss0) / (1 << 20), double(rss1 - rss0) / double(run->kernelCount),
                 double(run->memoryBytes()) / double(run->kernelCount));
@@ -286,9 +331,8 @@ int main(int argc, char** argv)
                     z.name, percentile(times, 0.5), p95, percentile(times, 1.0), percentile(cpuTimes, 0.5),
                     percentile(cpuTimes, 0.95), percentile(prepTimes, 0.5), items / size_t(std::max(frames, 1)));
     }
-    std::printf("targets: first frame <= %.1f s: %s; p95 <= 16 ms: %s; <= 64 B/kernel: %s\n",
-                run->kernelCount >= 5000000 ? 5.0 : 1.5,
-                firstFrameMs <= (run->kernelCount >= 5000000 ? 5000 : 1500) ? "met" : "MISSED", allOk ? "met" : "MISSED",
+    std::printf("targets: first frame (summary) <= 1 s: %s; p95 <= 16 ms: %s; <= 64 B/kernel: %s\n",
+                overview && summaryFrameMs <= 1000 ? "met" : "MISSED", allOk ? "met" : "MISSED",
                 double(rss1 - rss0) / double(run->kernelCount) <= 64 ? "met" : "MISSED");
     return 0;
 }

@@ -278,7 +278,7 @@ void TstHostThreads::version3FileOpens()
     }
     // Opened read-only (the viewer's way), it is migrated and reads as before, on no thread.
     Database db(out, OpenMode::ReadOnly);
-    QCOMPARE(db.schemaVersion(), 4);
+    QCOMPARE(db.schemaVersion(), Database::kSchemaVersion);
     Reader r(db);
     QVERIFY(r.hostThreads(runId).empty());
     const std::vector<ScopeInstance> after = r.scopeInstances(runId);

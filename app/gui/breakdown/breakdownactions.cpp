@@ -4,6 +4,7 @@
 #include "app/gui/export/chartexport.h"
 #include "app/gui/export/exportdialog.h"
 
+#include "app/gui/core/runloader.h"
 #include "app/gui/core/timeformat.h"
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
@@ -12,6 +13,7 @@
 #include <QContextMenuEvent>
 #include <QMenu>
 #include <QMenuBar>
+
 #include <QSplitter>
 
 namespace wt::gui {
@@ -26,6 +28,11 @@ BreakdownActions::BreakdownActions(MainWindow* window)
 {
     m_view = new BreakdownView(window->viewState(), window);
     window->addSideView(m_view);
+    // The run's stored totals at once, with the timeline's overview; the loaded run replaces them.
+    connect(window->loader(), &RunLoader::overviewLoaded, m_view, [this](std::shared_ptr<const RunData> overview) {
+        if (overview && overview->profile)
+            m_view->setSource(BreakdownSource::loadStored(*overview));
+    });
     if (auto* split = qobject_cast<QSplitter*>(m_view->parentWidget())) {
         split->setStretchFactor(0, 3);
         split->setStretchFactor(split->indexOf(m_view), 2);

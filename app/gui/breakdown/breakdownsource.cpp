@@ -118,6 +118,15 @@ std::shared_ptr<BreakdownSource> BreakdownSource::load(std::shared_ptr<const Run
     return s;
 }
 
+std::shared_ptr<BreakdownSource> BreakdownSource::loadStored(const RunData& overview)
+{
+    auto s = std::make_shared<BreakdownSource>();
+    s->m_profile = overview.profile;
+    s->m_stats = computeRunStats(*s->m_profile, BreakdownOptions{});
+    s->m_palette = overview.palette;
+    return s;
+}
+
 int64_t BreakdownSource::scopeOf(uint32_t node) const
 {
     return node < tree().nodes().size() ? tree().nodes()[node].id : 0;

@@ -78,6 +78,10 @@ public:
     // For a loaded run: its profile (no file access) and its activities for distributions
     // and ranges.
     static std::shared_ptr<BreakdownSource> load(std::shared_ptr<const RunData> run);
+    // For a run's overview (loadOverviewRun, while its activities load): its profile's stored
+    // totals only, so the whole-run breakdown shows at once; no distributions, ranges or
+    // selection until the loaded run's source replaces it.
+    static std::shared_ptr<BreakdownSource> loadStored(const RunData& overview);
 
     const RunStats& stats() const { return m_stats; }   // computeRunStats of the whole run
     const RunInfo& run() const { return m_profile->run; }

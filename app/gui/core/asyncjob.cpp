@@ -21,6 +21,18 @@ bool JobControl::progress(int64_t done, int64_t total) const
     return !cancelled();
 }
 
+void JobControl::post(std::function<void()> fn) const
+{
+    if (cancelled())
+        return;
+    AsyncJob* owner = m_owner;
+    const int generation = m_generation;
+    QMetaObject::invokeMethod(m_owner, [owner, generation, fn = std::move(fn)] {
+        if (owner->m_generation == generation && owner->m_active)
+            fn();
+    }, Qt::QueuedConnection);
+}
+
 AsyncJob::AsyncJob(QObject* parent) : QObject(parent) {}
 
 AsyncJob::~AsyncJob()

@@ -31,6 +31,9 @@ public:
     // Reports progress to the owner (queued; dropped once superseded). Returns !cancelled(), so a
     // loader's progress callback can pass it straight on.
     bool progress(int64_t done, int64_t total) const;
+    // Runs fn on the owner's thread (queued) if the job is then still the newest and running:
+    // a stage's result ahead of the final one (the run loader's overview before the run).
+    void post(std::function<void()> fn) const;
 
 private:
     friend class AsyncJob;

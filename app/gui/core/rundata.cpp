@@ -251,7 +251,7 @@ LayerPalette layerPalette(const ScopeTree& tree)
 // Layer grouping: analysis's layer rule (wt::layerKey), the one the breakdowns use, so the
 // timeline's layers are the pie's. A node without a layer (a step or phase above the layers)
 // keeps the color of its own name.
-static void assignLayers(RunData& d, const ScopeTree& tree)
+void assignLayers(RunData& d, const ScopeTree& tree)
 {
     d.layerNames.clear();
     d.layerNames.push_back(QString::fromLatin1(kNoScope));

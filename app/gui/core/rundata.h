@@ -238,6 +238,10 @@ public:
     int64_t kernelCount = 0;
     int64_t activityCount = 0;
     int64_t stepCount = 0;                // wt::countSteps: steps finished (so far, while being captured)
+    // Drawn from the stored level-of-detail summary (loadOverviewRun): each track's and lane's
+    // items are buckets of the summary, not activities or instances; the timeline draws it
+    // until the loaded run replaces it, and nothing in it can be selected.
+    bool overviewOnly = false;
 
     const Strings& strings() const { return profile->strings; }
     QString name(uint32_t stringId) const;
@@ -283,6 +287,9 @@ LayerPalette layerPalette(const ScopeTree& tree);
 // one-line reason on bad files. Opens its own read-only connection, so it may run on any thread,
 // and reads in one snapshot, so a run being written loads as of one of its commits.
 std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const LoadCallbacks& callbacks = {});
+
+// The nodes' layers, layer indices and colours from the tree (loadRun and loadOverviewRun).
+void assignLayers(RunData& run, const ScopeTree& tree);
 
 // A copy of a loaded run with another layer depth (analysis withLayerDepth): its profile and
 // its nodes' layers and layer colours follow the layer rule at that depth (the GUI's

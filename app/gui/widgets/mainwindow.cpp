@@ -120,15 +120,26 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     connect(m_loader, &RunLoader::progress, this, [this](qint64 done, qint64 total) {
         m_progress->setValue(total > 0 ? int(1000 * done / total) : 0);
     });
+    connect(m_loader, &RunLoader::overviewLoaded, this, [this](std::shared_ptr<const RunData> overview) {
+        // The first frame, from the file's stored summary; the activities go on loading.
+        m_timeline->showOverview(std::move(overview));
+        statusBar()->showMessage(QStringLiteral("Run %1: overview from the stored summary; loading the activities...").arg(m_runId));
+    });
+    connect(m_loader, &RunLoader::overviewMissing, this, [this] {
+        statusBar()->showMessage(QStringLiteral("Run %1: no stored summary in the file (opened read-only, or still being written); "
+                                                "the timeline draws once the activities are loaded...").arg(m_runId));
+    });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
     connect(m_loader, &RunLoader::failed, this, [this](const QString& message) {
         m_progress->hide();
         m_cancel->hide();
+        m_timeline->showOverview(nullptr);
         showError(message);
     });
     connect(m_loader, &RunLoader::cancelled, this, [this] {
         m_progress->hide();
         m_cancel->hide();
+        m_timeline->showOverview(nullptr);
         statusBar()->showMessage(QStringLiteral("Loading cancelled"), 5000);
     });
     connect(m_state, &ViewState::viewRangeChanged, this, [this](double t0, double t1) {

@@ -51,7 +51,7 @@ void TimelineWidget::findText(const QString& text, bool regex)
 
 void TimelineWidget::runSearch(const QString& text, bool regex)
 {
-    if (!m_run || text.isEmpty())
+    if (!m_run || m_run->overviewOnly || text.isEmpty())   // an overview has no names to search
         m_search.reset();
     else
         m_search = std::make_shared<const SearchResult>(searchRun(*m_run, text, regex));
@@ -73,7 +73,7 @@ void TimelineWidget::updateFindStatus()
         return;
     }
     const int64_t n = m_search->count();
-    const int64_t at = m_run ? matchOrdinal(*m_run, *m_search, m_state->selection()) : 0;
+    const int64_t at = m_run && !m_run->overviewOnly ? matchOrdinal(*m_run, *m_search, m_state->selection()) : 0;
     if (n == 0)
         m_find->setStatus(QStringLiteral("no matches"), true);
     else if (at > 0)
@@ -84,7 +84,7 @@ void TimelineWidget::updateFindStatus()
 
 void TimelineWidget::findStep(bool forward)
 {
-    if (!m_run || !m_search)
+    if (!m_run || m_run->overviewOnly || !m_search)
         return;
     // Without a selected match: the first one from the view's start (the last before its end).
     const double from = forward ? m_mapping.startNs() : m_mapping.endNs();

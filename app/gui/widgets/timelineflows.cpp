@@ -19,7 +19,7 @@ void TimelineWidget::updateFlows()
 {
     m_flowTo.clear();
     m_flowOp = FlowEnd{Row::HostLane, kNone, 0};
-    if (!m_run)
+    if (!m_run || m_run->overviewOnly)
         return;
     const Selection& sel = m_state->selection();
     if (sel.kind == Selection::Activity && sel.track < m_run->tracks.size()) {

@@ -81,8 +81,34 @@ QRect TimelineWidget::plotRect() const
     return QRect(kGutterWidth, kRulerHeight, std::max(w, 1), std::max(height() - kRulerHeight, 1));
 }
 
+void TimelineWidget::showOverview(std::shared_ptr<const RunData> overview)
+{
+    if (!overview) {   // the load failed or was cancelled: back to the ViewState's run
+        if (showsOverview())
+            onRunChanged();
+        return;
+    }
+    m_run = std::move(overview);
+    m_collapsed.clear();
+    m_hostFolds = HostFolds();
+    m_flowTo.clear();
+    m_shortNames.clear();
+    m_scrollY = 0;
+    m_mapping = TimeMapping(0, 1, plotRect().width());
+    double span = double(std::max<int64_t>(m_run->spanEndNs - m_run->spanStartNs, 1000));
+    m_mapping.setLimits(double(m_run->spanStartNs) - 0.02 * span, double(m_run->spanEndNs) + 0.02 * span);
+    m_mapping.setRange(double(m_run->spanStartNs), double(m_run->spanEndNs));
+    relayout();
+    mappingChanged();
+}
+
 void TimelineWidget::onRunChanged()
 {
+    // The loaded run replacing its overview keeps the window the user moved to meanwhile.
+    const bool fromOverview = m_run && m_run->overviewOnly && m_state->run() && m_state->run()->filePath == m_run->filePath &&
+                              m_state->run()->run.id == m_run->run.id;
+    const double keepT0 = m_mapping.startNs(), keepT1 = m_mapping.endNs();
+    const bool zoomed = fromOverview && (keepT0 > double(m_run->spanStartNs) || keepT1 < double(m_run->spanEndNs));
     m_run = m_state->run();
     m_collapsed.clear();
     m_hostFolds = HostFolds();
@@ -101,6 +127,8 @@ void TimelineWidget::onRunChanged()
         double span = double(std::max<int64_t>(m_run->spanEndNs - m_run->spanStartNs, 1000));
         m_mapping.setLimits(double(m_run->spanStartNs) - 0.02 * span, double(m_run->spanEndNs) + 0.02 * span);
         m_mapping.setRange(double(m_run->spanStartNs), double(m_run->spanEndNs));
+        if (zoomed)
+            m_mapping.setRange(keepT0, keepT1);
     }
     relayout();
     if (m_search)   // the matches of the new run
@@ -154,6 +182,10 @@ void TimelineWidget::prepare()
         m_draw = DrawList();
         return;
     }
+    if (m_run->overviewOnly) {   // the ViewState's selection and marks are of another run
+        buildDrawList(*m_run, m_layout, m_mapping, Selection{}, m_draw);
+        return;
+    }
     buildDrawList(*m_run, m_layout, m_mapping, m_state->selection(), m_draw, {}, groupMarks());
     markFlows();
 }
@@ -161,7 +193,7 @@ void TimelineWidget::prepare()
 void TimelineWidget::mappingChanged()
 {
     prepare();
-    if (m_run)
+    if (m_run && !m_run->overviewOnly)
         m_state->setViewRange(m_mapping.startNs(), m_mapping.endNs());
     update();
 }
@@ -198,6 +230,10 @@ void TimelineWidget::fit()
     if (!m_run)
         return;
     double t0 = double(m_run->spanStartNs), t1 = double(m_run->spanEndNs);
+    if (m_run->overviewOnly) {   // the ViewState's selection and range are of another run
+        setViewRange(t0, t1);
+        return;
+    }
     const Selection& sel = m_state->selection();
     bool whole = false;
     if (m_state->hasRangeSelection()) {
@@ -225,7 +261,7 @@ void TimelineWidget::revealSelection()
     // another rank) must be seen: scroll its row into view and, when it lies outside the visible
     // time, centre it at the same zoom. A click in the timeline is in view already: no change.
     const Selection& sel = m_state->selection();
-    if (!m_run || sel.kind == Selection::None)
+    if (!m_run || m_run->overviewOnly || sel.kind == Selection::None)
         return;
     int64_t start = 0, end = 0;
     int rowY = -1, rowH = 0;
@@ -336,6 +372,8 @@ TimelineWidget::Hit TimelineWidget::hitAt(const QPoint& pos) const
 
 void TimelineWidget::selectAt(const QPoint& pos)
 {
+    if (showsOverview())
+        return;   // buckets, not activities: nothing to pick until the run is loaded
     Hit h = hitAt(pos);
     Selection sel;
     if (h.item >= 0) {
@@ -372,7 +410,8 @@ bool TimelineWidget::event(QEvent* event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        QString text = toolTipAt(help->pos());
+        QString text = showsOverview() ? QStringLiteral("Overview from the file's stored summary; the activities are loading")
+                                       : toolTipAt(help->pos());
         if (text.isEmpty())
             QToolTip::hideText();
         else
@@ -666,7 +705,7 @@ void TimelineWidget::paintEvent(QPaintEvent*)
             members = groupBits(*groupMarks(), row);
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
-            if (d.isFold() || span.x1 - span.x0 <= 40)
+            if (d.isFold() || span.x1 - span.x0 <= 40 || m_run->overviewOnly)   // overview: buckets have no names
                 continue;
             QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
             const bool dimmed = members && !members->test(d.first);
@@ -683,8 +722,10 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         }
     }
     paintFlows(p, top);
-    // Selected scope: its span as a band across all rows.
-    const Selection& sel = m_state->selection();
+    // Selected scope: its span as a band across all rows (none on an overview: the selection
+    // is of the run shown before).
+    static const Selection noSelection;
+    const Selection& sel = m_run->overviewOnly ? noSelection : m_state->selection();
     int64_t bandStart = 0, bandEnd = 0;   // GPU span, or host times when picked on a host lane
     if (sel.kind == Selection::Scope && selectionSpan(*m_run, sel, bandStart, bandEnd)) {
         double a = m_mapping.x(double(bandStart));
@@ -776,6 +817,15 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     p.setClipping(false);
     p.setPen(grid);
     p.drawLine(0, top - 1, width(), top - 1);
+    if (m_run->overviewOnly) {
+        // What is on screen: the stored summary, refined when the activities are in.
+        const QString caption = QStringLiteral("Overview from the stored summary \u00b7 loading the activities\u2026");
+        QRect box = fm.boundingRect(caption).adjusted(-6, -3, 6, 3);
+        box.moveTopRight(QPoint(plot.right() - 8, top + 4));
+        p.fillRect(box, pal.color(QPalette::ToolTipBase));
+        p.setPen(pal.color(QPalette::ToolTipText));
+        p.drawText(box, Qt::AlignCenter, caption);
+    }
 }
 
 }  // namespace wt::gui

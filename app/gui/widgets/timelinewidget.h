@@ -32,6 +32,13 @@ public:
 
     explicit TimelineWidget(ViewState* state, QWidget* parent = nullptr);
 
+    // The run's overview from its stored summary (RunLoader::overviewLoaded), drawn until the
+    // ViewState's run changes to the loaded run, which keeps the window the user moved to.
+    // Nothing is selectable or searched in it; a caption says the detail is loading. nullptr:
+    // back to the ViewState's run (the load failed or was cancelled).
+    void showOverview(std::shared_ptr<const RunData> overview);
+    bool showsOverview() const { return m_run && m_run->overviewOnly; }
+
     const TimeMapping& mapping() const { return m_mapping; }
     const TimelineLayout& layout() const { return m_layout; }
     const DrawList& drawList() const { return m_draw; }
