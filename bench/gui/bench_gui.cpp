@@ -202,6 +202,7 @@ int main(int argc, char** argv)
     // Stage 1: the overview from the stored summary, drawn (what the window shows first).
     std::shared_ptr<const wt::gui::RunData> overview = wt::gui::loadOverviewRun(file, runId);
     const double overviewLoadMs = msSince(t);
+    const bool haveOverview = bool(overview);
     double summaryFrameMs = -1, summaryCpuMs = -1;
     if (overview) {
         widget.showOverview(overview);
@@ -217,6 +218,7 @@ int main(int argc, char** argv)
     state.setRun(run);
     widget.render(&image);
     double firstFrameMs = msSince(t);
+    overview.reset();   // the widget dropped it for the loaded run: not part of the run's memory
     const double openCpuMs = threadCpuMs() - openCpu0, openProcessCpuMs = processCpuMs() - processCpu0;
     const int64_t rss1 = rssBytes();
     std::printf("run: %lld kernels, %zu tracks, %zu scope instances, %zu lanes, span %s\n",
@@ -230,14 +232,14 @@ int main(int argc, char** argv)
         if (st.step())
             summaryBytes = st.int64(0);
     }
-    if (overview)
+    if (haveOverview)
         std::printf("open to first frame (stored summary, %.0f KiB): %.0f ms (summary read %.0f ms, layout + frame %.0f ms; thread CPU %.0f ms)\n",
                     double(summaryBytes) / 1024, summaryFrameMs, overviewLoadMs, summaryFrameMs - overviewLoadMs, summaryCpuMs);
     else
         std::printf("open to first frame (stored summary): none in the file\n");
     std::printf("fully loaded to frame: %.0f ms (activities load %.0f ms, layout + frame %.0f ms; CPU %.0f ms this thread, "
                 "%.0f ms all threads; load average %.1f)\n",
-                firstFrameMs, loadMs - (overview ? summaryFrameMs : 0), firstFrameMs - loadMs, openCpuMs, openProcessCpuMs,
+                firstFrameMs, loadMs - (haveOverview ? summaryFrameMs : 0), firstFrameMs - loadMs, openCpuMs, openProcessCpuMs,
                 loadAverage());
     std::printf("resident memory: +%.1f MiB after load = %.1f B per kernel (run arrays %.1f B per kernel)\n",
                 double(rss1 - rss0) / (1 << 20), double(rss1 - rss0) / double(run->kernelCount),
@@ -332,7 +334,7 @@ int main(int argc, char** argv)
                     percentile(cpuTimes, 0.95), percentile(prepTimes, 0.5), items / size_t(std::max(frames, 1)));
     }
     std::printf("targets: first frame (summary) <= 1 s: %s; p95 <= 16 ms: %s; <= 64 B/kernel: %s\n",
-                overview && summaryFrameMs <= 1000 ? "met" : "MISSED", allOk ? "met" : "MISSED",
+                haveOverview && summaryFrameMs <= 1000 ? "met" : "MISSED", allOk ? "met" : "MISSED",
                 double(rss1 - rss0) / double(run->kernelCount) <= 64 ? "met" : "MISSED");
     return 0;
 }
