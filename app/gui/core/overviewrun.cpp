@@ -80,14 +80,15 @@ std::shared_ptr<RunData> loadOverviewRun(const std::string& path, int64_t runId)
     // Pseudo-instances carry the buckets' colours: one per scope used by a track's buckets, one
     // per lane bucket (with its extent as the GPU span).
     InstanceData& in = d.instances;
+    std::vector<int64_t> spanStart, spanEnd;   // compacted into in.spans once all are known
     auto addInstance = [&](int64_t scopeId, int64_t start, int64_t end) -> uint32_t {
         auto n = nodeIndex.find(scopeId);
         if (n == nodeIndex.end())
             return kNone;
         in.node.push_back(n->second);
         in.parent.push_back(kNone);
-        in.gpuStartNs.push_back(start);
-        in.gpuEndNs.push_back(end);
+        spanStart.push_back(start);
+        spanEnd.push_back(end);
         return uint32_t(in.node.size() - 1);
     };
     std::unordered_map<int64_t, uint32_t> scopeInstance;
@@ -179,6 +180,7 @@ std::shared_ptr<RunData> loadOverviewRun(const std::string& path, int64_t runId)
     std::stable_sort(d.lanes.begin(), d.lanes.end(), [](const LaneData& a, const LaneData& b) {
         return std::tie(a.deviceIndex, a.depth) < std::tie(b.deviceIndex, b.depth);
     });
+    in.spans.assign(spanStart, spanEnd);
     for (LaneData& lane : d.lanes)
         lane.index.build(LaneSequence{&d, &lane});
     return data;
