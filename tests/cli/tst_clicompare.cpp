@@ -24,15 +24,6 @@ using test::runCli;
 
 namespace {
 
-QJsonObject parseObject(const QString& text)
-{
-    QJsonParseError err{};
-    QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &err);
-    if (err.error != QJsonParseError::NoError || !doc.isObject())
-        qWarning("not a JSON object: %s", qPrintable(err.errorString()));
-    return doc.object();
-}
-
 QString q(const std::string& s)
 {
     return QString::fromStdString(s);
@@ -210,7 +201,7 @@ void TestCliCompare::jsonEqualsAnalysis()
                                 QStringLiteral("--json")} +
                     options);
     QCOMPARE(r.exitCode, 0);
-    QJsonObject o = parseObject(r.out);
+    QJsonObject o = test::jsonObject(r.out);
     // The same comparison straight from the analysis.
     Database db(m_file.toStdString(), OpenMode::ReadOnly);
     Reader reader(db);
@@ -246,7 +237,7 @@ void TestCliCompare::twoFilesAndSelf()
     // The same run in two files: zero delta everywhere, each run described with its file.
     auto r = runCli({QStringLiteral("compare"), m_file + QStringLiteral(":s1"), m_copy, QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
-    QJsonObject o = parseObject(r.out);
+    QJsonObject o = test::jsonObject(r.out);
     QJsonArray runs = o.value(QStringLiteral("runs")).toArray();
     QCOMPARE(runs[0].toObject().value(QStringLiteral("file")).toString(), m_file);
     QCOMPARE(runs[1].toObject().value(QStringLiteral("file")).toString(), m_copy);
@@ -273,7 +264,7 @@ void TestCliCompare::nRuns()
     auto r = runCli({QStringLiteral("compare"), m_file + QStringLiteral(":s1"), m_file + QStringLiteral(":s2"),
                      m_file + QStringLiteral(":s3"), QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
-    QJsonObject o = parseObject(r.out);
+    QJsonObject o = test::jsonObject(r.out);
     Database db(m_file.toStdString(), OpenMode::ReadOnly);
     Reader reader(db);
     std::vector<CompareRun> runs;
@@ -340,7 +331,7 @@ void TestCliCompare::kernelsJsonEqualsAnalysis()
     auto r = runCli({QStringLiteral("compare"), m_file + QStringLiteral(":s1"), m_file + QStringLiteral(":s2"), QStringLiteral("--kernels"),
                      QStringLiteral("softmax"), QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
-    QJsonObject o = parseObject(r.out);
+    QJsonObject o = test::jsonObject(r.out);
     Database db(m_file.toStdString(), OpenMode::ReadOnly);
     Reader reader(db);
     CompareRun a = loadCompareRun(reader, reader.resolveRun("s1"), m_file.toStdString());
@@ -390,7 +381,7 @@ void TestCliCompare::runsWithoutSteps()
     QVERIFY(QFile::copy(file, copy));
     auto r = runCli({QStringLiteral("compare"), file, copy, QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
-    QJsonObject o = parseObject(r.out);
+    QJsonObject o = test::jsonObject(r.out);
     QCOMPARE(o.value(QStringLiteral("per")).toString(), QStringLiteral("run"));
     QCOMPARE(o.value(QStringLiteral("runs")).toArray()[0].toObject().value(QStringLiteral("steps")).toInteger(), qint64(0));
     QVERIFY(!o.value(QStringLiteral("groups")).toArray().isEmpty());
@@ -420,7 +411,7 @@ void TestCliCompare::cpuCapturesOfSoftmaxVariants()
     const QString a = file + QStringLiteral(":adaptive"), b = file + QStringLiteral(":full");
     auto byLayer = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--json")});
     QCOMPARE(byLayer.exitCode, 0);
-    QJsonObject lo = parseObject(byLayer.out);
+    QJsonObject lo = test::jsonObject(byLayer.out);
     QCOMPARE(lo.value(QStringLiteral("per")).toString(), QStringLiteral("step"));
     QCOMPARE(lo.value(QStringLiteral("runs")).toArray()[1].toObject().value(QStringLiteral("variant")).toString(), QStringLiteral("full"));
     std::set<QString> layers;
@@ -439,7 +430,7 @@ void TestCliCompare::cpuCapturesOfSoftmaxVariants()
                         QStringLiteral("4"), QStringLiteral("--json")});
     QCOMPARE(byOp.exitCode, 0);
     int outside = 0, softmaxOneSided = 0;
-    for (const QJsonValue& v : parseObject(byOp.out).value(QStringLiteral("groups")).toArray()) {
+    for (const QJsonValue& v : test::jsonObject(byOp.out).value(QStringLiteral("groups")).toArray()) {
         QJsonObject g = v.toObject();
         QStringList parts = g.value(QStringLiteral("path")).toString().split(QLatin1Char('/'));
         const QJsonValue ns1 = g.value(QStringLiteral("ns_1")), ns2 = g.value(QStringLiteral("ns_2"));
@@ -457,13 +448,13 @@ void TestCliCompare::cpuCapturesOfSoftmaxVariants()
     // Kernel-level: a conv layer's kernels all match by name; the softmax layer's do not.
     auto conv = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--kernels"), QStringLiteral("conv1"), QStringLiteral("--json")});
     QCOMPARE(conv.exitCode, 0);
-    QJsonObject cs = parseObject(conv.out).value(QStringLiteral("summary")).toObject();
+    QJsonObject cs = test::jsonObject(conv.out).value(QStringLiteral("summary")).toObject();
     QVERIFY(cs.value(QStringLiteral("changed")).toInt() + cs.value(QStringLiteral("unchanged")).toInt() > 0);
     for (const char* k : {"removed", "added", "swapped", "moved"})
         QCOMPARE(cs.value(QLatin1String(k)).toInt(), 0);
     auto sm = runCli({QStringLiteral("compare"), a, b, QStringLiteral("--kernels"), QStringLiteral("softmax"), QStringLiteral("--json")});
     QCOMPARE(sm.exitCode, 0);
-    QJsonObject so = parseObject(sm.out);
+    QJsonObject so = test::jsonObject(sm.out);
     QJsonObject ss = so.value(QStringLiteral("summary")).toObject();
     QVERIFY(ss.value(QStringLiteral("removed")).toInt() + ss.value(QStringLiteral("moved")).toInt() +
                 ss.value(QStringLiteral("swapped")).toInt() >

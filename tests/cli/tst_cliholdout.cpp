@@ -22,8 +22,6 @@ using test::runCli;
 
 namespace {
 
-QJsonObject parseObject(const QString& text) { return QJsonDocument::fromJson(text.toUtf8()).object(); }
-
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
 bool finiteNumber(const QJsonValue& v) { return v.isDouble() && std::isfinite(v.toDouble()) && v.toDouble() >= 0; }
@@ -66,7 +64,7 @@ void TestCliHoldOut::everyWorkloadHeldOut()
 {
     auto r = runCli({"predict", "--evaluate", m_file, "--hold-out", "workload", "--json"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    const QJsonObject o = parseObject(r.out);
+    const QJsonObject o = test::jsonObject(r.out);
     QCOMPARE(o.value("hold_out").toString(), QStringLiteral("workload"));
     QCOMPARE(o.value("model").toString(), QStringLiteral("regression"));
     QCOMPARE(o.value("roofline_device").toString(), QStringLiteral("cpu"));
@@ -116,12 +114,12 @@ void TestCliHoldOut::variantAndPreset()
 {
     auto v = runCli({"predict", "--evaluate", m_file, "--hold-out", "variant", "--json"});
     QVERIFY2(v.exitCode == 0, qPrintable(v.err));
-    QCOMPARE(parseObject(v.out).value("groups").toArray().size(), 2);
+    QCOMPARE(test::jsonObject(v.out).value("groups").toArray().size(), 2);
     // The default is leave-one-run-out: one group per run.
     auto r = runCli({"predict", "--evaluate", m_file, "--json"});
     QCOMPARE(r.exitCode, 0);
-    QCOMPARE(parseObject(r.out).value("hold_out").toString(), QStringLiteral("run"));
-    QCOMPARE(parseObject(r.out).value("groups").toArray().size(), 6);
+    QCOMPARE(test::jsonObject(r.out).value("hold_out").toString(), QStringLiteral("run"));
+    QCOMPARE(test::jsonObject(r.out).value("groups").toArray().size(), 6);
     // One preset in the file: nothing to fit on when it is held out.
     auto p = runCli({"predict", "--evaluate", m_file, "--hold-out", "preset"});
     QCOMPARE(p.exitCode, 1);

@@ -25,15 +25,6 @@ using test::runCli;
 
 namespace {
 
-QJsonObject parseObject(const QString& text)
-{
-    QJsonParseError err{};
-    QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &err);
-    if (err.error != QJsonParseError::NoError || !doc.isObject())
-        qWarning("not a JSON object: %s", qPrintable(err.errorString()));
-    return doc.object();
-}
-
 // Steps of the synthetic workload: 272 kernels each (forward 129, backward 129, update 14).
 constexpr int64_t kKernelsPerStep = 272;
 
@@ -67,7 +58,7 @@ void compareWithStats(const QJsonObject& row, const QString& file, const QString
 {
     const auto stats = runCli({QStringLiteral("stats"), file, QStringLiteral("--json")});
     QVERIFY2(stats.exitCode == 0, qPrintable(stats.err));
-    const QJsonObject s = parseObject(stats.out);
+    const QJsonObject s = test::jsonObject(stats.out);
     QCOMPARE(row.value(QStringLiteral("kernels")).toDouble(), s.value(QStringLiteral("kernels")).toDouble());
     QCOMPARE(row.value(QStringLiteral("kernel_time_ns")).toDouble(), s.value(QStringLiteral("kernel_time_ns")).toDouble());
     const QJsonArray steps = s.value(QStringLiteral("steps")).toArray();
@@ -132,7 +123,7 @@ void TestCliJob::ranksEqualStats()
     const auto job = runCli({QStringLiteral("job"), m_dir, QStringLiteral("--json"), QStringLiteral("--layer"), layer});
     QVERIFY2(job.exitCode == 0, qPrintable(job.err));
     QVERIFY2(job.err.isEmpty(), qPrintable(job.err));
-    const QJsonObject j = parseObject(job.out);
+    const QJsonObject j = test::jsonObject(job.out);
     QCOMPARE(j.value(QStringLiteral("files")).toInt(), 5);
     const QJsonArray ranks = j.value(QStringLiteral("ranks")).toArray();
     QCOMPARE(ranks.size(), 5);
@@ -165,7 +156,7 @@ void TestCliJob::slowRankIsTheStraggler()
 {
     const auto job = runCli({QStringLiteral("job"), m_dir, QStringLiteral("--json")});
     QCOMPARE(job.exitCode, 0);
-    const QJsonObject j = parseObject(job.out);
+    const QJsonObject j = test::jsonObject(job.out);
     QCOMPARE(j.value(QStringLiteral("stragglers")).toArray(), QJsonArray{3});
     const QJsonArray ranks = j.value(QStringLiteral("ranks")).toArray();
     for (const QJsonValue& v : ranks) {
@@ -187,7 +178,7 @@ void TestCliJob::slowRankIsTheStraggler()
     // A much larger K: no straggler.
     const auto lax = runCli({QStringLiteral("job"), m_dir, QStringLiteral("--mads"), QStringLiteral("1000"), QStringLiteral("--json")});
     QCOMPARE(lax.exitCode, 0);
-    QVERIFY(parseObject(lax.out).value(QStringLiteral("stragglers")).toArray().isEmpty());
+    QVERIFY(test::jsonObject(lax.out).value(QStringLiteral("stragglers")).toArray().isEmpty());
 }
 
 void TestCliJob::damagedRanksLeftOut()
@@ -234,7 +225,7 @@ void TestCliJob::damagedRanksLeftOut()
     for (const QString& l : err)
         QVERIFY2(l.startsWith(QStringLiteral("wheretime job: left out: ")), qPrintable(l));
     QVERIFY2(job.err.contains(QStringLiteral("newer")), qPrintable(job.err));
-    const QJsonObject j = parseObject(job.out);
+    const QJsonObject j = test::jsonObject(job.out);
     QCOMPARE(j.value(QStringLiteral("files")).toInt(), 7);
     QCOMPARE(j.value(QStringLiteral("ranks")).toArray().size(), 3);
     QCOMPARE(j.value(QStringLiteral("left_out")).toArray().size(), 4);
@@ -324,14 +315,14 @@ void TestCliJob::rankWithoutStoredStepTotals()
     const QString layer = QStringLiteral("softmax");
     const auto job = runCli({QStringLiteral("job"), dir, QStringLiteral("--json"), QStringLiteral("--layer"), layer});
     QVERIFY2(job.exitCode == 0, qPrintable(job.err));
-    const QJsonArray ranks = parseObject(job.out).value(QStringLiteral("ranks")).toArray();
+    const QJsonArray ranks = test::jsonObject(job.out).value(QStringLiteral("ranks")).toArray();
     QCOMPARE(ranks.size(), 1);
     QCOMPARE(ranks[0].toObject().value(QStringLiteral("steps")).toInt(), 9);
     compareWithStats(ranks[0].toObject(), file, layer);
     // The same numbers as the stored ones of the original file.
     const auto original = runCli({QStringLiteral("job"), m_dir + QStringLiteral("/rank-0.wt"), QStringLiteral("--json")});
     QCOMPARE(original.exitCode, 0);
-    const QJsonObject a = ranks[0].toObject(), b = parseObject(original.out).value(QStringLiteral("ranks")).toArray()[0].toObject();
+    const QJsonObject a = ranks[0].toObject(), b = test::jsonObject(original.out).value(QStringLiteral("ranks")).toArray()[0].toObject();
     for (const char* key : {"step_mean_ns", "step_median_ns", "step_stddev_ns"})
         QCOMPARE(a.value(QLatin1String(key)).toDouble(), b.value(QLatin1String(key)).toDouble());
     const auto text = runCli({QStringLiteral("job"), dir});
@@ -353,7 +344,7 @@ void TestCliJob::htaPairRanksFromDistributedInfo()
     const QString layer = QStringLiteral("## forward ##");
     const auto job = runCli({QStringLiteral("job"), dir, QStringLiteral("--json"), QStringLiteral("--layer"), layer});
     QVERIFY2(job.exitCode == 0, qPrintable(job.err));
-    const QJsonArray ranks = parseObject(job.out).value(QStringLiteral("ranks")).toArray();
+    const QJsonArray ranks = test::jsonObject(job.out).value(QStringLiteral("ranks")).toArray();
     QCOMPARE(ranks.size(), 2);
     for (int r = 0; r < 2; ++r) {
         const QJsonObject row = ranks[r].toObject();

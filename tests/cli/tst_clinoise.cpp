@@ -24,11 +24,6 @@ QString q(const std::string& s)
     return QString::fromStdString(s);
 }
 
-QJsonObject parseObject(const QString& text)
-{
-    return QJsonDocument::fromJson(text.toUtf8()).object();
-}
-
 std::map<std::string, std::string> metadataOf(const QString& file, int64_t run)
 {
     Database db(file.toStdString(), OpenMode::ReadOnly);
@@ -105,7 +100,7 @@ void TestCliNoise::vsEqualsRepeats()
     // 3 runs of 4 steps a side: 12 samples each.
     auto json = test::runCli({QStringLiteral("compare"), m_a, m_b, QStringLiteral("--repeats"), QStringLiteral("--json")});
     QCOMPARE(json.exitCode, 0);
-    const QJsonObject total = parseObject(json.out).value(QStringLiteral("total")).toObject();
+    const QJsonObject total = test::jsonObject(json.out).value(QStringLiteral("total")).toObject();
     QCOMPARE(total.value(QStringLiteral("n_1")).toInt(), 12);
     QCOMPARE(total.value(QStringLiteral("n_2")).toInt(), 12);
     QVERIFY(total.value(QStringLiteral("ci_low_ns_2")).toDouble() <= total.value(QStringLiteral("delta_ns_2")).toDouble());
@@ -157,7 +152,7 @@ void TestCliNoise::gatePassesSameConfiguration()
     auto r = test::runCli({QStringLiteral("compare"), run(1), run(3), run(5), QStringLiteral("--vs"), run(2), run(4), run(6),
                            QStringLiteral("--fail-if-slower"), QStringLiteral("25%"), QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.out + r.err));
-    const QJsonObject gate = parseObject(r.out).value(QStringLiteral("gate")).toObject();
+    const QJsonObject gate = test::jsonObject(r.out).value(QStringLiteral("gate")).toObject();
     QCOMPARE(gate.value(QStringLiteral("threshold_pct")).toDouble(), 25.0);
     QCOMPARE(gate.value(QStringLiteral("failed")).toBool(), false);
     QVERIFY(gate.value(QStringLiteral("slower")).toArray().isEmpty());
@@ -179,7 +174,7 @@ void TestCliNoise::gateFailsSlowerRun()
     auto r = test::runCli({QStringLiteral("compare"), m_a, big, QStringLiteral("--repeats"), QStringLiteral("--fail-if-slower"),
                            QStringLiteral("5%"), QStringLiteral("--within"), QStringLiteral("layer=softmax"), QStringLiteral("--json")});
     QVERIFY2(r.exitCode == 3, qPrintable(r.out + r.err));
-    const QJsonObject o = parseObject(r.out);
+    const QJsonObject o = test::jsonObject(r.out);
     const QJsonObject gate = o.value(QStringLiteral("gate")).toObject();
     QCOMPARE(gate.value(QStringLiteral("failed")).toBool(), true);
     const QJsonArray slower = gate.value(QStringLiteral("slower")).toArray();
@@ -214,7 +209,7 @@ void TestCliNoise::gateBadInput()
     // Without the gate a 1-step run compares, every verdict not enough samples.
     r = test::runCli({QStringLiteral("compare"), m_a + QStringLiteral(":1"), one, QStringLiteral("--json")});
     QCOMPARE(r.exitCode, 0);
-    for (const QJsonValue& g : parseObject(r.out).value(QStringLiteral("groups")).toArray())
+    for (const QJsonValue& g : test::jsonObject(r.out).value(QStringLiteral("groups")).toArray())
         QCOMPARE(g.toObject().value(QStringLiteral("verdict_2")).toString(), QStringLiteral("not_enough_samples"));
 }
 

@@ -23,12 +23,6 @@ using test::runCli;
 
 namespace {
 
-QJsonObject parseObject(const QString& text)
-{
-    QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8());
-    return doc.object();
-}
-
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
@@ -66,7 +60,7 @@ void TestCliPredict::statsHasFeatures()
 {
     auto r = runCli({"stats", m_file + ":1", "--group-by", "layer", "--json"});
     QCOMPARE(r.exitCode, 0);
-    QJsonObject o = parseObject(r.out);
+    QJsonObject o = test::jsonObject(r.out);
     QJsonArray groups = o.value("groups").toArray();
     QVERIFY(!groups.isEmpty());
     double flops = 0;
@@ -120,7 +114,7 @@ void TestCliPredict::evaluateSweep()
 {
     auto r = runCli({"predict", "--evaluate", m_file, "--json"});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    QJsonObject o = parseObject(r.out);
+    QJsonObject o = test::jsonObject(r.out);
     QCOMPARE(o.value("runs").toArray().size(), 6);
     // The MAPE table: per layer and whole step, for the predictor, the roofline (calibrated by
     // the test above) and FLOPs alone.
@@ -189,7 +183,7 @@ void TestCliPredict::fitAndPredictWithModel()
     QVERIFY2(c.exitCode == 0, qPrintable(c.err));
     // --evaluate skips predicted runs.
     auto e = runCli({"predict", "--evaluate", m_file, "--json"});
-    QCOMPARE(parseObject(e.out).value("runs").toArray().size(), 6);
+    QCOMPARE(test::jsonObject(e.out).value("runs").toArray().size(), 6);
 }
 
 void TestCliPredict::fitTakesSeveralRuns()

@@ -19,15 +19,6 @@ using test::runCli;
 
 namespace {
 
-QJsonObject parseObject(const QString& text)
-{
-    QJsonParseError err{};
-    QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &err);
-    if (err.error != QJsonParseError::NoError || !doc.isObject())
-        qWarning("not a JSON object: %s: %s", qPrintable(err.errorString()), qPrintable(text.left(300)));
-    return doc.object();
-}
-
 QStringList tinyCapture()
 {
     return {"capture", "--workload", "gcn", "--preset", "tiny", "--backend", "cpu", "--steps", "2", "--warmup", "0"};
@@ -55,7 +46,7 @@ void TestCliVariants::sweepOfThreeCaptures()
     std::set<QString> ids;
     QStringList values;
     for (const QString& l : lines) {
-        QJsonObject o = parseObject(l);
+        QJsonObject o = test::jsonObject(l);
         ids.insert(o["sweep_id"].toString());
         QCOMPARE(o["sweep_key"].toString(), QStringLiteral("hidden"));
         values << o["sweep_value"].toString();
@@ -78,7 +69,7 @@ void TestCliVariants::sweepOfThreeCaptures()
 
     auto s = runCli({"sweep", file, "--json"});
     QVERIFY2(s.exitCode == 0, qPrintable(s.err));
-    QJsonObject t = parseObject(s.out);
+    QJsonObject t = test::jsonObject(s.out);
     QCOMPARE(t["sweep"].toObject()["id"].toString(), *ids.begin());
     QCOMPARE(t["x_key"].toString(), QStringLiteral("hidden"));
     QVERIFY(t["numeric"].toBool());
@@ -120,7 +111,7 @@ void TestCliVariants::sweepOfThreeCaptures()
     auto l2 = runCli({"sweep", file, "--list", "--json"});
     QCOMPARE(QJsonDocument::fromJson(l2.out.toUtf8()).array().size(), 2);
     auto old = runCli({"sweep", file, "--sweep", *ids.begin(), "--json"});
-    QCOMPARE(parseObject(old.out)["x_key"].toString(), QStringLiteral("hidden"));
+    QCOMPARE(test::jsonObject(old.out)["x_key"].toString(), QStringLiteral("hidden"));
     auto bad = runCli({"sweep", file, "--sweep", "nope"});
     QCOMPARE(bad.exitCode, 1);
     QVERIFY(bad.err.contains(*ids.begin()));   // the message lists the file's sweeps
@@ -154,7 +145,7 @@ void TestCliVariants::variantsEqualCompare()
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
     auto v = runCli({"variants", file, "--json"});
     QVERIFY2(v.exitCode == 0, qPrintable(v.err));
-    QJsonObject t = parseObject(v.out);
+    QJsonObject t = test::jsonObject(v.out);
     QCOMPARE(t["setting"].toString(), QStringLiteral("variant"));
     QCOMPARE(t["layer"].toString(), QStringLiteral("softmax"));
     QCOMPARE(t["baseline_value"].toString(), QStringLiteral("adaptive"));
@@ -174,7 +165,7 @@ void TestCliVariants::variantsEqualCompare()
         sel << file + ":" + QString::number(x.toObject()["run"].toInt());
     auto c = runCli(QStringList(sel) << "--json");
     QVERIFY2(c.exitCode == 0, qPrintable(c.err));
-    QJsonObject cmp = parseObject(c.out);
+    QJsonObject cmp = test::jsonObject(c.out);
     QCOMPARE(cmp["per"].toString(), QStringLiteral("step"));
     // compare's rows are keyed by column id: ns_1 (BASE) .. ns_3 (docs/compare.md).
     auto perRun = [](const QJsonObject& row) {
@@ -191,7 +182,7 @@ void TestCliVariants::variantsEqualCompare()
     QJsonArray totals = perRun(cmp["total"].toObject());
     auto cf = runCli(QStringList(sel) << "--within" << "phase=forward" << "--json");
     QJsonArray fwdNs;
-    for (const auto& g : parseObject(cf.out)["groups"].toArray())
+    for (const auto& g : test::jsonObject(cf.out)["groups"].toArray())
         if (g.toObject()["path"].toString() == QLatin1String("softmax"))
             fwdNs = perRun(g.toObject());
     QCOMPARE(fwdNs.size(), 3);
@@ -215,7 +206,7 @@ void TestCliVariants::variantsEqualCompare()
     given << sel.mid(1) << "--baseline" << "full" << "--json";
     auto g = runCli(given);
     QVERIFY2(g.exitCode == 0, qPrintable(g.err));
-    QJsonObject gt = parseObject(g.out);
+    QJsonObject gt = test::jsonObject(g.out);
     QCOMPARE(gt["baseline_value"].toString(), QStringLiteral("full"));
     QCOMPARE(gt["runs"].toArray()[0].toObject()["speedup"].toDouble(), 1.0);
     QCOMPARE(gt["runs"].toArray()[0].toObject()["baseline"].toString(), QStringLiteral("yes"));
@@ -255,11 +246,11 @@ void TestCliVariants::softmaxPerStepIsForwardBackward()
     QString file = QString::fromStdString(test::tempPath("phases.wt"));
     auto r = runCli(tinyCapture() << "--json" << "-o" << file);
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    QJsonObject cap = parseObject(r.out);
+    QJsonObject cap = test::jsonObject(r.out);
     auto s = runCli({"stats", file, "--group-by", "phase", "--within", "layer=softmax", "--json"});
     QVERIFY2(s.exitCode == 0, qPrintable(s.err));
     qint64 fwd = 0, bwd = 0, upd = 0;
-    for (const auto& g : parseObject(s.out)["groups"].toArray()) {
+    for (const auto& g : test::jsonObject(s.out)["groups"].toArray()) {
         QJsonObject o = g.toObject();
         if (o["name"].toString() == QLatin1String("forward"))
             fwd = o["time_ns"].toInteger();

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -162,6 +163,15 @@ QString firstDifference(const QByteArray& a, const QByteArray& b)
             return QStringLiteral("line %1:\n  %2\n  %3").arg(i + 1).arg(QString::fromUtf8(x), QString::fromUtf8(y));
     }
     return QStringLiteral("(equal)");
+}
+
+QJsonObject jsonObject(const QString& text)
+{
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(text.toUtf8(), &err);
+    if (err.error != QJsonParseError::NoError || !doc.isObject())
+        qWarning("not a JSON object: %s: %s", qPrintable(err.errorString()), qPrintable(text.left(300)));
+    return doc.object();
 }
 
 }  // namespace wt::test

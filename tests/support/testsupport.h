@@ -1,6 +1,7 @@
 // Helpers shared by the tests: temporary files, running the CLI, fixture paths.
 #pragma once
 
+#include <QJsonObject>
 #include <QString>
 #include <QTest>
 #include <QStringList>
@@ -51,6 +52,10 @@ std::string gunzipped(const std::string& path);
 // The fields of one CSV line (RFC 4180 quoting: the exporters quote names with commas or
 // quotes), for tests that read `wheretime export --format csv` or a table's CSV back.
 std::vector<std::string> csvFields(const std::string& line);
+
+// The JSON object a CLI printed (--json); an empty object, with a warning naming the parse
+// error and the text's start, when it is not one (the test's own checks then fail).
+QJsonObject jsonObject(const QString& text);
 
 // True when the environment says CI=true: tests that need a shared trace fail there.
 bool inCi();

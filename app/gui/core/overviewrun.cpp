@@ -56,26 +56,7 @@ std::shared_ptr<RunData> loadOverviewRun(const std::string& path, int64_t runId)
         d.devices.push_back(DeviceData{id, name.isEmpty() ? QStringLiteral("Device %1").arg(id) : name});
     auto deviceIndex = [&](int32_t id) { return int(std::distance(deviceNames.begin(), deviceNames.find(id))); };
 
-    std::unordered_map<int64_t, uint32_t> nodeIndex;
-    for (const ScopeNode& n : tree.nodes())
-        nodeIndex[n.id] = uint32_t(nodeIndex.size());
-    for (const ScopeNode& n : tree.nodes()) {
-        ScopeNodeData nd;
-        nd.id = n.id;
-        auto p = nodeIndex.find(n.parentId);
-        nd.parent = n.parentId != 0 && p != nodeIndex.end() ? p->second : kNone;
-        nd.name = d.name(n.nameId);
-        nd.level = d.name(n.levelId);
-        nd.depth = std::max(1, n.depth);
-        d.nodes.push_back(std::move(nd));
-    }
-    assignLayers(d, tree);
-    uint32_t maxString = 0;
-    for (const auto& [id, s] : d.strings())
-        maxString = std::max(maxString, id);
-    d.nameColors.assign(size_t(maxString) + 1, LayerPalette::neutral());
-    for (const auto& [id, s] : d.strings())
-        d.nameColors[id] = LayerPalette::hashColor(s);
+    const std::unordered_map<int64_t, uint32_t> nodeIndex = assignScopeNodes(d, tree);
 
     // Pseudo-instances carry the buckets' colours: one per scope used by a track's buckets, one
     // per lane bucket (with its extent as the GPU span).

@@ -248,6 +248,31 @@ LayerPalette layerPalette(const ScopeTree& tree)
     return LayerPalette(layers);
 }
 
+std::unordered_map<int64_t, uint32_t> assignScopeNodes(RunData& d, const ScopeTree& tree)
+{
+    std::unordered_map<int64_t, uint32_t> nodeIndex;
+    for (const ScopeNode& n : tree.nodes())
+        nodeIndex[n.id] = uint32_t(nodeIndex.size());
+    for (const ScopeNode& n : tree.nodes()) {
+        ScopeNodeData nd;
+        nd.id = n.id;
+        auto p = nodeIndex.find(n.parentId);
+        nd.parent = n.parentId != 0 && p != nodeIndex.end() ? p->second : kNone;
+        nd.name = d.name(n.nameId);
+        nd.level = d.name(n.levelId);
+        nd.depth = std::max(1, n.depth);
+        d.nodes.push_back(std::move(nd));
+    }
+    assignLayers(d, tree);
+    uint32_t maxString = 0;
+    for (const auto& [id, s] : d.strings())
+        maxString = std::max(maxString, id);
+    d.nameColors.assign(size_t(maxString) + 1, LayerPalette::neutral());
+    for (const auto& [id, s] : d.strings())
+        d.nameColors[id] = LayerPalette::hashColor(s);
+    return nodeIndex;
+}
+
 // Layer grouping: analysis's layer rule (wt::layerKey), the one the breakdowns use, so the
 // timeline's layers are the pie's. A node without a layer (a step or phase above the layers)
 // keeps the color of its own name.
@@ -336,26 +361,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
 
     // Scope tree: the profile's nodes (by id, parents first), so node i is tree position i.
     const std::vector<ScopeNode>& nodes = tree.nodes();
-    std::unordered_map<int64_t, uint32_t> nodeIndex;
-    for (const ScopeNode& n : nodes)
-        nodeIndex[n.id] = uint32_t(nodeIndex.size());
-    for (const ScopeNode& n : nodes) {
-        ScopeNodeData nd;
-        nd.id = n.id;
-        auto p = nodeIndex.find(n.parentId);
-        nd.parent = n.parentId != 0 && p != nodeIndex.end() ? p->second : kNone;
-        nd.name = d.name(n.nameId);
-        nd.level = d.name(n.levelId);
-        nd.depth = std::max(1, n.depth);
-        d.nodes.push_back(std::move(nd));
-    }
-    assignLayers(d, tree);
-    uint32_t maxString = 0;
-    for (const auto& [id, s] : d.strings())
-        maxString = std::max(maxString, id);
-    d.nameColors.assign(size_t(maxString) + 1, LayerPalette::neutral());
-    for (const auto& [id, s] : d.strings())
-        d.nameColors[id] = LayerPalette::hashColor(s);
+    const std::unordered_map<int64_t, uint32_t> nodeIndex = assignScopeNodes(d, tree);
 
     // Scope instances in id order. A run's ids are dense (Reader::forEachScopeInstanceBlock):
     // each decoded chunk is written straight into the arrays at id - first id, on both cores,

@@ -290,6 +290,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
 
 // The nodes' layers, layer indices and colours from the tree (loadRun and loadOverviewRun).
 void assignLayers(RunData& run, const ScopeTree& tree);
+// run.nodes from the tree (by id, parents first: node i is tree position i), their layers
+// (assignLayers) and the names' colours; returns scope id -> node index (loadRun and
+// loadOverviewRun). The run's strings must be loaded.
+std::unordered_map<int64_t, uint32_t> assignScopeNodes(RunData& run, const ScopeTree& tree);
 
 // A copy of a loaded run with another layer depth (analysis withLayerDepth): its profile and
 // its nodes' layers and layer colours follow the layer rule at that depth (the GUI's
