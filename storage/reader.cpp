@@ -94,12 +94,15 @@ public:
             ids.push_back(s.int64(0));
         if (ids.empty())
             return;
-        const uint64_t range = uint64_t(ids.back()) - uint64_t(ids.front()) + 1;
-        if (range <= uint64_t(ids.size()) * 4 + 4096) {
-            m_first = ids.front();
+        // Bounds from the values, not from ORDER BY: in a damaged file an id may be stored as
+        // text or a real, which SQLite sorts after the integers (fuzz_wtfile).
+        const auto [lo, hi] = std::minmax_element(ids.begin(), ids.end());
+        const uint64_t range = uint64_t(*hi) - uint64_t(*lo) + 1;   // wraps for spans past 2^63: a set then
+        if (range != 0 && range <= uint64_t(ids.size()) * 4 + 4096) {
+            m_first = *lo;
             m_table.assign(size_t(range), 0);
             for (int64_t id : ids)
-                m_table[size_t(id - m_first)] = 1;
+                m_table[size_t(uint64_t(id) - uint64_t(m_first))] = 1;
         } else {
             m_set.insert(ids.begin(), ids.end());
         }
@@ -107,7 +110,8 @@ public:
     bool has(int64_t id) const
     {
         if (!m_table.empty())
-            return id >= m_first && uint64_t(id - m_first) < m_table.size() && m_table[size_t(id - m_first)];
+            return id >= m_first && uint64_t(id) - uint64_t(m_first) < m_table.size() &&
+                   m_table[size_t(uint64_t(id) - uint64_t(m_first))];
         return m_set.count(id) != 0;
     }
 
