@@ -102,14 +102,6 @@ std::optional<int64_t> rankFromMetadata(const std::vector<std::pair<std::string,
     return std::nullopt;
 }
 
-double medianOf(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 }  // namespace
 
@@ -236,12 +228,12 @@ StragglerRule markStragglers(std::vector<RankSummary>& ranks, double k)
         if (r.step.n > 0)
             medians.push_back(r.step.median);
     rule.ranks = medians.size();
-    rule.medianNs = medianOf(medians);
+    rule.medianNs = summarize(medians).median;
     std::vector<double> deviations;
     deviations.reserve(medians.size());
     for (double m : medians)
         deviations.push_back(std::fabs(m - rule.medianNs));
-    rule.madNs = medianOf(std::move(deviations));
+    rule.madNs = summarize(std::move(deviations)).median;
     // 1.4826 x MAD estimates the standard deviation of normal samples; the floor keeps a job of
     // identical ranks (MAD 0) from calling a rank 0.1% slower a straggler.
     if (rule.ranks >= kMinSamples)

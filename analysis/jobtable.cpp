@@ -1,5 +1,7 @@
 #include "analysis/jobtable.h"
 
+#include "analysis/samplestats.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -22,14 +24,6 @@ std::string ms(double ns)
     return buf;
 }
 
-double medianOf(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The layer's time on a rank; nullopt when the rank has no such layer.
 std::optional<int64_t> layerTime(const RankSummary& r, const std::string& layer)
@@ -84,7 +78,7 @@ Table jobRanksTable(const JobSummary& job, const std::optional<std::string>& lay
         for (const RankSummary& r : job.ranks)
             if (auto ns = layerTime(r, *layer))
                 times.push_back(double(*ns));
-        layerMedian = medianOf(std::move(times));
+        layerMedian = summarize(std::move(times)).median;
     }
     t.rows.reserve(job.ranks.size());
     std::string stragglers;
@@ -193,7 +187,7 @@ Table jobLayersTable(const JobSummary& job)
         .add("max_vs_median", "max vs median", Unit::Ratio);
     for (const auto& [name, a] : order) {
         std::vector<Cell>& row = t.addRow();
-        const double median = medianOf(a->times);
+        const double median = summarize(a->times).median;
         row[0] = name;
         row[1] = int64_t(a->times.size());
         row[2] = a->sum / double(a->times.size());
