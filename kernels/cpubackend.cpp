@@ -4,7 +4,6 @@
 #include "kernels/cpurows.h"
 
 #include <cblas.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -14,26 +13,6 @@
 
 namespace wt::kernels {
 namespace {
-
-// OpenBLAS's thread count, looked up at run time: BLAS::BLAS may be another BLAS (reference,
-// BLIS) that has no such call, and then batched products stay one call after another.
-struct BlasThreads {
-    void (*set)(int) = nullptr;
-    int (*get)() = nullptr;
-};
-
-const BlasThreads& blasThreads()
-{
-    static const BlasThreads t = [] {
-        BlasThreads b;
-        b.set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-        b.get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-        if (!b.set || !b.get)
-            b = {};
-        return b;
-    }();
-    return t;
-}
 
 // A product of the batch below this many multiply-adds is split by batch item over the pool,
 // each item one single-threaded sgemm: OpenBLAS would start its threads for every small
@@ -69,9 +48,7 @@ public:
     void gemmBatched(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, int64_t sA,
                      const float* B, int ldb, int64_t sB, float beta, float* C, int ldc, int64_t sC, int batch) override
     {
-        const BlasThreads& bt = blasThreads();
-        const bool split = batch > 1 && cpu::vectorized() && cpu::threads() > 1 && bt.set &&
-                           double(M) * N * K < kSmallProductMacs;
+        const bool split = batch > 1 && cpu::vectorized() && cpu::threads() > 1 && double(M) * N * K < kSmallProductMacs;
         if (!split) {
             for (int i = 0; i < batch; ++i)
                 gemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
@@ -79,13 +56,14 @@ public:
         }
         // Each item is written by one thread in OpenBLAS's own order, so the bits do not depend
         // on the thread count or the split.
-        const int before = bt.get();
-        bt.set(1);
+        // OpenBLAS's own calls, as cpurows.cpp's default thread count uses them.
+        const int before = openblas_get_num_threads();
+        openblas_set_num_threads(1);
         cpu::parallelFor(batch, 1, [&](int64_t lo, int64_t hi) {
             for (int64_t i = lo; i < hi; ++i)
                 gemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
         });
-        bt.set(before);
+        openblas_set_num_threads(before);
     }
     void synchronize() override {}
 };
