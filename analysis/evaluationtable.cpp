@@ -17,6 +17,10 @@ Table evaluationRunsTable(const Evaluation& ev, const std::string& file, const s
     t.add("layer_mape_roofline", "layer MAPE roofline", Unit::Percent, false);
     t.add("layer_mape_flops", "layer MAPE FLOPs only", Unit::Percent, false);
     t.add("group", "held out with", Unit::Text, ev.holdOut != HoldOut::Run);
+    bool pooled = false;
+    for (const RunEvaluation& r : ev.runs)
+        pooled = pooled || r.repeats > 1;
+    t.add("repeats", "repeats", Unit::Count, pooled);
     const std::string roof = " (roofline: " + (device.empty() ? std::string("none, no calibration") : device) + ")";
     if (ev.holdOut == HoldOut::Run)
         t.notes.push_back("leave-one-run-out over " + std::to_string(ev.runs.size()) + " runs of " + file + roof +
@@ -25,6 +29,8 @@ Table evaluationRunsTable(const Evaluation& ev, const std::string& file, const s
         t.notes.push_back(std::string("held out by ") + holdOutName(ev.holdOut) + ": " + std::to_string(ev.groups.size()) +
                           " groups, " + std::to_string(ev.runs.size()) + " runs of " + file + roof +
                           "; step times per step, each group's runs predicted by the predictor fitted on the other groups' runs");
+    t.notes.push_back("measured: the median over the steps of every repeat of a configuration (capture --repeat: "
+                      "repeats are held out and compared as one row); predicted: per step");
     t.notes.push_back(std::string("predictor: ") +
                       (ev.model == PredictorKind::Mlp ? "mlp (per launch, Justus et al. 2018)"
                                                       : "regression (per op kind, cross-kind feature model)"));
@@ -43,6 +49,7 @@ Table evaluationRunsTable(const Evaluation& ev, const std::string& file, const s
         row[c++] = roofline(r.layerMapeRoofline);
         row[c++] = r.layerMapeFlops;
         row[c++] = r.group;
+        row[c++] = int64_t(r.repeats);
     }
     return t;
 }
@@ -71,6 +78,9 @@ Table evaluationOpsTable(const Evaluation& ev)
 {
     Table t;
     t.id = "prediction_ops";
+    const bool byGroup = !ev.ops.empty() && !ev.ops.front().group.empty();
+    if (byGroup)
+        t.add("group", "held out with", Unit::Text);
     t.add("op", "op", Unit::Text);
     t.add("kind", "kind", Unit::Text);
     t.add("launches", "launches", Unit::Count);
@@ -79,11 +89,14 @@ Table evaluationOpsTable(const Evaluation& ev)
     t.add("error_pct", "error", Unit::Percent);
     t.add("share", "share", Unit::Share);
     t.add("by_features", "by features", Unit::Share);
-    for (const OpError& o : ev.ops)
+    for (const OpError& o : ev.ops) {
         t.rows.push_back({o.name, o.kind, o.launches, o.measuredNs, o.modelNs,
                           o.measuredNs > 0 ? Cell((o.modelNs - o.measuredNs) / o.measuredNs * 100.0) : Cell(),
                           ev.heldOutMeasuredNs > 0 ? Cell(o.measuredNs / ev.heldOutMeasuredNs) : Cell(),
                           o.launches ? Cell(double(o.byFeatures) / double(o.launches)) : Cell()});
+        if (byGroup)
+            t.rows.back().insert(t.rows.back().begin(), o.group);
+    }
     t.notes.push_back("the op names whose held-out time the predictor missed by the most (per step, summed over the held-out runs)");
     return t;
 }

@@ -20,8 +20,9 @@
 namespace wt {
 
 // Columns: run, name, measured_step_ns, model_step_ns, roofline_step_ns, flops_step_ns, layers,
-// layer_mape_model, layer_mape_roofline, layer_mape_flops, group. Notes: the hold-out, the file
-// and the roofline's device (`device` empty: none).
+// layer_mape_model, layer_mape_roofline, layer_mape_flops, group, repeats (one row per
+// configuration: its repeats pooled, measured as the median over their steps). Notes: the
+// hold-out, the file and the roofline's device (`device` empty: none).
 Table evaluationRunsTable(const Evaluation& ev, const std::string& file, const std::string& device);
 
 // Columns: group, runs, layers, step_mape_model, step_mape_roofline, step_mape_flops,

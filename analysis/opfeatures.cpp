@@ -1,5 +1,6 @@
 #include "analysis/opfeatures.h"
 
+#include "analysis/compare.h"
 #include "storage/reader.h"
 
 #include <unordered_map>
@@ -10,6 +11,9 @@ RunSamples loadRunSamples(const Reader& reader, int64_t runId)
 {
     RunSamples out;
     out.run = reader.run(runId);
+    for (const auto& [key, value] : reader.metadata(runId))
+        if (key == kRepeatIdKey)
+            out.repeatId = value;
     std::vector<LaunchFeatures> launches = reader.launches(runId);
     const ScopeTree tree = ScopeTree::load(reader, runId);
     const std::vector<ScopeInstance> instances = reader.scopeInstances(runId);

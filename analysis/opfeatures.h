@@ -37,6 +37,9 @@ struct RunSamples {
     RunInfo run;
     int64_t steps = 0;            // step scope instances
     std::vector<LaunchSample> launches;
+    // The run's repeat tag (`capture --repeat`: metadata repeat_id); runs with one tag are repeats
+    // of one configuration, which evaluate() holds out and compares as one. Empty: untagged.
+    std::string repeatId;
 };
 
 // Loads the launches of a run with their measured times. Empty launches: the run has no features.

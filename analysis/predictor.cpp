@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 namespace wt {
@@ -138,6 +139,14 @@ std::string scopedKey(const LaunchSample& s)
 
 double ape(double predicted, double measured) { return std::fabs(predicted - measured) / measured * 100.0; }
 
+double medianOf(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
 }  // namespace
 
 std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<double>& flops,
@@ -239,6 +248,34 @@ std::optional<double> FeatureModel::predictNs(const LaunchSample& s, const Devic
     return t;
 }
 
+double GemmShapes::distance(const Point& p, const LaunchSample& s)
+{
+    auto lg = [](int64_t a, int64_t b) { return std::fabs(std::log2(double(std::max<int64_t>(a, 1)) / double(std::max<int64_t>(b, 1)))); };
+    return lg(p.m, s.m) + lg(p.n, s.n) + lg(p.k, s.k) + lg(p.batch, s.batch) + (p.name == s.name ? 0.0 : kOtherName);
+}
+
+std::optional<double> GemmShapes::predictNs(const LaunchSample& s) const
+{
+    if (points.empty() || s.kind != "gemm" || !(s.flops > 0))
+        return std::nullopt;
+    std::vector<std::pair<double, double>> near;   // distance, log ns per FLOP
+    near.reserve(points.size());
+    for (const Point& p : points)
+        if (p.nsPerFlop > 0)
+            near.emplace_back(distance(p, s), std::log(p.nsPerFlop));
+    if (near.empty())
+        return std::nullopt;
+    const size_t k = std::min(near.size(), size_t(kNeighbours));
+    std::partial_sort(near.begin(), near.begin() + std::ptrdiff_t(k), near.end());
+    double sw = 0, swl = 0;
+    for (size_t i = 0; i < k; ++i) {
+        const double w = 1.0 / (near[i].first + kSoften);
+        sw += w;
+        swl += w * near[i].second;
+    }
+    return s.flops * std::exp(swl / sw);
+}
+
 namespace {
 
 Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& name,
@@ -294,9 +331,31 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
     }
     if (byKey.empty())
         throw std::invalid_argument("no measured launches with op features to fit on (capture runs with this version)");
+    std::set<std::string> seenGemm;
     for (auto& [key, c] : byKey)
         if (auto cls = fitCostClass(key, c.f, c.b, c.t))
             p.classes.emplace(key, *cls);
+    // One point per distinct GEMM (name and sizes), at the median of its identical launches'
+    // medians over op scopes.
+    std::map<std::string, std::pair<GemmShapes::Point, std::vector<double>>> gemmPoints;
+    for (const RunSamples* r : runs)
+        for (const LaunchSample& s : r->launches) {
+            if (s.timeNs < 0 || s.kind != "gemm" || !(s.flops > 0))
+                continue;
+            const std::string id = identity(s);
+            if (!seenGemm.insert(id).second)
+                continue;
+            const std::string shape = s.name + ' ' + std::to_string(s.m) + ' ' + std::to_string(s.n) + ' ' +
+                                      std::to_string(s.k) + ' ' + std::to_string(s.batch);
+            auto& [point, rates] = gemmPoints[shape];
+            point.name = s.name;
+            point.m = s.m, point.n = s.n, point.k = s.k, point.batch = s.batch;
+            rates.push_back(identical[id] / s.flops);
+        }
+    for (auto& [shape, pr] : gemmPoints) {
+        pr.first.nsPerFlop = medianOf(pr.second);
+        p.gemms.points.push_back(pr.first);
+    }
     for (auto& [kind, samples] : byKind) {
         auto& c = samples;   // a plain reference: clang before 16 cannot capture a structured binding
         auto column = [&](size_t i, int j) { return c.x[i][j]; };
@@ -341,11 +400,17 @@ const CostClass* Predictor::classFor(const LaunchSample& s) const
 {
     if (mlp)
         return nullptr;
-    for (const std::string& key : {scopedKey(s), s.name}) {
+    auto covering = [&](const std::string& key) -> const CostClass* {
         auto it = classes.find(key);
-        if (it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()))
-            return &it->second;
-    }
+        return it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()) ? &it->second
+                                                                                                                 : nullptr;
+    };
+    if (const CostClass* c = covering(scopedKey(s)))
+        return c;
+    if (s.kind == "gemm" && s.flops > 0 && !gemms.points.empty())
+        return nullptr;   // the GEMM shapes
+    if (const CostClass* c = covering(s.name))
+        return c;
     if (features.weightsFor(s.kind))
         return nullptr;
     // A predictor stored before the feature model: the launch kind's class, else the global one.
@@ -363,6 +428,8 @@ double Predictor::predictNs(const LaunchSample& s) const
         return mlp->predictNs(s, calibration.value_or(nominalCalibration()));
     if (const CostClass* c = classFor(s))
         return c->predictNs(s.flops, s.bytes());
+    if (auto g = gemms.predictNs(s))
+        return *g;
     return features.predictNs(s, calibration.value_or(nominalCalibration())).value_or(0.0);
 }
 
@@ -382,6 +449,8 @@ Predictor Predictor::rescaledTo(const DeviceSpec& target) const
         c.nsPerByte *= perByte;
         c.nsPerByteOut *= perByte;
     }
+    for (GemmShapes::Point& g : p.gemms.points)
+        g.nsPerFlop *= perFlop;
     p.calibration = target;
     return p;
 }
@@ -403,6 +472,15 @@ std::string Predictor::toJson() const
         out += "\n{\"kind\":" + json::quote(kind) + ",\"launch\":" + json::number(w.w[0]) +
                ",\"compute\":" + json::number(w.w[1]) + ",\"memory\":" + json::number(w.w[2]) +
                ",\"rows\":" + json::number(w.w[3]) + ",\"samples\":" + std::to_string(w.samples) + "}";
+    }
+    out += "],\n\"gemm_shapes\":[";
+    first = true;
+    for (const GemmShapes::Point& g : gemms.points) {
+        out += (first ? "" : ",");
+        first = false;
+        out += "\n{\"name\":" + json::quote(g.name) + ",\"m\":" + std::to_string(g.m) + ",\"n\":" + std::to_string(g.n) +
+               ",\"k\":" + std::to_string(g.k) + ",\"batch\":" + std::to_string(g.batch) +
+               ",\"ns_per_flop\":" + json::number(g.nsPerFlop) + "}";
     }
     out += "],\n\"classes\":[";
     first = true;
@@ -444,6 +522,21 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
                 }
                 w.samples = int64_t(obj.requiredNumber("samples"));
                 p.features.byKind.emplace(obj.requiredString("kind"), w);
+            }
+        }
+        if (o.find("gemm_shapes")) {   // absent in predictors stored before it
+            for (const JsonValue& item : o.requiredArray("gemm_shapes").items()) {
+                const JsonValue& obj = item.expectObject();
+                GemmShapes::Point g;
+                g.name = obj.requiredString("name");
+                g.m = int64_t(obj.requiredNumber("m"));
+                g.n = int64_t(obj.requiredNumber("n"));
+                g.k = int64_t(obj.requiredNumber("k"));
+                g.batch = int64_t(obj.requiredNumber("batch"));
+                g.nsPerFlop = obj.requiredNumber("ns_per_flop");
+                if (!(g.nsPerFlop >= 0))
+                    throw JsonError("gemm_shapes: ns_per_flop must be a non-negative number");
+                p.gemms.points.push_back(g);
             }
         }
         for (const JsonValue& item : o.requiredArray("classes").items()) {
@@ -534,6 +627,7 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const std::optional<Dev
     return evaluate(runs, options);
 }
 
+
 Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions& options)
 {
     std::vector<size_t> usable;
@@ -546,12 +640,31 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
     }
     if (usable.size() < 2)
         throw std::invalid_argument("evaluation needs at least two measured runs with op features");
-    // The groups, in order of first appearance.
-    std::vector<std::string> groupOf(runs.size()), order;
+    // The units: the repeats of one configuration (one repeat tag) together, an untagged run
+    // alone, in order of first appearance. A unit is held out whole (leave-one-run-out never fits
+    // on a repeat of the held-out run) and compared as one: its measured figures are medians over
+    // the steps of all its repeats.
+    std::vector<std::vector<size_t>> units;
+    std::map<std::string, size_t> unitOfTag;
     for (size_t i : usable) {
-        groupOf[i] = holdOutGroup(runs[i], options.holdOut);
-        if (std::find(order.begin(), order.end(), groupOf[i]) == order.end())
-            order.push_back(groupOf[i]);
+        const std::string& tag = runs[i].repeatId;
+        auto it = tag.empty() ? unitOfTag.end() : unitOfTag.find(tag);
+        if (it != unitOfTag.end()) {
+            units[it->second].push_back(i);
+        } else {
+            if (!tag.empty())
+                unitOfTag.emplace(tag, units.size());
+            units.push_back({i});
+        }
+    }
+    // The groups, in order of first appearance; a unit's group is its first run's.
+    std::vector<std::string> groupOf(runs.size()), unitGroup(units.size()), order;
+    for (size_t u = 0; u < units.size(); ++u) {
+        unitGroup[u] = holdOutGroup(runs[units[u].front()], options.holdOut);
+        for (size_t i : units[u])
+            groupOf[i] = unitGroup[u];
+        if (std::find(order.begin(), order.end(), unitGroup[u]) == order.end())
+            order.push_back(unitGroup[u]);
     }
     if (order.size() < 2)
         throw std::invalid_argument(std::string("hold-out ") + holdOutName(options.holdOut) +
@@ -585,62 +698,103 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
         const double nsPerFlop = trainFlops > 0 ? trainTime / trainFlops : 0;
         GroupEvaluation ge;
         ge.group = group;
-        for (size_t held : usable) {
-            if (groupOf[held] != group)
+        for (size_t u = 0; u < units.size(); ++u) {
+            if (unitGroup[u] != group)
                 continue;
-            const RunSamples& r = runs[held];
-            const double steps = double(std::max<int64_t>(r.steps, 1));
-            struct Sums { double measured = 0, model = 0, roof = 0, flops = 0; };
-            std::map<std::string, Sums> layers;
-            Sums step;
-            for (const LaunchSample& s : r.launches) {
-                if (s.timeNs < 0)
-                    continue;
-                Sums one;
-                one.measured = double(s.timeNs);
-                one.model = model.predictNs(s);
-                OpError& op = ops[s.name];
-                op.name = s.name;
-                op.kind = s.kind;
-                ++op.launches;
-                op.byFeatures += model.classFor(s) ? 0 : 1;
-                op.measuredNs += one.measured / steps;
-                op.modelNs += one.model / steps;
-                ev.heldOutMeasuredNs += one.measured / steps;
-                one.roof = roofline ? rooflineNs(*roofline, s) : 0;
-                one.flops = s.flops * nsPerFlop;
-                for (Sums* t : {&layers[s.layer], &step}) {
-                    t->measured += one.measured;
-                    t->model += one.model;
-                    t->roof += one.roof;
-                    t->flops += one.flops;
+            const RunSamples& first = runs[units[u].front()];
+            // Per step of every repeat: the measured time of each layer and of the step (a
+            // launch outside any step counts a share in each of its run's steps). The predictions
+            // are the same for identical launches: their sums over the steps, per step.
+            struct Sums { double model = 0, roof = 0, flops = 0; };
+            std::map<std::string, Sums> predicted;
+            Sums stepPredicted;
+            std::map<std::string, std::vector<double>> layerSteps;   // per layer, one value per step
+            std::vector<double> stepTotals;
+            std::map<std::string, std::pair<double, double>> unitOps;   // per op name: measured, model (ns)
+            double totalSteps = 0;
+            for (size_t i : units[u]) {
+                const RunSamples& r = runs[i];
+                const size_t base = stepTotals.size();
+                std::map<int64_t, size_t> stepIndex;
+                size_t nSteps = size_t(std::max<int64_t>(r.steps, 1));
+                for (const LaunchSample& s : r.launches)
+                    if (s.timeNs >= 0 && s.stepInstance != 0 && stepIndex.emplace(s.stepInstance, stepIndex.size()).second)
+                        nSteps = std::max(nSteps, stepIndex.size());
+                totalSteps += double(nSteps);
+                stepTotals.resize(base + nSteps, 0.0);
+                for (auto& [layer, v] : layerSteps)
+                    v.resize(base + nSteps, 0.0);
+                for (const LaunchSample& s : r.launches) {
+                    if (s.timeNs < 0)
+                        continue;
+                    const double measured = double(s.timeNs);
+                    std::vector<double>& lv = layerSteps[s.layer];
+                    lv.resize(base + nSteps, 0.0);
+                    if (s.stepInstance != 0) {
+                        const size_t at = base + stepIndex.at(s.stepInstance);
+                        lv[at] += measured;
+                        stepTotals[at] += measured;
+                    } else {
+                        for (size_t k = base; k < base + nSteps; ++k) {
+                            lv[k] += measured / double(nSteps);
+                            stepTotals[k] += measured / double(nSteps);
+                        }
+                    }
+                    Sums one;
+                    one.model = model.predictNs(s);
+                    one.roof = roofline ? rooflineNs(*roofline, s) : 0;
+                    one.flops = s.flops * nsPerFlop;
+                    for (Sums* t : {&predicted[s.layer], &stepPredicted}) {
+                        t->model += one.model;
+                        t->roof += one.roof;
+                        t->flops += one.flops;
+                    }
+                    const std::string opKey = options.opsByGroup ? group + '\n' + s.name : s.name;
+                    OpError& op = ops[opKey];
+                    op.name = s.name;
+                    op.group = options.opsByGroup ? group : std::string();
+                    op.kind = s.kind;
+                    ++op.launches;
+                    op.byFeatures += model.classFor(s) ? 0 : 1;
+                    unitOps[opKey].first += measured;
+                    unitOps[opKey].second += one.model;
                 }
             }
+            // The op table's times per step of the unit (the mean over its repeats' steps).
+            for (const auto& [name, t] : unitOps) {
+                ops[name].measuredNs += t.first / totalSteps;
+                ops[name].modelNs += t.second / totalSteps;
+                ev.heldOutMeasuredNs += t.first / totalSteps;
+            }
             RunEvaluation re;
-            re.runId = r.run.id;
-            re.name = r.run.name;
+            re.runId = first.run.id;
+            re.name = first.run.name;
             re.group = group;
-            re.measuredStepNs = step.measured / steps;
-            re.modelStepNs = step.model / steps;
-            re.rooflineStepNs = step.roof / steps;
-            re.flopsStepNs = step.flops / steps;
-            for (const auto& [layer, t] : layers) {
-                if (!(t.measured > 0))
+            re.repeats = int(units[u].size());
+            re.measuredStepNs = medianOf(stepTotals);
+            re.modelStepNs = stepPredicted.model / totalSteps;
+            re.rooflineStepNs = stepPredicted.roof / totalSteps;
+            re.flopsStepNs = stepPredicted.flops / totalSteps;
+            for (const auto& [layer, v] : layerSteps) {
+                const double measured = medianOf(v);
+                if (!(measured > 0))
                     continue;
-                re.layerMapeModel += ape(t.model, t.measured);
-                re.layerMapeRoofline += ape(t.roof, t.measured);
-                re.layerMapeFlops += ape(t.flops, t.measured);
+                const Sums& t = predicted[layer];
+                const double modelNs = t.model / totalSteps, roofNs = t.roof / totalSteps, flopsNs = t.flops / totalSteps;
+                re.layerMapeModel += ape(modelNs, measured);
+                re.layerMapeRoofline += ape(roofNs, measured);
+                re.layerMapeFlops += ape(flopsNs, measured);
                 ++re.layers;
                 LayerError le;
-                le.runId = r.run.id;
-                le.runName = r.run.name;
+                le.runId = first.run.id;
+                le.runName = first.run.name;
                 le.group = group;
                 le.layer = layer;
-                le.measuredNs = t.measured / steps;
-                le.modelNs = t.model / steps;
-                le.errorPct = (t.model - t.measured) / t.measured * 100.0;
-                le.stepShare = step.measured > 0 ? t.measured / step.measured : 0;
-                ev.layers.push_back({r.run.id, group, layer, t.measured / steps, t.model / steps, t.roof / steps, t.flops / steps});
+                le.measuredNs = measured;
+                le.modelNs = modelNs;
+                le.errorPct = (modelNs - measured) / measured * 100.0;
+                le.stepShare = re.measuredStepNs > 0 ? measured / re.measuredStepNs : 0;
+                ev.layers.push_back({first.run.id, group, layer, measured, modelNs, roofNs, flopsNs});
                 layerErrors.push_back(std::move(le));
             }
             ev.layerMapeModel += re.layerMapeModel;

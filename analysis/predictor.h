@@ -90,6 +90,29 @@ struct FeatureModel {
     std::optional<double> predictNs(const LaunchSample& s, const DeviceSpec& calibration) const;
 };
 
+// A GEMM's efficiency depends on its shape (a thin or small GEMM runs far below the BLAS rate a
+// large square one reaches), which one line per op name through every shape cannot follow. The
+// fit keeps one point per distinct GEMM it saw (its sizes and the median time of its identical
+// launches, as ns per FLOP); a GEMM of an op scope the fit has no class for (another model's
+// projection, another size) is predicted at the ns per FLOP of the nearest shapes: distance
+// |log2| of the ratios of m, n, k and batch, plus kOtherName for another op name (a transpose
+// runs at another rate), the kNeighbours nearest weighted 1 / (distance + kSoften), their
+// log ns per FLOP averaged. The same shape again gives its own rate back.
+struct GemmShapes {
+    struct Point {
+        std::string name;           // "sgemm_nt", ...
+        int64_t m = 0, n = 0, k = 0, batch = 0;
+        double nsPerFlop = 0;
+    };
+    static constexpr int kNeighbours = 4;
+    static constexpr double kOtherName = 1.0;   // as far as one doubling of a size
+    static constexpr double kSoften = 0.25;
+    std::vector<Point> points;
+    static double distance(const Point& p, const LaunchSample& s);
+    // nullopt: no points, or the launch is not a GEMM with FLOPs.
+    std::optional<double> predictNs(const LaunchSample& s) const;
+};
+
 class Predictor {
 public:
     static constexpr int kMinSamples = 3;   // fewer: the class falls back to the feature model
@@ -98,6 +121,7 @@ public:
     std::string device;           // the device its runs were measured on
     std::map<std::string, CostClass> classes;
     FeatureModel features;        // empty in predictors stored before it: then the kind classes
+    GemmShapes gemms;             // GEMMs without a class of their op scope (empty in older predictors)
     // The calibration it was fitted with (the file's `wheretime calibrate`); none: nominal units.
     std::optional<DeviceSpec> calibration;
     // Set: the per-launch MLP predicts every launch (`--model mlp`); the classes are then empty.
@@ -112,8 +136,9 @@ public:
                             const std::optional<DeviceSpec>& calibration, uint64_t seed = 1,
                             int steps = MlpModel::kSteps);
     // The class of the launch's op name (in its op scope, else alone) whose range covers it,
-    // else (no feature model) its launch kind or the global one; nullptr when the feature model
-    // predicts it.
+    // else (no feature model) its launch kind or the global one; nullptr when the GEMM shapes or
+    // the feature model predict it. A GEMM without a class of its op scope goes to the GEMM
+    // shapes before the class of its op name.
     const CostClass* classFor(const LaunchSample& s) const;
     double predictNs(const LaunchSample& s) const;
     // The same model on another device: per-op fixed costs scaled by the ratio of the launch
@@ -135,10 +160,14 @@ std::optional<HoldOut> parseHoldOut(const std::string& text);
 // The group of a run under a hold-out: "run 3", "gcn", "bert-blocksparse", "small", "full".
 std::string holdOutGroup(const RunSamples& r, HoldOut h);
 
+// One held-out configuration: a run, or the repeats of one (capture --repeat), the first one's id
+// and name. Measured times are medians over the steps of every repeat (robust to a preempted
+// step); predicted times are per step (the same for every step of identical launches).
 struct RunEvaluation {
     int64_t runId = 0;
     std::string name;
     std::string group;            // its hold-out group
+    int repeats = 1;              // runs pooled: the repeats of the configuration
     double measuredStepNs = 0, modelStepNs = 0, rooflineStepNs = 0, flopsStepNs = 0;
     double layerMapeModel = 0, layerMapeRoofline = 0, layerMapeFlops = 0;   // percent
     int layers = 0;
@@ -173,6 +202,7 @@ struct LayerPrediction {
 // (predicted by the cross-kind feature model; the MLP predicts every launch by features).
 struct OpError {
     std::string name, kind;
+    std::string group;            // the held-out group (EvaluationOptions::opsByGroup), else empty
     int64_t launches = 0, byFeatures = 0;
     double measuredNs = 0, modelNs = 0;
 };
@@ -192,6 +222,8 @@ struct EvaluationOptions {
     std::optional<DeviceSpec> calibration;   // the measured device: the units of the fit's features
     size_t worstLayers = 10;
     size_t worstOps = 15;
+    // The op table per (held-out group, op name): which workload's ops the error comes from.
+    bool opsByGroup = false;
 };
 
 struct Evaluation {

@@ -6,24 +6,27 @@
 # regression and the MLP, each as text and JSON (docs/prediction.md, "Measured: held out by ...").
 # Captures 2.5 minutes on the loaded 2-core VM; the evaluations a few minutes (Release).
 #
-#   scripts/prediction-corpus.sh [-o DIR] [--repeat N] [--reduced] [--evaluate-only]
+#   scripts/prediction-corpus.sh [-o DIR] [--repeat N] [--reduced] [--capture-only | --evaluate-only]
 #       -o DIR           where the corpus and the results go (default out/prediction-corpus):
 #                        DIR/corpus.wt, DIR/eval-<hold-out>-<model>.txt and .json
-#       --repeat N       N captures of each configuration (capture --repeat; default 1)
+#       --repeat N       N captures of each configuration (capture --repeat; default 3: the
+#                        evaluation compares with the median over repeats)
 #       --reduced        one size per workload at the small preset (about a third of the time)
+#       --capture-only   the captures and the calibration, no evaluations
 #       --evaluate-only  no captures: the evaluations of an existing DIR/corpus.wt
 #   env: BUILD=build/release (else build/rel, build/dev, build/h) for the binary;
 #        OPENBLAS_NUM_THREADS (default 1: one BLAS thread, see below)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=$root/out/prediction-corpus repeat=1 reduced=0 evalonly=0
+dir=$root/out/prediction-corpus repeat=3 reduced=0 evalonly=0 captureonly=0
 while [ $# -gt 0 ]; do
     case "$1" in
         -o) dir=$2; shift 2 ;;
         --repeat) repeat=$2; shift 2 ;;
         --reduced) reduced=1; shift ;;
         --evaluate-only) evalonly=1; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --capture-only) captureonly=1; shift ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "prediction-corpus.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
     esac
 done
@@ -77,8 +80,9 @@ if [ "$evalonly" = 0 ]; then
         capture bert small --set density=0.25 --set block=16 --set hidden=256 --sweep variant=full,adaptive
     fi
     "$cli" calibrate "$file"
-    echo "captured in $(( $(date +%s) - start )) s"
+    echo "captured in $(( $(date +%s) - start )) s (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 fi
+[ "$captureonly" = 0 ] || exit 0
 
 for m in regression mlp; do
     for h in run workload preset variant; do

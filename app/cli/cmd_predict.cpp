@@ -37,7 +37,7 @@ const char* kUsage =
     "                         [--sweep key=v1,v2,...] --device NAME [--model NAME] [--steps N] -o FILE\n"
     "       wheretime predict --fit FILE[:RUN]... --name NAME [--model regression|mlp] [-o FILE]\n"
     "       wheretime predict --evaluate FILE [--hold-out run|workload|preset|variant] [--device NAME]\n"
-    "                         [--model regression|mlp] [--json | --csv]\n\n"
+    "                         [--model regression|mlp] [--ops-by-group] [--json | --csv]\n\n"
     "Predicted runs: the ops of a training step (as `wheretime workloads W --ops` lists them), each\n"
     "with a predicted time, written as a run with backend `model` and the scope tree of a capture,\n"
     "so stats, compare and the GUI show it like a measurement (metadata predicted=true).\n"
@@ -62,13 +62,18 @@ const char* kUsage =
     "the predictor, the roofline of --device (default: the file's first calibration) and FLOPs alone\n"
     "(one ns/FLOP fitted on the rest), per run, per group, the worst layers and the op names with the\n"
     "largest errors (where the error comes from; `by features`: launches no op-kind class covered).\n"
+    "Repeats of one configuration (capture --repeat) are held out together and compared as one row:\n"
+    "measured times are medians over the steps of every repeat.\n"
     "  --hold-out   run (default: leave-one-run-out), workload (gcn, transformer, bert, groupbert,\n"
     "               bert-blocksparse: bert with density < 1), preset, variant\n"
+    "  --ops-by-group  the op table per held-out group and op name (which group's ops the error\n"
+    "               comes from), with a group column\n"
     "  --model      with --fit and --evaluate: regression (default: per op kind, with the cross-kind\n"
     "               feature model) or mlp (per launch: the MLP of Justus et al., seed 1)\n"
     "  --csv        one row per held-out run: run, name, measured_step_ns, model_step_ns,\n"
     "               roofline_step_ns, flops_step_ns, layers, layer_mape_model, layer_mape_roofline,\n"
-    "               layer_mape_flops, group (ns per step; MAPE in percent; roofline empty without a device)\n"
+    "               layer_mape_flops, group, repeats (ns per step; MAPE in percent; roofline empty\n"
+    "               without a device)\n"
     "  --json       {file, roofline_device, hold_out, model, runs: [the --csv rows as objects],\n"
     "               groups: [{group, runs, layers, step_mape_model, step_mape_roofline, step_mape_flops,\n"
     "               layer_mape_model,\n"
@@ -309,6 +314,7 @@ int runEvaluate(Args& args)
             throw UsageError("--hold-out takes run, workload, preset or variant, not '" + *h + "'");
         options.holdOut = *parsed;
     }
+    options.opsByGroup = args.flag("--ops-by-group");
     if (auto m = args.value("--model")) {
         auto parsed = parsePredictorKind(*m);
         if (!parsed)
@@ -387,6 +393,7 @@ const RegisterCommand reg{{"predict", "predicted runs from a cost model (rooflin
                             {"--fit", "FILE[:RUN]...", "fit a predictor on these runs (every FILE[:RUN] up to the next option)"},
                             {"--evaluate", "FILE", "held-out evaluation of the runs of FILE (--hold-out)"},
                             {"--hold-out", "H", "--evaluate: hold out each run (default), workload, preset or variant"},
+                            {"--ops-by-group", "", "--evaluate: the op table per held-out group"},
                             {"--json", "", "--evaluate: print JSON"},
                             {"--csv", "", "--evaluate: print the per-run table as CSV"}}}};
 

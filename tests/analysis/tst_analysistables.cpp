@@ -236,8 +236,8 @@ void TestAnalysisTables::evaluationTables()
     // No device: the roofline's cells are none.
     const Table runs = evaluationRunsTable(ev, "f.wt", "");
     QCOMPARE(csvLines(runs), (QStringList{QStringLiteral("run,name,measured_step_ns,model_step_ns,roofline_step_ns,flops_step_ns,layers,"
-                                                         "layer_mape_model,layer_mape_roofline,layer_mape_flops,group"),
-                                          QStringLiteral("4,gcn-full,1000,900,,1200,3,12.5,,30,run 4")}));
+                                                         "layer_mape_model,layer_mape_roofline,layer_mape_flops,group,repeats"),
+                                          QStringLiteral("4,gcn-full,1000,900,,1200,3,12.5,,30,run 4,1")}));
     QVERIFY(render::text(runs).find("roofline: none") != std::string::npos);
     const Table mape = evaluationMapeTable(ev);
     QCOMPARE(csvLines(mape), (QStringList{QStringLiteral("error_of,model,roofline,flops"), QStringLiteral("per layer,12.5,,30"),

@@ -10,7 +10,9 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 
 using namespace wt;
@@ -81,6 +83,45 @@ std::vector<RunSamples> corpus()
     return runs;
 }
 
+// The corpus captured 3 times (capture --repeat 3: one repeat tag per configuration, ids 1..27,
+// configuration c's repeats c, c + 9, c + 18), every launch in its step's instance.
+std::vector<RunSamples> repeatedCorpus()
+{
+    std::mt19937 rng(11);
+    std::vector<RunSamples> runs;
+    int64_t id = 1;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        int config = 0;
+        for (const char* w : {"gcn", "transformer", "bert"})
+            for (double h : {128.0, 256.0, 384.0}) {
+                RunSamples r = run(id, w, h, rng);
+                r.repeatId = "config-" + std::to_string(config++);
+                for (size_t i = 0; i < r.launches.size(); ++i)
+                    r.launches[i].stepInstance = 1000 * id + int64_t(i / 12);   // 12 launches per step
+                runs.push_back(std::move(r));
+                ++id;
+            }
+    }
+    return runs;
+}
+
+// The per-step times of one configuration's repeats (every step of every repeat), of one layer
+// (empty: the whole step).
+std::vector<double> stepTimes(const std::vector<RunSamples>& runs, const std::string& tag, const std::string& layer = {})
+{
+    std::map<int64_t, double> bySteps;
+    for (const RunSamples& r : runs)
+        if (r.repeatId == tag)
+            for (const LaunchSample& s : r.launches)
+                if (layer.empty() || s.layer == layer)
+                    bySteps[s.stepInstance] += double(s.timeNs);
+    std::vector<double> v;
+    for (const auto& [step, t] : bySteps)
+        v.push_back(t);
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
 const RunEvaluation& rowOf(const Evaluation& ev, int64_t runId)
 {
     for (const RunEvaluation& r : ev.runs)
@@ -104,6 +145,9 @@ private slots:
     void jsonKeepsFeaturesAndCalibration();
     void tables();
     void oneGroupIsRefused();
+    void repeatsArePooledAndHeldOutTogether();
+    void gemmShapesNearestRates();
+    void gemmEfficiencyByShapeAcrossScopes();
 };
 
 void TestHoldOut::groupsOfRuns()
@@ -336,6 +380,154 @@ void TestHoldOut::oneGroupIsRefused()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, evaluate(runs, options));
     options.holdOut = HoldOut::Run;
     QCOMPARE(evaluate(runs, options).groups.size(), size_t(3));
+}
+
+// Repeats of one configuration are one row: held out together (leave-one-run-out does not fit on
+// a repeat of the held-out run) and measured as the median over the steps of all repeats, so one
+// preempted step does not move the figure the prediction is compared with.
+void TestHoldOut::repeatsArePooledAndHeldOutTogether()
+{
+    EvaluationOptions options;
+    options.calibration = calibration(100e9, 20e9, 100);
+    const std::vector<RunSamples> clean = repeatedCorpus();
+    const Evaluation before = evaluate(clean, options);
+    QCOMPARE(before.runs.size(), size_t(9));
+    QCOMPARE(before.groups.size(), size_t(9));
+    const RunEvaluation& row = rowOf(before, 2);   // gcn hidden 256: repeats 2, 11, 20
+    QCOMPARE(row.repeats, 3);
+    QCOMPARE(row.group, std::string("run 2"));
+    // 3 repeats x 2 steps: the median of 6 is the mean of the middle two.
+    const std::vector<double> steps = stepTimes(clean, "config-1");
+    QCOMPARE(steps.size(), size_t(6));
+    QVERIFY(std::fabs(row.measuredStepNs - 0.5 * (steps[2] + steps[3])) <= 1e-9 * row.measuredStepNs);
+    const std::vector<double> layer1 = stepTimes(clean, "config-1", "layer1");
+    bool found = false;
+    for (const LayerPrediction& l : before.layers)
+        if (l.runId == 2 && l.layer == "layer1") {
+            found = true;
+            QVERIFY(std::fabs(l.measuredNs - 0.5 * (layer1[2] + layer1[3])) <= 1e-9 * l.measuredNs);
+        }
+    QVERIFY(found);
+    // One step of one repeat preempted 50x: the median stays within the clean steps' range, the
+    // mean would be about 9x.
+    std::vector<RunSamples> preempted = clean;
+    for (LaunchSample& s : preempted[10].launches)   // run 11: the second repeat of configuration 1
+        if (s.stepInstance == 1000 * 11)
+            s.timeNs *= 50;
+    const Evaluation slow = evaluate(preempted, options);
+    const double m = rowOf(slow, 2).measuredStepNs;
+    QVERIFY2(m >= steps.front() && m <= steps.back(), qPrintable(QString::number(m)));
+    // Every repeat of configuration 1 poisoned (1/1000): its own prediction cannot move (nothing of
+    // it is in its fit), the others' do (it is in theirs).
+    std::vector<RunSamples> poisoned = clean;
+    for (RunSamples& r : poisoned)
+        if (r.repeatId == "config-1")
+            for (LaunchSample& s : r.launches)
+                s.timeNs = std::max<int64_t>(1, s.timeNs / 1000);
+    const Evaluation after = evaluate(poisoned, options);
+    QCOMPARE(rowOf(after, 2).modelStepNs, row.modelStepNs);
+    int moved = 0;
+    for (const RunEvaluation& r : before.runs)
+        moved += std::fabs(rowOf(after, r.runId).modelStepNs - r.modelStepNs) > 0.01 * r.modelStepNs;
+    QVERIFY2(moved > 0, qPrintable(QString::number(moved)));
+    // Untagged, the same runs are 27 rows, and a repeat of run 2 is in run 2's fit: the poison
+    // of run 11 alone moves run 2's prediction.
+    std::vector<RunSamples> untagged = clean;
+    for (RunSamples& r : untagged)
+        r.repeatId.clear();
+    const Evaluation loose = evaluate(untagged, options);
+    QCOMPARE(loose.runs.size(), size_t(27));
+    for (LaunchSample& s : untagged[10].launches)
+        s.timeNs = std::max<int64_t>(1, s.timeNs / 1000);
+    QVERIFY(std::fabs(rowOf(evaluate(untagged, options), 2).modelStepNs - rowOf(loose, 2).modelStepNs) >
+            0.01 * rowOf(loose, 2).modelStepNs);
+    // The runs table shows the repeats column when rows pool repeats.
+    const Table t = evaluationRunsTable(before, "f.wt", "");
+    QCOMPARE(t.at(0, "repeats"), Cell(int64_t(3)));
+}
+
+// The nearest shapes' rates, by hand: distance in doublings of m, n, k, batch (+1 for another
+// name), the 4 nearest weighted 1 / (d + 0.25), their log rates averaged.
+void TestHoldOut::gemmShapesNearestRates()
+{
+    GemmShapes g;
+    QVERIFY(!g.predictNs(LaunchSample {}));
+    g.points = {{"sgemm_nt", 64, 64, 64, 1, 2.0}, {"sgemm_nt", 128, 64, 64, 1, 1.0}, {"sgemm_nn", 64, 64, 64, 1, 4.0},
+                {"sgemm_nt", 1024, 1024, 1024, 1, 0.05}, {"sgemm_nt", 2048, 1024, 1024, 1, 0.04}};
+    LaunchSample s;
+    s.name = "sgemm_nt";
+    s.kind = "gemm";
+    s.m = 64, s.n = 64, s.k = 64, s.batch = 1;
+    s.flops = 2.0 * 64 * 64 * 64;
+    QCOMPARE(GemmShapes::distance(g.points[1], s), 1.0);
+    QCOMPARE(GemmShapes::distance(g.points[2], s), 1.0);   // the other name
+    QCOMPARE(GemmShapes::distance(g.points[3], s), 12.0);
+    // Nearest four: d = 0 (2.0), 1 (1.0), 1 (4.0), 12 (0.05).
+    const double w0 = 1 / 0.25, w1 = 1 / 1.25, w3 = 1 / 12.25;
+    const double rate = std::exp((w0 * std::log(2.0) + w1 * std::log(1.0) + w1 * std::log(4.0) + w3 * std::log(0.05)) /
+                                 (w0 + 2 * w1 + w3));
+    QVERIFY(std::fabs(*g.predictNs(s) - s.flops * rate) <= 1e-9 * s.flops * rate);
+    // A large shape is predicted at the large GEMMs' rate, not the small ones'.
+    s.m = s.n = s.k = 1024;
+    s.flops = 2.0 * 1024 * 1024 * 1024;
+    QVERIFY(*g.predictNs(s) / s.flops < 0.1);
+    s.kind = "kernel";
+    QVERIFY(!g.predictNs(s));
+}
+
+// A GEMM of an op scope the fit never saw is predicted from the rates of the nearest shapes:
+// on runs where small GEMMs run at 4 ns/FLOP and large ones at 0.05 (one name, two scopes), the
+// unseen scope's small and large GEMMs each get their own rate (before the name's class, which
+// predicts them without the shapes).
+void TestHoldOut::gemmEfficiencyByShapeAcrossScopes()
+{
+    auto gemm = [](const char* scope, int64_t size, double nsPerFlop) {
+        LaunchSample s;
+        s.name = "sgemm_nn";
+        s.kind = "gemm";
+        s.m = s.n = s.k = size;
+        s.batch = 1;
+        s.flops = 2.0 * double(size * size * size);
+        s.bytesRead = 8.0 * double(size * size);
+        s.bytesWritten = 4.0 * double(size * size);
+        s.shapes = "M=" + std::to_string(size);
+        s.path = std::string("step/forward/layer0/") + scope;
+        s.layer = "layer0";
+        s.timeNs = std::llround(s.flops * nsPerFlop);
+        return s;
+    };
+    RunSamples r;
+    r.run.id = 1;
+    r.run.workload = "gcn";
+    r.steps = 1;
+    for (int i = 0; i < 3; ++i)
+        for (int64_t size : {16, 24, 32})
+            r.launches.push_back(gemm("proj", size, 4.0));
+    for (int i = 0; i < 3; ++i)
+        for (int64_t size : {512, 768, 1024})
+            r.launches.push_back(gemm("out", size, 0.05));
+    const Predictor p = Predictor::fit({r}, "t", calibration(100e9, 20e9, 100));
+    QCOMPARE(p.gemms.points.size(), size_t(6));
+    const LaunchSample small = gemm("unseen", 24, 4.0), large = gemm("unseen", 768, 0.05);
+    QVERIFY(!p.classFor(small) && !p.classFor(large));
+    QVERIFY2(std::fabs(p.predictNs(small) - double(small.timeNs)) < 0.2 * double(small.timeNs),
+             qPrintable(QString::number(p.predictNs(small)) + " vs " + QString::number(small.timeNs)));
+    QVERIFY2(std::fabs(p.predictNs(large) - double(large.timeNs)) < 0.2 * double(large.timeNs),
+             qPrintable(QString::number(p.predictNs(large)) + " vs " + QString::number(large.timeNs)));
+    // Without the shapes the name's class would predict them.
+    Predictor noShapes = p;
+    noShapes.gemms.points.clear();
+    QCOMPARE(noShapes.classFor(small), &noShapes.classes.at("sgemm_nn"));
+    // A seen scope keeps its class.
+    QVERIFY(p.classFor(gemm("proj", 24, 4.0)));
+    // Stored and read back, and applied on a device twice as fast at compute: half the time.
+    std::string why;
+    const auto back = Predictor::fromJson(p.toJson(), &why);
+    QVERIFY2(back, why.c_str());
+    QCOMPARE(back->gemms.points.size(), size_t(6));
+    QVERIFY(std::fabs(back->predictNs(small) - p.predictNs(small)) <= 1e-9 * p.predictNs(small));
+    const Predictor fast = p.rescaledTo(calibration(200e9, 20e9, 100));
+    QVERIFY(std::fabs(fast.predictNs(large) - p.predictNs(large) / 2) <= 1e-9 * p.predictNs(large));
 }
 
 QTEST_GUILESS_MAIN(TestHoldOut)

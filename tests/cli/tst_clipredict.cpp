@@ -151,7 +151,7 @@ void TestCliPredict::evaluateSweep()
     const QStringList lines = csv.out.trimmed().split('\n');
     QCOMPARE(lines.size(), 1 + 6);
     QCOMPARE(lines[0], QStringLiteral("run,name,measured_step_ns,model_step_ns,roofline_step_ns,flops_step_ns,layers,"
-                                      "layer_mape_model,layer_mape_roofline,layer_mape_flops,group"));
+                                      "layer_mape_model,layer_mape_roofline,layer_mape_flops,group,repeats"));
     QCOMPARE(runCli({"predict", "--evaluate", m_file, "--csv", "--json"}).exitCode, 2);
 }
 
