@@ -7,7 +7,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <set>
 #include <stdexcept>
 
 namespace wt {
@@ -248,34 +247,6 @@ std::optional<double> FeatureModel::predictNs(const LaunchSample& s, const Devic
     return t;
 }
 
-double GemmShapes::distance(const Point& p, const LaunchSample& s)
-{
-    auto lg = [](int64_t a, int64_t b) { return std::fabs(std::log2(double(std::max<int64_t>(a, 1)) / double(std::max<int64_t>(b, 1)))); };
-    return lg(p.m, s.m) + lg(p.n, s.n) + lg(p.k, s.k) + lg(p.batch, s.batch) + (p.name == s.name ? 0.0 : kOtherName);
-}
-
-std::optional<double> GemmShapes::predictNs(const LaunchSample& s) const
-{
-    if (points.empty() || s.kind != "gemm" || !(s.flops > 0))
-        return std::nullopt;
-    std::vector<std::pair<double, double>> near;   // distance, log ns per FLOP
-    near.reserve(points.size());
-    for (const Point& p : points)
-        if (p.nsPerFlop > 0)
-            near.emplace_back(distance(p, s), std::log(p.nsPerFlop));
-    if (near.empty())
-        return std::nullopt;
-    const size_t k = std::min(near.size(), size_t(kNeighbours));
-    std::partial_sort(near.begin(), near.begin() + std::ptrdiff_t(k), near.end());
-    double sw = 0, swl = 0;
-    for (size_t i = 0; i < k; ++i) {
-        const double w = 1.0 / (near[i].first + kSoften);
-        sw += w;
-        swl += w * near[i].second;
-    }
-    return s.flops * std::exp(swl / sw);
-}
-
 namespace {
 
 Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& name,
@@ -331,31 +302,9 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
     }
     if (byKey.empty())
         throw std::invalid_argument("no measured launches with op features to fit on (capture runs with this version)");
-    std::set<std::string> seenGemm;
     for (auto& [key, c] : byKey)
         if (auto cls = fitCostClass(key, c.f, c.b, c.t))
             p.classes.emplace(key, *cls);
-    // One point per distinct GEMM (name and sizes), at the median of its identical launches'
-    // medians over op scopes.
-    std::map<std::string, std::pair<GemmShapes::Point, std::vector<double>>> gemmPoints;
-    for (const RunSamples* r : runs)
-        for (const LaunchSample& s : r->launches) {
-            if (s.timeNs < 0 || s.kind != "gemm" || !(s.flops > 0))
-                continue;
-            const std::string id = identity(s);
-            if (!seenGemm.insert(id).second)
-                continue;
-            const std::string shape = s.name + ' ' + std::to_string(s.m) + ' ' + std::to_string(s.n) + ' ' +
-                                      std::to_string(s.k) + ' ' + std::to_string(s.batch);
-            auto& [point, rates] = gemmPoints[shape];
-            point.name = s.name;
-            point.m = s.m, point.n = s.n, point.k = s.k, point.batch = s.batch;
-            rates.push_back(identical[id] / s.flops);
-        }
-    for (auto& [shape, pr] : gemmPoints) {
-        pr.first.nsPerFlop = medianOf(pr.second);
-        p.gemms.points.push_back(pr.first);
-    }
     for (auto& [kind, samples] : byKind) {
         auto& c = samples;   // a plain reference: clang before 16 cannot capture a structured binding
         auto column = [&](size_t i, int j) { return c.x[i][j]; };
@@ -400,17 +349,11 @@ const CostClass* Predictor::classFor(const LaunchSample& s) const
 {
     if (mlp)
         return nullptr;
-    auto covering = [&](const std::string& key) -> const CostClass* {
+    for (const std::string& key : {scopedKey(s), s.name}) {
         auto it = classes.find(key);
-        return it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()) ? &it->second
-                                                                                                                 : nullptr;
-    };
-    if (const CostClass* c = covering(scopedKey(s)))
-        return c;
-    if (s.kind == "gemm" && s.flops > 0 && !gemms.points.empty())
-        return nullptr;   // the GEMM shapes
-    if (const CostClass* c = covering(s.name))
-        return c;
+        if (it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()))
+            return &it->second;
+    }
     if (features.weightsFor(s.kind))
         return nullptr;
     // A predictor stored before the feature model: the launch kind's class, else the global one.
@@ -428,8 +371,6 @@ double Predictor::predictNs(const LaunchSample& s) const
         return mlp->predictNs(s, calibration.value_or(nominalCalibration()));
     if (const CostClass* c = classFor(s))
         return c->predictNs(s.flops, s.bytes());
-    if (auto g = gemms.predictNs(s))
-        return *g;
     return features.predictNs(s, calibration.value_or(nominalCalibration())).value_or(0.0);
 }
 
@@ -449,8 +390,6 @@ Predictor Predictor::rescaledTo(const DeviceSpec& target) const
         c.nsPerByte *= perByte;
         c.nsPerByteOut *= perByte;
     }
-    for (GemmShapes::Point& g : p.gemms.points)
-        g.nsPerFlop *= perFlop;
     p.calibration = target;
     return p;
 }
@@ -472,15 +411,6 @@ std::string Predictor::toJson() const
         out += "\n{\"kind\":" + json::quote(kind) + ",\"launch\":" + json::number(w.w[0]) +
                ",\"compute\":" + json::number(w.w[1]) + ",\"memory\":" + json::number(w.w[2]) +
                ",\"rows\":" + json::number(w.w[3]) + ",\"samples\":" + std::to_string(w.samples) + "}";
-    }
-    out += "],\n\"gemm_shapes\":[";
-    first = true;
-    for (const GemmShapes::Point& g : gemms.points) {
-        out += (first ? "" : ",");
-        first = false;
-        out += "\n{\"name\":" + json::quote(g.name) + ",\"m\":" + std::to_string(g.m) + ",\"n\":" + std::to_string(g.n) +
-               ",\"k\":" + std::to_string(g.k) + ",\"batch\":" + std::to_string(g.batch) +
-               ",\"ns_per_flop\":" + json::number(g.nsPerFlop) + "}";
     }
     out += "],\n\"classes\":[";
     first = true;
@@ -522,21 +452,6 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
                 }
                 w.samples = int64_t(obj.requiredNumber("samples"));
                 p.features.byKind.emplace(obj.requiredString("kind"), w);
-            }
-        }
-        if (o.find("gemm_shapes")) {   // absent in predictors stored before it
-            for (const JsonValue& item : o.requiredArray("gemm_shapes").items()) {
-                const JsonValue& obj = item.expectObject();
-                GemmShapes::Point g;
-                g.name = obj.requiredString("name");
-                g.m = int64_t(obj.requiredNumber("m"));
-                g.n = int64_t(obj.requiredNumber("n"));
-                g.k = int64_t(obj.requiredNumber("k"));
-                g.batch = int64_t(obj.requiredNumber("batch"));
-                g.nsPerFlop = obj.requiredNumber("ns_per_flop");
-                if (!(g.nsPerFlop >= 0))
-                    throw JsonError("gemm_shapes: ns_per_flop must be a non-negative number");
-                p.gemms.points.push_back(g);
             }
         }
         for (const JsonValue& item : o.requiredArray("classes").items()) {
@@ -619,6 +534,17 @@ std::string holdOutGroup(const RunSamples& r, HoldOut h)
     return orNone(r.run.workload);
 }
 
+std::string configurationKey(const RunSamples& r)
+{
+    // A capture's configuration JSON names every size, the variant and the seed: two runs with
+    // the same one on one device did the same launches (captured in separate calls, or by
+    // `capture --repeat`). Runs without one (imports, synthetic runs) go by their repeat tag.
+    const std::string& config = r.run.configJson;
+    if (!config.empty() && config != "{}")
+        return "config\n" + r.run.backend + '\n' + r.run.device + '\n' + r.run.workload + '\n' + config;
+    return r.repeatId.empty() ? std::string() : "repeat\n" + r.repeatId;
+}
+
 Evaluation evaluate(const std::vector<RunSamples>& runs, const std::optional<DeviceSpec>& roofline)
 {
     EvaluationOptions options;
@@ -640,14 +566,13 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
     }
     if (usable.size() < 2)
         throw std::invalid_argument("evaluation needs at least two measured runs with op features");
-    // The units: the repeats of one configuration (one repeat tag) together, an untagged run
-    // alone, in order of first appearance. A unit is held out whole (leave-one-run-out never fits
-    // on a repeat of the held-out run) and compared as one: its measured figures are medians over
-    // the steps of all its repeats.
+    // The units: the repeats of one configuration together, in order of first appearance. A
+    // unit is held out whole (leave-one-run-out never fits on a repeat of the held-out run) and
+    // compared as one: its measured figures are medians over the steps of all its repeats.
     std::vector<std::vector<size_t>> units;
     std::map<std::string, size_t> unitOfTag;
     for (size_t i : usable) {
-        const std::string& tag = runs[i].repeatId;
+        const std::string tag = configurationKey(runs[i]);
         auto it = tag.empty() ? unitOfTag.end() : unitOfTag.find(tag);
         if (it != unitOfTag.end()) {
             units[it->second].push_back(i);

@@ -16,7 +16,8 @@
 //
 // evaluate(): held out by run (leave-one-run-out), workload, preset or variant. Each group of
 // measured runs is held out in turn; the model is fitted on the runs of the other groups and
-// predicts the group's runs. Errors are mean absolute percentage errors (MAPE) of the per-layer
+// predicts the group's runs; the repeats of one configuration are held out together and measured
+// as the median over their steps. Errors are mean absolute percentage errors (MAPE) of the per-layer
 // time per step and of the whole step, against two baselines: the roofline of a device (the
 // calibrated CPU) and FLOPs only (one global ns per FLOP fitted on the same training runs).
 #pragma once
@@ -90,29 +91,6 @@ struct FeatureModel {
     std::optional<double> predictNs(const LaunchSample& s, const DeviceSpec& calibration) const;
 };
 
-// A GEMM's efficiency depends on its shape (a thin or small GEMM runs far below the BLAS rate a
-// large square one reaches), which one line per op name through every shape cannot follow. The
-// fit keeps one point per distinct GEMM it saw (its sizes and the median time of its identical
-// launches, as ns per FLOP); a GEMM of an op scope the fit has no class for (another model's
-// projection, another size) is predicted at the ns per FLOP of the nearest shapes: distance
-// |log2| of the ratios of m, n, k and batch, plus kOtherName for another op name (a transpose
-// runs at another rate), the kNeighbours nearest weighted 1 / (distance + kSoften), their
-// log ns per FLOP averaged. The same shape again gives its own rate back.
-struct GemmShapes {
-    struct Point {
-        std::string name;           // "sgemm_nt", ...
-        int64_t m = 0, n = 0, k = 0, batch = 0;
-        double nsPerFlop = 0;
-    };
-    static constexpr int kNeighbours = 4;
-    static constexpr double kOtherName = 1.0;   // as far as one doubling of a size
-    static constexpr double kSoften = 0.25;
-    std::vector<Point> points;
-    static double distance(const Point& p, const LaunchSample& s);
-    // nullopt: no points, or the launch is not a GEMM with FLOPs.
-    std::optional<double> predictNs(const LaunchSample& s) const;
-};
-
 class Predictor {
 public:
     static constexpr int kMinSamples = 3;   // fewer: the class falls back to the feature model
@@ -121,7 +99,6 @@ public:
     std::string device;           // the device its runs were measured on
     std::map<std::string, CostClass> classes;
     FeatureModel features;        // empty in predictors stored before it: then the kind classes
-    GemmShapes gemms;             // GEMMs without a class of their op scope (empty in older predictors)
     // The calibration it was fitted with (the file's `wheretime calibrate`); none: nominal units.
     std::optional<DeviceSpec> calibration;
     // Set: the per-launch MLP predicts every launch (`--model mlp`); the classes are then empty.
@@ -136,9 +113,8 @@ public:
                             const std::optional<DeviceSpec>& calibration, uint64_t seed = 1,
                             int steps = MlpModel::kSteps);
     // The class of the launch's op name (in its op scope, else alone) whose range covers it,
-    // else (no feature model) its launch kind or the global one; nullptr when the GEMM shapes or
-    // the feature model predict it. A GEMM without a class of its op scope goes to the GEMM
-    // shapes before the class of its op name.
+    // else (no feature model) its launch kind or the global one; nullptr when the feature model
+    // predicts it.
     const CostClass* classFor(const LaunchSample& s) const;
     double predictNs(const LaunchSample& s) const;
     // The same model on another device: per-op fixed costs scaled by the ratio of the launch
@@ -160,8 +136,13 @@ std::optional<HoldOut> parseHoldOut(const std::string& text);
 // The group of a run under a hold-out: "run 3", "gcn", "bert-blocksparse", "small", "full".
 std::string holdOutGroup(const RunSamples& r, HoldOut h);
 
-// One held-out configuration: a run, or the repeats of one (capture --repeat), the first one's id
-// and name. Measured times are medians over the steps of every repeat (robust to a preempted
+// Runs with one key are repeats of one configuration, which evaluate() holds out and compares
+// as one: the backend, device, workload and configuration JSON of a capture (every size, the
+// variant, the seed), else the repeat tag (`capture --repeat`); empty: a run of its own.
+std::string configurationKey(const RunSamples& r);
+
+// One held-out configuration: a run, or its repeats (configurationKey), the first one's id and
+// name. Measured times are medians over the steps of every repeat (robust to a preempted
 // step); predicted times are per step (the same for every step of identical launches).
 struct RunEvaluation {
     int64_t runId = 0;

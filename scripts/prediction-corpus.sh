@@ -4,13 +4,13 @@
 # runs every evaluation on it: `wheretime predict --evaluate` held out per run, per workload
 # (gcn, transformer, bert, groupbert, block-sparse bert), per preset and per variant, for the
 # regression and the MLP, each as text and JSON (docs/prediction.md, "Measured: held out by ...").
-# Captures 2.5 minutes on the loaded 2-core VM; the evaluations a few minutes (Release).
+# Captures about 1 minute per repeat on the loaded 2-core VM; the evaluations a few minutes (Release).
 #
 #   scripts/prediction-corpus.sh [-o DIR] [--repeat N] [--reduced] [--capture-only | --evaluate-only]
 #       -o DIR           where the corpus and the results go (default out/prediction-corpus):
 #                        DIR/corpus.wt, DIR/eval-<hold-out>-<model>.txt and .json
-#       --repeat N       N captures of each configuration (capture --repeat; default 3: the
-#                        evaluation compares with the median over repeats)
+#       --repeat N       N captures of each configuration, going round the list (default 3:
+#                        the evaluation compares with the median over repeats)
 #       --reduced        one size per workload at the small preset (about a third of the time)
 #       --capture-only   the captures and the calibration, no evaluations
 #       --evaluate-only  no captures: the evaluations of an existing DIR/corpus.wt
@@ -51,34 +51,40 @@ mkdir -p "$dir"
 file=$dir/corpus.wt
 start=$(date +%s)
 
-# One capture call per line: workload, preset, then capture options (sweeps, sets).
+# One capture call per line: workload, preset, then capture options (sweeps, sets). The repeats
+# go round the whole list (every configuration once, then again): a configuration's repeats are
+# minutes apart, so a slow spell of the shared machine slows one repeat of many configurations
+# instead of every repeat of one workload. predict --evaluate pools the runs of one configuration
+# (same configuration JSON) as its repeats and compares with the median over their steps.
 capture() {
     local w=$1 p=$2
     shift 2
-    echo "== capture $w $p $*"
-    "$cli" capture --workload "$w" --preset "$p" --backend cpu --steps 3 --warmup 1 --repeat "$repeat" "$@" -o "$file" >/dev/null
+    echo "== capture $w $p $* (repeat $r of $repeat, load $(cut -d' ' -f1 /proc/loadavg))"
+    "$cli" capture --workload "$w" --preset "$p" --backend cpu --steps 3 --warmup 1 "$@" -o "$file" >/dev/null
 }
 
 if [ "$evalonly" = 0 ]; then
     [ ! -e "$file" ] || { echo "prediction-corpus.sh: $file exists (remove it, or --evaluate-only)" >&2; exit 1; }
-    if [ "$reduced" = 1 ]; then
-        capture gcn small --sweep variant=full,adaptive
-        capture transformer small --set hidden=128 --sweep variant=full,adaptive
-        capture bert small --set hidden=128 --sweep variant=full,adaptive
-        capture groupbert small --set hidden=128 --sweep variant=full,adaptive
-        capture bert small --set hidden=128 --set density=0.5 --set block=16 --sweep variant=full,adaptive
-    else
-        for w in gcn transformer bert groupbert; do
-            capture $w tiny --sweep variant=full,adaptive
-        done
-        capture bert tiny --set density=0.5 --set block=4 --sweep variant=full,adaptive
-        capture gcn small --sweep hidden=128,256,384 --sweep variant=full,adaptive,fused
-        capture transformer small --sweep hidden=128,256 --sweep variant=full,adaptive
-        capture bert small --sweep hidden=128,256 --sweep variant=full,adaptive
-        capture groupbert small --sweep hidden=128,256 --sweep variant=full,adaptive
-        capture bert small --set density=0.5 --set block=16 --sweep hidden=128,256 --sweep variant=full,adaptive
-        capture bert small --set density=0.25 --set block=16 --set hidden=256 --sweep variant=full,adaptive
-    fi
+    for r in $(seq 1 "$repeat"); do
+        if [ "$reduced" = 1 ]; then
+            capture gcn small --sweep variant=full,adaptive
+            capture transformer small --set hidden=128 --sweep variant=full,adaptive
+            capture bert small --set hidden=128 --sweep variant=full,adaptive
+            capture groupbert small --set hidden=128 --sweep variant=full,adaptive
+            capture bert small --set hidden=128 --set density=0.5 --set block=16 --sweep variant=full,adaptive
+        else
+            for w in gcn transformer bert groupbert; do
+                capture $w tiny --sweep variant=full,adaptive
+            done
+            capture bert tiny --set density=0.5 --set block=4 --sweep variant=full,adaptive
+            capture gcn small --sweep hidden=128,256,384 --sweep variant=full,adaptive,fused
+            capture transformer small --sweep hidden=128,256 --sweep variant=full,adaptive
+            capture bert small --sweep hidden=128,256 --sweep variant=full,adaptive
+            capture groupbert small --sweep hidden=128,256 --sweep variant=full,adaptive
+            capture bert small --set density=0.5 --set block=16 --sweep hidden=128,256 --sweep variant=full,adaptive
+            capture bert small --set density=0.25 --set block=16 --set hidden=256 --sweep variant=full,adaptive
+        fi
+    done
     "$cli" calibrate "$file"
     echo "captured in $(( $(date +%s) - start )) s (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 fi

@@ -146,8 +146,6 @@ private slots:
     void tables();
     void oneGroupIsRefused();
     void repeatsArePooledAndHeldOutTogether();
-    void gemmShapesNearestRates();
-    void gemmEfficiencyByShapeAcrossScopes();
 };
 
 void TestHoldOut::groupsOfRuns()
@@ -382,7 +380,7 @@ void TestHoldOut::oneGroupIsRefused()
     QCOMPARE(evaluate(runs, options).groups.size(), size_t(3));
 }
 
-// Repeats of one configuration are one row: held out together (leave-one-run-out does not fit on
+// Repeats of one configuration (one repeat tag, or one configuration JSON) are one row: held out together (leave-one-run-out does not fit on
 // a repeat of the held-out run) and measured as the median over the steps of all repeats, so one
 // preempted step does not move the figure the prediction is compared with.
 void TestHoldOut::repeatsArePooledAndHeldOutTogether()
@@ -441,93 +439,23 @@ void TestHoldOut::repeatsArePooledAndHeldOutTogether()
         s.timeNs = std::max<int64_t>(1, s.timeNs / 1000);
     QVERIFY(std::fabs(rowOf(evaluate(untagged, options), 2).modelStepNs - rowOf(loose, 2).modelStepNs) >
             0.01 * rowOf(loose, 2).modelStepNs);
+    // Captured in separate calls (no repeat tag) with one configuration JSON: repeats all the same.
+    std::vector<RunSamples> byConfig = clean;
+    for (RunSamples& r : byConfig) {
+        r.run.configJson = "{\"" + r.repeatId + "\":1}";
+        r.run.backend = "cpu";
+        r.repeatId.clear();
+    }
+    const Evaluation configs = evaluate(byConfig, options);
+    QCOMPARE(configs.runs.size(), size_t(9));
+    QCOMPARE(rowOf(configs, 2).repeats, 3);
+    QCOMPARE(rowOf(configs, 2).measuredStepNs, row.measuredStepNs);
+    QCOMPARE(configurationKey(byConfig[1]), configurationKey(byConfig[10]));
+    QVERIFY(configurationKey(byConfig[1]) != configurationKey(byConfig[2]));
+    QCOMPARE(configurationKey(untagged[1]), std::string());
     // The runs table shows the repeats column when rows pool repeats.
     const Table t = evaluationRunsTable(before, "f.wt", "");
     QCOMPARE(t.at(0, "repeats"), Cell(int64_t(3)));
-}
-
-// The nearest shapes' rates, by hand: distance in doublings of m, n, k, batch (+1 for another
-// name), the 4 nearest weighted 1 / (d + 0.25), their log rates averaged.
-void TestHoldOut::gemmShapesNearestRates()
-{
-    GemmShapes g;
-    QVERIFY(!g.predictNs(LaunchSample {}));
-    g.points = {{"sgemm_nt", 64, 64, 64, 1, 2.0}, {"sgemm_nt", 128, 64, 64, 1, 1.0}, {"sgemm_nn", 64, 64, 64, 1, 4.0},
-                {"sgemm_nt", 1024, 1024, 1024, 1, 0.05}, {"sgemm_nt", 2048, 1024, 1024, 1, 0.04}};
-    LaunchSample s;
-    s.name = "sgemm_nt";
-    s.kind = "gemm";
-    s.m = 64, s.n = 64, s.k = 64, s.batch = 1;
-    s.flops = 2.0 * 64 * 64 * 64;
-    QCOMPARE(GemmShapes::distance(g.points[1], s), 1.0);
-    QCOMPARE(GemmShapes::distance(g.points[2], s), 1.0);   // the other name
-    QCOMPARE(GemmShapes::distance(g.points[3], s), 12.0);
-    // Nearest four: d = 0 (2.0), 1 (1.0), 1 (4.0), 12 (0.05).
-    const double w0 = 1 / 0.25, w1 = 1 / 1.25, w3 = 1 / 12.25;
-    const double rate = std::exp((w0 * std::log(2.0) + w1 * std::log(1.0) + w1 * std::log(4.0) + w3 * std::log(0.05)) /
-                                 (w0 + 2 * w1 + w3));
-    QVERIFY(std::fabs(*g.predictNs(s) - s.flops * rate) <= 1e-9 * s.flops * rate);
-    // A large shape is predicted at the large GEMMs' rate, not the small ones'.
-    s.m = s.n = s.k = 1024;
-    s.flops = 2.0 * 1024 * 1024 * 1024;
-    QVERIFY(*g.predictNs(s) / s.flops < 0.1);
-    s.kind = "kernel";
-    QVERIFY(!g.predictNs(s));
-}
-
-// A GEMM of an op scope the fit never saw is predicted from the rates of the nearest shapes:
-// on runs where small GEMMs run at 4 ns/FLOP and large ones at 0.05 (one name, two scopes), the
-// unseen scope's small and large GEMMs each get their own rate (before the name's class, which
-// predicts them without the shapes).
-void TestHoldOut::gemmEfficiencyByShapeAcrossScopes()
-{
-    auto gemm = [](const char* scope, int64_t size, double nsPerFlop) {
-        LaunchSample s;
-        s.name = "sgemm_nn";
-        s.kind = "gemm";
-        s.m = s.n = s.k = size;
-        s.batch = 1;
-        s.flops = 2.0 * double(size * size * size);
-        s.bytesRead = 8.0 * double(size * size);
-        s.bytesWritten = 4.0 * double(size * size);
-        s.shapes = "M=" + std::to_string(size);
-        s.path = std::string("step/forward/layer0/") + scope;
-        s.layer = "layer0";
-        s.timeNs = std::llround(s.flops * nsPerFlop);
-        return s;
-    };
-    RunSamples r;
-    r.run.id = 1;
-    r.run.workload = "gcn";
-    r.steps = 1;
-    for (int i = 0; i < 3; ++i)
-        for (int64_t size : {16, 24, 32})
-            r.launches.push_back(gemm("proj", size, 4.0));
-    for (int i = 0; i < 3; ++i)
-        for (int64_t size : {512, 768, 1024})
-            r.launches.push_back(gemm("out", size, 0.05));
-    const Predictor p = Predictor::fit({r}, "t", calibration(100e9, 20e9, 100));
-    QCOMPARE(p.gemms.points.size(), size_t(6));
-    const LaunchSample small = gemm("unseen", 24, 4.0), large = gemm("unseen", 768, 0.05);
-    QVERIFY(!p.classFor(small) && !p.classFor(large));
-    QVERIFY2(std::fabs(p.predictNs(small) - double(small.timeNs)) < 0.2 * double(small.timeNs),
-             qPrintable(QString::number(p.predictNs(small)) + " vs " + QString::number(small.timeNs)));
-    QVERIFY2(std::fabs(p.predictNs(large) - double(large.timeNs)) < 0.2 * double(large.timeNs),
-             qPrintable(QString::number(p.predictNs(large)) + " vs " + QString::number(large.timeNs)));
-    // Without the shapes the name's class would predict them.
-    Predictor noShapes = p;
-    noShapes.gemms.points.clear();
-    QCOMPARE(noShapes.classFor(small), &noShapes.classes.at("sgemm_nn"));
-    // A seen scope keeps its class.
-    QVERIFY(p.classFor(gemm("proj", 24, 4.0)));
-    // Stored and read back, and applied on a device twice as fast at compute: half the time.
-    std::string why;
-    const auto back = Predictor::fromJson(p.toJson(), &why);
-    QVERIFY2(back, why.c_str());
-    QCOMPARE(back->gemms.points.size(), size_t(6));
-    QVERIFY(std::fabs(back->predictNs(small) - p.predictNs(small)) <= 1e-9 * p.predictNs(small));
-    const Predictor fast = p.rescaledTo(calibration(200e9, 20e9, 100));
-    QVERIFY(std::fabs(fast.predictNs(large) - p.predictNs(large) / 2) <= 1e-9 * p.predictNs(large));
 }
 
 QTEST_GUILESS_MAIN(TestHoldOut)
