@@ -29,8 +29,8 @@ Table evaluationRunsTable(const Evaluation& ev, const std::string& file, const s
         t.notes.push_back(std::string("held out by ") + holdOutName(ev.holdOut) + ": " + std::to_string(ev.groups.size()) +
                           " groups, " + std::to_string(ev.runs.size()) + " runs of " + file + roof +
                           "; step times per step, each group's runs predicted by the predictor fitted on the other groups' runs");
-    t.notes.push_back("measured: the median over the steps of every repeat of a configuration (capture --repeat: "
-                      "repeats are held out and compared as one row); predicted: per step");
+    t.notes.push_back("measured: the median over the steps of every repeat of a configuration (runs of one configuration "
+                      "are held out and compared as one row); predicted: per step");
     t.notes.push_back(std::string("predictor: ") +
                       (ev.model == PredictorKind::Mlp ? "mlp (per launch, Justus et al. 2018)"
                                                       : "regression (per op kind, cross-kind feature model)"));

@@ -146,6 +146,7 @@ private slots:
     void tables();
     void oneGroupIsRefused();
     void repeatsArePooledAndHeldOutTogether();
+    void opsByGroupSplitTheOpTable();
 };
 
 void TestHoldOut::groupsOfRuns()
@@ -456,6 +457,41 @@ void TestHoldOut::repeatsArePooledAndHeldOutTogether()
     // The runs table shows the repeats column when rows pool repeats.
     const Table t = evaluationRunsTable(before, "f.wt", "");
     QCOMPARE(t.at(0, "repeats"), Cell(int64_t(3)));
+}
+
+// --ops-by-group: one row per (held-out group, op name); an op's rows add up to its row in the
+// table by name, and only the groups whose runs have the op have a row of it.
+void TestHoldOut::opsByGroupSplitTheOpTable()
+{
+    EvaluationOptions options;
+    options.holdOut = HoldOut::Workload;
+    options.calibration = calibration(100e9, 20e9, 100);
+    options.worstOps = 100;
+    const Evaluation byName = evaluate(corpus(), options);
+    options.opsByGroup = true;
+    const Evaluation byGroup = evaluate(corpus(), options);
+    QCOMPARE(byName.ops.size(), size_t(5));    // sgemm_nt, residual_add and the three own ops
+    QCOMPARE(byGroup.ops.size(), size_t(9));   // the shared two in each of 3 groups, the own ones once
+    for (const OpError& o : byName.ops) {
+        double measured = 0, model = 0;
+        int64_t launches = 0;
+        for (const OpError& g : byGroup.ops)
+            if (g.name == o.name) {
+                QVERIFY(g.group == "gcn" || g.group == "transformer" || g.group == "bert");
+                measured += g.measuredNs, model += g.modelNs, launches += g.launches;
+            }
+        QVERIFY(std::fabs(measured - o.measuredNs) <= 1e-9 * o.measuredNs);
+        QVERIFY(std::fabs(model - o.modelNs) <= 1e-9 * o.modelNs);
+        QCOMPARE(launches, o.launches);
+        QVERIFY(o.group.empty());
+    }
+    for (const OpError& g : byGroup.ops)
+        if (g.name.find("_op") != std::string::npos)
+            QCOMPARE(g.name, g.group + "_op");   // a workload's own op only in its own group
+    const Table t = evaluationOpsTable(byGroup);
+    QCOMPARE(t.columns.front().id, std::string("group"));
+    QCOMPARE(textOf(t.at(0, "group")), byGroup.ops.front().group);
+    QVERIFY(evaluationOpsTable(byName).columns.front().id == "op");
 }
 
 QTEST_GUILESS_MAIN(TestHoldOut)
