@@ -75,7 +75,7 @@ private slots:
             QVERIFY2(capture.split(QLatin1Char(' ')).contains(QLatin1String(o)), o);
         // predict's table: --fit, and not the --ops its usage text mentions (of workloads).
         QVERIFY(s.contains(QStringLiteral("predict) opts=\"--workload --variant --preset --set --sweep --device --model --steps "
-                                          "--name -o --output --fit --evaluate --hold-out --json --csv --help\"")));
+                                          "--name -o --output --fit --evaluate --hold-out --ops-by-group --json --csv --help\"")));
         // It is valid bash, and it completes: "wheretime ru<TAB>" -> runs.
         QString file = writeTemp(QStringLiteral("wheretime.bash"), s);
         auto syntax = runProgram(QStringLiteral("bash"), {QStringLiteral("-n"), file});

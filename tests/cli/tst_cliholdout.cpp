@@ -106,8 +106,8 @@ void TestCliHoldOut::everyWorkloadHeldOut()
     QCOMPARE(csv.exitCode, 0);
     const QStringList lines = csv.out.trimmed().split('\n');
     QCOMPARE(lines.size(), 7);
-    QVERIFY(lines[0].endsWith(",group"));
-    QVERIFY(lines[1].endsWith(",gcn"));
+    QVERIFY(lines[0].endsWith(",group,repeats"));
+    QVERIFY(lines[1].endsWith(",gcn,1"));
 }
 
 void TestCliHoldOut::variantAndPreset()
