@@ -52,24 +52,6 @@ std::vector<RooflineOp> rooflineOps(const RunSamples& run, const DeviceSpec& dev
     return ops;
 }
 
-namespace {
-
-// 6.7e13, "FLOP/s" -> "67 TFLOP/s": three significant digits under an SI prefix.
-std::string rate(double v, const char* unit)
-{
-    static const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-    int p = 0;
-    while (p < 5 && v >= 1000) {
-        v /= 1000;
-        ++p;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g %s%s", v, prefixes[p], unit);
-    return buf;
-}
-
-}  // namespace
-
 Table rooflineTable(const std::vector<RooflineOp>& ops, const DeviceSpec& device, const RooflineOptions& options)
 {
     Table t;
@@ -150,13 +132,32 @@ Table rooflineTable(const std::vector<RooflineOp>& ops, const DeviceSpec& device
     r[1] = std::string("all ops");
     fill(r, step, false);
 
-    t.notes.push_back("device " + device.name + (device.title.empty() ? "" : " (" + device.title + ")") + ": fp32 " +
-                      rate(device.fp32Flops, "FLOP/s") + (device.bf16Flops > 0 ? ", bf16 " + rate(device.bf16Flops, "FLOP/s") : "") +
-                      ", memory " + rate(device.memoryBytesPerS, "B/s") +
-                      (device.expPerS > 0 ? ", exp " + rate(device.expPerS, "exp/s") : ", no exp rate") + ", launch " +
-                      [&] { char b[32]; std::snprintf(b, sizeof b, "%.0f ns", device.launchOverheadNs); return std::string(b); }());
     t.notes.push_back("per step; bound = max(FLOPs / peak, bytes / bandwidth, exps / exp rate) + launches x launch cost, "
                       "summed over the launches; x bound = time / bound");
+    return t;
+}
+
+Table rooflineDeviceTable(const DeviceSpec& device)
+{
+    Table t;
+    t.id = "roofline_device";
+    t.add("device", "device", Unit::Text);
+    t.add("title", "", Unit::Text);
+    t.add("fp32_flop_per_s", "fp32", Unit::FlopPerS);
+    t.add("bf16_flop_per_s", "bf16", Unit::FlopPerS);
+    t.add("memory_bytes_per_s", "memory", Unit::BytesPerS);
+    t.add("exp_per_s", "exp", Unit::ExpPerS);
+    t.add("launch_ns", "launch", Unit::Ns);
+    auto& r = t.addRow();
+    r[0] = device.name;
+    r[1] = device.title;
+    r[2] = device.fp32Flops;
+    if (device.bf16Flops > 0)
+        r[3] = device.bf16Flops;
+    r[4] = device.memoryBytesPerS;
+    if (device.expPerS > 0)
+        r[5] = device.expPerS;
+    r[6] = device.launchOverheadNs;
     return t;
 }
 

@@ -41,7 +41,11 @@ struct RooflineOptions {
 // Columns: layer, op, kind, launches, time_ns, flop_per_s, bytes_per_s, bound (flop, mem, exp,
 // launch), bound_ns, x_bound; CSV/JSON only: flops, bytes, exps, flops_ns, memory_ns, exp_ns,
 // launch_ns. Rows: the ops as given, the folded ones as "(N ops under T)", then "step": every op's
-// time and bound summed. Notes: the device and its rates.
+// time and bound summed. A note says how the bound is made.
 Table rooflineTable(const std::vector<RooflineOp>& ops, const DeviceSpec& device, const RooflineOptions& options = {});
+
+// The device's rates the bound uses, one row: device, title, fp32_flop_per_s, bf16_flop_per_s,
+// memory_bytes_per_s, exp_per_s, launch_ns (none where the device has no such rate).
+Table rooflineDeviceTable(const DeviceSpec& device);
 
 }  // namespace wt

@@ -17,6 +17,7 @@ std::string_view toString(Unit unit)
     case Unit::FlopPerS: return "FLOP/s";
     case Unit::Bytes: return "bytes";
     case Unit::BytesPerS: return "B/s";
+    case Unit::ExpPerS: return "exp/s";
     case Unit::Number: return "number";
     }
     return "number";

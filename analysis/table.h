@@ -27,6 +27,7 @@ enum class Unit {
     FlopPerS,
     Bytes,
     BytesPerS,
+    ExpPerS,     // transcendental calls (exp, log, erf) per second
     Number,      // anything else numeric, written as it is
 };
 std::string_view toString(Unit unit);

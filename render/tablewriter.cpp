@@ -189,6 +189,7 @@ std::string cellText(const Column& column, const Cell& cell)
     case Unit::FlopPerS: return formatQuantity(v, "FLOP/s");
     case Unit::Bytes: return formatQuantity(v, "B");
     case Unit::BytesPerS: return formatQuantity(v, "B/s");
+    case Unit::ExpPerS: return formatQuantity(v, "exp/s");
     case Unit::Number: return rawText(cell);
     }
     return rawText(cell);

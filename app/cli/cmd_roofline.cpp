@@ -81,7 +81,7 @@ int runRoofline(Args& args)
     std::printf("run %lld  %s  %s %s  on %s  (%lld step%s)\n", static_cast<long long>(run.id), render::printable(run.name).c_str(),
                 run.workload.c_str(), run.variant.c_str(), run.device.c_str(), static_cast<long long>(samples.steps),
                 samples.steps == 1 ? "" : "s");
-    std::cout << '\n' << render::text(table);
+    std::cout << '\n' << render::text(rooflineDeviceTable(*device)) << '\n' << render::text(table);
     return 0;
 }
 

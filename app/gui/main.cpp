@@ -12,6 +12,8 @@
 #include "app/gui/compare/compareview.h"
 #include "app/gui/variants/scalingview.h"
 #include "app/gui/variants/variantsactions.h"
+#include "app/gui/roofline/rooflineactions.h"
+#include "app/gui/roofline/rooflineview.h"
 #include "app/gui/variants/variantsview.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -115,7 +117,10 @@ int main(int argc, char** argv)
     QCommandLineOption find(QStringLiteral("find"), QStringLiteral("Open the timeline's find bar with this regular expression (case-insensitive), every match marked, the first selected (its launch flow shown)."),
                             QStringLiteral("REGEX"));
     QCommandLineOption fullNames(QStringLiteral("full-names"), QStringLiteral("Names in full in every view (View > Full names), not their short forms."));
-    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels, find, fullNames});
+    QCommandLineOption roofline(QStringLiteral("roofline"), QStringLiteral("The roofline view of FILE[:RUN]: its ops against a device's roofline (window or --screenshot)."));
+    QCommandLineOption device(QStringLiteral("device"), QStringLiteral("With --roofline: the device (a calibration in FILE, or h200, h100, a100, v100, rtx4090; default: FILE's first calibration, else h200)."), QStringLiteral("NAME"));
+    parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels, find, fullNames,
+                       roofline, device});
     parser.process(app);
     if (parser.isSet(fullNames))
         wt::gui::setFullNames(true);
@@ -162,6 +167,7 @@ int main(int argc, char** argv)
     wt::gui::BreakdownActions* breakdown = wt::gui::BreakdownActions::install(&window);
     wt::gui::CompareActions* compareActions = wt::gui::CompareActions::install(&window);
     wt::gui::VariantsActions* variantsActions = wt::gui::VariantsActions::install(&window);
+    wt::gui::RooflineActions* rooflineActions = wt::gui::RooflineActions::install(&window);
     if (parser.isSet(panels))
         window.setPanelPlacement(parser.value(panels) == QStringLiteral("beside") ? wt::gui::MainWindow::PanelPlacement::Beside
                                                                                 : wt::gui::MainWindow::PanelPlacement::Below);
@@ -208,7 +214,7 @@ int main(int argc, char** argv)
         for (qsizetype i = 1; i < args.size(); ++i)
             window.addFile(splitSelector(args[i]).first);
     }
-    if ((parser.isSet(variants) || parser.isSet(sweep)) && !args.isEmpty()) {
+    if ((parser.isSet(variants) || parser.isSet(sweep) || parser.isSet(roofline)) && !args.isEmpty()) {
         // The variants view of FILE[:RUN] (its variants), or the scaling view of a sweep of FILE;
         // with --screenshot grabbed once its charts are there.
         auto [file, run] = splitSelector(args.first());
@@ -225,7 +231,23 @@ int main(int argc, char** argv)
                 QApplication::exit(1);
         };
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        if (parser.isSet(variants)) {
+        if (parser.isSet(roofline)) {
+            int64_t runId = 0;
+            try {
+                wt::Database db(file.toStdString(), wt::OpenMode::ReadOnly);
+                wt::Reader reader(db);
+                runId = reader.resolveRun(run.toStdString());
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "wheretime-gui: %s\n", e.what());
+                return 1;
+            }
+            rooflineActions->showRoofline(abs, runId);
+            shown = rooflineActions->view();
+            if (parser.isSet(device))
+                rooflineActions->view()->load(abs, runId, parser.value(device));
+            QObject::connect(rooflineActions->view(), &wt::gui::RooflineView::ready, &app, grab);
+            QObject::connect(rooflineActions->view(), &wt::gui::RooflineView::failed, &app, fail);
+        } else if (parser.isSet(variants)) {
             int64_t runId = 0;
             try {
                 wt::Database db(file.toStdString(), wt::OpenMode::ReadOnly);
