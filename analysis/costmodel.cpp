@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <map>
 
 namespace wt {
 
@@ -94,14 +96,53 @@ std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* e
     }
 }
 
-double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes, bool bf16)
+double RooflineTerms::totalNs() const { return std::max({flopNs, byteNs, expNs}) + launchNs; }
+
+RooflineTerms rooflineTerms(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes, bool bf16,
+                            double exps)
 {
     const bool copy = launchKind == "memcpy";
     const double bw = copy && device.hostLinkBytesPerS > 0 ? device.hostLinkBytesPerS : device.memoryBytesPerS;
     const double peak = bf16 && device.bf16Flops > 0 ? device.bf16Flops : device.fp32Flops;
-    const double compute = peak > 0 ? flops / peak : 0;
-    const double memory = bw > 0 ? bytes / bw : 0;
-    return std::max(compute, memory) * 1e9 + device.launchOverheadNs;
+    RooflineTerms t;
+    t.flopNs = peak > 0 ? flops / peak * 1e9 : 0;
+    t.byteNs = bw > 0 ? bytes / bw * 1e9 : 0;
+    t.expNs = device.expsPerS > 0 ? exps / device.expsPerS * 1e9 : 0;
+    t.launchNs = device.launchOverheadNs;
+    return t;
+}
+
+double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes, bool bf16,
+                  double exps)
+{
+    return rooflineTerms(device, launchKind, flops, bytes, bf16, exps).totalNs();
+}
+
+double expsOf(const LaunchSample& s)
+{
+    static const std::map<std::string, double> perElement = {
+        {"log_softmax_forward", 1},    {"log_softmax_backward", 1},      {"fused_logsoftmax_loss_grad", 2},
+        {"causal_softmax_forward", 1}, {"attention_softmax_forward", 1}, {"glu_forward", 1},
+        {"glu_backward", 1},           {"gelu_forward", 1},              {"gelu_backward", 2},
+    };
+    auto it = perElement.find(s.name);
+    if (it == perElement.end())
+        return 0;
+    // shapes: "key=value key=value ..."; the elements are the product of the values.
+    double elements = 1;
+    bool any = false;
+    for (size_t at = 0; at < s.shapes.size();) {
+        const size_t eq = s.shapes.find('=', at);
+        if (eq == std::string::npos)
+            break;
+        size_t end = s.shapes.find(' ', eq);
+        if (end == std::string::npos)
+            end = s.shapes.size();
+        elements *= std::strtod(s.shapes.substr(eq + 1, end - eq - 1).c_str(), nullptr);
+        any = true;
+        at = end + 1;
+    }
+    return any ? elements * it->second : 0;
 }
 
 }  // namespace wt

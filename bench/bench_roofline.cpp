@@ -1,26 +1,36 @@
 // Roofline of the CPU backend (issue 28): per op of a workload, the achieved FLOP/s and B/s
 // against this machine's limits, and how far each op is from its bound.
 //
-// Limits, measured first: the sgemm rate and the copy bandwidth the way `wheretime calibrate`
-// measures them (OpenBLAS 1024^3 best of 5; memcpy of 64 MiB, bytes read + written, best of
-// 5), and the exp throughput of the row kernels' own exp (vecmath.h's vexp over an L1-resident
-// block on every thread of the backend's pool, best of 5).
+// Limits, measured first: the sgemm rate, the copy bandwidth and the fixed cost of one launch
+// with `wheretime calibrate`'s own functions (kernels/calibration.h: OpenBLAS 1024^3 best of 5;
+// memcpy of 64 MiB, bytes read + written, best of 5; the median 1x1x1 sgemm call), and the exp
+// throughput of the row kernels' own exp (vecmath.h's vexp over an L1-resident block on every
+// thread of the backend's pool, best of 5).
 // Ops: each workload is captured with the CPU tracer into a scratch file and read back as
 // op features (analysis/opfeatures.h: FLOPs and bytes per launch, measured time), so the
-// figures are the ones a capture stores. An op's bound time is
+// figures are the ones a capture stores. An op's bound time is the sum over its launches of the
+// roofline time of analysis/costmodel.h (the one `wheretime predict` uses),
 //   max(FLOPs / sgemm rate (the bf16 GEMM's for bf16gemm_*), bytes / copy bandwidth, exps / exp throughput)
-// with exps = elements x the exps per element of the op's definition (table below); "x bound"
-// is the measured time over the bound time (1.0 = at the machine's limit).
+//     + the fixed cost of a launch,
+// with exps = elements x the exps per element of the op's definition (analysis' expsOf); "x bound"
+// is the measured time over the bound time (1.0 = at the machine's limit); "bound by" names the
+// largest of the four sums ("launch" where the fixed cost outweighs the work).
 // --ab alternates, in this one process, the plain functor loops on one thread (the backend
 // before issue 28) and the vectorized kernels on the pool (now), and adds their times.
 //
 // usage: bench_roofline [--workloads gcn,transformer,bert] [--preset P] [--variant V]
 //                       [--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS]
 //                       [--file PATH]
+//        bench_roofline --kernels
 // --before vectorized: the A side is the vectorized kernels on one thread (the pool's effect).
+// --kernels: the row kernels alone on the pool (no capture, no tracer), at the shapes of the
+// small presets, in cache and out of it, each against the same bound: which part of an op's
+// distance to its bound is the kernel's own.
+#include "analysis/costmodel.h"
 #include "analysis/opfeatures.h"
 #include "capture/capture.h"
 #include "kernels/backend.h"
+#include "kernels/calibration.h"
 #include "kernels/cpurows.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -42,55 +52,35 @@ namespace {
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
+// This machine as a cost-model device: calibrate's figures and the exp throughput.
 struct Limits {
-    double flops = 0;      // FLOP/s (sgemm)
-    double bf16Flops = 0;  // FLOP/s of the bfloat16 GEMM (fused_bf16's bf16gemm_* ops)
-    double bytes = 0;      // B/s (copy, read + written, one thread: calibrate's figure)
-    double bytesPool = 0;  // B/s, the same copy split over the pool's threads (shown, not used)
-    double exps = 0;       // exp/s on all threads of the pool
+    wt::DeviceSpec device;  // fp32Flops, bf16Flops, memoryBytesPerS (copy, 1 thread), launchOverheadNs, expsPerS
+    double bytesPool = 0;   // B/s, the same copy split over the pool's threads (shown, not used)
 };
 
 Limits measureLimits()
 {
     Limits l;
     auto backend = wt::kernels::makeCpuBackend();
-    const int n = 1024;
-    std::vector<float> a(size_t(n) * n, 1.0f), b(size_t(n) * n, 0.5f), c(size_t(n) * n, 0.0f);
+    wt::DeviceSpec& d = l.device;
+    d.name = "cpu";
+    d.kind = "cpu";
+    d.fp32Flops = wt::kernels::measureGemmFlops(*backend);
+    d.bf16Flops = wt::kernels::measureGemmFlops(*backend, /*bf16*/ true);
+    d.memoryBytesPerS = d.hostLinkBytesPerS = wt::kernels::measureCopyBytesPerS();
+    d.launchOverheadNs = wt::kernels::measureSmallOpNs(*backend);
+    const size_t bytes = size_t(64) << 20;
+    std::vector<char> src(bytes, 1), dst(bytes, 0);
     double best = 1e30;
     for (int rep = 0; rep < 6; ++rep) {
         auto t0 = Clock::now();
-        backend->gemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-        if (rep > 0)
-            best = std::min(best, seconds(t0, Clock::now()));
-    }
-    l.flops = 2.0 * n * n * double(n) / best;
-    best = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = Clock::now();
-        backend->gemmBf16(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-        if (rep > 0)
-            best = std::min(best, seconds(t0, Clock::now()));
-    }
-    l.bf16Flops = 2.0 * n * n * double(n) / best;
-    const size_t bytes = size_t(64) << 20;
-    std::vector<char> src(bytes, 1), dst(bytes, 0);
-    best = 1e30;
-    double bestPool = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = Clock::now();
-        std::memcpy(dst.data(), src.data(), bytes);
-        auto t1 = Clock::now();
         wt::kernels::cpu::parallelFor(int64_t(bytes), 1 << 20, [&](int64_t lo, int64_t hi) {
             std::memcpy(dst.data() + lo, src.data() + lo, size_t(hi - lo));
         });
-        auto t2 = Clock::now();
-        if (rep > 0) {
-            best = std::min(best, seconds(t0, t1));
-            bestPool = std::min(bestPool, seconds(t1, t2));
-        }
+        if (rep > 0)
+            best = std::min(best, seconds(t0, Clock::now()));
     }
-    l.bytes = 2.0 * double(bytes) / best;
-    l.bytesPool = 2.0 * double(bytes) / bestPool;
+    l.bytesPool = 2.0 * double(bytes) / best;
     // exp: every thread of the pool runs vexp over its own 4,096 floats, 2,000 times.
     const int threads = wt::kernels::cpu::threads();
     const int64_t block = 4096, reps = 2000;
@@ -112,40 +102,8 @@ Limits measureLimits()
         if (rep > 0)
             best = std::min(best, seconds(t0, Clock::now()));
     }
-    l.exps = double(threads) * double(block) * double(reps) / best;
+    d.expsPerS = double(threads) * double(block) * double(reps) / best;
     return l;
-}
-
-// Exps (or other transcendental calls: erf counts as one) per element of an op's definition
-// (opsmath.h, bertops.h); elements = the product of the op's sizes.
-double expsPerElement(const std::string& name)
-{
-    static const std::map<std::string, double> table = {
-        {"log_softmax_forward", 1},        {"log_softmax_backward", 1},   {"fused_logsoftmax_loss_grad", 2},
-        {"causal_softmax_forward", 1},     {"attention_softmax_forward", 1}, {"glu_forward", 1},
-        {"glu_backward", 1},               {"gelu_forward", 1},           {"gelu_backward", 2},
-    };
-    auto it = table.find(name);
-    return it == table.end() ? 0.0 : it->second;
-}
-
-double elementsOf(const std::string& shapes)
-{
-    double e = 1;
-    bool any = false;
-    size_t at = 0;
-    while (at < shapes.size()) {
-        size_t eq = shapes.find('=', at);
-        if (eq == std::string::npos)
-            break;
-        size_t end = shapes.find(' ', eq);
-        if (end == std::string::npos)
-            end = shapes.size();
-        e *= std::atof(shapes.substr(eq + 1, end - eq - 1).c_str());
-        any = true;
-        at = end + 1;
-    }
-    return any ? e : 0;
 }
 
 // "conv3" -> "conv*", "decoder.2" -> "decoder.*": one row for the blocks of a kind.
@@ -159,7 +117,9 @@ std::string family(const std::string& layer)
 
 struct OpRow {
     std::string layer, name, kind;
-    double launches = 0, flops = 0, bytes = 0, exps = 0;   // per step
+    double launches = 0, flops = 0, bytes = 0;             // per step
+    wt::RooflineTerms terms;                               // per step, ns: sums over the launches
+    double boundNs = 0;                                    // per step: the launches' roofline times
     std::vector<double> ms[2];                             // per round: [0] plain loops, [1] now
 };
 
@@ -179,6 +139,77 @@ void setConfig(int config)
     wt::kernels::cpu::setThreads(config == 1 ? 0 : 1);
 }
 
+// --kernels: best of 7 of each row kernel on the pool, against its bound from the limits.
+void timeKernels(const Limits& lim)
+{
+    namespace cpu = wt::kernels::cpu;
+    auto best = [](auto&& f) {
+        double b = 1e30;
+        for (int rep = 0; rep < 8; ++rep) {
+            auto t0 = Clock::now();
+            f();
+            if (rep > 0)
+                b = std::min(b, seconds(t0, Clock::now()));
+        }
+        return b;
+    };
+    std::printf("\n| kernel | rows x n | data MB | ms | bound by | bound ms | x bound |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    auto row = [&](const char* name, int64_t rows, int64_t n, double seconds, double exps, double bytes) {
+        const double te = exps / lim.device.expsPerS, tb = bytes / lim.device.memoryBytesPerS, bound = std::max(te, tb);
+        std::printf("| %s | %lld x %lld | %.1f | %.3f | %s | %.3f | %.2f |\n", name, static_cast<long long>(rows),
+                    static_cast<long long>(n), bytes / 1e6, seconds * 1e3, te >= tb ? "exp" : "mem", bound * 1e3,
+                    seconds / bound);
+    };
+    // The head of gcn small (1,024 tokens x 10,002: out of cache), one that fits in L2, the
+    // encoder's attention rows (S = 128), and the optimizer's and the norm's streams.
+    const std::pair<int64_t, int64_t> shapes[] = {{1024, 10002}, {16, 10002}, {4096, 128}};
+    for (const auto& [rows, n] : shapes) {
+        const size_t size = size_t(rows * n);
+        std::vector<float> x(size), y(size), dy(size, 0.f), dx(size);
+        for (size_t i = 0; i < size; ++i)
+            x[i] = float((i * 7919) % 1000) * 0.01f - 5.f;
+        for (size_t i = 0; i < size; i += 97)
+            dy[i] = -0.01f;
+        const int64_t minRows = std::max<int64_t>(1, 32768 / n);   // launch.h's kCpuMinWork
+        const double e = double(size);
+        row("log_softmax_forward", rows, n, best([&] {
+                cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                    cpu::logSoftmaxForwardRows(x.data(), y.data(), n, n, n, lo, hi);
+                });
+            }), e, 12 * e);   // the bytes the op declares (softmax.cpp): x read twice, y written
+        row("log_softmax_backward", rows, n, best([&] {
+                cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                    cpu::logSoftmaxBackwardRows(y.data(), dy.data(), dx.data(), n, n, lo, hi);
+                });
+            }), e, 16 * e);
+        if (n <= 1024)
+            row("attention_softmax_forward", rows, n, best([&] {
+                    cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                        cpu::softmaxRows(x.data(), y.data(), n, 0.125f, false, lo, hi);
+                    });
+                }), e, 8 * e);
+    }
+    for (int64_t n : {int64_t(65536), int64_t(4) << 20}) {
+        std::vector<float> w(size_t(n), 1.f), g(size_t(n), 0.01f), v(size_t(n), 0.f);
+        row("sgd_update (momentum)", 1, n, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::sgdRange(w.data(), g.data(), v.data(), 0.1f, 0.9f, 1.f, lo, hi); });
+            }), 0, 20.0 * double(n));
+        volatile double sink = 0;
+        row("grad_norm_sq", 1, n, best([&] {
+                const int64_t blocks = (n + 16383) / 16384;   // launch.h's reduceAdd blocks
+                std::vector<double> part(static_cast<size_t>(blocks));
+                cpu::parallelFor(blocks, 2, [&](int64_t lo, int64_t hi) {
+                    for (int64_t b = lo; b < hi; ++b)
+                        part[size_t(b)] = cpu::sumSquaresRange(g.data(), b * 16384, std::min(n, (b + 1) * 16384));
+                });
+                double t = 0;
+                for (double p : part)
+                    t += p;
+                sink = sink + t;
+            }), 0, 4.0 * double(n));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -186,7 +217,7 @@ int main(int argc, char** argv)
     std::vector<std::string> workloads = {"gcn", "transformer", "bert"};
     std::string preset = "small", variant = "adaptive", file = "/tmp/wheretime-bench-roofline.wt";
     int steps = 2, rounds = 3;
-    bool ab = false;
+    bool ab = false, kernelsOnly = false;
     double minMs = 1.0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -215,6 +246,7 @@ int main(int argc, char** argv)
         else if (a == "--min-ms") minMs = std::atof(next().c_str());
         else if (a == "--file") file = next();
         else if (a == "--ab") ab = true;
+        else if (a == "--kernels") kernelsOnly = true;
         else if (a == "--before") {
             std::string v = next();
             if (v != "plain" && v != "vectorized") {
@@ -225,7 +257,7 @@ int main(int argc, char** argv)
         }
         else {
             std::fprintf(stderr, "usage: bench_roofline [--workloads gcn,transformer,bert] [--preset P] [--variant V] "
-                                 "[--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS] [--file PATH]\n");
+                                 "[--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS] [--file PATH] | --kernels\n");
             return 2;
         }
     }
@@ -238,11 +270,17 @@ int main(int argc, char** argv)
             load[0] = -1;
         std::fclose(f);
     }
+    const wt::DeviceSpec& dev = lim.device;
     std::printf("limits: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
-                "exp %.2f Gexp/s (%d threads); load average %.2f %.2f %.2f\n",
-                lim.flops / 1e9, lim.bf16Flops / 1e9, lim.bytes / 1e9, lim.bytesPool / 1e9, wt::kernels::cpu::threads(), lim.exps / 1e9,
-                wt::kernels::cpu::threads(), load[0], load[1], load[2]);
+                "exp %.2f Gexp/s (%d threads), launch %.0f ns (calibrate's small op); load average %.2f %.2f %.2f\n",
+                dev.fp32Flops / 1e9, dev.bf16Flops / 1e9, dev.memoryBytesPerS / 1e9, lim.bytesPool / 1e9,
+                wt::kernels::cpu::threads(), dev.expsPerS / 1e9, wt::kernels::cpu::threads(), dev.launchOverheadNs, load[0],
+                load[1], load[2]);
 
+    if (kernelsOnly) {
+        timeKernels(lim);
+        return 0;
+    }
     for (const std::string& workload : workloads) {
         std::map<std::pair<std::string, std::string>, OpRow> rows;
         std::vector<double> stepMs[2];
@@ -292,7 +330,12 @@ int main(int argc, char** argv)
                         r.launches += perStep;
                         r.flops += s.flops * perStep;
                         r.bytes += s.bytes() * perStep;
-                        r.exps += expsPerElement(s.name) * elementsOf(s.shapes) * perStep;
+                        const wt::RooflineTerms t = wt::rooflineTerms(lim.device, s);
+                        r.terms.flopNs += t.flopNs * perStep;
+                        r.terms.byteNs += t.byteNs * perStep;
+                        r.terms.expNs += t.expNs * perStep;
+                        r.terms.launchNs += t.launchNs * perStep;
+                        r.boundNs += t.totalNs() * perStep;
                     }
                     ms[key] += double(s.timeNs) * 1e-6 * perStep;
                     total += double(s.timeNs) * 1e-6 * perStep;
@@ -322,10 +365,10 @@ int main(int argc, char** argv)
         int folded = 0;
         for (const OpRow* r : order) {
             const double t = median(r->ms[now]) * 1e-3;
-            const bool bf16 = r->name.rfind("bf16gemm_", 0) == 0;
-            const double tf = r->flops / (bf16 ? lim.bf16Flops : lim.flops), tb = r->bytes / lim.bytes, te = r->exps / lim.exps;
-            const double bound = std::max({tf, tb, te});
-            const char* by = bound == tf ? "flop" : (bound == tb ? "mem" : "exp");
+            const wt::RooflineTerms& tm = r->terms;
+            const double bound = r->boundNs * 1e-9;
+            const double work = std::max({tm.flopNs, tm.byteNs, tm.expNs});
+            const char* by = tm.launchNs > work ? "launch" : work == tm.flopNs ? "flop" : (work == tm.byteNs ? "mem" : "exp");
             boundSum += bound;
             const double before = ab ? median(r->ms[0]) : 0;
             if (r->layer == "softmax") {

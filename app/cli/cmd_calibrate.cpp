@@ -7,15 +7,12 @@
 #include "app/cli/command.h"
 #include "capture/cputracer.h"
 #include "kernels/backend.h"
+#include "kernels/calibration.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <thread>
-#include <vector>
 
 namespace wt::cli {
 namespace {
@@ -27,11 +24,6 @@ const char* kUsage =
     "and the time of one small op (a 1x1x1 sgemm call, median), and stores them in FILE as the device\n"
     "NAME (default cpu) for `wheretime predict --device NAME` and `--evaluate`.\n";
 
-double seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b)
-{
-    return std::chrono::duration<double>(b - a).count();
-}
-
 int runCalibrate(Args& args)
 {
     args.parse({"--name"}, {});
@@ -42,49 +34,9 @@ int runCalibrate(Args& args)
     Database db(file, OpenMode::ReadWrite);   // fail on a bad file before measuring
 
     auto backend = kernels::makeCpuBackend();
-    using clock = std::chrono::steady_clock;
-    // sgemm: C[n,n] = A B, best of 5 after one warm-up.
-    const int n = 1024;
-    std::vector<float> a(size_t(n) * n, 1.0f), b(size_t(n) * n, 0.5f), c(size_t(n) * n, 0.0f);
-    double bestGemm = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = clock::now();
-        backend->gemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-        auto t1 = clock::now();
-        if (rep > 0)
-            bestGemm = std::min(bestGemm, seconds(t0, t1));
-    }
-    const double gemmFlops = 2.0 * n * n * double(n) / bestGemm;
-    double bestBf16 = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = clock::now();
-        backend->gemmBf16(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-        auto t1 = clock::now();
-        if (rep > 0)
-            bestBf16 = std::min(bestBf16, seconds(t0, t1));
-    }
-    const double bf16Flops = 2.0 * n * n * double(n) / bestBf16;
-    // Copy: 64 MiB, read + write counted.
-    const size_t bytes = size_t(64) << 20;
-    std::vector<char> src(bytes, 1), dst(bytes, 0);
-    double bestCopy = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = clock::now();
-        std::memcpy(dst.data(), src.data(), bytes);
-        auto t1 = clock::now();
-        if (rep > 0)
-            bestCopy = std::min(bestCopy, seconds(t0, t1));
-    }
-    const double copyBytesPerS = 2.0 * double(bytes) / bestCopy;
-    // One small op: median of 1x1x1 sgemm calls.
-    std::vector<double> small;
-    for (int rep = 0; rep < 201; ++rep) {
-        auto t0 = clock::now();
-        backend->gemm(false, false, 1, 1, 1, 1.0f, a.data(), 1, b.data(), 1, 0.0f, c.data(), 1);
-        auto t1 = clock::now();
-        small.push_back(seconds(t0, t1) * 1e9);
-    }
-    std::nth_element(small.begin(), small.begin() + 100, small.end());
+    const double gemmFlops = kernels::measureGemmFlops(*backend);
+    const double bf16Flops = kernels::measureGemmFlops(*backend, /*bf16*/ true);
+    const double copyBytesPerS = kernels::measureCopyBytesPerS();
 
     DeviceSpec d;
     d.name = name;
@@ -95,7 +47,7 @@ int runCalibrate(Args& args)
     d.memoryBytesPerS = copyBytesPerS;
     d.hostLinkBytesPerS = copyBytesPerS;
     d.sms = int(std::thread::hardware_concurrency());
-    d.launchOverheadNs = small[100];
+    d.launchOverheadNs = kernels::measureSmallOpNs(*backend);
     d.source = "wheretime calibrate (sgemm and bf16 GEMM 1024^3 best of 5, memcpy 64 MiB best of 5, 1x1x1 sgemm median)";
     CostModelStore(db).put(StoredCostModel{name, "device", "", toJson(d)});
     std::printf("%s: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (read + written), small op %.0f ns; "
