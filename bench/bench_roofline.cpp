@@ -5,7 +5,7 @@
 // with `wheretime calibrate`'s own functions (kernels/calibration.h: OpenBLAS 1024^3 best of 5;
 // memcpy of 64 MiB, bytes read + written, best of 5; the median 1x1x1 sgemm call), and the exp
 // throughput of the row kernels' own exp (vecmath.h's vexp over an L1-resident block on every
-// thread of the backend's pool, best of 5).
+// thread of the backend's pool, best of 30 runs of about a millisecond).
 // Ops: each workload is captured with the CPU tracer into a scratch file and read back as
 // op features (analysis/opfeatures.h: FLOPs and bytes per launch, measured time), so the
 // figures are the ones a capture stores. An op's bound time is the sum over its launches of the
@@ -81,9 +81,11 @@ Limits measureLimits()
             best = std::min(best, seconds(t0, Clock::now()));
     }
     l.bytesPool = 2.0 * double(bytes) / best;
-    // exp: every thread of the pool runs vexp over its own 4,096 floats, 2,000 times.
+    // exp: every thread of the pool runs vexp over its own 4,096 floats, 200 times (about a
+    // millisecond), best of 30: short runs, so that on a shared machine the best one is as
+    // unhindered as the short kernel timings it is compared with.
     const int threads = wt::kernels::cpu::threads();
-    const int64_t block = 4096, reps = 2000;
+    const int64_t block = 4096, reps = 200;
     std::vector<std::vector<float>> in(static_cast<size_t>(threads)), out(static_cast<size_t>(threads));
     for (int t = 0; t < threads; ++t) {
         in[size_t(t)].resize(size_t(block));
@@ -92,7 +94,7 @@ Limits measureLimits()
             in[size_t(t)][size_t(i)] = -20.f + 40.f * float(i) / float(block);
     }
     best = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
+    for (int rep = 0; rep < 31; ++rep) {
         auto t0 = Clock::now();
         wt::kernels::cpu::parallelFor(threads, 1, [&](int64_t lo, int64_t hi) {
             for (int64_t t = lo; t < hi; ++t)
@@ -382,7 +384,7 @@ int main(int argc, char** argv)
                 ++folded;
                 continue;
             }
-            std::printf("| %s | %s | %.0f | %.2f | %.1f | %.2f | %s | %.2f | %.2f |", r->layer.c_str(), r->name.c_str(),
+            std::printf("| %s | %s | %.0f | %.3f | %.1f | %.2f | %s | %.3f | %.2f |", r->layer.c_str(), r->name.c_str(),
                         r->launches, t * 1e3, r->flops / t / 1e9, r->bytes / t / 1e9, by, bound * 1e3,
                         bound > 0 ? t / bound : 0.0);
             if (ab)
