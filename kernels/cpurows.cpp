@@ -32,7 +32,7 @@ namespace wt::kernels::cpu {
 namespace {
 
 constexpr int kLanes = 16;
-constexpr int64_t kBlock = 512;   // floats per exp block (2 KiB on the stack, in L1)
+constexpr int64_t kBlock = 512;   // floats per block of the online log-sum-exp (2 KiB: in L1 from its max to its exps)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 std::atomic<bool> g_vectorized{true};
