@@ -90,10 +90,10 @@ typedef int32_t V8i __attribute__((vector_size(32)));
 WT_LANES_INLINE V8 maxLanes(V8 a, V8 b) { return a > b ? a : b; }
 WT_LANES_INLINE float combineMax(const float* acc)
 {
-    // A tree of lane-wise maxima (branch-free: the scalar loop compiled to a compare and a
-    // branch per lane, mispredicted on every row of random scores). Max does not depend on
-    // the order: the value is the loop's (up to the sign of a zero maximum, which no result
-    // depends on).
+    // A tree of lane-wise maxima, 4 steps deep: the scalar loop compiled to a chain of 15
+    // scalar compares and conditional moves (vucomiss, cmov), each waiting on the last, once
+    // per row. Max does not depend on the order: the value is the loop's (up to the sign of a
+    // zero maximum, which no result depends on).
     V8 m = maxLanes(load8(acc), load8(acc + 8));
     m = maxLanes(m, __builtin_shuffle(m, V8i{4, 5, 6, 7, 0, 1, 2, 3}));
     m = maxLanes(m, __builtin_shuffle(m, V8i{2, 3, 0, 1, 6, 7, 4, 5}));
