@@ -1,20 +1,20 @@
 // Roofline of the CPU backend (issue 28): per op of a workload, the achieved FLOP/s and B/s
 // against this machine's limits, and how far each op is from its bound.
 //
-// Limits, measured first: the sgemm rate, the copy bandwidth and the fixed cost of one launch
-// with `wheretime calibrate`'s own functions (kernels/calibration.h: OpenBLAS 1024^3 best of 5;
-// memcpy of 64 MiB, bytes read + written, best of 5; the median 1x1x1 sgemm call), and the exp
-// throughput of the row kernels' own exp (vecmath.h's vexp over an L1-resident block on every
-// thread of the backend's pool, best of 30 runs of about a millisecond).
-// Ops: each workload is captured with the CPU tracer into a scratch file and read back as
-// op features (analysis/opfeatures.h: FLOPs and bytes per launch, measured time), so the
-// figures are the ones a capture stores. An op's bound time is the sum over its launches of the
+// Limits, measured first with `wheretime calibrate`'s own measurement (kernels/cpulimits.h:
+// OpenBLAS 1024^3 best of 5; memcpy of 64 MiB, bytes read + written, best of 5; the row
+// kernels' vexp over an L1-resident block on every pool thread, best of 30 runs of about a
+// millisecond; the median 1x1x1 sgemm call).
+// Ops: each workload is captured with the CPU tracer into a scratch file and read back as op
+// features (analysis/opfeatures.h), and the table is analysis/rooflinetable.h's, what
+// `wheretime roofline` prints for a capture: an op's bound is the sum over its launches of the
 // roofline time of analysis/costmodel.h (the one `wheretime predict` uses),
 //   max(FLOPs / sgemm rate (the bf16 GEMM's for bf16gemm_*), bytes / copy bandwidth, exps / exp throughput)
 //     + the fixed cost of a launch,
-// with exps = elements x the exps per element of the op's definition (analysis' expsOf); "x bound"
-// is the measured time over the bound time (1.0 = at the machine's limit); "bound by" names the
-// largest of the four sums ("launch" where the fixed cost outweighs the work).
+// with exps = elements x the exps per element of the op's definition (analysis' transcendentals);
+// "x bound" is the measured time over the bound time (1.0 = at the machine's limit); "bound by"
+// names the largest term ("launch" where the fixed cost outweighs the work). Times per step are
+// medians over the rounds; the table is printed as Markdown for docs/performance.md.
 // --ab alternates, in this one process, the plain functor loops on one thread (the backend
 // before issue 28) and the vectorized kernels on the pool (now), and adds their times.
 //
@@ -28,10 +28,12 @@
 // distance to its bound is the kernel's own.
 #include "analysis/costmodel.h"
 #include "analysis/opfeatures.h"
+#include "analysis/rooflinetable.h"
 #include "capture/capture.h"
 #include "kernels/backend.h"
-#include "kernels/calibration.h"
+#include "kernels/cpulimits.h"
 #include "kernels/cpurows.h"
+#include "render/tablewriter.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 
@@ -52,78 +54,51 @@ namespace {
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
-// This machine as a cost-model device: calibrate's figures and the exp throughput.
+// This machine as a cost-model device: calibrate's measurement.
 struct Limits {
-    wt::DeviceSpec device;  // fp32Flops, bf16Flops, memoryBytesPerS (copy, 1 thread), launchOverheadNs, expsPerS
+    wt::DeviceSpec device;  // fp32Flops, bf16Flops, memoryBytesPerS (copy, 1 thread), launchOverheadNs, expPerS
     double bytesPool = 0;   // B/s, the same copy split over the pool's threads (shown, not used)
 };
 
 Limits measureLimits()
 {
+    const wt::kernels::CpuLimits c = wt::kernels::measureCpuLimits();
     Limits l;
-    auto backend = wt::kernels::makeCpuBackend();
     wt::DeviceSpec& d = l.device;
     d.name = "cpu";
     d.kind = "cpu";
-    d.fp32Flops = wt::kernels::measureGemmFlops(*backend);
-    d.bf16Flops = wt::kernels::measureGemmFlops(*backend, /*bf16*/ true);
-    d.memoryBytesPerS = d.hostLinkBytesPerS = wt::kernels::measureCopyBytesPerS();
-    d.launchOverheadNs = wt::kernels::measureSmallOpNs(*backend);
-    const size_t bytes = size_t(64) << 20;
-    std::vector<char> src(bytes, 1), dst(bytes, 0);
-    double best = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = Clock::now();
-        wt::kernels::cpu::parallelFor(int64_t(bytes), 1 << 20, [&](int64_t lo, int64_t hi) {
-            std::memcpy(dst.data() + lo, src.data() + lo, size_t(hi - lo));
-        });
-        if (rep > 0)
-            best = std::min(best, seconds(t0, Clock::now()));
-    }
-    l.bytesPool = 2.0 * double(bytes) / best;
-    // exp: every thread of the pool runs vexp over its own 4,096 floats, 200 times (about a
-    // millisecond), best of 30: short runs, so that on a shared machine the best one is as
-    // unhindered as the short kernel timings it is compared with.
-    const int threads = wt::kernels::cpu::threads();
-    const int64_t block = 4096, reps = 200;
-    std::vector<std::vector<float>> in(static_cast<size_t>(threads)), out(static_cast<size_t>(threads));
-    for (int t = 0; t < threads; ++t) {
-        in[size_t(t)].resize(size_t(block));
-        out[size_t(t)].resize(size_t(block));
-        for (int64_t i = 0; i < block; ++i)
-            in[size_t(t)][size_t(i)] = -20.f + 40.f * float(i) / float(block);
-    }
-    best = 1e30;
-    for (int rep = 0; rep < 31; ++rep) {
-        auto t0 = Clock::now();
-        wt::kernels::cpu::parallelFor(threads, 1, [&](int64_t lo, int64_t hi) {
-            for (int64_t t = lo; t < hi; ++t)
-                for (int64_t r = 0; r < reps; ++r)
-                    wt::kernels::cpu::expRange(in[size_t(t)].data(), out[size_t(t)].data(), block);
-        });
-        if (rep > 0)
-            best = std::min(best, seconds(t0, Clock::now()));
-    }
-    d.expsPerS = double(threads) * double(block) * double(reps) / best;
+    d.fp32Flops = c.sgemmFlopPerS;
+    d.bf16Flops = c.bf16FlopPerS;
+    d.memoryBytesPerS = d.hostLinkBytesPerS = c.copyBytesPerS;
+    d.launchOverheadNs = c.smallOpNs;
+    d.expPerS = c.expPerS;
+    l.bytesPool = c.copyPoolBytesPerS;
     return l;
 }
 
-// "conv3" -> "conv*", "decoder.2" -> "decoder.*": one row for the blocks of a kind.
-std::string family(const std::string& layer)
+// A table as Markdown, each cell in the writer's text (render::cellText), its text columns only;
+// `extra` adds columns (header, one cell per row).
+void printMarkdown(const wt::Table& t, const std::vector<std::pair<std::string, std::vector<std::string>>>& extra = {})
 {
-    size_t end = layer.size();
-    while (end > 0 && std::isdigit(static_cast<unsigned char>(layer[end - 1])))
-        --end;
-    return end < layer.size() ? layer.substr(0, end) + "*" : layer;
+    std::vector<size_t> shown;
+    for (size_t c = 0; c < t.columns.size(); ++c)
+        if (t.columns[c].inText)
+            shown.push_back(c);
+    std::string line = "|", rule = "|";
+    for (size_t c : shown)
+        line += " " + t.columns[c].title + " |", rule += " --- |";
+    for (const auto& [title, cells] : extra)
+        line += " " + title + " |", rule += " --- |";
+    std::printf("%s\n%s\n", line.c_str(), rule.c_str());
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        line = "|";
+        for (size_t c : shown)
+            line += " " + wt::render::cellText(t.columns[c], t.rows[r][c]) + " |";
+        for (const auto& [title, cells] : extra)
+            line += " " + (r < cells.size() ? cells[r] : std::string()) + " |";
+        std::printf("%s\n", line.c_str());
+    }
 }
-
-struct OpRow {
-    std::string layer, name, kind;
-    double launches = 0, flops = 0, bytes = 0;             // per step
-    wt::RooflineTerms terms;                               // per step, ns: sums over the launches
-    double boundNs = 0;                                    // per step: the launches' roofline times
-    std::vector<double> ms[2];                             // per round: [0] plain loops, [1] now
-};
 
 double median(std::vector<double> v)
 {
@@ -157,7 +132,7 @@ void timeKernels(const Limits& lim)
     };
     std::printf("\n| kernel | rows x n | data MB | ms | bound by | bound ms | x bound |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     auto row = [&](const char* name, int64_t rows, int64_t n, double seconds, double exps, double bytes) {
-        const double te = exps / lim.device.expsPerS, tb = bytes / lim.device.memoryBytesPerS, bound = std::max(te, tb);
+        const double te = exps / lim.device.expPerS, tb = bytes / lim.device.memoryBytesPerS, bound = std::max(te, tb);
         std::printf("| %s | %lld x %lld | %.1f | %.3f | %s | %.3f | %.2f |\n", name, static_cast<long long>(rows),
                     static_cast<long long>(n), bytes / 1e6, seconds * 1e3, te >= tb ? "exp" : "mem", bound * 1e3,
                     seconds / bound);
@@ -276,7 +251,7 @@ int main(int argc, char** argv)
     std::printf("limits: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
                 "exp %.2f Gexp/s (%d threads), launch %.0f ns (calibrate's small op); load average %.2f %.2f %.2f\n",
                 dev.fp32Flops / 1e9, dev.bf16Flops / 1e9, dev.memoryBytesPerS / 1e9, lim.bytesPool / 1e9,
-                wt::kernels::cpu::threads(), dev.expsPerS / 1e9, wt::kernels::cpu::threads(), dev.launchOverheadNs, load[0],
+                wt::kernels::cpu::threads(), dev.expPerS / 1e9, wt::kernels::cpu::threads(), dev.launchOverheadNs, load[0],
                 load[1], load[2]);
 
     if (kernelsOnly) {
@@ -284,8 +259,10 @@ int main(int argc, char** argv)
         return 0;
     }
     for (const std::string& workload : workloads) {
-        std::map<std::pair<std::string, std::string>, OpRow> rows;
-        std::vector<double> stepMs[2];
+        using Key = std::pair<std::string, std::string>;   // (layer family, op)
+        std::map<Key, wt::RooflineOp> features;            // the same in every run
+        std::map<Key, std::vector<double>> ns[2];          // per round: [0] before, [1] now
+        std::vector<double> stepNs[2];
         for (int round = 0; round < rounds; ++round) {
             for (int k = 0; k < (ab ? 2 : 1); ++k) {
                 // Alternate which configuration goes first, so drift in the load hits both.
@@ -310,101 +287,70 @@ int main(int argc, char** argv)
                 }
                 wt::Database db(file, wt::OpenMode::ReadOnly);
                 wt::Reader reader(db);
-                wt::RunSamples rs = wt::loadRunSamples(reader, res.runId);
+                const wt::RunSamples rs = wt::loadRunSamples(reader, res.runId);
                 if (rs.launches.empty() || rs.steps < 1) {
                     std::fprintf(stderr, "bench_roofline: %s: the capture stored no op features\n", workload.c_str());
                     return 1;
                 }
-                const double perStep = 1.0 / double(rs.steps);
-                std::map<std::pair<std::string, std::string>, double> ms;
                 double total = 0;
-                for (const wt::LaunchSample& s : rs.launches) {
-                    if (s.timeNs < 0)
-                        continue;
-                    auto key = std::make_pair(family(s.layer), s.name);
-                    OpRow& r = rows[key];
-                    if (r.name.empty()) {
-                        r.layer = key.first;
-                        r.name = s.name;
-                        r.kind = s.kind;
-                    }
-                    if (round == 0 && k == 0) {   // features are the same in every run
-                        r.launches += perStep;
-                        r.flops += s.flops * perStep;
-                        r.bytes += s.bytes() * perStep;
-                        const wt::RooflineTerms t = wt::rooflineTerms(lim.device, s);
-                        r.terms.flopNs += t.flopNs * perStep;
-                        r.terms.byteNs += t.byteNs * perStep;
-                        r.terms.expNs += t.expNs * perStep;
-                        r.terms.launchNs += t.launchNs * perStep;
-                        r.boundNs += t.totalNs() * perStep;
-                    }
-                    ms[key] += double(s.timeNs) * 1e-6 * perStep;
-                    total += double(s.timeNs) * 1e-6 * perStep;
+                for (const wt::RooflineOp& op : wt::rooflineOps(rs, lim.device)) {
+                    const Key key{op.layer, op.op};
+                    features.try_emplace(key, op);
+                    ns[config][key].push_back(op.measuredNs);
+                    total += op.measuredNs;
                 }
-                for (auto& [key, v] : ms)
-                    rows[key].ms[config].push_back(v);
-                stepMs[config].push_back(total);
+                stepNs[config].push_back(total);
             }
         }
         setConfig(1);
 
-        std::vector<const OpRow*> order;
-        for (const auto& [key, r] : rows)
-            order.push_back(&r);
-        const int now = 1;
-        std::sort(order.begin(), order.end(),
-                  [&](const OpRow* a, const OpRow* b) { return median(a->ms[now]) > median(b->ms[now]); });
+        // The ops with their median time now, largest first: rooflineTable's rows.
+        std::vector<wt::RooflineOp> now;
+        for (auto [key, op] : features) {
+            op.measuredNs = median(ns[1][key]);
+            now.push_back(op);
+        }
+        std::stable_sort(now.begin(), now.end(), [](const wt::RooflineOp& a, const wt::RooflineOp& b) { return a.measuredNs > b.measuredNs; });
+        wt::RooflineOptions options;
+        options.minNs = minMs * 1e6;
+        const wt::Table table = wt::rooflineTable(now, lim.device, options);
+
         std::printf("\n%s %s %s: %d rounds x %d steps%s; per step, medians over rounds\n\n", workload.c_str(),
                     preset.c_str(), variant.c_str(), rounds, steps,
                     !ab ? ""
                         : g_beforeVectorized ? " (A/B alternating: before = vectorized on 1 thread, now = vectorized on the pool)"
                                              : " (A/B alternating: before = plain loops on 1 thread, now = vectorized on the pool)");
-        std::printf("| layer | op | launches | ms now | GFLOP/s | GB/s | bound by | bound ms | x bound |%s\n",
-                    ab ? " ms before | speedup |" : "");
-        std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |%s\n", ab ? " --- | --- |" : "");
-        double boundSum = 0, otherMs = 0, otherBefore = 0, otherBound = 0, softNow = 0, softBefore = 0;
-        int folded = 0;
-        for (const OpRow* r : order) {
-            const double t = median(r->ms[now]) * 1e-3;
-            const wt::RooflineTerms& tm = r->terms;
-            const double bound = r->boundNs * 1e-9;
-            const double work = std::max({tm.flopNs, tm.byteNs, tm.expNs});
-            const char* by = tm.launchNs > work ? "launch" : work == tm.flopNs ? "flop" : (work == tm.byteNs ? "mem" : "exp");
-            boundSum += bound;
-            const double before = ab ? median(r->ms[0]) : 0;
-            if (r->layer == "softmax") {
-                softNow += t * 1e3;
-                softBefore += before;
+        std::vector<std::pair<std::string, std::vector<std::string>>> extra;
+        double softNow = 0, softBefore = 0;
+        for (const wt::RooflineOp& op : now)
+            if (op.layer == "softmax") {
+                softNow += op.measuredNs;
+                softBefore += ab ? median(ns[0][{op.layer, op.op}]) : 0;
             }
-            if (t * 1e3 < minMs) {
-                otherMs += t * 1e3;
-                otherBefore += before;
-                otherBound += bound * 1e3;
-                ++folded;
-                continue;
+        if (ab) {
+            // Before, per row of the table: its op, the folded ops, the step.
+            std::vector<std::string> before, speedup;
+            double foldedBefore = 0, foldedNow = 0;
+            auto add = [&](double b, double n) {
+                before.push_back(wt::formatDuration(b));
+                speedup.push_back(wt::fixedText(n > 0 ? b / n : 0.0, 2) + "x");
+            };
+            for (const wt::RooflineOp& op : now) {
+                const double b = median(ns[0][{op.layer, op.op}]);
+                if (op.measuredNs < options.minNs)
+                    foldedBefore += b, foldedNow += op.measuredNs;
+                else
+                    add(b, op.measuredNs);
             }
-            std::printf("| %s | %s | %.0f | %.3f | %.1f | %.2f | %s | %.3f | %.2f |", r->layer.c_str(), r->name.c_str(),
-                        r->launches, t * 1e3, r->flops / t / 1e9, r->bytes / t / 1e9, by, bound * 1e3,
-                        bound > 0 ? t / bound : 0.0);
-            if (ab)
-                std::printf(" %.2f | %.2fx |", before, t > 0 ? before / (t * 1e3) : 0.0);
-            std::printf("\n");
+            if (table.rows.size() > before.size() + 1)
+                add(foldedBefore, foldedNow);
+            add(median(stepNs[0]), median(stepNs[1]));
+            extra = {{"before", before}, {"speedup", speedup}};
         }
-        std::printf("| (%d ops under %.1f ms) | | | %.2f | | | | %.2f | %.2f |", folded, minMs, otherMs, otherBound,
-                    otherBound > 0 ? otherMs / otherBound : 0.0);
-        if (ab)
-            std::printf(" %.2f | %.2fx |", otherBefore, otherMs > 0 ? otherBefore / otherMs : 0.0);
-        std::printf("\n");
-        const double stepNow = median(stepMs[now]);
-        std::printf("| softmax layer | all ops | | %.2f | | | | | |", softNow);
-        if (ab)
-            std::printf(" %.2f | %.2fx |", softBefore, softNow > 0 ? softBefore / softNow : 0.0);
-        std::printf("\n| step | all ops | | %.2f | | | | %.2f | %.2f |", stepNow, boundSum * 1e3,
-                    boundSum > 0 ? stepNow / (boundSum * 1e3) : 0.0);
-        if (ab)
-            std::printf(" %.2f | %.2fx |", median(stepMs[0]), stepNow > 0 ? median(stepMs[0]) / stepNow : 0.0);
-        std::printf("\n");
+        printMarkdown(table, extra);
+        std::printf("\nsoftmax layer: %s a step%s; step (sum of its ops): %s\n", wt::formatDuration(softNow).c_str(),
+                    ab ? (" (before " + wt::formatDuration(softBefore) + ")").c_str() : "",
+                    wt::formatDuration(median(stepNs[1])).c_str());
     }
     return 0;
 }

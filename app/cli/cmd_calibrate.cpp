@@ -1,13 +1,12 @@
 // wheretime calibrate FILE: measures this CPU for the cost model (a short sgemm rate through the
-// CPU backend's OpenBLAS, the bfloat16 GEMM's rate, copy bandwidth, the fixed cost of one small
-// op) and stores it in FILE
-// as a device cost model (default name "cpu"), which `predict --device cpu` and `--evaluate`
+// CPU backend's OpenBLAS, the bfloat16 GEMM's rate, copy bandwidth, the row kernels' exp
+// throughput, the fixed cost of one small op: kernels/cpulimits.h) and stores it in FILE as a
+// device cost model (default name "cpu"), which `predict --device cpu` and `--evaluate`
 // use for the roofline.
 #include "analysis/costmodel.h"
 #include "app/cli/command.h"
 #include "capture/cputracer.h"
-#include "kernels/backend.h"
-#include "kernels/calibration.h"
+#include "kernels/cpulimits.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
 
@@ -20,9 +19,11 @@ namespace {
 const char* kUsage =
     "usage: wheretime calibrate FILE [--name NAME]\n\n"
     "Measures this CPU (about a second): the sgemm rate of the CPU backend (OpenBLAS, 1024^3, best of\n"
-    "several), the same for its bfloat16 GEMM (the fused_bf16 softmax variant's), the copy bandwidth (memcpy of 64 MiB, bytes read + written per second, best of several)\n"
-    "and the time of one small op (a 1x1x1 sgemm call, median), and stores them in FILE as the device\n"
-    "NAME (default cpu) for `wheretime predict --device NAME` and `--evaluate`.\n";
+    "several), the same for its bfloat16 GEMM (the fused_bf16 softmax variant's), the copy bandwidth\n"
+    "(memcpy of 64 MiB, bytes read + written per second, best of several), the row kernels' exp\n"
+    "throughput on the backend's threads and the time of one small op (a 1x1x1 sgemm call, median),\n"
+    "and stores them in FILE as the device NAME (default cpu) for `wheretime predict --device NAME`,\n"
+    "`--evaluate` and `wheretime roofline`.\n";
 
 int runCalibrate(Args& args)
 {
@@ -33,26 +34,25 @@ int runCalibrate(Args& args)
     const std::string name = args.value("--name", "cpu");
     Database db(file, OpenMode::ReadWrite);   // fail on a bad file before measuring
 
-    auto backend = kernels::makeCpuBackend();
-    const double gemmFlops = kernels::measureGemmFlops(*backend);
-    const double bf16Flops = kernels::measureGemmFlops(*backend, /*bf16*/ true);
-    const double copyBytesPerS = kernels::measureCopyBytesPerS();
+    const kernels::CpuLimits l = kernels::measureCpuLimits();
 
     DeviceSpec d;
     d.name = name;
     d.title = "CPU: " + capture::CpuTracer::cpuModelName();
     d.kind = "cpu";
-    d.fp32Flops = gemmFlops;
-    d.bf16Flops = bf16Flops;
-    d.memoryBytesPerS = copyBytesPerS;
-    d.hostLinkBytesPerS = copyBytesPerS;
+    d.fp32Flops = l.sgemmFlopPerS;
+    d.bf16Flops = l.bf16FlopPerS;
+    d.memoryBytesPerS = l.copyBytesPerS;
+    d.hostLinkBytesPerS = l.copyBytesPerS;
     d.sms = int(std::thread::hardware_concurrency());
-    d.launchOverheadNs = kernels::measureSmallOpNs(*backend);
-    d.source = "wheretime calibrate (sgemm and bf16 GEMM 1024^3 best of 5, memcpy 64 MiB best of 5, 1x1x1 sgemm median)";
+    d.launchOverheadNs = l.smallOpNs;
+    d.expPerS = l.expPerS;
+    d.source = "wheretime calibrate (sgemm and bf16 GEMM 1024^3 best of 5, memcpy 64 MiB best of 5, vexp on the pool best of 5, "
+               "1x1x1 sgemm median)";
     CostModelStore(db).put(StoredCostModel{name, "device", "", toJson(d)});
-    std::printf("%s: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (read + written), small op %.0f ns; "
-                "stored as device '%s' in %s\n",
-                d.title.c_str(), gemmFlops / 1e9, bf16Flops / 1e9, copyBytesPerS / 1e9, d.launchOverheadNs,
+    std::printf("%s: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (read + written), exp %.2f Gexp/s (%d threads), "
+                "small op %.0f ns; stored as device '%s' in %s\n",
+                d.title.c_str(), d.fp32Flops / 1e9, d.bf16Flops / 1e9, d.memoryBytesPerS / 1e9, d.expPerS / 1e9, l.threads, d.launchOverheadNs,
                 name.c_str(), file.c_str());
     return 0;
 }

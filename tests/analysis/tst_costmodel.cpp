@@ -92,23 +92,23 @@ void TestCostModel::expAndLaunchTerms()
     ls.shapes = "rows=1024 n=10002";
     ls.bytesRead = ls.bytesWritten = 1024.0 * 10002 * 4;
     ls.flops = 1024.0 * 10002 * 4;
-    QCOMPARE(expsOf(ls), 1024.0 * 10002);
+    QCOMPARE(transcendentals(ls), 1024.0 * 10002);
     // No exp throughput: memory-bound, 81.9 MB / 40 GB/s = 2048409.6 ns, + 250.
     QCOMPARE(rooflineNs(d, ls), 1024.0 * 10002 * 8 / 4e10 * 1e9 + 250);
-    d.expsPerS = 2e9;   // 10.24 M exps at 2 Gexp/s = 5120 us: the exp term wins
+    d.expPerS = 2e9;   // 10.24 M exps at 2 Gexp/s = 5120 us: the exp term wins
     const RooflineTerms t = rooflineTerms(d, ls);
     QCOMPARE(t.expNs, 1024.0 * 10002 / 2e9 * 1e9);
     QCOMPARE(t.launchNs, 250.0);
-    QCOMPARE(t.totalNs(), t.expNs + 250);
-    QVERIFY(t.expNs > t.byteNs && t.byteNs > t.flopNs);
+    QCOMPARE(t.boundNs(), t.expNs + 250);
+    QVERIFY(t.expNs > t.memoryNs && t.memoryNs > t.flopsNs);
     // GELU's backward counts two per element; an op without exps none; no shapes, none.
     ls.name = "gelu_backward";
-    QCOMPARE(expsOf(ls), 2 * 1024.0 * 10002);
+    QCOMPARE(transcendentals(ls), 2 * 1024.0 * 10002);
     ls.name = "sgd_update";
-    QCOMPARE(expsOf(ls), 0.0);
+    QCOMPARE(transcendentals(ls), 0.0);
     ls.name = "glu_forward";
     ls.shapes.clear();
-    QCOMPARE(expsOf(ls), 0.0);
+    QCOMPARE(transcendentals(ls), 0.0);
     // An op that does nothing costs the launch alone.
     LaunchSample empty;
     empty.kind = "kernel";
