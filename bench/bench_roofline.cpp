@@ -34,6 +34,7 @@
 #include "kernels/cpulimits.h"
 #include "kernels/cpurows.h"
 #include "render/tablewriter.h"
+#include "render/textformat.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 
