@@ -62,9 +62,10 @@ inline bool isBf16Gemm(const std::string& opName) { return opName.rfind("bf16gem
 // The bytes a launch moves as the roofline counts them: a copy's are read on one side and
 // written on the other, so it moves bytesRead; every other op its bytes read + written.
 inline double rooflineBytes(const LaunchSample& s) { return s.kind == "memcpy" ? s.bytesRead : s.bytes(); }
-inline double rooflineNs(const DeviceSpec& device, const LaunchSample& s)
+inline RooflineTerms rooflineTerms(const DeviceSpec& device, const LaunchSample& s)
 {
-    return rooflineNs(device, s.kind, s.flops, rooflineBytes(s), isBf16Gemm(s.name), transcendentals(s));
+    return rooflineTerms(device, s.kind, s.flops, rooflineBytes(s), isBf16Gemm(s.name), transcendentals(s));
 }
+inline double rooflineNs(const DeviceSpec& device, const LaunchSample& s) { return rooflineTerms(device, s).boundNs(); }
 
 }  // namespace wt

@@ -1,27 +1,40 @@
 // Roofline of the CPU backend (issue 28): per op of a workload, the achieved FLOP/s and B/s
 // against this machine's limits, and how far each op is from its bound.
 //
-// Limits, measured first: the sgemm rate and the copy bandwidth the way `wheretime calibrate`
-// measures them (OpenBLAS 1024^3 best of 5; memcpy of 64 MiB, bytes read + written, best of
-// 5), and the exp throughput of the row kernels' own exp (vecmath.h's vexp over an L1-resident
-// block on every thread of the backend's pool, best of 5).
-// Ops: each workload is captured with the CPU tracer into a scratch file and read back as
-// op features (analysis/opfeatures.h: FLOPs and bytes per launch, measured time), so the
-// figures are the ones a capture stores. An op's bound time is
+// Limits, measured first with `wheretime calibrate`'s own measurement (kernels/cpulimits.h:
+// OpenBLAS 1024^3 best of 5; memcpy of 64 MiB, bytes read + written, best of 5; the row
+// kernels' vexp over an L1-resident block on every pool thread, best of 30 runs of about a
+// millisecond; the median 1x1x1 sgemm call).
+// Ops: each workload is captured with the CPU tracer into a scratch file and read back as op
+// features (analysis/opfeatures.h), and the table is analysis/rooflinetable.h's, what
+// `wheretime roofline` prints for a capture: an op's bound is the sum over its launches of the
+// roofline time of analysis/costmodel.h (the one `wheretime predict` uses),
 //   max(FLOPs / sgemm rate (the bf16 GEMM's for bf16gemm_*), bytes / copy bandwidth, exps / exp throughput)
-// with exps = elements x the exps per element of the op's definition (table below); "x bound"
-// is the measured time over the bound time (1.0 = at the machine's limit).
+//     + the fixed cost of a launch,
+// with exps = elements x the exps per element of the op's definition (analysis' transcendentals);
+// "x bound" is the measured time over the bound time (1.0 = at the machine's limit); "bound by"
+// names the largest term ("launch" where the fixed cost outweighs the work). Times per step are
+// medians over the rounds; the table is printed as Markdown for docs/performance.md.
 // --ab alternates, in this one process, the plain functor loops on one thread (the backend
 // before issue 28) and the vectorized kernels on the pool (now), and adds their times.
 //
 // usage: bench_roofline [--workloads gcn,transformer,bert] [--preset P] [--variant V]
 //                       [--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS]
 //                       [--file PATH]
+//        bench_roofline --kernels
 // --before vectorized: the A side is the vectorized kernels on one thread (the pool's effect).
+// --kernels: the row kernels alone on the pool (no capture, no tracer), at the shapes of the
+// small presets, in cache and out of it, each against the same bound: which part of an op's
+// distance to its bound is the kernel's own.
+#include "analysis/costmodel.h"
 #include "analysis/opfeatures.h"
+#include "analysis/rooflinetable.h"
 #include "capture/capture.h"
 #include "kernels/backend.h"
+#include "kernels/cpulimits.h"
 #include "kernels/cpurows.h"
+#include "render/tablewriter.h"
+#include "render/textformat.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 
@@ -42,126 +55,51 @@ namespace {
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
+// This machine as a cost-model device: calibrate's measurement.
 struct Limits {
-    double flops = 0;      // FLOP/s (sgemm)
-    double bf16Flops = 0;  // FLOP/s of the bfloat16 GEMM (fused_bf16's bf16gemm_* ops)
-    double bytes = 0;      // B/s (copy, read + written, one thread: calibrate's figure)
-    double bytesPool = 0;  // B/s, the same copy split over the pool's threads (shown, not used)
-    double exps = 0;       // exp/s on all threads of the pool
+    wt::DeviceSpec device;  // fp32Flops, bf16Flops, memoryBytesPerS (copy, 1 thread), launchOverheadNs, expPerS
+    double bytesPool = 0;   // B/s, the same copy split over the pool's threads (shown, not used)
 };
 
 Limits measureLimits()
 {
+    const wt::kernels::CpuLimits c = wt::kernels::measureCpuLimits();
     Limits l;
-    auto backend = wt::kernels::makeCpuBackend();
-    const int n = 1024;
-    std::vector<float> a(size_t(n) * n, 1.0f), b(size_t(n) * n, 0.5f), c(size_t(n) * n, 0.0f);
-    double best = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = Clock::now();
-        backend->gemm(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-        if (rep > 0)
-            best = std::min(best, seconds(t0, Clock::now()));
-    }
-    l.flops = 2.0 * n * n * double(n) / best;
-    best = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = Clock::now();
-        backend->gemmBf16(false, false, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
-        if (rep > 0)
-            best = std::min(best, seconds(t0, Clock::now()));
-    }
-    l.bf16Flops = 2.0 * n * n * double(n) / best;
-    const size_t bytes = size_t(64) << 20;
-    std::vector<char> src(bytes, 1), dst(bytes, 0);
-    best = 1e30;
-    double bestPool = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = Clock::now();
-        std::memcpy(dst.data(), src.data(), bytes);
-        auto t1 = Clock::now();
-        wt::kernels::cpu::parallelFor(int64_t(bytes), 1 << 20, [&](int64_t lo, int64_t hi) {
-            std::memcpy(dst.data() + lo, src.data() + lo, size_t(hi - lo));
-        });
-        auto t2 = Clock::now();
-        if (rep > 0) {
-            best = std::min(best, seconds(t0, t1));
-            bestPool = std::min(bestPool, seconds(t1, t2));
-        }
-    }
-    l.bytes = 2.0 * double(bytes) / best;
-    l.bytesPool = 2.0 * double(bytes) / bestPool;
-    // exp: every thread of the pool runs vexp over its own 4,096 floats, 2,000 times.
-    const int threads = wt::kernels::cpu::threads();
-    const int64_t block = 4096, reps = 2000;
-    std::vector<std::vector<float>> in(static_cast<size_t>(threads)), out(static_cast<size_t>(threads));
-    for (int t = 0; t < threads; ++t) {
-        in[size_t(t)].resize(size_t(block));
-        out[size_t(t)].resize(size_t(block));
-        for (int64_t i = 0; i < block; ++i)
-            in[size_t(t)][size_t(i)] = -20.f + 40.f * float(i) / float(block);
-    }
-    best = 1e30;
-    for (int rep = 0; rep < 6; ++rep) {
-        auto t0 = Clock::now();
-        wt::kernels::cpu::parallelFor(threads, 1, [&](int64_t lo, int64_t hi) {
-            for (int64_t t = lo; t < hi; ++t)
-                for (int64_t r = 0; r < reps; ++r)
-                    wt::kernels::cpu::expRange(in[size_t(t)].data(), out[size_t(t)].data(), block);
-        });
-        if (rep > 0)
-            best = std::min(best, seconds(t0, Clock::now()));
-    }
-    l.exps = double(threads) * double(block) * double(reps) / best;
+    wt::DeviceSpec& d = l.device;
+    d.name = "cpu";
+    d.kind = "cpu";
+    d.fp32Flops = c.sgemmFlopPerS;
+    d.bf16Flops = c.bf16FlopPerS;
+    d.memoryBytesPerS = d.hostLinkBytesPerS = c.copyBytesPerS;
+    d.launchOverheadNs = c.smallOpNs;
+    d.expPerS = c.expPerS;
+    l.bytesPool = c.copyPoolBytesPerS;
     return l;
 }
 
-// Exps (or other transcendental calls: erf counts as one) per element of an op's definition
-// (opsmath.h, bertops.h); elements = the product of the op's sizes.
-double expsPerElement(const std::string& name)
+// A table as Markdown, each cell in the writer's text (render::cellText), its text columns only;
+// `extra` adds columns (header, one cell per row).
+void printMarkdown(const wt::Table& t, const std::vector<std::pair<std::string, std::vector<std::string>>>& extra = {})
 {
-    static const std::map<std::string, double> table = {
-        {"log_softmax_forward", 1},        {"log_softmax_backward", 1},   {"fused_logsoftmax_loss_grad", 2},
-        {"causal_softmax_forward", 1},     {"attention_softmax_forward", 1}, {"glu_forward", 1},
-        {"glu_backward", 1},               {"gelu_forward", 1},           {"gelu_backward", 2},
-    };
-    auto it = table.find(name);
-    return it == table.end() ? 0.0 : it->second;
-}
-
-double elementsOf(const std::string& shapes)
-{
-    double e = 1;
-    bool any = false;
-    size_t at = 0;
-    while (at < shapes.size()) {
-        size_t eq = shapes.find('=', at);
-        if (eq == std::string::npos)
-            break;
-        size_t end = shapes.find(' ', eq);
-        if (end == std::string::npos)
-            end = shapes.size();
-        e *= std::atof(shapes.substr(eq + 1, end - eq - 1).c_str());
-        any = true;
-        at = end + 1;
+    std::vector<size_t> shown;
+    for (size_t c = 0; c < t.columns.size(); ++c)
+        if (t.columns[c].inText)
+            shown.push_back(c);
+    std::string line = "|", rule = "|";
+    for (size_t c : shown)
+        line += " " + t.columns[c].title + " |", rule += " --- |";
+    for (const auto& [title, cells] : extra)
+        line += " " + title + " |", rule += " --- |";
+    std::printf("%s\n%s\n", line.c_str(), rule.c_str());
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        line = "|";
+        for (size_t c : shown)
+            line += " " + wt::render::cellText(t.columns[c], t.rows[r][c]) + " |";
+        for (const auto& [title, cells] : extra)
+            line += " " + (r < cells.size() ? cells[r] : std::string()) + " |";
+        std::printf("%s\n", line.c_str());
     }
-    return any ? e : 0;
 }
-
-// "conv3" -> "conv*", "decoder.2" -> "decoder.*": one row for the blocks of a kind.
-std::string family(const std::string& layer)
-{
-    size_t end = layer.size();
-    while (end > 0 && std::isdigit(static_cast<unsigned char>(layer[end - 1])))
-        --end;
-    return end < layer.size() ? layer.substr(0, end) + "*" : layer;
-}
-
-struct OpRow {
-    std::string layer, name, kind;
-    double launches = 0, flops = 0, bytes = 0, exps = 0;   // per step
-    std::vector<double> ms[2];                             // per round: [0] plain loops, [1] now
-};
 
 double median(std::vector<double> v)
 {
@@ -179,6 +117,77 @@ void setConfig(int config)
     wt::kernels::cpu::setThreads(config == 1 ? 0 : 1);
 }
 
+// --kernels: best of 7 of each row kernel on the pool, against its bound from the limits.
+void timeKernels(const Limits& lim)
+{
+    namespace cpu = wt::kernels::cpu;
+    auto best = [](auto&& f) {
+        double b = 1e30;
+        for (int rep = 0; rep < 8; ++rep) {
+            auto t0 = Clock::now();
+            f();
+            if (rep > 0)
+                b = std::min(b, seconds(t0, Clock::now()));
+        }
+        return b;
+    };
+    std::printf("\n| kernel | rows x n | data MB | ms | bound by | bound ms | x bound |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    auto row = [&](const char* name, int64_t rows, int64_t n, double seconds, double exps, double bytes) {
+        const double te = exps / lim.device.expPerS, tb = bytes / lim.device.memoryBytesPerS, bound = std::max(te, tb);
+        std::printf("| %s | %lld x %lld | %.1f | %.3f | %s | %.3f | %.2f |\n", name, static_cast<long long>(rows),
+                    static_cast<long long>(n), bytes / 1e6, seconds * 1e3, te >= tb ? "exp" : "mem", bound * 1e3,
+                    seconds / bound);
+    };
+    // The head of gcn small (1,024 tokens x 10,002: out of cache), one that fits in L2, the
+    // encoder's attention rows (S = 128), and the optimizer's and the norm's streams.
+    const std::pair<int64_t, int64_t> shapes[] = {{1024, 10002}, {16, 10002}, {4096, 128}};
+    for (const auto& [rows, n] : shapes) {
+        const size_t size = size_t(rows * n);
+        std::vector<float> x(size), y(size), dy(size, 0.f), dx(size);
+        for (size_t i = 0; i < size; ++i)
+            x[i] = float((i * 7919) % 1000) * 0.01f - 5.f;
+        for (size_t i = 0; i < size; i += 97)
+            dy[i] = -0.01f;
+        const int64_t minRows = std::max<int64_t>(1, 32768 / n);   // launch.h's kCpuMinWork
+        const double e = double(size);
+        row("log_softmax_forward", rows, n, best([&] {
+                cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                    cpu::logSoftmaxForwardRows(x.data(), y.data(), n, n, n, lo, hi);
+                });
+            }), e, 12 * e);   // the bytes the op declares (softmax.cpp): x read twice, y written
+        row("log_softmax_backward", rows, n, best([&] {
+                cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                    cpu::logSoftmaxBackwardRows(y.data(), dy.data(), dx.data(), n, n, lo, hi);
+                });
+            }), e, 16 * e);
+        if (n <= 1024)
+            row("attention_softmax_forward", rows, n, best([&] {
+                    cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                        cpu::softmaxRows(x.data(), y.data(), n, 0.125f, false, lo, hi);
+                    });
+                }), e, 8 * e);
+    }
+    for (int64_t n : {int64_t(65536), int64_t(4) << 20}) {
+        std::vector<float> w(size_t(n), 1.f), g(size_t(n), 0.01f), v(size_t(n), 0.f);
+        row("sgd_update (momentum)", 1, n, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::sgdRange(w.data(), g.data(), v.data(), 0.1f, 0.9f, 1.f, lo, hi); });
+            }), 0, 20.0 * double(n));
+        volatile double sink = 0;
+        row("grad_norm_sq", 1, n, best([&] {
+                const int64_t blocks = (n + 16383) / 16384;   // launch.h's reduceAdd blocks
+                std::vector<double> part(static_cast<size_t>(blocks));
+                cpu::parallelFor(blocks, 2, [&](int64_t lo, int64_t hi) {
+                    for (int64_t b = lo; b < hi; ++b)
+                        part[size_t(b)] = cpu::sumSquaresRange(g.data(), b * 16384, std::min(n, (b + 1) * 16384));
+                });
+                double t = 0;
+                for (double p : part)
+                    t += p;
+                sink = sink + t;
+            }), 0, 4.0 * double(n));
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
@@ -186,7 +195,7 @@ int main(int argc, char** argv)
     std::vector<std::string> workloads = {"gcn", "transformer", "bert"};
     std::string preset = "small", variant = "adaptive", file = "/tmp/wheretime-bench-roofline.wt";
     int steps = 2, rounds = 3;
-    bool ab = false;
+    bool ab = false, kernelsOnly = false;
     double minMs = 1.0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -215,6 +224,7 @@ int main(int argc, char** argv)
         else if (a == "--min-ms") minMs = std::atof(next().c_str());
         else if (a == "--file") file = next();
         else if (a == "--ab") ab = true;
+        else if (a == "--kernels") kernelsOnly = true;
         else if (a == "--before") {
             std::string v = next();
             if (v != "plain" && v != "vectorized") {
@@ -225,7 +235,7 @@ int main(int argc, char** argv)
         }
         else {
             std::fprintf(stderr, "usage: bench_roofline [--workloads gcn,transformer,bert] [--preset P] [--variant V] "
-                                 "[--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS] [--file PATH]\n");
+                                 "[--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS] [--file PATH] | --kernels\n");
             return 2;
         }
     }
@@ -238,14 +248,22 @@ int main(int argc, char** argv)
             load[0] = -1;
         std::fclose(f);
     }
+    const wt::DeviceSpec& dev = lim.device;
     std::printf("limits: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
-                "exp %.2f Gexp/s (%d threads); load average %.2f %.2f %.2f\n",
-                lim.flops / 1e9, lim.bf16Flops / 1e9, lim.bytes / 1e9, lim.bytesPool / 1e9, wt::kernels::cpu::threads(), lim.exps / 1e9,
-                wt::kernels::cpu::threads(), load[0], load[1], load[2]);
+                "exp %.2f Gexp/s (%d threads), launch %.0f ns (calibrate's small op); load average %.2f %.2f %.2f\n",
+                dev.fp32Flops / 1e9, dev.bf16Flops / 1e9, dev.memoryBytesPerS / 1e9, lim.bytesPool / 1e9,
+                wt::kernels::cpu::threads(), dev.expPerS / 1e9, wt::kernels::cpu::threads(), dev.launchOverheadNs, load[0],
+                load[1], load[2]);
 
+    if (kernelsOnly) {
+        timeKernels(lim);
+        return 0;
+    }
     for (const std::string& workload : workloads) {
-        std::map<std::pair<std::string, std::string>, OpRow> rows;
-        std::vector<double> stepMs[2];
+        using Key = std::pair<std::string, std::string>;   // (layer family, op)
+        std::map<Key, wt::RooflineOp> features;            // the same in every run
+        std::map<Key, std::vector<double>> ns[2];          // per round: [0] before, [1] now
+        std::vector<double> stepNs[2];
         for (int round = 0; round < rounds; ++round) {
             for (int k = 0; k < (ab ? 2 : 1); ++k) {
                 // Alternate which configuration goes first, so drift in the load hits both.
@@ -270,96 +288,70 @@ int main(int argc, char** argv)
                 }
                 wt::Database db(file, wt::OpenMode::ReadOnly);
                 wt::Reader reader(db);
-                wt::RunSamples rs = wt::loadRunSamples(reader, res.runId);
+                const wt::RunSamples rs = wt::loadRunSamples(reader, res.runId);
                 if (rs.launches.empty() || rs.steps < 1) {
                     std::fprintf(stderr, "bench_roofline: %s: the capture stored no op features\n", workload.c_str());
                     return 1;
                 }
-                const double perStep = 1.0 / double(rs.steps);
-                std::map<std::pair<std::string, std::string>, double> ms;
                 double total = 0;
-                for (const wt::LaunchSample& s : rs.launches) {
-                    if (s.timeNs < 0)
-                        continue;
-                    auto key = std::make_pair(family(s.layer), s.name);
-                    OpRow& r = rows[key];
-                    if (r.name.empty()) {
-                        r.layer = key.first;
-                        r.name = s.name;
-                        r.kind = s.kind;
-                    }
-                    if (round == 0 && k == 0) {   // features are the same in every run
-                        r.launches += perStep;
-                        r.flops += s.flops * perStep;
-                        r.bytes += s.bytes() * perStep;
-                        r.exps += expsPerElement(s.name) * elementsOf(s.shapes) * perStep;
-                    }
-                    ms[key] += double(s.timeNs) * 1e-6 * perStep;
-                    total += double(s.timeNs) * 1e-6 * perStep;
+                for (const wt::RooflineOp& op : wt::rooflineOps(rs, lim.device)) {
+                    const Key key{op.layer, op.op};
+                    features.try_emplace(key, op);
+                    ns[config][key].push_back(op.measuredNs);
+                    total += op.measuredNs;
                 }
-                for (auto& [key, v] : ms)
-                    rows[key].ms[config].push_back(v);
-                stepMs[config].push_back(total);
+                stepNs[config].push_back(total);
             }
         }
         setConfig(1);
 
-        std::vector<const OpRow*> order;
-        for (const auto& [key, r] : rows)
-            order.push_back(&r);
-        const int now = 1;
-        std::sort(order.begin(), order.end(),
-                  [&](const OpRow* a, const OpRow* b) { return median(a->ms[now]) > median(b->ms[now]); });
+        // The ops with their median time now, largest first: rooflineTable's rows.
+        std::vector<wt::RooflineOp> now;
+        for (auto [key, op] : features) {
+            op.measuredNs = median(ns[1][key]);
+            now.push_back(op);
+        }
+        std::stable_sort(now.begin(), now.end(), [](const wt::RooflineOp& a, const wt::RooflineOp& b) { return a.measuredNs > b.measuredNs; });
+        wt::RooflineOptions options;
+        options.minNs = minMs * 1e6;
+        const wt::Table table = wt::rooflineTable(now, lim.device, options);
+
         std::printf("\n%s %s %s: %d rounds x %d steps%s; per step, medians over rounds\n\n", workload.c_str(),
                     preset.c_str(), variant.c_str(), rounds, steps,
                     !ab ? ""
                         : g_beforeVectorized ? " (A/B alternating: before = vectorized on 1 thread, now = vectorized on the pool)"
                                              : " (A/B alternating: before = plain loops on 1 thread, now = vectorized on the pool)");
-        std::printf("| layer | op | launches | ms now | GFLOP/s | GB/s | bound by | bound ms | x bound |%s\n",
-                    ab ? " ms before | speedup |" : "");
-        std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |%s\n", ab ? " --- | --- |" : "");
-        double boundSum = 0, otherMs = 0, otherBefore = 0, otherBound = 0, softNow = 0, softBefore = 0;
-        int folded = 0;
-        for (const OpRow* r : order) {
-            const double t = median(r->ms[now]) * 1e-3;
-            const bool bf16 = r->name.rfind("bf16gemm_", 0) == 0;
-            const double tf = r->flops / (bf16 ? lim.bf16Flops : lim.flops), tb = r->bytes / lim.bytes, te = r->exps / lim.exps;
-            const double bound = std::max({tf, tb, te});
-            const char* by = bound == tf ? "flop" : (bound == tb ? "mem" : "exp");
-            boundSum += bound;
-            const double before = ab ? median(r->ms[0]) : 0;
-            if (r->layer == "softmax") {
-                softNow += t * 1e3;
-                softBefore += before;
+        std::vector<std::pair<std::string, std::vector<std::string>>> extra;
+        double softNow = 0, softBefore = 0;
+        for (const wt::RooflineOp& op : now)
+            if (op.layer == "softmax") {
+                softNow += op.measuredNs;
+                softBefore += ab ? median(ns[0][{op.layer, op.op}]) : 0;
             }
-            if (t * 1e3 < minMs) {
-                otherMs += t * 1e3;
-                otherBefore += before;
-                otherBound += bound * 1e3;
-                ++folded;
-                continue;
+        if (ab) {
+            // Before, per row of the table: its op, the folded ops, the step.
+            std::vector<std::string> before, speedup;
+            double foldedBefore = 0, foldedNow = 0;
+            auto add = [&](double b, double n) {
+                before.push_back(wt::formatDuration(b));
+                speedup.push_back(wt::fixedText(n > 0 ? b / n : 0.0, 2) + "x");
+            };
+            for (const wt::RooflineOp& op : now) {
+                const double b = median(ns[0][{op.layer, op.op}]);
+                if (op.measuredNs < options.minNs)
+                    foldedBefore += b, foldedNow += op.measuredNs;
+                else
+                    add(b, op.measuredNs);
             }
-            std::printf("| %s | %s | %.0f | %.2f | %.1f | %.2f | %s | %.2f | %.2f |", r->layer.c_str(), r->name.c_str(),
-                        r->launches, t * 1e3, r->flops / t / 1e9, r->bytes / t / 1e9, by, bound * 1e3,
-                        bound > 0 ? t / bound : 0.0);
-            if (ab)
-                std::printf(" %.2f | %.2fx |", before, t > 0 ? before / (t * 1e3) : 0.0);
-            std::printf("\n");
+            if (table.rows.size() > before.size() + 1)
+                add(foldedBefore, foldedNow);
+            add(median(stepNs[0]), median(stepNs[1]));
+            extra = {{"before", before}, {"speedup", speedup}};
         }
-        std::printf("| (%d ops under %.1f ms) | | | %.2f | | | | %.2f | %.2f |", folded, minMs, otherMs, otherBound,
-                    otherBound > 0 ? otherMs / otherBound : 0.0);
-        if (ab)
-            std::printf(" %.2f | %.2fx |", otherBefore, otherMs > 0 ? otherBefore / otherMs : 0.0);
-        std::printf("\n");
-        const double stepNow = median(stepMs[now]);
-        std::printf("| softmax layer | all ops | | %.2f | | | | | |", softNow);
-        if (ab)
-            std::printf(" %.2f | %.2fx |", softBefore, softNow > 0 ? softBefore / softNow : 0.0);
-        std::printf("\n| step | all ops | | %.2f | | | | %.2f | %.2f |", stepNow, boundSum * 1e3,
-                    boundSum > 0 ? stepNow / (boundSum * 1e3) : 0.0);
-        if (ab)
-            std::printf(" %.2f | %.2fx |", median(stepMs[0]), stepNow > 0 ? median(stepMs[0]) / stepNow : 0.0);
-        std::printf("\n");
+        printMarkdown(table, extra);
+        std::printf("\nsoftmax layer: %s a step%s; step (sum of its ops): %s\n", wt::formatDuration(softNow).c_str(),
+                    ab ? (" (before " + wt::formatDuration(softBefore) + ")").c_str() : "",
+                    wt::formatDuration(median(stepNs[1])).c_str());
     }
     return 0;
 }

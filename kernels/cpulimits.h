@@ -11,7 +11,7 @@ struct CpuLimits {
     double bf16FlopPerS = 0;      // the backend's bfloat16 GEMM, same shape
     double copyBytesPerS = 0;     // memcpy of 64 MiB on one thread, bytes read + written, best of 5
     double copyPoolBytesPerS = 0; // the same copy split over the backend's pool (shown, not a bound)
-    double expPerS = 0;           // vexp (vecmath.h) over an L1-resident block on every pool thread
+    double expPerS = 0;           // vexp (vecmath.h) over an L1-resident block on every pool thread, best of 30 ~1 ms runs
     double smallOpNs = 0;         // one 1x1x1 sgemm call, median of 201: the fixed cost of a launch
     int threads = 0;              // the backend pool's threads
 };

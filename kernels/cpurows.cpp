@@ -32,7 +32,7 @@ namespace wt::kernels::cpu {
 namespace {
 
 constexpr int kLanes = 16;
-constexpr int64_t kBlock = 512;   // floats per exp block (2 KiB on the stack, in L1)
+constexpr int64_t kBlock = 512;   // floats per block of the online log-sum-exp (2 KiB: in L1 from its max to its exps)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 std::atomic<bool> g_vectorized{true};
@@ -86,12 +86,19 @@ WT_LANES_INLINE float combineSum(const float* acc)
         t[l] = t[l] + t[l + 4];
     return (t[0] + t[2]) + (t[1] + t[3]);
 }
+typedef int32_t V8i __attribute__((vector_size(32)));
+WT_LANES_INLINE V8 maxLanes(V8 a, V8 b) { return a > b ? a : b; }
 WT_LANES_INLINE float combineMax(const float* acc)
 {
-    float m = acc[0];
-    for (int l = 1; l < kLanes; ++l)
-        m = acc[l] > m ? acc[l] : m;
-    return m;
+    // A tree of lane-wise maxima, 4 steps deep: the scalar loop compiled to a chain of 15
+    // scalar compares and conditional moves (vucomiss, cmov), each waiting on the last, once
+    // per row. Max does not depend on the order: the value is the loop's (up to the sign of a
+    // zero maximum, which no result depends on).
+    V8 m = maxLanes(load8(acc), load8(acc + 8));
+    m = maxLanes(m, __builtin_shuffle(m, V8i{4, 5, 6, 7, 0, 1, 2, 3}));
+    m = maxLanes(m, __builtin_shuffle(m, V8i{2, 3, 0, 1, 6, 7, 4, 5}));
+    m = maxLanes(m, __builtin_shuffle(m, V8i{1, 0, 3, 2, 5, 4, 7, 6}));
+    return m[0];
 }
 WT_LANES_INLINE void addLanes(float* acc, const float* x, int64_t n)
 {
@@ -134,10 +141,65 @@ WT_LANES_INLINE float maxOf(const float* x, int64_t n, float scale)
     }
     return combineMax(acc);
 }
+WT_LANES_INLINE void store8(float* p, V8 v) { std::memcpy(p, &v, sizeof v); }
+
+// vec::vexp on 8 lanes: the same operations in the same order, so each lane has vexp's bits
+// (tst_cpurows checks expRange against vexp element by element). Written on the vector types
+// because GCC vectorized the scalar call only in loops that store every exp: with it, a loop
+// can sum (or scale) the exps in registers, without a pass over a buffer.
+WT_LANES_INLINE V8 vexp8(V8 x)
+{
+    const V8 hi = V8{} + 88.72f, lo = V8{} + -87.33f;
+    const V8 xc = x > hi ? hi : (x < lo ? lo : x);
+    const V8 kf = (xc * 1.44269504088896341f + 12582912.f) - 12582912.f;
+    const V8 r = (xc - kf * 0.693145751953125f) - kf * 1.428606765330187e-6f;
+    V8 p = V8{} + 1.f / 720.f;
+    p = p * r + 1.f / 120.f;
+    p = p * r + 1.f / 24.f;
+    p = p * r + 1.f / 6.f;
+    p = p * r + 0.5f;
+    p = p * r + 1.f;
+    p = p * r + 1.f;
+    const V8i k = __builtin_convertvector(kf, V8i);
+    const V8i k1 = k >> 1, k2 = k - k1;
+    const V8 s1 = reinterpret_cast<V8>((k1 + 127) << 23), s2 = reinterpret_cast<V8>((k2 + 127) << 23);
+    V8 y = p * s1 * s2;
+    y = x < lo ? V8{} : y;
+    y = x > hi ? V8{} + std::numeric_limits<float>::infinity() : y;
+    return x != x ? x : y;
+}
+
 WT_LANES_INLINE void expShifted(const float* x, float scale, float shift, float* out, int64_t n)
 {
-    for (int64_t c = 0; c < n; ++c)
+    int64_t c = 0;
+    for (; c + 8 <= n; c += 8)
+        store8(out + c, vexp8(load8(x + c) * scale - shift));
+    for (; c < n; ++c)
         out[c] = vec::vexp(x[c] * scale - shift);
+}
+
+// acc[lane] += vexp(scale * x[c] - shift) (out[c] = the exp too, when out is given): the
+// exps summed as they are made, in addLanes' lanes and order.
+WT_LANES_INLINE void addExpLanes(float* acc, const float* x, float scale, float shift, float* out, int64_t n)
+{
+    V8 a = load8(acc), b = load8(acc + 8);
+    int64_t c = 0;
+    for (; c + kLanes <= n; c += kLanes) {
+        const V8 e0 = vexp8(load8(x + c) * scale - shift), e1 = vexp8(load8(x + c + 8) * scale - shift);
+        if (out) {
+            store8(out + c, e0);
+            store8(out + c + 8, e1);
+        }
+        a += e0;
+        b += e1;
+    }
+    toLanes(acc, a, b);
+    for (int l = 0; c < n; ++c, ++l) {
+        const float e = vec::vexp(x[c] * scale - shift);
+        if (out)
+            out[c] = e;
+        acc[l] += e;
+    }
 }
 
 // Online log-sum-exp of scale * x[0..n) by blocks: lanes hold sums relative to the running max.
@@ -149,7 +211,6 @@ WT_LANES_INLINE Lse logSumExp(const float* x, int64_t n, float scale)
 {
     float acc[kLanes] = {};
     float m = kNegInf;
-    alignas(64) float buf[kBlock];
     for (int64_t b = 0; b < n; b += kBlock) {
         const int64_t len = std::min(kBlock, n - b);
         const float bm = maxOf(x + b, len, scale);
@@ -161,8 +222,7 @@ WT_LANES_INLINE Lse logSumExp(const float* x, int64_t n, float scale)
         }
         if (m == kNegInf)
             continue;   // every value so far is -inf
-        expShifted(x + b, scale, m, buf, len);
-        addLanes(acc, buf, len);
+        addExpLanes(acc, x + b, scale, m, nullptr, len);
     }
     return {m, combineSum(acc)};
 }
@@ -201,7 +261,6 @@ void logSoftmaxForwardRows(const float* x, float* y, int64_t n, int64_t ldx, int
 WT_VEC_CLONES
 void logSoftmaxBackwardRows(const float* y, const float* dy, float* dx, int64_t n, int64_t ld, int64_t r0, int64_t r1)
 {
-    alignas(64) float buf[kBlock];
     for (int64_t r = r0; r < r1; ++r) {
         const float* yr = y + r * ld;
         const float* dyr = dy + r * ld;
@@ -209,13 +268,13 @@ void logSoftmaxBackwardRows(const float* y, const float* dy, float* dx, int64_t 
         float acc[kLanes] = {};
         addLanes(acc, dyr, n);
         const float s = combineSum(acc);
-        // dx may be dy (in place): each element is read before it is written.
-        for (int64_t b = 0; b < n; b += kBlock) {
-            const int64_t len = std::min(kBlock, n - b);
-            expShifted(yr + b, 1.f, 0.f, buf, len);
-            for (int64_t c = 0; c < len; ++c)
-                dxr[b + c] = dyr[b + c] - buf[c] * s;
-        }
+        // One pass: the exps stay in registers. dx may be dy (in place): each element is read
+        // before it is written.
+        int64_t c = 0;
+        for (; c + 8 <= n; c += 8)
+            store8(dxr + c, load8(dyr + c) - vexp8(load8(yr + c)) * s);
+        for (; c < n; ++c)
+            dxr[c] = dyr[c] - vec::vexp(yr[c]) * s;
     }
 }
 
@@ -244,10 +303,10 @@ void softmaxRows(const float* x, float* p, int64_t S, float scale, bool causal, 
         float* pr = p + r * S;
         const int64_t seen = causal ? r % S + 1 : S;
         const float m = maxOf(xr, seen, scale);
-        // exp once per score, written to p, then scaled by 1 / sum (p's row is in L1).
-        expShifted(xr, scale, m, pr, seen);
+        // exp once per score, written to p and summed in the same pass, then scaled by 1 / sum
+        // (p's row is in L1).
         float acc[kLanes] = {};
-        addLanes(acc, pr, seen);
+        addExpLanes(acc, xr, scale, m, pr, seen);
         const float inv = 1.f / combineSum(acc);
         for (int64_t c = 0; c < seen; ++c)
             pr[c] *= inv;

@@ -12,6 +12,7 @@ private slots:
     void rooflineHandComputed_data();
     void rooflineHandComputed();
     void sampleBytes();
+    void expAndLaunchTerms();
     void jsonRoundTrip();
 };
 
@@ -76,6 +77,42 @@ void TestCostModel::sampleBytes()
     k.bytesWritten = 1e6;
     k.flops = 1e6;
     QCOMPARE(rooflineNs(d, k), 3000.0);   // max(1000 ns compute, 3000 ns memory)
+}
+
+void TestCostModel::expAndLaunchTerms()
+{
+    // The CPU roofline of bench_roofline: a third limit (exps) and the fixed cost of a launch.
+    DeviceSpec d;
+    d.fp32Flops = 1e11;
+    d.memoryBytesPerS = 4e10;
+    d.launchOverheadNs = 250;
+    LaunchSample ls;
+    ls.name = "log_softmax_forward";
+    ls.kind = "kernel";
+    ls.shapes = "rows=1024 n=10002";
+    ls.bytesRead = ls.bytesWritten = 1024.0 * 10002 * 4;
+    ls.flops = 1024.0 * 10002 * 4;
+    QCOMPARE(transcendentals(ls), 1024.0 * 10002);
+    // No exp throughput: memory-bound, 81.9 MB / 40 GB/s = 2048409.6 ns, + 250.
+    QCOMPARE(rooflineNs(d, ls), 1024.0 * 10002 * 8 / 4e10 * 1e9 + 250);
+    d.expPerS = 2e9;   // 10.24 M exps at 2 Gexp/s = 5120 us: the exp term wins
+    const RooflineTerms t = rooflineTerms(d, ls);
+    QCOMPARE(t.expNs, 1024.0 * 10002 / 2e9 * 1e9);
+    QCOMPARE(t.launchNs, 250.0);
+    QCOMPARE(t.boundNs(), t.expNs + 250);
+    QVERIFY(t.expNs > t.memoryNs && t.memoryNs > t.flopsNs);
+    // GELU's backward counts two per element; an op without exps none; no shapes, none.
+    ls.name = "gelu_backward";
+    QCOMPARE(transcendentals(ls), 2 * 1024.0 * 10002);
+    ls.name = "sgd_update";
+    QCOMPARE(transcendentals(ls), 0.0);
+    ls.name = "glu_forward";
+    ls.shapes.clear();
+    QCOMPARE(transcendentals(ls), 0.0);
+    // An op that does nothing costs the launch alone.
+    LaunchSample empty;
+    empty.kind = "kernel";
+    QCOMPARE(rooflineNs(d, empty), 250.0);
 }
 
 void TestCostModel::jsonRoundTrip()

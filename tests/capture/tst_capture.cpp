@@ -2,6 +2,7 @@
 // counts against the ops a step launches, layer attribution, variants differing only under
 // the softmax layer, SIGINT, and bad input through the CLI.
 #include "analysis/breakdown.h"
+#include "analysis/costmodel.h"
 #include "analysis/opfeatures.h"
 #include "analysis/scopetree.h"
 #include "capture/capture.h"
@@ -10,6 +11,7 @@
 #include "kernels/backend.h"
 #include "capture/recordsink.h"
 #include "kernels/model.h"
+#include "kernels/runtime.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/storageerror.h"
@@ -27,6 +29,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <csignal>
 #include <map>
 #include <set>
@@ -121,6 +124,7 @@ void TestCapture::everyWorkloadAndVariant()
     struct Counter : kernels::Observer {
         int64_t launches = 0, gemms = 0;
         double flops = 0, bytes = 0;
+        double exps = 0;   // the exp ops' elements (product of their sizes) x exps per element
         void scopeEnter(std::string_view, kernels::ScopeLevel) override {}
         void scopeExit() override {}
         void launchBegin(const kernels::OpLaunch& op) override
@@ -129,6 +133,17 @@ void TestCapture::everyWorkloadAndVariant()
             gemms += op.kind == kernels::LaunchKind::Gemm;
             flops += op.flops;
             bytes += op.bytesRead + op.bytesWritten;
+            static const std::map<std::string_view, double> perElement = {
+                {"log_softmax_forward", 1}, {"log_softmax_backward", 1}, {"fused_logsoftmax_loss_grad", 2},
+                {"causal_softmax_forward", 1}, {"attention_softmax_forward", 1}, {"glu_forward", 1},
+                {"glu_backward", 1}, {"gelu_forward", 1}, {"gelu_backward", 2}};
+            auto it = perElement.find(op.name);
+            if (it != perElement.end() && op.dims) {
+                double e = 1;
+                for (int i = 0; i < op.dims->n; ++i)
+                    e *= double(op.dims->v[size_t(i)].second);
+                exps += e * it->second;
+            }
         }
         void launchEnd() override {}
     } counter;
@@ -205,6 +220,27 @@ void TestCapture::everyWorkloadAndVariant()
     QVERIFY(gemms > 0);
     QVERIFY(std::abs(flops - counter.flops) <= 1e-9 * counter.flops);
     QVERIFY(std::abs(bytes - counter.bytes) <= 1e-9 * counter.bytes);
+
+    // bench_roofline's bound from the stored features: the exps read back from the stored shapes
+    // are the launches' own sizes, and the roofline of the run is, launch by launch,
+    // max(FLOPs / peak, bytes / bandwidth, exps / exp rate) + the fixed cost of each launch.
+    DeviceSpec cpu;
+    cpu.fp32Flops = 1e11;
+    cpu.memoryBytesPerS = cpu.hostLinkBytesPerS = 3e10;
+    cpu.expPerS = 3e9;
+    cpu.launchOverheadNs = 200;
+    double exps = 0, boundNs = 0, workNs = 0;
+    for (const LaunchSample& l : samples.launches) {
+        exps += transcendentals(l);
+        const RooflineTerms t = rooflineTerms(cpu, l);
+        QCOMPARE(t.launchNs, 200.0);
+        boundNs += t.boundNs();
+        workNs += std::max({l.flops / 1e11, (l.kind == "memcpy" ? l.bytesRead : l.bytes()) / 3e10, transcendentals(l) / 3e9}) * 1e9;
+    }
+    QVERIFY(counter.exps > 0);   // every workload has a softmax
+    QVERIFY2(std::abs(exps - counter.exps) <= 1e-9 * counter.exps, qPrintable(QString::number(exps - counter.exps)));
+    const double expectNs = workNs + 200.0 * double(counter.launches);
+    QVERIFY2(std::abs(boundNs - expectNs) <= 1e-9 * expectNs, qPrintable(QString::number(boundNs - expectNs)));
 }
 
 void TestCapture::variantsDifferOnlyUnderSoftmax()

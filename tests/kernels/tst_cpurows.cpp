@@ -6,6 +6,7 @@
 #include "kernels/model.h"
 #include "kernels/opsmath.h"
 #include "kernels/threadpool.h"
+#include "kernels/vecmath.h"
 #include "kernelstest.h"
 
 #include <QTest>
@@ -346,6 +347,59 @@ private slots:
         QVERIFY(std::fabs(got - want) < 1e-9 * want);
     }
 
+    void vectorExpHasTheScalarBits()
+    {
+        // The row kernels' 8-lane exp (in expRange, the log-softmax sums, the attention softmax)
+        // against vecmath.h's vexp, element by element: every float of [-100, 100] in steps that
+        // cross each clamp, the specials, and a length with a tail (not a multiple of 8).
+        std::vector<float> x;
+        for (float v = -100.f; v <= 100.f; v += 0.0137f)
+            x.push_back(v);
+        for (float v : {-87.33f, -87.32f, -87.34f, 88.72f, 88.71f, 88.73f, 0.f, -0.f, 1e-30f, -1e-30f,
+                        std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                        std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::denorm_min()})
+            x.push_back(v);
+        x.resize(x.size() | 5);   // a tail of 5 after the 8-lane chunks
+        std::vector<float> y(x.size()), want(x.size());
+        cpu::expRange(x.data(), y.data(), int64_t(x.size()));
+        for (size_t i = 0; i < x.size(); ++i)
+            want[i] = vec::vexp(x[i]);
+        QVERIFY(sameBits(y, want));
+    }
+
+    void attentionSoftmaxRowsOfEveryLength()
+    {
+        // The fused exp-and-sum pass: row lengths with and without a tail of the 16 lanes, the
+        // encoder's S = 128 among them, against float64; then 1 and 2 threads, bitwise.
+        for (int64_t S : {1, 8, 16, 31, 128, 129}) {
+            const int64_t rows = 2 * S + 3;
+            std::vector<float> x = randomVector(size_t(rows * S), uint64_t(S) + 40, 10.f);
+            for (bool causal : {false, true}) {
+                std::vector<float> p[2];
+                for (int t = 0; t < 2; ++t) {
+                    cpu::setThreads(t + 1);
+                    p[t].assign(x.size(), -1.f);
+                    onPool(rows, [&](int64_t lo, int64_t hi) { cpu::softmaxRows(x.data(), p[t].data(), S, 0.125f, causal, lo, hi); });
+                }
+                QVERIFY2(sameBits(p[0], p[1]), qPrintable(QStringLiteral("S %1").arg(S)));
+                double worst = 0;
+                for (int64_t r = 0; r < rows; ++r) {
+                    const int64_t seen = causal ? r % S + 1 : S;
+                    double m = -INFINITY, s = 0;
+                    for (int64_t c = 0; c < seen; ++c)
+                        m = std::max(m, double(x[size_t(r * S + c)]) * 0.125);
+                    for (int64_t c = 0; c < seen; ++c)
+                        s += std::exp(double(x[size_t(r * S + c)]) * 0.125 - m);
+                    for (int64_t c = 0; c < S; ++c) {
+                        const double want = c < seen ? std::exp(double(x[size_t(r * S + c)]) * 0.125 - m) / s : 0.0;
+                        worst = std::max(worst, std::fabs(p[0][size_t(r * S + c)] - want));
+                    }
+                }
+                QVERIFY2(worst < 1e-6, qPrintable(QStringLiteral("S %1: %2").arg(S).arg(worst)));
+            }
+        }
+    }
+
     void rowKernelsBitwiseForAnyThreadCount()
     {
         const int64_t rows = 37, n = 10002;
@@ -363,6 +417,21 @@ private slots:
         }
         QVERIFY(sameBits(y[0], y[1]));
         QVERIFY(sameBits(dx[0], dx[1]));
+        // The fused loss and gradient, and the squared norm's fixed blocks (reduceAdd's split).
+        std::vector<int32_t> target(static_cast<size_t>(rows));
+        for (int64_t r = 0; r < rows; ++r)
+            target[size_t(r)] = int32_t((r * 977) % n);
+        std::vector<float> g[2], loss[2];
+        for (int t = 0; t < 2; ++t) {
+            cpu::setThreads(t + 1);
+            g[t] = x;
+            loss[t].assign(size_t(rows), 0.f);
+            onPool(rows, [&](int64_t lo, int64_t hi) {
+                cpu::fusedLogSoftmaxLossRows(g[t].data(), n, n, target.data(), 0.5f, loss[t].data(), nullptr, lo, hi);
+            });
+        }
+        QVERIFY(sameBits(g[0], g[1]));
+        QVERIFY(sameBits(loss[0], loss[1]));
     }
 
     void trainingStepBitwiseForAnyThreadCount()
