@@ -1,7 +1,8 @@
 // The tracks' starts as 32-bit block offsets (ActivityStarts): exact at block edges, at the
 // largest offset that fits and the first that does not (kept aside), at the extremes a run can
 // hold, for unsorted input and sparse tracks (plain int64 then); a loaded run with a pause and a
-// sparse stream has the stored starts; and a run loads the same on 1, 2 and 4 threads.
+// sparse stream has the stored starts; and a run loads the same on 1, 2 and 4 threads (the
+// decoding thread's columns, the lanes merged in halves).
 #include "app/gui/core/rundata.h"
 #include "storage/database.h"
 #include "storage/writer.h"
@@ -258,6 +259,9 @@ private slots:
         QVERIFY(base);
         QCOMPARE(base->kernelCount, int64_t(150000));
         QVERIFY(base->lanes.size() >= 3);
+        // The op lane is large enough to be merged in two halves on more than one thread.
+        QVERIFY(std::any_of(base->lanes.begin(), base->lanes.end(),
+                            [](const LaneData& l) { return l.items.size() >= (size_t(1) << 16); }));
         for (int threads : {2, 4}) {
             LoadCallbacks cb;
             cb.threads = threads;

@@ -754,55 +754,105 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         LaneData& lane = built[j];
         lane.deviceIndex = job.dev;
         lane.depth = job.depth;
-        lane.items.reserve(v.size());
-        // Merge the groups: a small binary heap of group heads, the head's key inline.
+        // Each group sorted by key (usually already).
+        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
+            auto b = v.begin() + ptrdiff_t(offsets[g]), e = v.begin() + ptrdiff_t(offsets[g + 1]);
+            auto byKey = [&](uint32_t x, uint32_t y) { return keyOf(x) < keyOf(y); };
+            if (!std::is_sorted(b, e, byKey))
+                std::sort(b, e, byKey);
+        }
+        // Merges the groups' ranges [pos, end) into out: a small binary heap of group heads, the
+        // head's key inline. Returns the longest span merged.
         struct Head {
             std::pair<int64_t, uint32_t> key;
             size_t pos, end;
         };
-        std::vector<Head> heap;
-        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
-            auto b = v.begin() + ptrdiff_t(offsets[g]), e = v.begin() + ptrdiff_t(offsets[g + 1]);
-            if (b == e)
-                continue;
-            auto byKey = [&](uint32_t x, uint32_t y) { return keyOf(x) < keyOf(y); };
-            if (!std::is_sorted(b, e, byKey))
-                std::sort(b, e, byKey);
-            heap.push_back(Head{keyOf(*b), offsets[g], offsets[g + 1]});
-        }
-        auto siftDown = [&heap](size_t k) {
-            const size_t n = heap.size();
-            const Head h = heap[k];
-            for (;;) {
-                size_t c = 2 * k + 1;
-                if (c >= n)
-                    break;
-                if (c + 1 < n && heap[c + 1].key < heap[c].key)
-                    ++c;
-                if (!(heap[c].key < h.key))
-                    break;
-                heap[k] = heap[c];
-                k = c;
+        auto merge = [&](std::vector<Head> heap, uint32_t* out) {
+            int64_t longest = 0;
+            auto siftDown = [&heap](size_t k) {
+                const size_t n = heap.size();
+                const Head h = heap[k];
+                for (;;) {
+                    size_t c = 2 * k + 1;
+                    if (c >= n)
+                        break;
+                    if (c + 1 < n && heap[c + 1].key < heap[c].key)
+                        ++c;
+                    if (!(heap[c].key < h.key))
+                        break;
+                    heap[k] = heap[c];
+                    k = c;
+                }
+                heap[k] = h;
+            };
+            for (size_t k = heap.size() / 2 + 1; k-- > 0;)
+                if (k < heap.size())
+                    siftDown(k);
+            while (!heap.empty()) {
+                Head& top = heap.front();
+                const auto [start, idx] = top.key;
+                *out++ = idx;
+                longest = std::max(longest, in.gpuEnd(idx) - start);
+                if (++top.pos < top.end) {
+                    top.key = keyOf(v[top.pos]);
+                } else {
+                    top = heap.back();
+                    heap.pop_back();
+                    if (heap.empty())
+                        break;
+                }
+                siftDown(0);
             }
-            heap[k] = h;
+            return longest;
         };
-        for (size_t k = heap.size() / 2 + 1; k-- > 0;)
-            if (k < heap.size())
-                siftDown(k);
-        while (!heap.empty()) {
-            Head& top = heap.front();
-            const auto [start, idx] = top.key;
-            lane.items.push_back(idx);
-            lane.maxDurationNs = std::max(lane.maxDurationNs, in.gpuEnd(idx) - start);
-            if (++top.pos < top.end) {
-                top.key = keyOf(v[top.pos]);
-            } else {
-                top = heap.back();
-                heap.pop_back();
-                if (heap.empty())
-                    break;
+        // A large lane (the op lane holds most instances) is merged in two halves on two
+        // threads: the keys below a pivot, then the rest (keys are unique: the index breaks
+        // ties), so the halves end to end are the whole merge.
+        lane.items.resize(v.size());
+        std::vector<Head> low, high;
+        size_t largest = 0;
+        for (size_t g = 0; g + 1 < offsets.size(); ++g)
+            if (offsets[g + 1] - offsets[g] > offsets[largest + 1] - offsets[largest])
+                largest = g;
+        const bool split = threads > 1 && v.size() >= (size_t(1) << 16);   // a thread costs ~0.1 ms
+        const std::pair<int64_t, uint32_t> pivot =
+            split ? keyOf(v[(size_t(offsets[largest]) + offsets[largest + 1]) / 2]) : std::pair<int64_t, uint32_t>{};
+        size_t lowCount = 0;
+        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
+            size_t cut = offsets[g + 1];
+            if (split)
+                cut = size_t(std::partition_point(v.begin() + ptrdiff_t(offsets[g]), v.begin() + ptrdiff_t(offsets[g + 1]),
+                                                  [&](uint32_t x) { return keyOf(x) < pivot; }) -
+                             v.begin());
+            if (cut > offsets[g])
+                low.push_back(Head{keyOf(v[offsets[g]]), offsets[g], cut});
+            if (cut < offsets[g + 1])
+                high.push_back(Head{keyOf(v[cut]), cut, offsets[g + 1]});
+            lowCount += cut - offsets[g];
+        }
+        if (split) {
+            int64_t highLongest = 0;
+            std::exception_ptr failed;
+            std::thread upper([&] {
+                try {
+                    highLongest = merge(std::move(high), lane.items.data() + lowCount);
+                } catch (...) {
+                    failed = std::current_exception();
+                }
+            });
+            int64_t lowLongest = 0;
+            try {
+                lowLongest = merge(std::move(low), lane.items.data());
+            } catch (...) {
+                upper.join();
+                throw;
             }
-            siftDown(0);
+            upper.join();
+            if (failed)
+                std::rethrow_exception(failed);
+            lane.maxDurationNs = std::max(lowLongest, highLongest);
+        } else {
+            lane.maxDurationNs = merge(std::move(low), lane.items.data());
         }
         std::vector<uint32_t>().swap(v);
         // The lane's level: the most common of its first items' (ties: the first in name order).
