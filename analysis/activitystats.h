@@ -25,11 +25,9 @@ void forEachClipped(const ActivityView& view, const std::optional<TimeRange>& ra
             continue;
         }
         const TimeRange r = range->normalized();
-        const int64_t* begin = t.startNs;
-        const int64_t* end = t.startNs + t.size;
-        const int64_t* first = std::lower_bound(begin, end, r.startNs - t.maxDurationNs - 1);
-        const int64_t* last = std::lower_bound(first, end, r.endNs);
-        for (size_t i = size_t(first - begin), n = size_t(last - begin); i < n; ++i)
+        const size_t first = t.startNs.lowerBound(t.size, r.startNs - t.maxDurationNs - 1);
+        const size_t last = t.startNs.lowerBound(first, t.size, r.endNs);
+        for (size_t i = first; i < last; ++i)
             if (auto in = r.clip(t.startNs[i], int64_t(t.durationNs[i])))
                 fn(t, i, *in);
     }

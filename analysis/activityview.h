@@ -3,6 +3,7 @@
 // tests). Range totals and distributions walk these; the stored totals cover whole runs.
 #pragma once
 
+#include "activitystarts.h"
 #include "storage/types.h"
 
 #include <cstdint>
@@ -16,7 +17,7 @@ class ScopeTree;
 inline constexpr uint32_t kNoInstance = 0xffffffffu;
 
 struct TrackActivities {
-    const int64_t* startNs = nullptr;      // relative to the run origin, sorted
+    ActivityStarts::View startNs;          // ns relative to the run origin, sorted (compact or plain)
     const uint32_t* durationNs = nullptr;  // saturated at 2^32-1 ns (4.29 s)
     const uint32_t* nameId = nullptr;
     const uint32_t* instance = nullptr;    // scope instance index, kNoInstance = no scope

@@ -12,7 +12,9 @@
 #include "storage/storageerror.h"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -60,8 +62,12 @@ QString qs(const std::string& s)
 
 void InstanceSpans::assign(const std::vector<int64_t>& startNs, const std::vector<int64_t>& endNs)
 {
+    assign(startNs.data(), endNs.data(), std::min(startNs.size(), endNs.size()));
+}
+
+void InstanceSpans::assign(const int64_t* startNs, const int64_t* endNs, size_t n)
+{
     *this = InstanceSpans();
-    const size_t n = std::min(startNs.size(), endNs.size());
     m_base.assign((n + kBlock - 1) / kBlock, 0);
     m_offset.resize(n);
     m_length.resize(n);
@@ -139,7 +145,7 @@ ActivityView RunData::activities() const
     v.instanceCount = instances.size();
     v.tracks.reserve(tracks.size());
     for (const TrackData& t : tracks)
-        v.tracks.push_back(TrackActivities{t.startNs.data(), t.durationNs.data(), t.nameId.data(), t.instance.data(),
+        v.tracks.push_back(TrackActivities{t.startNs.view(), t.durationNs.data(), t.nameId.data(), t.instance.data(),
                                            t.kind == TrackKind::Kernel ? nullptr : t.activityKind.data(), t.size(),
                                            t.maxDurationNs, t.deviceId});
     return v;
@@ -219,7 +225,7 @@ size_t RunData::memoryBytes() const
 {
     size_t b = sizeof(*this);
     for (const TrackData& t : tracks)
-        b += sizeof(t) + t.startNs.capacity() * 8 + t.durationNs.capacity() * 4 + t.nameId.capacity() * 4 +
+        b += sizeof(t) + t.startNs.bytes() + t.durationNs.capacity() * 4 + t.nameId.capacity() * 4 +
              t.instance.capacity() * 4 + t.config.capacity() * 2 + t.bytes.capacity() * 8 + t.activityKind.capacity() +
              t.launch.capacity() * 4 + t.index.bytes();
     for (const ApiRowData& r : apiRows)
@@ -310,6 +316,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         ~Snapshot() { db.rollback(); }
     } snapshot(db);
     Reader reader(db);
+    const int threads = cb.threads > 0 ? cb.threads : kLoadThreads;
     auto data = std::make_shared<RunData>();
     RunData& d = *data;
     d.filePath = QString::fromStdString(path);
@@ -370,8 +377,20 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     bool contiguous = true;
     std::unordered_map<int64_t, uint32_t> instanceIndex;
     std::vector<HostInstance> hostItems;   // instances recorded on a host thread (imports, schema 4)
-    // The instances' GPU spans while the activities load (InstanceSpans keeps them compact).
-    std::vector<int64_t> gpuStart, gpuEnd;
+    // The instances' GPU spans while the activities load (InstanceSpans keeps them compact),
+    // the devices they ran on (bit per device index, mod 8) and the track (index, mod 256) of
+    // their first kernel: instances grouped by it are mostly already in GPU start order, which
+    // makes sorting the lanes a merge (see below). Left uninitialized here and set by the
+    // threads that place the instances, so that their first touch (page faults: ~18 bytes an
+    // instance, 1.6 GB at 100M kernels) is shared by those threads.
+    std::unique_ptr<int64_t[]> gpuStart, gpuEnd;
+    std::unique_ptr<uint8_t[]> deviceMask, firstTrack;
+    auto clearSpan = [&](size_t i) {
+        gpuStart[i] = INT64_MAX;
+        gpuEnd[i] = INT64_MIN;
+        deviceMask[i] = 0;
+        firstTrack[i] = 0;
+    };
     {
         InstanceData& in = d.instances;
         // Scope ids of a file are small and dense: a table beats hashing millions of lookups.
@@ -409,8 +428,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                                        " scope instances; the timeline holds at most " + std::to_string(kNone - 1));
                 in.node.resize(count);
                 in.parent.resize(count);
-                gpuStart.assign(count, INT64_MAX);
-                gpuEnd.assign(count, INT64_MIN);
+                gpuStart.reset(new int64_t[count]);
+                gpuEnd.reset(new int64_t[count]);
+                deviceMask.reset(new uint8_t[count]);
+                firstTrack.reset(new uint8_t[count]);
             },
             [&](const ScopeInstance* rows, size_t n) {
                 std::vector<HostInstance> host;
@@ -421,6 +442,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                         const size_t i = size_t(si.id - firstInstance);
                         in.node[i] = nodeOf(si);
                         in.parent[i] = si.parentId >= firstInstance ? uint32_t(si.parentId - firstInstance) : kNone;
+                        clearSpan(i);
                         if (si.threadId != 0)
                             host.push_back(HostInstance{uint32_t(i), si.threadId, si.startNs, si.endNs});
                     }
@@ -433,6 +455,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                         in.node[i] = nodeOf(si);
                         auto p = si.parentId == 0 ? instanceIndex.end() : instanceIndex.find(si.parentId);
                         in.parent[i] = p != instanceIndex.end() && p->second < i ? p->second : kNone;
+                        clearSpan(i);
                         if (si.threadId != 0)
                             host.push_back(HostInstance{uint32_t(i), si.threadId, si.startNs, si.endNs});
                     }
@@ -442,7 +465,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                     hostItems.insert(hostItems.end(), host.begin(), host.end());
                 }
             },
-            kLoadThreads);
+            threads);
         if (count == 0)
             firstInstance = 0;
     }
@@ -475,10 +498,6 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
 
     // Activities, track by track. Launch configs are interned: few distinct ones per run.
     const int nDevices = int(d.devices.size());
-    std::vector<uint8_t> deviceMask(instanceCount, 0);
-    // Track (index, mod 256) of each instance's first kernel: instances grouped by it are
-    // mostly already in GPU start order, which makes sorting the lanes a merge (see below).
-    std::vector<uint8_t> firstTrack(instanceCount, 0);
     // Launch configs by database id, interned so equal ones share an index (few per run).
     std::unordered_map<LaunchConfig, uint32_t, ConfigHash> configIndex;
     std::unordered_map<int64_t, uint32_t> configOfId;
@@ -492,59 +511,45 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         return nullptr;
     // Blocks of decoded rows (a chunk each): one call per ~2k activities, written straight
     // into the arrays (the per-activity callback with its Activity copy cost ~60 ns a row).
-    // Each block is filled in two parts: its start, duration and name columns (and the track's
-    // and run's extent) on the decoding thread as soon as it is decoded (Reader's `prepare`), the
-    // rest here; no array is written by both.
+    // Each block is filled in two parts: every column of the track (start, duration, name,
+    // scope instance, launch config, bytes, kind, launching call) and the track's and run's
+    // extent on the decoding thread as soon as it is decoded (Reader's `prepare`, one thread,
+    // in order), and here the instances' GPU spans, first tracks and devices from the same
+    // rows; no array is written by both. Launch configs are loaded before the decoding thread
+    // reads them (Reader loads them on first use).
+    if (total > 0)
+        reader.launchConfig(1);
     auto prepare = [&](const Track& track, const StoredActivity* rows, size_t count) {
         auto found = trackIndex.find(track.id);
         if (found == trackIndex.end())
             return;
         TrackData& t = d.tracks[found->second];
-        const size_t base = t.startNs.size();
-        t.startNs.resize(base + count);
+        const bool kernels = t.kind == TrackKind::Kernel;
+        const size_t base = t.durationNs.size();
         t.durationNs.resize(base + count);
         t.nameId.resize(base + count);
-        int64_t spanStart = d.spanStartNs, spanEnd = d.spanEndNs, maxDuration = t.maxDurationNs;
-        for (size_t k = 0; k < count; ++k) {
-            const StoredActivity& a = rows[k];
-            const size_t i = base + k;
-            const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.durationNs, 0), UINT32_MAX);
-            t.startNs[i] = a.startNs;
-            t.durationNs[i] = uint32_t(dur);
-            t.nameId[i] = a.nameId;
-            maxDuration = std::max(maxDuration, dur);
-            spanStart = std::min(spanStart, a.startNs);
-            spanEnd = std::max(spanEnd, a.startNs + std::max<int64_t>(a.durationNs, 0));
-        }
-        d.spanStartNs = spanStart;
-        d.spanEndNs = spanEnd;
-        t.maxDurationNs = maxDuration;
-    };
-    reader.forEachActivityBlock(runId, [&](const Track& track, const StoredActivity* rows, size_t count) {
-        auto found = trackIndex.find(track.id);
-        if (found == trackIndex.end())
-            return true;   // a track the run list did not have (concurrent writer): skip
-        TrackData& t = d.tracks[found->second];
-        const uint8_t bit = uint8_t(1u << std::min(t.deviceIndex, 7));
-        const uint8_t trackByte = uint8_t(found->second);
-        const bool kernels = t.kind == TrackKind::Kernel;
-        const size_t base = t.instance.size();   // not startNs: the decoding thread may be ahead there
         t.instance.resize(base + count);
         if (!apiIndex.empty())
             t.launch.resize(base + count);
-        size_t& hint = launchHint[found->second];
         if (kernels) {
             t.config.resize(base + count);
         } else {
             t.bytes.resize(base + count);
             t.activityKind.resize(base + count);
         }
+        size_t& hint = launchHint[found->second];
+        int64_t spanStart = d.spanStartNs, spanEnd = d.spanEndNs, maxDuration = t.maxDurationNs;
         for (size_t k = 0; k < count; ++k) {
             const StoredActivity& a = rows[k];
             const size_t i = base + k;
-            const int64_t end = a.startNs + std::max<int64_t>(a.durationNs, 0);
-            const uint32_t inst = instanceOf(a.scopeInstanceId);
-            t.instance[i] = inst;
+            const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.durationNs, 0), UINT32_MAX);
+            t.startNs.push_back(a.startNs);
+            t.durationNs[i] = uint32_t(dur);
+            t.nameId[i] = a.nameId;
+            t.instance[i] = instanceOf(a.scopeInstanceId);
+            maxDuration = std::max(maxDuration, dur);
+            spanStart = std::min(spanStart, a.startNs);
+            spanEnd = std::max(spanEnd, a.startNs + std::max<int64_t>(a.durationNs, 0));
             if (!t.launch.empty())
                 t.launch[i] = apiIndex.find(a.correlationId, hint);
             if (!kernels) {
@@ -570,16 +575,33 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 lastConfig = uint16_t(it->second);
             }
             t.config[i] = lastConfig;
-            if (ActivityKind(a.kind) == ActivityKind::Kernel) {
+        }
+        d.spanStartNs = spanStart;
+        d.spanEndNs = spanEnd;
+        t.maxDurationNs = maxDuration;
+    };
+    reader.forEachActivityBlock(runId, [&](const Track& track, const StoredActivity* rows, size_t count) {
+        auto found = trackIndex.find(track.id);
+        if (found == trackIndex.end())
+            return true;   // a track the run list did not have (concurrent writer): skip
+        const TrackData& t = d.tracks[found->second];   // only its fixed fields: `prepare` fills the columns
+        if (t.kind == TrackKind::Kernel) {
+            const uint8_t bit = uint8_t(1u << std::min(t.deviceIndex, 7));
+            const uint8_t trackByte = uint8_t(found->second);
+            for (size_t k = 0; k < count; ++k) {
+                const StoredActivity& a = rows[k];
+                if (ActivityKind(a.kind) != ActivityKind::Kernel)
+                    continue;
                 ++d.kernelCount;
-                if (inst != kNone) {
-                    if (a.startNs < gpuStart[inst]) {
-                        gpuStart[inst] = a.startNs;
-                        firstTrack[inst] = trackByte;
-                    }
-                    gpuEnd[inst] = std::max(gpuEnd[inst], end);
-                    deviceMask[inst] |= bit;
+                const uint32_t inst = instanceOf(a.scopeInstanceId);
+                if (inst == kNone)
+                    continue;
+                if (a.startNs < gpuStart[inst]) {
+                    gpuStart[inst] = a.startNs;
+                    firstTrack[inst] = trackByte;
                 }
+                gpuEnd[inst] = std::max(gpuEnd[inst], a.startNs + std::max<int64_t>(a.durationNs, 0));
+                deviceMask[inst] |= bit;
             }
         }
         const int64_t before = done;
@@ -589,7 +611,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             return false;
         }
         return true;
-    }, kLoadThreads, prepare);
+    }, threads, prepare);
     if (cancelled)
         return nullptr;
     d.activityCount = done;
@@ -609,7 +631,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 for (size_t i = 0; i < order.size(); ++i)
                     v[i] = copy[order[i]];
             };
-            permute(t.startNs);
+            std::vector<int64_t> starts(order.size());
+            for (size_t i = 0; i < order.size(); ++i)
+                starts[i] = t.startNs[order[i]];
+            t.startNs.assign(starts);   // compact again when the sorted starts fit
             permute(t.durationNs);
             permute(t.nameId);
             permute(t.instance);
@@ -618,7 +643,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             permute(t.activityKind);
             permute(t.launch);
         }
-        shrink(t.startNs);
+        t.startNs.shrink();
         shrink(t.durationNs);
         shrink(t.nameId);
         shrink(t.instance);
@@ -646,7 +671,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         for (TrackData& t : d.tracks)
             t.index.build(TrackSequence{&d, &t}, kFoldBucket);
     };
-    if (kLoadThreads > 1)
+    if (threads > 1)
         foldTracks.t = std::thread(buildTrackIndexes);
     else
         buildTrackIndexes();
@@ -664,14 +689,21 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         gpuEnd[p] = std::max(gpuEnd[p], gpuEnd[i]);
         deviceMask[p] |= deviceMask[i];
     }
-    in.spans.assign(gpuStart, gpuEnd);
-    std::vector<int64_t>().swap(gpuStart);
-    std::vector<int64_t>().swap(gpuEnd);
+    in.spans.assign(gpuStart.get(), gpuEnd.get(), instanceCount);
+    gpuStart.reset();
+    gpuEnd.reset();
 
     // Lanes: per device and depth, the instances that ran kernels there, sorted by GPU start.
     int maxDepth = 0;
     for (const ScopeNodeData& n : d.nodes)
         maxDepth = std::max(maxDepth, n.depth);
+    // One job per (device, depth): its instances grouped by first track, to be merged (below).
+    struct LaneJob {
+        int dev = 0, depth = 0;
+        std::vector<uint32_t> offsets;    // group g is v[offsets[g], offsets[g + 1])
+        std::vector<uint32_t> v;
+    };
+    std::vector<LaneJob> laneJobs;
     for (int dev = 0; dev < nDevices; ++dev) {
         uint8_t bit = uint8_t(1u << std::min(dev, 7));
         // Per depth: the instances grouped by first track (counting sort, stable), each group
@@ -691,7 +723,6 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         // Instance indices only (4 bytes; the GPU start is read when compared): a vector of
         // (start, index) pairs cost 16 bytes an instance at the load's peak.
         std::vector<std::vector<uint32_t>> byDepth(size_t(maxDepth) + 1);
-        auto keyOf = [&in](uint32_t idx) { return std::pair<int64_t, uint32_t>(in.gpuStart(idx), idx); };
         std::vector<std::vector<uint32_t>> fill(size_t(maxDepth) + 1);
         for (size_t depth = 1; depth < groupCount.size(); ++depth) {
             auto& offsets = groupCount[depth];
@@ -706,31 +737,38 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             if (const uint16_t depth = depthOf[i])
                 byDepth[depth][fill[depth][firstTrack[i]]++] = uint32_t(i);
         std::vector<uint16_t>().swap(depthOf);
-        for (int depth = 1; depth <= maxDepth; ++depth) {
-            const auto& offsets = groupCount[size_t(depth)];
-            if (offsets.empty())
-                continue;
-            auto& v = byDepth[size_t(depth)];
-            const size_t count = v.size();
-            LaneData lane;
-            lane.deviceIndex = dev;
-            lane.depth = depth;
-            lane.items.reserve(count);
-            // Merge the groups: a small binary heap of group heads, the head's key inline.
-            struct Head {
-                std::pair<int64_t, uint32_t> key;
-                size_t pos, end;
-            };
-            std::vector<Head> heap;
-            for (size_t g = 0; g + 1 < offsets.size(); ++g) {
-                auto b = v.begin() + ptrdiff_t(offsets[g]), e = v.begin() + ptrdiff_t(offsets[g + 1]);
-                if (b == e)
-                    continue;
-                auto byKey = [&](uint32_t x, uint32_t y) { return keyOf(x) < keyOf(y); };
-                if (!std::is_sorted(b, e, byKey))
-                    std::sort(b, e, byKey);
-                heap.push_back(Head{keyOf(*b), offsets[g], offsets[g + 1]});
-            }
+        for (int depth = 1; depth <= maxDepth; ++depth)
+            if (!groupCount[size_t(depth)].empty())
+                laneJobs.push_back(LaneJob{dev, depth, std::move(groupCount[size_t(depth)]), std::move(byDepth[size_t(depth)])});
+    }
+    deviceMask.reset();
+    firstTrack.reset();
+    // The lanes are independent once grouped: each is merged and gets its fold index on one
+    // of two threads, the largest first (an op lane holds most instances).
+    std::vector<LaneData> built(laneJobs.size());
+    auto buildLane = [&](size_t j) {
+        LaneJob& job = laneJobs[j];
+        auto keyOf = [&in](uint32_t idx) { return std::pair<int64_t, uint32_t>(in.gpuStart(idx), idx); };
+        const auto& offsets = job.offsets;
+        auto& v = job.v;
+        LaneData& lane = built[j];
+        lane.deviceIndex = job.dev;
+        lane.depth = job.depth;
+        // Each group sorted by key (usually already).
+        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
+            auto b = v.begin() + ptrdiff_t(offsets[g]), e = v.begin() + ptrdiff_t(offsets[g + 1]);
+            auto byKey = [&](uint32_t x, uint32_t y) { return keyOf(x) < keyOf(y); };
+            if (!std::is_sorted(b, e, byKey))
+                std::sort(b, e, byKey);
+        }
+        // Merges the groups' ranges [pos, end) into out: a small binary heap of group heads, the
+        // head's key inline. Returns the longest span merged.
+        struct Head {
+            std::pair<int64_t, uint32_t> key;
+            size_t pos, end;
+        };
+        auto merge = [&](std::vector<Head> heap, uint32_t* out) {
+            int64_t longest = 0;
             auto siftDown = [&heap](size_t k) {
                 const size_t n = heap.size();
                 const Head h = heap[k];
@@ -750,14 +788,11 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             for (size_t k = heap.size() / 2 + 1; k-- > 0;)
                 if (k < heap.size())
                     siftDown(k);
-            std::unordered_map<QString, int> levels;
             while (!heap.empty()) {
                 Head& top = heap.front();
                 const auto [start, idx] = top.key;
-                lane.items.push_back(idx);
-                lane.maxDurationNs = std::max(lane.maxDurationNs, in.gpuEnd(idx) - start);
-                if (lane.items.size() <= 256)
-                    ++levels[d.nodes[in.node[idx]].level];
+                *out++ = idx;
+                longest = std::max(longest, in.gpuEnd(idx) - start);
                 if (++top.pos < top.end) {
                     top.key = keyOf(v[top.pos]);
                 } else {
@@ -768,19 +803,108 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 }
                 siftDown(0);
             }
-            int best = -1;
-            for (const auto& [lvl, n] : levels)
-                if (n > best) {
-                    best = n;
-                    lane.level = lvl;
-                }
-            std::vector<uint32_t>().swap(v);
-            d.lanes.push_back(std::move(lane));
-            d.lanes.back().index.build(LaneSequence{&d, &d.lanes.back()}, kFoldBucket);
+            return longest;
+        };
+        // A large lane (the op lane holds most instances) is merged in two halves on two
+        // threads: the keys below a pivot, then the rest (keys are unique: the index breaks
+        // ties), so the halves end to end are the whole merge.
+        lane.items.resize(v.size());
+        std::vector<Head> low, high;
+        size_t largest = 0;
+        for (size_t g = 0; g + 1 < offsets.size(); ++g)
+            if (offsets[g + 1] - offsets[g] > offsets[largest + 1] - offsets[largest])
+                largest = g;
+        const bool split = threads > 1 && v.size() >= (size_t(1) << 16);   // a thread costs ~0.1 ms
+        const std::pair<int64_t, uint32_t> pivot =
+            split ? keyOf(v[(size_t(offsets[largest]) + offsets[largest + 1]) / 2]) : std::pair<int64_t, uint32_t>{};
+        size_t lowCount = 0;
+        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
+            size_t cut = offsets[g + 1];
+            if (split)
+                cut = size_t(std::partition_point(v.begin() + ptrdiff_t(offsets[g]), v.begin() + ptrdiff_t(offsets[g + 1]),
+                                                  [&](uint32_t x) { return keyOf(x) < pivot; }) -
+                             v.begin());
+            if (cut > offsets[g])
+                low.push_back(Head{keyOf(v[offsets[g]]), offsets[g], cut});
+            if (cut < offsets[g + 1])
+                high.push_back(Head{keyOf(v[cut]), cut, offsets[g + 1]});
+            lowCount += cut - offsets[g];
         }
+        if (split) {
+            int64_t highLongest = 0;
+            std::exception_ptr failed;
+            std::thread upper([&] {
+                try {
+                    highLongest = merge(std::move(high), lane.items.data() + lowCount);
+                } catch (...) {
+                    failed = std::current_exception();
+                }
+            });
+            int64_t lowLongest = 0;
+            try {
+                lowLongest = merge(std::move(low), lane.items.data());
+            } catch (...) {
+                upper.join();
+                throw;
+            }
+            upper.join();
+            if (failed)
+                std::rethrow_exception(failed);
+            lane.maxDurationNs = std::max(lowLongest, highLongest);
+        } else {
+            lane.maxDurationNs = merge(std::move(low), lane.items.data());
+        }
+        std::vector<uint32_t>().swap(v);
+        // The lane's level: the most common of its first items' (ties: the first in name order).
+        std::map<QString, int> levels;
+        for (size_t k = 0; k < std::min<size_t>(lane.items.size(), 256); ++k)
+            ++levels[d.nodes[in.node[lane.items[k]]].level];
+        int best = -1;
+        for (const auto& [lvl, n] : levels)
+            if (n > best) {
+                best = n;
+                lane.level = lvl;
+            }
+        lane.index.build(LaneSequence{&d, &lane}, kFoldBucket);
+    };
+    {
+        std::vector<size_t> jobOrder(laneJobs.size());
+        for (size_t j = 0; j < jobOrder.size(); ++j)
+            jobOrder[j] = j;
+        std::stable_sort(jobOrder.begin(), jobOrder.end(),
+                         [&](size_t a, size_t b) { return laneJobs[a].v.size() > laneJobs[b].v.size(); });
+        std::atomic<size_t> next{0};
+        std::exception_ptr failed;
+        auto worker = [&] {
+            try {
+                for (size_t k; (k = next.fetch_add(1)) < jobOrder.size();)
+                    buildLane(jobOrder[k]);
+            } catch (...) {
+                failed = std::current_exception();
+                next = jobOrder.size();
+            }
+        };
+        if (threads > 1 && laneJobs.size() > 1) {
+            std::exception_ptr mine;
+            std::thread helper(worker);
+            try {
+                for (size_t k; (k = next.fetch_add(1)) < jobOrder.size();)
+                    buildLane(jobOrder[k]);
+            } catch (...) {
+                mine = std::current_exception();
+                next = jobOrder.size();
+            }
+            helper.join();
+            if (mine)
+                std::rethrow_exception(mine);
+        } else {
+            worker();
+        }
+        if (failed)
+            std::rethrow_exception(failed);
     }
-    std::vector<uint8_t>().swap(deviceMask);
-    std::vector<uint8_t>().swap(firstTrack);
+    for (LaneData& lane : built)
+        d.lanes.push_back(std::move(lane));
     if (foldTracks.t.joinable())
         foldTracks.t.join();
 #if defined(__GLIBC__)

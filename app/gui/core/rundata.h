@@ -1,5 +1,5 @@
 // One run in memory, shaped for the timeline: per-track structure-of-arrays activity lists
-// sorted by start (22 bytes per kernel, plus ~2 for the FoldIndex of the draw list), the
+// sorted by start (18 bytes per kernel, plus ~1 for the FoldIndex of the draw list), the
 // scope tree with a stable color per layer, and the scope instances with their GPU spans (first
 // kernel start to last kernel end, children included; 8 bytes each, InstanceSpans), grouped
 // into lanes per (device, depth)
@@ -13,6 +13,7 @@
 #include "layerpalette.h"
 
 #include "drawlist.h"
+#include "analysis/activitystarts.h"
 #include "analysis/activityview.h"
 #include "analysis/runprofile.h"
 #include "storage/types.h"
@@ -40,7 +41,7 @@ struct TrackData {
     TrackKind kind = TrackKind::Kernel;
     QString name;
     // One entry per activity, sorted by start.
-    std::vector<int64_t> startNs;         // relative to the run origin
+    ActivityStarts startNs;               // ns relative to the run origin; 4 bytes each (compact) unless sparse
     std::vector<uint32_t> durationNs;     // saturated at 2^32-1 ns (4.29 s)
     std::vector<uint32_t> nameId;         // interned string id
     std::vector<uint32_t> instance;       // innermost scope instance (index), kNone = no scope
@@ -60,15 +61,16 @@ struct TrackData {
 };
 
 // Node i is position i of the profile's ScopeTree (nodes sorted by id).
-// The compact activity record of the timeline, by column: 22 bytes per kernel (start, duration,
-// name, scope instance, launch config); docs/performance.md's memory figures depend on it.
+// The compact activity record of the timeline, by column: 18 bytes per kernel (start as a
+// 32-bit block offset, duration, name, scope instance, launch config); docs/performance.md's
+// memory figures depend on it.
 template <class V>
 constexpr size_t kElem = sizeof(typename V::value_type);
-static_assert(kElem<decltype(TrackData::startNs)> + kElem<decltype(TrackData::durationNs)> +
+static_assert(sizeof(uint32_t) /* ActivityStarts, compact */ + kElem<decltype(TrackData::durationNs)> +
                       kElem<decltype(TrackData::nameId)> + kElem<decltype(TrackData::instance)> +
                       kElem<decltype(TrackData::config)> ==
-                  22,
-              "a kernel activity takes 22 bytes in RunData");
+                  18,
+              "a kernel activity takes 18 bytes in RunData");
 inline constexpr size_t kMaxLaunchConfigs = 65535;   // distinct launch configurations a loaded run holds
 
 struct ScopeNodeData {
@@ -93,6 +95,7 @@ public:
     static constexpr size_t kBlock = 4096;
     // startNs[i] > endNs[i] (INT64_MAX, INT64_MIN) = no span.
     void assign(const std::vector<int64_t>& startNs, const std::vector<int64_t>& endNs);
+    void assign(const int64_t* startNs, const int64_t* endNs, size_t n);
     // Inline: lanes' sorts, fold indexes and frames read them per item.
     int64_t start(size_t i) const         // INT64_MAX = none
     {
@@ -277,6 +280,9 @@ public:
 struct LoadCallbacks {
     // done and total count activities; returning false cancels the load.
     std::function<bool(int64_t done, int64_t total)> progress;
+    // Threads the load decodes and fills on (0: the cores, at most 4); the loaded run is the
+    // same for any count.
+    int threads = 0;
 };
 
 // The palette of a run's layers (analysis's layer rule over the tree at its layer depth): what
