@@ -49,7 +49,6 @@ void shrink(V& v)
 
 // Threads a load decodes chunks on (Reader's bulk reads): SQLite steps on one of them.
 const int kLoadThreads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
-constexpr size_t kFoldBucket = 64;   // items per FoldIndex bucket of tracks and lanes
 
 QString qs(const std::string& s)
 {
@@ -312,6 +311,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     Reader reader(db);
     auto data = std::make_shared<RunData>();
     RunData& d = *data;
+    const bool keep = cb.keepActivities;
+    d.skeleton = !keep;
     d.filePath = QString::fromStdString(path);
     // Description, scope tree, strings and stored totals: the one read of them per run.
     d.profile = RunProfile::load(reader, runId);
@@ -343,7 +344,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         td.name = t.name.empty() ? (t.kind == TrackKind::Kernel ? QStringLiteral("Stream %1").arg(t.stream)
                                                                 : QStringLiteral("Memory %1").arg(t.stream))
                                  : qs(t.name);
-        size_t n = size_t(std::max<int64_t>(t.count, 0));
+        size_t n = keep ? size_t(std::max<int64_t>(t.count, 0)) : 0;
         td.startNs.reserve(n);
         td.durationNs.reserve(n);
         td.nameId.reserve(n);
@@ -428,6 +429,9 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                     // One block, sorted by id, with holes: positions through a map.
                     for (size_t i = 0; i < n; ++i)
                         instanceIndex[rows[i].id] = uint32_t(i);
+                    if (!keep)
+                        for (size_t i = 0; i < n; ++i)
+                            d.instanceIds.push_back(rows[i].id);
                     for (size_t i = 0; i < n; ++i) {
                         const ScopeInstance& si = rows[i];
                         in.node[i] = nodeOf(si);
@@ -445,6 +449,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             kLoadThreads);
         if (count == 0)
             firstInstance = 0;
+        d.firstInstanceId = firstInstance;
     }
     const size_t instanceCount = d.instances.size();
     auto instanceOf = [&](int64_t id) -> uint32_t {
@@ -467,9 +472,11 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     // Host threads' API calls (the CPU rows) and their correlation ids, joined to the
     // activities below.
     ApiCallIndex apiIndex;
-    apiIndex.load(reader, runId, d);
+    if (keep)   // a skeleton's windows have no CPU rows
+        apiIndex.load(reader, runId, d);
     // The host threads: their processes, their ranges as lanes on host time, their API rows.
-    loadHostRows(reader.hostThreads(runId), hostItems, d);
+    if (keep)
+        loadHostRows(reader.hostThreads(runId), hostItems, d);
     std::vector<HostInstance>().swap(hostItems);
     std::vector<size_t> launchHint(d.tracks.size(), 0);
 
@@ -486,6 +493,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     uint16_t lastConfig = 0;
     int64_t done = 0;
     bool cancelled = false;
+    std::vector<int64_t> trackCount(d.tracks.size(), 0);   // activities read per track
     d.spanStartNs = INT64_MAX;
     d.spanEndNs = INT64_MIN;
     if (cb.progress && !cb.progress(0, total))
@@ -501,17 +509,21 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             return;
         TrackData& t = d.tracks[found->second];
         const size_t base = t.startNs.size();
-        t.startNs.resize(base + count);
-        t.durationNs.resize(base + count);
-        t.nameId.resize(base + count);
+        if (keep) {
+            t.startNs.resize(base + count);
+            t.durationNs.resize(base + count);
+            t.nameId.resize(base + count);
+        }
         int64_t spanStart = d.spanStartNs, spanEnd = d.spanEndNs, maxDuration = t.maxDurationNs;
         for (size_t k = 0; k < count; ++k) {
             const StoredActivity& a = rows[k];
             const size_t i = base + k;
             const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.durationNs, 0), UINT32_MAX);
-            t.startNs[i] = a.startNs;
-            t.durationNs[i] = uint32_t(dur);
-            t.nameId[i] = a.nameId;
+            if (keep) {
+                t.startNs[i] = a.startNs;
+                t.durationNs[i] = uint32_t(dur);
+                t.nameId[i] = a.nameId;
+            }
             maxDuration = std::max(maxDuration, dur);
             spanStart = std::min(spanStart, a.startNs);
             spanEnd = std::max(spanEnd, a.startNs + std::max<int64_t>(a.durationNs, 0));
@@ -528,6 +540,32 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         const uint8_t bit = uint8_t(1u << std::min(t.deviceIndex, 7));
         const uint8_t trackByte = uint8_t(found->second);
         const bool kernels = t.kind == TrackKind::Kernel;
+        trackCount[found->second] += int64_t(count);
+        if (!keep) {
+            // A skeleton: only the instances' spans and devices (and the kernel count).
+            for (size_t k = 0; k < count; ++k) {
+                const StoredActivity& a = rows[k];
+                if (!kernels || ActivityKind(a.kind) != ActivityKind::Kernel)
+                    continue;
+                ++d.kernelCount;
+                const uint32_t inst = instanceOf(a.scopeInstanceId);
+                if (inst == kNone)
+                    continue;
+                if (a.startNs < gpuStart[inst]) {
+                    gpuStart[inst] = a.startNs;
+                    firstTrack[inst] = trackByte;
+                }
+                gpuEnd[inst] = std::max(gpuEnd[inst], a.startNs + std::max<int64_t>(a.durationNs, 0));
+                deviceMask[inst] |= bit;
+            }
+            const int64_t before = done;
+            done += int64_t(count);
+            if ((before >> 16) != (done >> 16) && cb.progress && !cb.progress(done, std::max(total, done))) {
+                cancelled = true;
+                return false;
+            }
+            return true;
+        }
         const size_t base = t.instance.size();   // not startNs: the decoding thread may be ahead there
         t.instance.resize(base + count);
         if (!apiIndex.empty())
@@ -628,8 +666,16 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         shrink(t.launch);
     }
     // Empty tracks say nothing on a timeline.
-    d.tracks.erase(std::remove_if(d.tracks.begin(), d.tracks.end(), [](const TrackData& t) { return t.size() == 0; }),
-                   d.tracks.end());
+    {
+        size_t w = 0;
+        for (size_t k = 0; k < d.tracks.size(); ++k)
+            if (trackCount[k] > 0) {
+                if (w != k)
+                    d.tracks[w] = std::move(d.tracks[k]);
+                ++w;
+            }
+        d.tracks.resize(w);
+    }
     // FoldIndex buckets of ~64 items (0.9 B an item instead of 1.8 at 32; frames read a few
     // more starts per search). The tracks' indexes are built on a second thread while this one
     // does the spans and lanes: they read only the tracks, the nodes and the instances' nodes,

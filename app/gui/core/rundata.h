@@ -70,6 +70,7 @@ static_assert(kElem<decltype(TrackData::startNs)> + kElem<decltype(TrackData::du
                   22,
               "a kernel activity takes 22 bytes in RunData");
 inline constexpr size_t kMaxLaunchConfigs = 65535;   // distinct launch configurations a loaded run holds
+inline constexpr size_t kFoldBucket = 64;            // items per FoldIndex bucket of tracks and lanes
 
 struct ScopeNodeData {
     int64_t id = 0;
@@ -242,6 +243,19 @@ public:
     // items are buckets of the summary, not activities or instances; the timeline draws it
     // until the loaded run replaces it, and nothing in it can be selected.
     bool overviewOnly = false;
+    // The windowed detail of a run over the memory cap (windowedrun.h): activities and scope
+    // lanes are exact in [detailStartNs, detailEndNs) (an empty range: nowhere), the summary's
+    // buckets elsewhere; detailLanes false: the lanes are all summary. Also overviewOnly.
+    bool windowed = false;
+    bool detailLanes = false;
+    int64_t detailStartNs = 0, detailEndNs = 0;
+    // A skeleton (loadRun with keepActivities = false): instances, spans and lanes of the whole
+    // run, tracks without activities; the windows take their scope lanes from it. Instance
+    // index of scope instance id x: x - firstInstanceId, or its position in instanceIds when
+    // the run's ids have holes (then instanceIds lists them in order).
+    bool skeleton = false;
+    int64_t firstInstanceId = 0;
+    std::vector<int64_t> instanceIds;
 
     const Strings& strings() const { return profile->strings; }
     QString name(uint32_t stringId) const;
@@ -277,6 +291,9 @@ public:
 struct LoadCallbacks {
     // done and total count activities; returning false cancels the load.
     std::function<bool(int64_t done, int64_t total)> progress;
+    // false: a skeleton (RunData::skeleton): the activities are read once for the instances'
+    // spans and lanes, and not kept (a run over the memory cap, windowedrun.h).
+    bool keepActivities = true;
 };
 
 // The palette of a run's layers (analysis's layer rule over the tree at its layer depth): what
