@@ -10,6 +10,8 @@
 #include "app/gui/core/runloader.h"
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/core/windowedrun.h"
+#include "app/gui/widgets/mainwindow.h"
+#include "app/gui/widgets/timelinewidget.h"
 #include "storage/database.h"
 #include "storage/writer.h"
 #include "tests/support/synthrun.h"
@@ -291,6 +293,44 @@ private slots:
         auto s = skeleton.at(0).at(0).value<std::shared_ptr<const RunData>>();
         QVERIFY(s->skeleton);
         QVERIFY(loader.detailIndex());
+    }
+
+    void mainWindowBrowsesWindowByWindow()
+    {
+        // The window under a cap of a quarter of the run: the summary, then the skeleton, then
+        // the visible window's detail drawn as the loaded run draws it; zooming out past what
+        // the cap holds says so.
+        MainWindow w(false);
+        w.resize(1400, 800);
+        w.show();
+        // Just under what the run needs whole: the skeleton takes about half of it, a window of
+        // about 15% of the run fits what is left.
+        const int64_t cap = m_full->activityCount * kLoadedBytesPerActivity * 9 / 10;
+        w.setDetailCap(cap);
+        QSignalSpy ready(&w, &MainWindow::windowedReady);
+        QSignalSpy shown(&w, &MainWindow::detailWindowShown);
+        QVERIFY(w.openFile(QString::fromStdString(m_file)));
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        QVERIFY(w.timeline()->showsOverview());
+        QVERIFY(!w.viewState()->run());   // never loaded whole
+        QVERIFY(!w.timeline()->caption().isEmpty());   // the whole run: the summary, said so
+        const double span = double(m_full->spanEndNs - m_full->spanStartNs);
+        const double v0 = double(m_full->spanStartNs) + 0.3 * span, v1 = v0 + 0.01 * span;
+        const int64_t budget = windowBudget(cap, int64_t(m_skeleton->memoryBytes()));
+        QVERIFY2(m_index.chooseRange(v0, v1, w.timeline()->plotWidth(), budget),
+                 qPrintable(QStringLiteral("budget %1, skeleton %2 B").arg(budget).arg(m_skeleton->memoryBytes())));
+        const int before = int(shown.count());
+        w.timeline()->setViewRange(v0, v1);
+        QTRY_VERIFY_WITH_TIMEOUT(shown.count() > before && w.detailWindow() && w.detailWindow()->detailLanes, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.timeline()->caption().isEmpty(), 10000);
+        TimelineLayout lf;
+        lf.build(*m_full, {});
+        DrawList df;
+        buildDrawList(*m_full, lf, w.timeline()->mapping(), Selection{}, df);
+        const QString diff = compareDrawLists(df, w.timeline()->drawList());
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        w.timeline()->fit();
+        QVERIFY(w.timeline()->caption().contains(QStringLiteral("memory cap")));
     }
 };
 
