@@ -116,8 +116,12 @@ int64_t DetailIndex::countIn(int64_t t0, int64_t t1) const
         for (const Chunk& c : t.chunks) {
             if (c.startNs >= t1)
                 break;
-            if (c.endNs >= t0)
-                n += c.count;
+            if (c.endNs < t0)
+                continue;
+            // The part of the chunk inside the range, its activities taken as evenly spread.
+            const double len = double(c.endNs - c.startNs);
+            const double in = double(std::min(c.endNs, t1)) - double(std::max(c.startNs, t0));
+            n += len <= 0 ? c.count : int64_t(std::ceil(double(c.count) * std::clamp(in / len, 0.0, 1.0)));
         }
     return n;
 }
@@ -129,9 +133,13 @@ std::optional<std::pair<int64_t, int64_t>> DetailIndex::chooseRange(double v0, d
     const double w = v1 - v0;
     const double margin = std::max(1.0, w / widthPx * kMarginPx);
     auto clampNs = [](double t) { return int64_t(std::clamp(t, -9.0e18, 9.0e18)); };
-    const int64_t wideLo = clampNs(std::floor(v0 - w)), wideHi = clampNs(std::ceil(v1 + w));
-    if (countIn(wideLo, wideHi) <= budget)
-        return std::pair(wideLo, wideHi);
+    // The widest margin that fits, from one window width down to an eighth: panning then
+    // stays inside the loaded window for a while.
+    for (double f = 1.0; f >= 0.125 && f * w > margin; f /= 2) {
+        const int64_t wideLo = clampNs(std::floor(v0 - f * w)), wideHi = clampNs(std::ceil(v1 + f * w));
+        if (countIn(wideLo, wideHi) <= budget)
+            return std::pair(wideLo, wideHi);
+    }
     const int64_t lo = clampNs(std::floor(v0 - margin)), hi = clampNs(std::ceil(v1 + margin));
     if (countIn(lo, hi) <= budget)
         return std::pair(lo, hi);
@@ -400,6 +408,7 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
         }
         trackGrids.push_back(grid);
         d.tracks.push_back(std::move(t));
+        std::vector<Activity>().swap(rows[k]);
     }
     std::vector<std::vector<Activity>>().swap(rows);
 

@@ -28,9 +28,11 @@ inline constexpr int64_t kDefaultDetailCapBytes = int64_t(4) << 30;   // the set
 // Resident bytes of a fully loaded run per activity (docs/performance.md: 41-42 B a kernel, the
 // API calls' rows aside): a run whose activities times this exceed the cap is not loaded whole.
 inline constexpr int64_t kLoadedBytesPerActivity = 44;
-// What a window holds per activity: its columns (22 B), index, sort buffer, and the scope
-// instances of its lanes (about one per kernel, 16 B each with their lane entry).
-inline constexpr int64_t kWindowBytesPerActivity = 64;
+// What a window costs per activity at its peak, while it is built: the decoded rows (an
+// Activity, ~100 B), the row's items before they become columns (40 B), its columns (22 B) and
+// the scope instances of its lanes (about one per kernel, 16 B with their lane entry); held
+// afterwards: about 40 B.
+inline constexpr int64_t kWindowBytesPerActivity = 160;
 
 // Activities one window may hold under a cap, the skeleton's bytes counted against it (half
 // of what is left: a window is built while the previous one is still drawn); at least a
@@ -65,8 +67,8 @@ public:
         std::vector<Chunk> chunks;        // by start
     };
     int64_t activities() const { return m_activities; }
-    // Activities of the chunks that overlap [t0, t1): what loading that window reads (an upper
-    // bound of the activities in it, by less than a chunk per track and edge).
+    // About how many activities overlap [t0, t1): the chunks inside it, and of those at its
+    // edges the share of their time range inside it (what a window of that range holds).
     int64_t countIn(int64_t t0, int64_t t1) const;
     const TrackChunks* track(int64_t trackId) const;
     // The grid of the track's FoldIndex in the fully loaded run.
@@ -75,9 +77,9 @@ public:
     bool fits(int64_t capBytes) const { return m_activities <= capBytes / kLoadedBytesPerActivity; }
 
     // The range to load for the visible window [v0, v1) on a plot widthPx wide: the window
-    // widened by one window width on each side when that fits `budget` activities, else by
-    // kMarginPx (the folds at the window's edges need that much); nullopt when even that does not
-    // fit (the summary stays).
+    // widened on each side by the largest of 1, 1/2, 1/4, 1/8 window widths that fits `budget`
+    // activities, else by kMarginPx (the folds at the window's edges need that much); nullopt
+    // when even that does not fit (the summary stays).
     static constexpr int kMarginPx = 32;
     std::optional<std::pair<int64_t, int64_t>> chooseRange(double v0, double v1, int widthPx, int64_t budget) const;
 
