@@ -360,8 +360,11 @@ int main(int argc, char** argv)
         std::printf("chunk index: %lld activities, read in %.0f ms since the open; %s the %s cap (%lld B per activity loaded whole)\n",
                     (long long)index.activities(), msSince(t), index.fits(memoryCap) ? "fits" : "over",
                     qPrintable(wt::gui::formatByteSize(memoryCap)), (long long)wt::gui::kLoadedBytesPerActivity);
-        if (!index.fits(memoryCap))
+        if (!index.fits(memoryCap)) {
+            std::printf("open to first frame (stored summary): %.0f ms (summary read %.0f ms; thread CPU %.0f ms)\n",
+                        summaryFrameMs, overviewLoadMs, summaryCpuMs);
             return benchWindowed(app, widget, image, file, runId, overview, index, memoryCap, frames, png, t, openCpu0, rss0);
+        }
     }
     // Stage 2: the activities (the loader's worker), then the loaded run's first frame.
     std::shared_ptr<const wt::gui::RunData> run = wt::gui::loadRun(file, runId);

@@ -733,6 +733,10 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     p.save();
     p.setClipRect(plot);
     p.translate(plot.left(), 0);
+    // A window of a run over the memory cap holds activities (and, with its skeleton, scope
+    // instances) where it covers the view: those have names.
+    const bool detail = m_run->windowed && double(m_run->detailStartNs) <= m_mapping.startNs() &&
+                        double(m_run->detailEndNs) >= m_mapping.endNs();
     for (size_t r = 0; r < rows.size() && r < m_draw.rows.size(); ++r) {
         const Row& row = rows[r];
         int y = top + row.y - m_scrollY;
@@ -742,9 +746,10 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         const MemberBits* members = nullptr;   // the row's group membership, when it takes part
         if (r < m_draw.groupedRows.size() && m_draw.groupedRows[r] && groupMarks())
             members = groupBits(*groupMarks(), row);
+        const bool named = !m_run->overviewOnly || (detail && (row.kind == Row::Track || m_run->detailLanes));
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
-            if (d.isFold() || span.x1 - span.x0 <= 40 || m_run->overviewOnly)   // overview: buckets have no names
+            if (d.isFold() || span.x1 - span.x0 <= 40 || !named)   // overview: buckets have no names
                 continue;
             QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
             const bool dimmed = members && !members->test(d.first);
