@@ -6,7 +6,6 @@
 #include "storage/statement.h"
 #include "storage/storageerror.h"
 
-#include <QLocale>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -14,7 +13,6 @@
 #include <map>
 #include <climits>
 #include <cmath>
-#include <numeric>
 
 namespace wt::gui {
 
@@ -469,12 +467,11 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
         else
             t.index.build(TrackSequence{&d, &t}, kFoldBucket);
     }
-    for (size_t l = 0; l < d.lanes.size(); ++l) {
+    // The skeleton's lanes on their grids (the overview's lanes came with their indexes).
+    for (size_t l = 0; l < laneGrids.size(); ++l) {
         LaneData& lane = d.lanes[l];
-        if (l < laneGrids.size() && laneGrids[l].buckets > 0)
+        if (laneGrids[l].buckets > 0)
             lane.index.buildOnGrid(LaneSequence{&d, &lane}, laneGrids[l]);
-        else if (l >= laneGrids.size() && !skeleton)
-            ;   // the overview's lanes, copied with their indexes
         else
             lane.index.build(LaneSequence{&d, &lane}, kFoldBucket);
     }
