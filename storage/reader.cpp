@@ -490,6 +490,26 @@ std::vector<ScopeInstance> Reader::scopeInstances(int64_t runId, int threads) co
     return out;
 }
 
+std::vector<ScopeInstance> Reader::scopeInstancesBetween(int64_t runId, int64_t firstId, int64_t lastId) const
+{
+    std::vector<ScopeInstance> out, rows;
+    Statement s(m_db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=?1 AND first_id<=?3 AND last_id>=?2");
+    s.bind(1, runId).bind(2, firstId).bind(3, lastId);
+    while (s.step()) {
+        rows.clear();
+        try {
+            InstanceChunk::decode(s.blob(0), rows);
+        } catch (const StorageError& e) {
+            damaged(runId, e.what());
+        }
+        for (const ScopeInstance& si : rows)
+            if (si.id >= firstId && si.id <= lastId)
+                out.push_back(si);
+    }
+    std::sort(out.begin(), out.end(), [](const ScopeInstance& a, const ScopeInstance& b) { return a.id < b.id; });
+    return out;
+}
+
 void Reader::forEachScopeInstanceBlock(int64_t runId, const std::function<void(const InstanceLayout&)>& layout,
                                        const std::function<void(const ScopeInstance*, size_t)>& fn, int threads) const
 {

@@ -51,6 +51,10 @@ public:
     void forEachScopeInstanceBlock(int64_t runId, const std::function<void(const InstanceLayout&)>& layout,
                                    const std::function<void(const ScopeInstance* rows, size_t count)>& fn,
                                    int threads = 1) const;
+    // The instances with ids in [firstId, lastId], sorted by id, from the chunks whose id range
+    // meets it (the windowed timeline reads the scopes of one time window's activities; a
+    // run's ids follow host time). Not validated against the whole tree: a damaged chunk throws.
+    std::vector<ScopeInstance> scopeInstancesBetween(int64_t runId, int64_t firstId, int64_t lastId) const;
     // The run's host threads by id (schema version 4); empty for captures and older files.
     // ScopeInstance::threadId names one of them (an id not among them reads as no thread).
     std::vector<HostThread> hostThreads(int64_t runId) const;

@@ -21,6 +21,7 @@
 #include "app/gui/widgets/mainwindow.h"
 #include "app/gui/widgets/timelinewidget.h"
 #include "app/gui/core/viewstate.h"
+#include "app/gui/core/windowedrun.h"
 #include "storage/pathidentity.h"
 
 #include "wheretime_config.h"
@@ -119,8 +120,10 @@ int main(int argc, char** argv)
     QCommandLineOption fullNames(QStringLiteral("full-names"), QStringLiteral("Names in full in every view (View > Full names), not their short forms."));
     QCommandLineOption roofline(QStringLiteral("roofline"), QStringLiteral("The roofline view of FILE[:RUN]: its ops against a device's roofline (window or --screenshot)."));
     QCommandLineOption device(QStringLiteral("device"), QStringLiteral("With --roofline: the device (a calibration in FILE, or h200, h100, a100, v100, rtx4090; default: FILE's first calibration, else h200)."), QStringLiteral("NAME"));
+    QCommandLineOption memoryCap(QStringLiteral("memory-cap"), QStringLiteral("Memory for the timeline's detail (e.g. 4G, 512M; default 4G, or View > Memory cap's): a run whose activities need more is browsed window by window, the summary elsewhere."),
+                                 QStringLiteral("BYTES"));
     parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels, find, fullNames,
-                       roofline, device});
+                       roofline, device, memoryCap});
     parser.process(app);
     if (parser.isSet(fullNames))
         wt::gui::setFullNames(true);
@@ -162,8 +165,19 @@ int main(int argc, char** argv)
         return 2;
     }
 
+    std::optional<int64_t> cap;
+    if (parser.isSet(memoryCap)) {
+        cap = wt::gui::parseByteSize(parser.value(memoryCap));
+        if (!cap) {
+            std::fprintf(stderr, "wheretime-gui: --memory-cap needs a size in bytes (e.g. 4G, 512M, 100000), got '%s'\n",
+                         qPrintable(parser.value(memoryCap)));
+            return 2;
+        }
+    }
     const bool screenshot = parser.isSet(shot);
     wt::gui::MainWindow window(!screenshot);
+    if (cap)
+        window.setDetailCap(*cap);
     wt::gui::BreakdownActions* breakdown = wt::gui::BreakdownActions::install(&window);
     wt::gui::CompareActions* compareActions = wt::gui::CompareActions::install(&window);
     wt::gui::VariantsActions* variantsActions = wt::gui::VariantsActions::install(&window);

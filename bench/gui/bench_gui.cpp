@@ -5,7 +5,15 @@
 // frame-time percentiles and resident memory per kernel.
 //
 //   bench_gui --kernels 10000000 [--streams 8] [--file PATH] [--frames 120] [--png PREFIX] [--write-only]
-//             [--group LAYER] [--api] [--find REGEX] [--summary-cost]
+//             [--group LAYER] [--api] [--find REGEX] [--summary-cost] [--memory-cap BYTES]
+//
+// --memory-cap: the timeline's detail under that cap (core/windowedrun.h). A run over it is not
+// loaded whole: the bench draws the summary, loads the visible window (0.1% of the run, in the
+// middle) through the chunk index, reads the run's skeleton (scope instances and lanes), loads
+// the window again with exact lanes, and pans at each zoom, loading the next window whenever
+// the view leaves the loaded one (timed apart: the GUI loads it on a worker meanwhile drawing
+// the previous one). Prints the time to the visible window's detail, resident memory (now and
+// peak) and frame percentiles.
 //
 // --api gives every kernel its launching API call on one of two host threads (the CPU rows,
 // 10M kernels: 10M calls) and selects a kernel in the middle, so every frame draws its flow.
@@ -23,6 +31,7 @@
 #include "app/gui/core/timeformat.h"
 #include "app/gui/core/timelinesearch.h"
 #include "app/gui/core/viewstate.h"
+#include "app/gui/core/windowedrun.h"
 #include "app/gui/widgets/timelinewidget.h"
 #include "tests/support/synthrun.h"
 #include "storage/database.h"
@@ -93,6 +102,19 @@ double loadAverage()
     return l;
 }
 
+int64_t peakRssBytes()
+{
+    int64_t kb = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+                break;
+        std::fclose(f);
+    }
+    return kb * 1024;
+}
+
 double percentile(std::vector<double> v, double p)
 {
     if (v.empty())
@@ -100,6 +122,117 @@ double percentile(std::vector<double> v, double p)
     std::sort(v.begin(), v.end());
     size_t i = std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5));
     return v[i];
+}
+
+// The windowed path of --memory-cap (see the top of the file).
+int benchWindowed(QApplication&, wt::gui::TimelineWidget& widget, QImage& image, const std::string& file, int64_t runId,
+                  std::shared_ptr<const wt::gui::RunData> overview, const wt::gui::DetailIndex& index, int64_t cap, int frames,
+                  const std::string& png, Clock::time_point t, double openCpu0, int64_t rss0)
+{
+    using namespace wt::gui;
+    const double span = double(overview->spanEndNs - overview->spanStartNs);
+    const double mid = double(overview->spanStartNs) + span / 2;
+    const int width = widget.plotWidth();
+    // The visible window: 0.1% of the run in the middle.
+    const double v0 = mid - span * 0.0005, v1 = mid + span * 0.0005;
+    widget.setViewRange(v0, v1);
+    auto firstRange = index.chooseRange(v0, v1, width, windowBudget(cap, 0));
+    if (!firstRange) {
+        std::printf("the visible window (0.1%%) does not fit the cap: the summary only\n");
+        return 1;
+    }
+    std::shared_ptr<const RunData> window = loadDetailWindow(file, runId, *overview, nullptr, index, firstRange->first, firstRange->second);
+    widget.showWindow(window);
+    widget.render(&image);
+    const double windowMs = msSince(t), windowCpu = threadCpuMs() - openCpu0;
+    if (!png.empty())
+        image.save(QString::fromStdString(png + "-window.png"));
+    LoadCallbacks cb;
+    cb.keepActivities = false;
+    const double c1 = threadCpuMs(), p1 = processCpuMs();
+    auto ts = Clock::now();
+    std::shared_ptr<const RunData> skeleton = loadRun(file, runId, cb);
+    const double skeletonMs = msSince(ts), skeletonCpu = threadCpuMs() - c1, skeletonAll = processCpuMs() - p1;
+    const int64_t budget = windowBudget(cap, int64_t(skeleton->memoryBytes()));
+    auto tw = Clock::now();
+    const double c2 = threadCpuMs();
+    auto range = index.chooseRange(v0, v1, width, budget);
+    if (!range) {
+        std::printf("the visible window (0.1%%) does not fit what the skeleton leaves of the cap\n");
+        return 1;
+    }
+    window = loadDetailWindow(file, runId, *overview, skeleton.get(), index, range->first, range->second);
+    widget.showWindow(window);
+    widget.render(&image);
+    const double exactMs = msSince(tw), exactCpu = threadCpuMs() - c2;
+    const double allMs = msSince(t);
+    const int64_t rss1 = rssBytes();
+    std::printf("run: %lld kernels, %zu tracks, %zu scope instances, %zu lanes, span %s\n", (long long)skeleton->kernelCount,
+                skeleton->tracks.size(), skeleton->instances.size(), skeleton->lanes.size(),
+                qPrintable(formatDuration(span)));
+    std::printf("visible window (0.1%%: %lld activities in its chunks): activities drawn %.0f ms after the open (thread CPU %.0f ms), "
+                "scope lanes from the summary\n",
+                (long long)index.countIn(firstRange->first, firstRange->second), windowMs, windowCpu);
+    std::printf("skeleton (scope instances, spans, lanes): %.0f ms (thread CPU %.0f ms, all threads %.0f ms), %.1f MiB = %.1f B per kernel\n",
+                skeletonMs, skeletonCpu, skeletonAll, double(skeleton->memoryBytes()) / (1 << 20),
+                double(skeleton->memoryBytes()) / double(std::max<int64_t>(skeleton->kernelCount, 1)));
+    std::printf("visible window with exact lanes: %.0f ms more (thread CPU %.0f ms); all detail drawn %.1f s after the open; "
+                "window %.1f MiB; load average %.1f\n",
+                exactMs, exactCpu, allMs / 1000, double(window->memoryBytes()) / (1 << 20), loadAverage());
+    std::printf("resident memory: +%.1f MiB after the window (%.1f B per kernel); peak %.1f MiB (process)\n",
+                double(rss1 - rss0) / (1 << 20), double(rss1 - rss0) / double(std::max<int64_t>(skeleton->kernelCount, 1)),
+                double(peakRssBytes()) / (1 << 20));
+
+    struct Zoom {
+        const char* name;
+        double spanNs;
+    } zooms[] = {{"full view", span}, {"10%", span * 0.1}, {"1%", span * 0.01}, {"0.1%", span * 0.001}, {"1 us", 1000.0}};
+    for (const Zoom& z : zooms) {
+        widget.setViewRange(mid - z.spanNs / 2, mid + z.spanNs / 2);
+        std::vector<double> times, cpuTimes, loads;
+        int summaryFrames = 0;
+        size_t items = 0;
+        auto ensure = [&] {
+            // The next window when the view left the loaded one (as the main window's worker).
+            const double a = widget.viewStartNs(), b = widget.viewEndNs(), m = (b - a) / width * DetailIndex::kMarginPx;
+            if (double(window->detailStartNs) <= a - m && double(window->detailEndNs) >= b + m)
+                return;
+            auto r = index.chooseRange(a, b, width, budget);
+            if (!r)
+                return;
+            auto lt = Clock::now();
+            window.reset();   // one window held at a time (the GUI holds two while it swaps)
+            window = loadDetailWindow(file, runId, *overview, skeleton.get(), index, r->first, r->second);
+            widget.showWindow(window);
+            loads.push_back(msSince(lt));
+        };
+        ensure();
+        widget.render(&image);
+        for (int f = 0; f < frames; ++f) {
+            ensure();
+            auto ft = Clock::now();
+            const double fc = threadCpuMs();
+            if (z.spanNs >= span)
+                widget.setViewRange(double(overview->spanStartNs) + (f % 2), double(overview->spanEndNs) + (f % 2));
+            else
+                widget.panByFraction(f % 40 < 20 ? 0.01 : -0.01);
+            widget.render(&image);
+            times.push_back(msSince(ft));
+            cpuTimes.push_back(threadCpuMs() - fc);
+            items += widget.drawList().itemCount();
+            summaryFrames += !widget.caption().isEmpty();
+        }
+        if (!png.empty())
+            image.save(QString::fromStdString(png + "-w" + std::to_string(&z - zooms) + ".png"));
+        std::printf("%-9s  frame p50 %6.2f ms  p95 %6.2f ms  max %6.2f ms  (CPU p50 %5.2f p95 %5.2f ms; %zu items per frame; "
+                    "%d of %d frames on the summary; %zu window loads, p50 %.0f ms, max %.0f ms)\n",
+                    z.name, percentile(times, 0.5), percentile(times, 0.95), percentile(times, 1.0), percentile(cpuTimes, 0.5),
+                    percentile(cpuTimes, 0.95), items / size_t(std::max(frames, 1)), summaryFrames, frames, loads.size(),
+                    percentile(loads, 0.5), percentile(loads, 1.0));
+    }
+    std::printf("resident memory at the end: +%.1f MiB; peak %.1f MiB (process)\n", double(rssBytes() - rss0) / (1 << 20),
+                double(peakRssBytes()) / (1 << 20));
+    return 0;
 }
 
 }  // namespace
@@ -116,6 +249,7 @@ int main(int argc, char** argv)
     bool api = false;
     std::string find;
     bool summaryCost = false;   // time computing the run's summary again (what finishing a run adds)
+    int64_t memoryCap = 0;      // > 0: the windowed detail under this cap
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -145,8 +279,17 @@ int main(int argc, char** argv)
             find = next();
         else if (a == "--summary-cost")
             summaryCost = true;
+        else if (a == "--memory-cap") {
+            const std::string v = next();
+            auto c = wt::gui::parseByteSize(QString::fromStdString(v));
+            if (!c) {
+                std::fprintf(stderr, "bench_gui: --memory-cap needs a size in bytes (e.g. 4G, 512M), got '%s'\n", v.c_str());
+                return 2;
+            }
+            memoryCap = *c;
+        }
         else {
-            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX] [--summary-cost]\n");
+            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX] [--summary-cost] [--memory-cap BYTES]\n");
             return 2;
         }
     }
@@ -211,6 +354,17 @@ int main(int argc, char** argv)
         summaryCpuMs = threadCpuMs() - openCpu0;
         if (!png.empty())
             image.save(QString::fromStdString(png + "-summary.png"));
+    }
+    if (memoryCap > 0 && overview) {
+        const wt::gui::DetailIndex index = wt::gui::DetailIndex::load(file, runId);
+        std::printf("chunk index: %lld activities, read in %.0f ms since the open; %s the %s cap (%lld B per activity loaded whole)\n",
+                    (long long)index.activities(), msSince(t), index.fits(memoryCap) ? "fits" : "over",
+                    qPrintable(wt::gui::formatByteSize(memoryCap)), (long long)wt::gui::kLoadedBytesPerActivity);
+        if (!index.fits(memoryCap)) {
+            std::printf("open to first frame (stored summary): %.0f ms (summary read %.0f ms; thread CPU %.0f ms)\n",
+                        summaryFrameMs, overviewLoadMs, summaryCpuMs);
+            return benchWindowed(app, widget, image, file, runId, overview, index, memoryCap, frames, png, t, openCpu0, rss0);
+        }
     }
     // Stage 2: the activities (the loader's worker), then the loaded run's first frame.
     std::shared_ptr<const wt::gui::RunData> run = wt::gui::loadRun(file, runId);

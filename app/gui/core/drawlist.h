@@ -92,20 +92,55 @@ struct FoldIndex {
         return b;
     }
 
+    // The time grid of level 0 (the coarser levels follow from it): what build() derives from
+    // the sequence. A part of a sequence indexed on the whole one's grid (buildOnGrid) folds
+    // every window inside it exactly as the whole one does (the windowed detail of a run
+    // larger than its memory cap, windowedrun.h).
+    struct Grid {
+        int64_t originNs = 0;
+        int64_t bucketNs = 1;
+        size_t buckets = 0;
+        bool operator==(const Grid&) const = default;
+    };
+    // build()'s grid for a sequence of n items whose starts run from firstStart to lastStart.
+    static Grid gridFor(size_t n, int64_t firstStart, int64_t lastStart, size_t itemsPerBucket = 32)
+    {
+        Grid g;
+        if (n == 0)
+            return g;
+        g.originNs = firstStart;
+        const int64_t span = lastStart - firstStart + 1;
+        const int64_t want = int64_t(std::max<size_t>(1, n / std::max<size_t>(itemsPerBucket, 1)));
+        g.bucketNs = std::max<int64_t>(1, (span + want - 1) / want);
+        g.buckets = size_t((span + g.bucketNs - 1) / g.bucketNs);
+        return g;
+    }
+    Grid grid() const
+    {
+        return levels.empty() ? Grid{} : Grid{originNs, levels.front().bucketNs, levels.front().buckets()};
+    }
+
     template <class Seq>
     void build(const Seq& s, size_t itemsPerBucket = 32)
+    {
+        const size_t n = s.size();
+        buildOnGrid(s, n == 0 ? Grid{} : gridFor(n, s.start(0), s.start(n - 1), itemsPerBucket));
+    }
+
+    // The index on a given grid. Every start must lie in [originNs, originNs + buckets *
+    // bucketNs); build() passes the sequence's own grid.
+    template <class Seq>
+    void buildOnGrid(const Seq& s, const Grid& grid)
     {
         levels.clear();
         items = s.size();
         const size_t n = items;
-        if (n == 0)
+        if (n == 0 || grid.buckets == 0)
             return;
-        originNs = s.start(0);
-        const int64_t span = s.start(n - 1) - originNs + 1;
-        const int64_t want = int64_t(std::max<size_t>(1, n / std::max<size_t>(itemsPerBucket, 1)));
+        originNs = grid.originNs;
         Level l0;
-        l0.bucketNs = std::max<int64_t>(1, (span + want - 1) / want);
-        const size_t nb = size_t((span + l0.bucketNs - 1) / l0.bucketNs);
+        l0.bucketNs = grid.bucketNs;
+        const size_t nb = grid.buckets;
         l0.first.resize(nb + 1);
         l0.firstStart.resize(nb);
         l0.maxEnd.assign(nb, INT64_MIN);

@@ -51,7 +51,6 @@ void shrink(V& v)
 
 // Threads a load decodes chunks on (Reader's bulk reads): SQLite steps on one of them.
 const int kLoadThreads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
-constexpr size_t kFoldBucket = 64;   // items per FoldIndex bucket of tracks and lanes
 
 QString qs(const std::string& s)
 {
@@ -319,6 +318,8 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     const int threads = cb.threads > 0 ? cb.threads : kLoadThreads;
     auto data = std::make_shared<RunData>();
     RunData& d = *data;
+    const bool keep = cb.keepActivities;
+    d.skeleton = !keep;
     d.filePath = QString::fromStdString(path);
     // Description, scope tree, strings and stored totals: the one read of them per run.
     d.profile = RunProfile::load(reader, runId);
@@ -350,7 +351,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         td.name = t.name.empty() ? (t.kind == TrackKind::Kernel ? QStringLiteral("Stream %1").arg(t.stream)
                                                                 : QStringLiteral("Memory %1").arg(t.stream))
                                  : qs(t.name);
-        size_t n = size_t(std::max<int64_t>(t.count, 0));
+        size_t n = keep ? size_t(std::max<int64_t>(t.count, 0)) : 0;
         td.startNs.reserve(n);
         td.durationNs.reserve(n);
         td.nameId.reserve(n);
@@ -450,6 +451,9 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                     // One block, sorted by id, with holes: positions through a map.
                     for (size_t i = 0; i < n; ++i)
                         instanceIndex[rows[i].id] = uint32_t(i);
+                    if (!keep)
+                        for (size_t i = 0; i < n; ++i)
+                            d.instanceIds.push_back(rows[i].id);
                     for (size_t i = 0; i < n; ++i) {
                         const ScopeInstance& si = rows[i];
                         in.node[i] = nodeOf(si);
@@ -468,6 +472,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             threads);
         if (count == 0)
             firstInstance = 0;
+        d.firstInstanceId = firstInstance;
     }
     const size_t instanceCount = d.instances.size();
     auto instanceOf = [&](int64_t id) -> uint32_t {
@@ -490,9 +495,11 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     // Host threads' API calls (the CPU rows) and their correlation ids, joined to the
     // activities below.
     ApiCallIndex apiIndex;
-    apiIndex.load(reader, runId, d);
+    if (keep)   // a skeleton's windows have no CPU rows
+        apiIndex.load(reader, runId, d);
     // The host threads: their processes, their ranges as lanes on host time, their API rows.
-    loadHostRows(reader.hostThreads(runId), hostItems, d);
+    if (keep)
+        loadHostRows(reader.hostThreads(runId), hostItems, d);
     std::vector<HostInstance>().swap(hostItems);
     std::vector<size_t> launchHint(d.tracks.size(), 0);
 
@@ -505,6 +512,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     uint16_t lastConfig = 0;
     int64_t done = 0;
     bool cancelled = false;
+    std::vector<int64_t> trackCount(d.tracks.size(), 0);   // activities read per track
     d.spanStartNs = INT64_MAX;
     d.spanEndNs = INT64_MIN;
     if (cb.progress && !cb.progress(0, total))
@@ -525,6 +533,22 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             return;
         TrackData& t = d.tracks[found->second];
         const bool kernels = t.kind == TrackKind::Kernel;
+        if (!keep) {
+            // A skeleton (a run over the memory cap): the activities are not kept, only the
+            // track's and the run's extent; the instances' spans come from the block callback.
+            int64_t spanStart = d.spanStartNs, spanEnd = d.spanEndNs, maxDuration = t.maxDurationNs;
+            for (size_t k = 0; k < count; ++k) {
+                const StoredActivity& a = rows[k];
+                const int64_t dur = std::min<int64_t>(std::max<int64_t>(a.durationNs, 0), UINT32_MAX);
+                maxDuration = std::max(maxDuration, dur);
+                spanStart = std::min(spanStart, a.startNs);
+                spanEnd = std::max(spanEnd, a.startNs + std::max<int64_t>(a.durationNs, 0));
+            }
+            d.spanStartNs = spanStart;
+            d.spanEndNs = spanEnd;
+            t.maxDurationNs = maxDuration;
+            return;
+        }
         const size_t base = t.durationNs.size();
         t.durationNs.resize(base + count);
         t.nameId.resize(base + count);
@@ -585,6 +609,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         if (found == trackIndex.end())
             return true;   // a track the run list did not have (concurrent writer): skip
         const TrackData& t = d.tracks[found->second];   // only its fixed fields: `prepare` fills the columns
+        trackCount[found->second] += int64_t(count);
         if (t.kind == TrackKind::Kernel) {
             const uint8_t bit = uint8_t(1u << std::min(t.deviceIndex, 7));
             const uint8_t trackByte = uint8_t(found->second);
@@ -653,8 +678,16 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         shrink(t.launch);
     }
     // Empty tracks say nothing on a timeline.
-    d.tracks.erase(std::remove_if(d.tracks.begin(), d.tracks.end(), [](const TrackData& t) { return t.size() == 0; }),
-                   d.tracks.end());
+    {
+        size_t w = 0;
+        for (size_t k = 0; k < d.tracks.size(); ++k)
+            if (trackCount[k] > 0) {
+                if (w != k)
+                    d.tracks[w] = std::move(d.tracks[k]);
+                ++w;
+            }
+        d.tracks.resize(w);
+    }
     // FoldIndex buckets of ~64 items (0.9 B an item instead of 1.8 at 32; frames read a few
     // more starts per search). The tracks' indexes are built on a second thread while this one
     // does the spans and lanes: they read only the tracks, the nodes and the instances' nodes,

@@ -72,6 +72,7 @@ static_assert(sizeof(uint32_t) /* ActivityStarts, compact */ + kElem<decltype(Tr
                   18,
               "a kernel activity takes 18 bytes in RunData");
 inline constexpr size_t kMaxLaunchConfigs = 65535;   // distinct launch configurations a loaded run holds
+inline constexpr size_t kFoldBucket = 64;            // items per FoldIndex bucket of tracks and lanes
 
 struct ScopeNodeData {
     int64_t id = 0;
@@ -245,6 +246,19 @@ public:
     // items are buckets of the summary, not activities or instances; the timeline draws it
     // until the loaded run replaces it, and nothing in it can be selected.
     bool overviewOnly = false;
+    // The windowed detail of a run over the memory cap (windowedrun.h): activities and scope
+    // lanes are exact in [detailStartNs, detailEndNs) (an empty range: nowhere), the summary's
+    // buckets elsewhere; detailLanes false: the lanes are all summary. Also overviewOnly.
+    bool windowed = false;
+    bool detailLanes = false;
+    int64_t detailStartNs = 0, detailEndNs = 0;
+    // A skeleton (loadRun with keepActivities = false): instances, spans and lanes of the whole
+    // run, tracks without activities; the windows take their scope lanes from it. Instance
+    // index of scope instance id x: x - firstInstanceId, or its position in instanceIds when
+    // the run's ids have holes (then instanceIds lists them in order).
+    bool skeleton = false;
+    int64_t firstInstanceId = 0;
+    std::vector<int64_t> instanceIds;
 
     const Strings& strings() const { return profile->strings; }
     QString name(uint32_t stringId) const;
@@ -283,6 +297,9 @@ struct LoadCallbacks {
     // Threads the load decodes and fills on (0: the cores, at most 4); the loaded run is the
     // same for any count.
     int threads = 0;
+    // false: a skeleton (RunData::skeleton): the activities are read once for the instances'
+    // spans and lanes, and not kept (a run over the memory cap, windowedrun.h).
+    bool keepActivities = true;
 };
 
 // The palette of a run's layers (analysis's layer rule over the tree at its layer depth): what

@@ -4,7 +4,9 @@
 #include "runbrowser.h"
 #include "timelinewidget.h"
 
+#include "app/gui/core/asyncjob.h"
 #include "app/gui/core/displayname.h"
+#include "app/gui/core/windowedrun.h"
 #include "app/gui/core/timeformat.h"
 #include "interop/importer.h"
 #include "storage/database.h"
@@ -25,6 +27,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
@@ -54,8 +57,12 @@ constexpr int kMaxRecent = 10;
 
 MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     : QMainWindow(parent), m_persist(persistSettings), m_state(new ViewState(this)), m_loader(new RunLoader(this)),
-      m_live(new LiveFollower(this))
+      m_live(new LiveFollower(this)), m_detailCap(kDefaultDetailCapBytes), m_detailJob(new AsyncJob(this)),
+      m_detailTimer(new QTimer(this))
 {
+    if (m_persist)
+        if (auto cap = parseByteSize(QSettings().value(QStringLiteral("timeline/memoryCap")).toString()))
+            m_detailCap = *cap;
     setWindowTitle(QStringLiteral("wheretime"));
     setAcceptDrops(true);
     m_timeline = new TimelineWidget(m_state, this);
@@ -122,6 +129,8 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     });
     connect(m_loader, &RunLoader::overviewLoaded, this, [this](std::shared_ptr<const RunData> overview) {
         // The first frame, from the file's stored summary; the activities go on loading.
+        m_overview = overview;
+        m_timeline->setDetailNote({});
         m_timeline->showOverview(std::move(overview));
         statusBar()->showMessage(QStringLiteral("Run %1: overview from the stored summary; loading the activities...").arg(m_runId));
     });
@@ -130,6 +139,43 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
                                                 "the timeline draws once the activities are loaded...").arg(m_runId));
     });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
+    // Windows: the visible one first (the loader's, or one asked for while the run loads), and
+    // over the cap every window the view moves to.
+    m_detailTimer->setSingleShot(true);
+    m_detailTimer->setInterval(120);
+    connect(m_detailTimer, &QTimer::timeout, this, &MainWindow::requestDetail);
+    connect(m_timeline, &TimelineWidget::summaryViewChanged, m_detailTimer, qOverload<>(&QTimer::start));
+    auto showWindow = [this](std::shared_ptr<const RunData> window) {
+        if (!m_overview || window->filePath != m_overview->filePath || window->run.id != m_runId)
+            return;
+        m_window = window;
+        m_timeline->showWindow(std::move(window));
+        emit detailWindowShown();
+        requestDetail();   // the view may have moved on while it loaded
+    };
+    connect(m_loader, &RunLoader::windowLoaded, this, showWindow);
+    connect(m_loader, &RunLoader::detailIndexReady, this, [this](bool fits) {
+        if (fits)
+            return;
+        m_timeline->setDetailNote(QStringLiteral("Summary where detail is not loaded \u00b7 the run is over the %1 memory cap: "
+                                                 "zoom in to load a window").arg(formatByteSize(m_detailCap)));
+        statusBar()->showMessage(QStringLiteral("Run %1 is over the %2 memory cap: reading its scopes; detail loads for the visible window")
+                                     .arg(m_runId).arg(formatByteSize(m_detailCap)));
+        requestDetail();
+    });
+    connect(m_loader, &RunLoader::skeletonLoaded, this, [this](std::shared_ptr<const RunData> skeleton) {
+        m_progress->hide();
+        m_cancel->hide();
+        m_skeleton = std::move(skeleton);
+        statusBar()->showMessage(QStringLiteral("Run %1 is over the %2 memory cap: detail loads for the visible window (%3 for its scopes)")
+                                     .arg(m_runId).arg(formatByteSize(m_detailCap), formatByteSize(int64_t(m_skeleton->memoryBytes()))));
+        m_window.reset();   // windows without exact lanes are loaded again with them
+        requestDetail();
+        emit windowedReady();
+    });
+    connect(m_detailJob, &AsyncJob::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(QStringLiteral("The window's detail did not load: ") + message, 10000);
+    });
     connect(m_loader, &RunLoader::failed, this, [this](const QString& message) {
         m_progress->hide();
         m_cancel->hide();
@@ -189,6 +235,26 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         a->setCheckable(true);
         placement->addAction(a);
     }
+    view->addSeparator();
+    view->addAction(QStringLiteral("&Memory cap for the timeline's detail..."), this, [this] {
+        bool ok = false;
+        const QString text = QInputDialog::getText(this, QStringLiteral("Memory cap"),
+                                                   QStringLiteral("Memory for the timeline's detail (e.g. 4G, 512M). A run whose "
+                                                                  "activities need more is browsed window by window:"),
+                                                   QLineEdit::Normal, formatByteSize(m_detailCap).remove(QLatin1Char(' ')), &ok);
+        if (!ok)
+            return;
+        auto cap = parseByteSize(text);
+        if (!cap) {
+            showError(QStringLiteral("Not a memory size: '%1' (e.g. 4G, 512M, 100000)").arg(text));
+            return;
+        }
+        setDetailCap(*cap);
+        if (m_persist)
+            QSettings().setValue(QStringLiteral("timeline/memoryCap"), QString::number(*cap));
+        if (m_runId > 0)
+            loadRun(m_runId);   // the run on screen under the new cap
+    });
     QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
     help->addAction(QStringLiteral("&Keyboard shortcuts"), this, [this] {
         QMessageBox box(QMessageBox::NoIcon, QStringLiteral("Keyboard shortcuts"), TimelineWidget::shortcutsHelp(), QMessageBox::Close, this);
@@ -456,11 +522,71 @@ void MainWindow::loadRun(int64_t runId)
     m_cancel->show();
     statusBar()->showMessage(QStringLiteral("Loading run %1...").arg(runId));
     updateLiveMarker();   // the title names the run
-    m_loader->start(m_file, runId);
+    m_detailJob->cancel();
+    m_overview.reset();
+    m_skeleton.reset();
+    m_window.reset();
+    LoadOptions options;
+    options.detailCapBytes = m_detailCap;
+    options.widthPx = m_timeline->plotWidth();
+    if (m_persist) {   // the window last shown loads first
+        const QVariantList l = QSettings().value(zoomKey()).toList();
+        if (l.size() == 2) {
+            options.windowStartNs = l[0].toDouble();
+            options.windowEndNs = l[1].toDouble();
+        }
+    }
+    m_loader->start(m_file, runId, options);
+}
+
+void MainWindow::setDetailCap(int64_t bytes)
+{
+    m_detailCap = std::max<int64_t>(bytes, 1);
+}
+
+void MainWindow::requestDetail()
+{
+    const std::shared_ptr<const DetailIndex> index = m_loader->detailIndex();
+    if (!m_overview || !index || !m_timeline->showsOverview())
+        return;   // loaded whole, or nothing to load windows of yet
+    const double v0 = m_timeline->viewStartNs(), v1 = m_timeline->viewEndNs();
+    const int width = m_timeline->plotWidth();
+    const double margin = (v1 - v0) / std::max(width, 1) * DetailIndex::kMarginPx;
+    const bool fits = index->fits(m_detailCap);
+    // Over the cap, windows before the skeleton is in have no exact lanes: wait for it, unless
+    // nothing is on screen yet.
+    if (!fits && !m_skeleton && m_window)
+        return;
+    if (m_window && double(m_window->detailStartNs) <= v0 - margin && double(m_window->detailEndNs) >= v1 + margin &&
+        (m_window->detailLanes || !m_skeleton))
+        return;   // the loaded window holds the view
+    const int64_t budget = fits ? index->activities() / 2
+                                : windowBudget(m_detailCap, m_skeleton ? int64_t(m_skeleton->memoryBytes()) : 0);
+    const auto range = index->chooseRange(v0, v1, width, budget);
+    if (!range)
+        return;   // the summary stays (the timeline says so)
+    const std::string file = m_overview->filePath.toStdString();
+    const int64_t runId = m_runId;
+    std::shared_ptr<const RunData> overview = m_overview, skeleton = m_skeleton;
+    m_detailJob->start<std::shared_ptr<const RunData>>(
+        [file, runId, overview, skeleton, index, range](const JobControl&) -> std::shared_ptr<const RunData> {
+            return loadDetailWindow(file, runId, *overview, skeleton.get(), *index, range->first, range->second);
+        },
+        [this](std::shared_ptr<const RunData> window) {
+            if (!m_overview || window->filePath != m_overview->filePath || window->run.id != m_runId || !m_timeline->showsOverview())
+                return;
+            m_window = window;
+            m_timeline->showWindow(std::move(window));
+            emit detailWindowShown();
+            requestDetail();
+        });
 }
 
 void MainWindow::onLoaded(std::shared_ptr<const RunData> run)
 {
+    m_detailJob->cancel();
+    m_overview.reset();
+    m_window.reset();
     m_progress->hide();
     m_cancel->hide();
     statusBar()->clearMessage();

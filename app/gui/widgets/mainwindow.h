@@ -6,6 +6,10 @@
 // Settings (geometry, recent files, last zoom per file and run, panel placement) persist through QSettings
 // unless persistence is off (screenshots, tests). A run still being captured is followed live
 // (LiveFollower): its views refresh as steps land, marked "live" in the title and status bar.
+// A run whose activities exceed the memory cap for the timeline's detail (View > Memory cap,
+// QSettings "timeline/memoryCap", `wheretime-gui --memory-cap`) is browsed in windows
+// (core/windowedrun.h): the summary where detail is not loaded, the visible window's detail
+// loaded as the view moves, one window held at a time.
 #pragma once
 
 #include "app/gui/core/livefollower.h"
@@ -21,6 +25,7 @@ class QMessageBox;
 class QProgressBar;
 class QPushButton;
 class QSplitter;
+class QTimer;
 
 namespace wt::gui {
 
@@ -68,9 +73,19 @@ public:
     // View > Full names (core/displayname.h): every view relabels the current run.
     void showFullNames(bool full);
     PanelPlacement panelPlacement() const { return m_placement; }
+    // The memory cap of the timeline's detail (bytes; default kDefaultDetailCapBytes): applies
+    // to the next run loaded.
+    void setDetailCap(int64_t bytes);
+    int64_t detailCap() const { return m_detailCap; }
+    // The window on screen of a run over the cap (RunData::windowed), else null.
+    std::shared_ptr<const RunData> detailWindow() const { return m_window; }
 
 signals:
     void runLoaded();
+    // A run over the cap: its skeleton is in, windows load as the view moves.
+    void windowedReady();
+    // A window's detail is on screen (RunData::windowed).
+    void detailWindowShown();
     void loadFailed(const QString& message);
 
 protected:
@@ -91,6 +106,8 @@ private:
     QString zoomKey() const;
     void updateLiveMarker();
     void applyPlacement();
+    // Loads the visible window's detail when the view left the loaded one (debounced).
+    void requestDetail();
 
     bool m_persist;
     ViewState* m_state;
@@ -119,6 +136,12 @@ private:
     QString m_file;
     int64_t m_runId = 0;
     QString m_lastError;
+    int64_t m_detailCap;
+    std::shared_ptr<const RunData> m_overview;   // the run's summary while it is not loaded whole
+    std::shared_ptr<const RunData> m_skeleton;   // over the cap: instances and lanes
+    std::shared_ptr<const RunData> m_window;     // the window on screen
+    class AsyncJob* m_detailJob;
+    QTimer* m_detailTimer;
 };
 
 }  // namespace wt::gui

@@ -102,6 +102,43 @@ void TimelineWidget::showOverview(std::shared_ptr<const RunData> overview)
     mappingChanged();
 }
 
+void TimelineWidget::showWindow(std::shared_ptr<const RunData> window)
+{
+    if (!window)
+        return;
+    const bool same = m_run && m_run->overviewOnly && m_run->filePath == window->filePath && m_run->run.id == window->run.id;
+    if (!same) {
+        showOverview(std::move(window));
+        return;
+    }
+    // Same run, same rows: the view, the scroll and the folded lanes stay.
+    const int scroll = m_vbar->value();
+    m_run = std::move(window);
+    m_shortNames.clear();
+    relayout();
+    m_vbar->setValue(scroll);
+    prepare();
+    update();
+}
+
+void TimelineWidget::setDetailNote(const QString& note)
+{
+    m_detailNote = note;
+    update();
+}
+
+QString TimelineWidget::caption() const
+{
+    if (!m_run || !m_run->overviewOnly)
+        return {};
+    if (m_run->windowed && double(m_run->detailStartNs) <= m_mapping.startNs() && double(m_run->detailEndNs) >= m_mapping.endNs())
+        return m_run->detailLanes ? QString()
+                                  : QStringLiteral("Activities loaded for this window \u00b7 scope lanes from the summary until they are read");
+    if (!m_detailNote.isEmpty())
+        return m_detailNote;
+    return QStringLiteral("Overview from the stored summary \u00b7 loading the activities\u2026");
+}
+
 void TimelineWidget::onRunChanged()
 {
     // The loaded run replacing its overview keeps the window the user moved to meanwhile.
@@ -195,6 +232,8 @@ void TimelineWidget::mappingChanged()
     prepare();
     if (m_run && !m_run->overviewOnly)
         m_state->setViewRange(m_mapping.startNs(), m_mapping.endNs());
+    if (m_run && m_run->overviewOnly)
+        emit summaryViewChanged();
     update();
 }
 
@@ -694,6 +733,10 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     p.save();
     p.setClipRect(plot);
     p.translate(plot.left(), 0);
+    // A window of a run over the memory cap holds activities (and, with its skeleton, scope
+    // instances) where it covers the view: those have names.
+    const bool detail = m_run->windowed && double(m_run->detailStartNs) <= m_mapping.startNs() &&
+                        double(m_run->detailEndNs) >= m_mapping.endNs();
     for (size_t r = 0; r < rows.size() && r < m_draw.rows.size(); ++r) {
         const Row& row = rows[r];
         int y = top + row.y - m_scrollY;
@@ -703,9 +746,10 @@ void TimelineWidget::paintEvent(QPaintEvent*)
         const MemberBits* members = nullptr;   // the row's group membership, when it takes part
         if (r < m_draw.groupedRows.size() && m_draw.groupedRows[r] && groupMarks())
             members = groupBits(*groupMarks(), row);
+        const bool named = !m_run->overviewOnly || (detail && (row.kind == Row::Track || m_run->detailLanes));
         for (const PaintSpan& span : m_draw.spans[r]) {
             const DrawItem& d = items[span.item];
-            if (d.isFold() || span.x1 - span.x0 <= 40 || m_run->overviewOnly)   // overview: buckets have no names
+            if (d.isFold() || span.x1 - span.x0 <= 40 || !named)   // overview: buckets have no names
                 continue;
             QRect tr = QRect(span.x0, y + 1, span.x1 - span.x0, row.height - 2).adjusted(3, 0, -3, 0);
             const bool dimmed = members && !members->test(d.first);
@@ -817,9 +861,8 @@ void TimelineWidget::paintEvent(QPaintEvent*)
     p.setClipping(false);
     p.setPen(grid);
     p.drawLine(0, top - 1, width(), top - 1);
-    if (m_run->overviewOnly) {
-        // What is on screen: the stored summary, refined when the activities are in.
-        const QString caption = QStringLiteral("Overview from the stored summary \u00b7 loading the activities\u2026");
+    if (const QString caption = this->caption(); !caption.isEmpty()) {
+        // What is on screen: the stored summary, refined when the activities (or the window's) are in.
         QRect box = fm.boundingRect(caption).adjusted(-6, -3, 6, 3);
         box.moveTopRight(QPoint(plot.right() - 8, top + 4));
         p.fillRect(box, pal.color(QPalette::ToolTipBase));

@@ -38,6 +38,18 @@ public:
     // back to the ViewState's run (the load failed or was cancelled).
     void showOverview(std::shared_ptr<const RunData> overview);
     bool showsOverview() const { return m_run && m_run->overviewOnly; }
+    // A window of a run over the memory cap (RunData::windowed, core/windowedrun.h) in place of
+    // the overview or the previous window: same view, rows and folds. Drawn like the overview
+    // (nothing selectable); the caption names what is summary.
+    void showWindow(std::shared_ptr<const RunData> window);
+    // The caption while the view is not covered by loaded detail (empty: "loading the
+    // activities").
+    void setDetailNote(const QString& note);
+    // What the caption says now (empty: none).
+    QString caption() const;
+    int plotWidth() const { return plotRect().width(); }
+    double viewStartNs() const { return m_mapping.startNs(); }
+    double viewEndNs() const { return m_mapping.endNs(); }
 
     const TimeMapping& mapping() const { return m_mapping; }
     const TimelineLayout& layout() const { return m_layout; }
@@ -105,6 +117,12 @@ public:
     void selectAt(const QPoint& pos);
 
     QSize sizeHint() const override { return {1000, 500}; }
+
+signals:
+    // The view moved while an overview or window is drawn (the main window loads its detail).
+    void summaryViewChanged();
+
+public:
     QSize minimumSizeHint() const override { return {400, 150}; }
 
 protected:
@@ -170,6 +188,7 @@ private:
     bool m_moved = false;
     bool m_printMode = false;
     QPoint m_lastPos;
+    QString m_detailNote;
 };
 
 }  // namespace wt::gui
