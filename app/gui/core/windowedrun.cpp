@@ -380,7 +380,7 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
                            [](const Item& a, const Item& b) { return a.startNs < b.startNs; });
         std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.startNs < b.startNs; });
         const size_t n = items.size();
-        t.startNs.resize(n);
+        t.startNs.reserve(n);   // ActivityStarts: built in order by push_back (the items are sorted)
         t.durationNs.resize(n);
         t.nameId.resize(n);
         t.instance.resize(n);
@@ -392,7 +392,7 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
         }
         for (size_t i = 0; i < n; ++i) {
             const Item& x = items[i];
-            t.startNs[i] = x.startNs;
+            t.startNs.push_back(x.startNs);
             t.durationNs[i] = uint32_t(std::min<int64_t>(x.durationNs, UINT32_MAX));
             t.nameId[i] = x.nameId;
             t.instance[i] = x.instance;
