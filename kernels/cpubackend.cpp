@@ -20,8 +20,8 @@ namespace {
 // each item one single-threaded sgemm: OpenBLAS would start its threads for every small
 // product (2 MFLOP at the small presets' 128 x 128 x 64 attention) and wait for them each time.
 constexpr double kSmallProductMacs = 32.0 * 1024 * 1024;
-// Products up to this many multiply-adds whose op(A) fits smallGemm's L2 budget run on our own
-// AVX-512 kernel (smallgemm.h), split by 32-column panels over the pool: 1.6-2.2x OpenBLAS's
+// Products up to this many multiply-adds that fit smallGemm's cache budget run on our own
+// AVX-512 kernel (smallgemm.h), split by 32-column panels over the pool: 1.5-2.4x OpenBLAS's
 // one-thread rate on this machine's shapes (bert's head and tails, the MLM transform, the
 // attention items), and no OpenBLAS thread start. Larger ones (the gcn and transformer heads)
 // stay with OpenBLAS's blocked code.

@@ -116,7 +116,8 @@ private slots:
     {
         // The small presets' attention items: Q K^T (nt), P V (nn) and the gradients (nt, tn).
         const struct { bool ta, tb; int64_t M, N, K; } shapes[] = {
-            {false, true, 128, 128, 64}, {false, false, 128, 64, 128}, {true, false, 128, 64, 128}, {false, true, 152, 256, 256}};
+            {false, true, 128, 128, 64}, {false, false, 128, 64, 128}, {true, false, 128, 64, 128}, {false, true, 152, 256, 256},
+            {false, false, 14, 64, 1500}, {true, false, 1500, 64, 14}};   // and a tail product's long k, and its gradient
         for (const auto& s : shapes) {
             const Problem p = make(s.ta, s.tb, s.M, s.N, s.K, 0, 7);
             std::vector<float> C = p.C0;
@@ -159,10 +160,11 @@ private slots:
     void backendDispatchEitherWay()
     {
         // Our kernel and OpenBLAS (switched off) both within the fp32 bound of the same product,
-        // one small enough for ours (bert's MLM transform) and one too large (a gcn head).
+        // one small enough for ours (bert's MLM transform) and one whose op(A) is too large.
         auto backend = makeCpuBackend();
-        for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{152, 256, 256}, {1024, 300, 256}})
+        for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{152, 256, 256}, {2048, 40, 600}})
             for (bool own : {true, false}) {
+                QCOMPARE(cpu::smallGemmFits(M, K), M < 1000);
                 cpu::setSmallGemm(own);
                 const Problem p = make(false, true, M, N, K, 0, 21);
                 std::vector<float> C = p.C0;
