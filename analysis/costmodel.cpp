@@ -13,17 +13,19 @@ const std::vector<DeviceSpec>& deviceTable()
     // Vendor datasheet figures (docs/prediction.md lists the documents): fp32 is the plain
     // CUDA-core rate, tf32/bf16 the dense tensor-core rates (without sparsity), memory the HBM or
     // GDDR bandwidth. Launch overhead: an assumed 4 us per launch, the order of a CUDA kernel
-    // launch plus the gap to the next one on one stream; not a datasheet figure.
+    // launch plus the gap to the next one on one stream; not a datasheet figure. exp rate: the
+    // SFUs' 16 results per clock per SM for exp2/log2 (CUDA C++ Programming Guide, throughput of
+    // arithmetic instructions, compute capability 7.0-9.0) x SMs x boost clock.
     static const std::vector<DeviceSpec> table = {
-        {"h200", "NVIDIA H200 SXM (141 GB HBM3e)", "gpu", 67e12, 494.7e12, 989.5e12, 4.8e12, 64e9, 132, 4000,
+        {"h200", "NVIDIA H200 SXM (141 GB HBM3e)", "gpu", 67e12, 494.7e12, 989.5e12, 4.8e12, 64e9, 132, 4000, 132 * 16 * 1.98e9,
          "NVIDIA H200 Tensor Core GPU datasheet (2024)"},
-        {"h100", "NVIDIA H100 SXM5 (80 GB HBM3)", "gpu", 67e12, 494.7e12, 989.5e12, 3.35e12, 64e9, 132, 4000,
+        {"h100", "NVIDIA H100 SXM5 (80 GB HBM3)", "gpu", 67e12, 494.7e12, 989.5e12, 3.35e12, 64e9, 132, 4000, 132 * 16 * 1.98e9,
          "NVIDIA H100 Tensor Core GPU datasheet (2023); Hopper architecture whitepaper"},
-        {"a100", "NVIDIA A100 SXM4 (80 GB HBM2e)", "gpu", 19.5e12, 156e12, 312e12, 2.039e12, 32e9, 108, 4000,
+        {"a100", "NVIDIA A100 SXM4 (80 GB HBM2e)", "gpu", 19.5e12, 156e12, 312e12, 2.039e12, 32e9, 108, 4000, 108 * 16 * 1.41e9,
          "NVIDIA A100 Tensor Core GPU datasheet (2021); Ampere GA100 whitepaper"},
-        {"v100", "NVIDIA V100 SXM2 (32 GB HBM2)", "gpu", 15.7e12, 0, 0, 900e9, 16e9, 80, 4000,
+        {"v100", "NVIDIA V100 SXM2 (32 GB HBM2)", "gpu", 15.7e12, 0, 0, 900e9, 16e9, 80, 4000, 80 * 16 * 1.53e9,
          "NVIDIA Tesla V100 datasheet (2018); Volta GV100 whitepaper"},
-        {"rtx4090", "NVIDIA GeForce RTX 4090 (24 GB GDDR6X)", "gpu", 82.6e12, 82.6e12, 165.2e12, 1008e9, 32e9, 128, 4000,
+        {"rtx4090", "NVIDIA GeForce RTX 4090 (24 GB GDDR6X)", "gpu", 82.6e12, 82.6e12, 165.2e12, 1008e9, 32e9, 128, 4000, 128 * 16 * 2.52e9,
          "NVIDIA Ada Lovelace architecture whitepaper (AD102, RTX 4090)"},
     };
     return table;
@@ -47,7 +49,8 @@ std::string toJson(const DeviceSpec& d)
            ",\"fp32_flops\":" + json::number(d.fp32Flops) + ",\"tf32_flops\":" + json::number(d.tf32Flops) +
            ",\"bf16_flops\":" + json::number(d.bf16Flops) + ",\"memory_bytes_per_s\":" + json::number(d.memoryBytesPerS) +
            ",\"host_link_bytes_per_s\":" + json::number(d.hostLinkBytesPerS) + ",\"sms\":" + std::to_string(d.sms) +
-           ",\"launch_overhead_ns\":" + json::number(d.launchOverheadNs) + ",\"source\":" + json::quote(d.source) + "}";
+           ",\"launch_overhead_ns\":" + json::number(d.launchOverheadNs) + ",\"exp_per_s\":" + json::number(d.expPerS) +
+           ",\"source\":" + json::quote(d.source) + "}";
 }
 
 std::optional<DeviceSpec> deviceFromJson(const JsonValue& value, std::string* error)
@@ -75,6 +78,7 @@ std::optional<DeviceSpec> deviceFromJson(const JsonValue& value, std::string* er
         d.hostLinkBytesPerS = o.optionalNumber("host_link_bytes_per_s").value_or(d.memoryBytesPerS);
         d.sms = int(o.optionalNumber("sms").value_or(0));
         d.launchOverheadNs = std::max(0.0, o.optionalNumber("launch_overhead_ns").value_or(0));
+        d.expPerS = std::max(0.0, o.optionalNumber("exp_per_s").value_or(0));   // older calibrations: none
         d.source = o.optionalString("source").value_or("");
         return d;
     } catch (const JsonError& e) {
@@ -94,14 +98,44 @@ std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* e
     }
 }
 
-double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes, bool bf16)
+RooflineTerms rooflineTerms(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes,
+                            bool bf16, double exps, double launches)
 {
     const bool copy = launchKind == "memcpy";
     const double bw = copy && device.hostLinkBytesPerS > 0 ? device.hostLinkBytesPerS : device.memoryBytesPerS;
     const double peak = bf16 && device.bf16Flops > 0 ? device.bf16Flops : device.fp32Flops;
-    const double compute = peak > 0 ? flops / peak : 0;
-    const double memory = bw > 0 ? bytes / bw : 0;
-    return std::max(compute, memory) * 1e9 + device.launchOverheadNs;
+    RooflineTerms t;
+    t.flopsNs = peak > 0 ? flops / peak * 1e9 : 0;
+    t.memoryNs = bw > 0 ? bytes / bw * 1e9 : 0;
+    t.expNs = device.expPerS > 0 ? exps / device.expPerS * 1e9 : 0;
+    t.launchNs = launches * device.launchOverheadNs;
+    return t;
+}
+
+double RooflineTerms::boundNs() const { return std::max({flopsNs, memoryNs, expNs}) + launchNs; }
+
+RooflineBound RooflineTerms::by() const
+{
+    const double top = std::max({flopsNs, memoryNs, expNs});
+    if (launchNs > top)
+        return RooflineBound::Launch;
+    return top == flopsNs ? RooflineBound::Flops : top == memoryNs ? RooflineBound::Memory : RooflineBound::Exp;
+}
+
+const char* toString(RooflineBound bound)
+{
+    switch (bound) {
+    case RooflineBound::Flops: return "flop";
+    case RooflineBound::Memory: return "mem";
+    case RooflineBound::Exp: return "exp";
+    case RooflineBound::Launch: return "launch";
+    }
+    return "?";
+}
+
+double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes, bool bf16, double exps)
+{
+    return rooflineTerms(device, launchKind, flops, bytes, bf16, exps).boundNs();
 }
 
 }  // namespace wt

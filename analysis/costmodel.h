@@ -22,6 +22,7 @@ struct DeviceSpec {
     double hostLinkBytesPerS = 0;     // host <-> device copies (PCIe / NVLink-C2C); CPU: the memory
     int sms = 0;                      // streaming multiprocessors (CPU: threads)
     double launchOverheadNs = 0;      // fixed cost per launch
+    double expPerS = 0;               // exp/log/erf per second (GPU: the SFUs; CPU: the row kernels' vexp); 0: no bound
     std::string source;               // one line: where the figures come from
 };
 
@@ -38,17 +39,32 @@ std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* e
 class JsonValue;
 std::optional<DeviceSpec> deviceFromJson(const JsonValue& object, std::string* error = nullptr);
 
-// Roofline time of one launch on a device, in ns: max(flops / peak, bytes / bandwidth) + launch
-// overhead; copies move their bytes over the host link. The peak is fp32's, or the bf16 peak for
-// a bfloat16 GEMM (bf16gemm_*, the fused_bf16 variant) where the device has one.
+// Roofline time of one launch on a device, in ns: max(flops / peak, bytes / bandwidth,
+// exps / exp rate) + launch overhead; copies move their bytes over the host link. The peak is
+// fp32's, or the bf16 peak for a bfloat16 GEMM (bf16gemm_*, the fused_bf16 variant) where the
+// device has one; exps count only where the device has an exp rate.
 double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes,
-                  bool bf16 = false);
+                  bool bf16 = false, double exps = 0);
+
+// Which of the roofline's terms bounds a launch.
+enum class RooflineBound { Flops, Memory, Exp, Launch };
+const char* toString(RooflineBound bound);   // "flop", "mem", "exp", "launch"
+// The roofline of one launch (or a launch's per-step sum): each term in ns, their bound.
+struct RooflineTerms {
+    double flopsNs = 0, memoryNs = 0, expNs = 0, launchNs = 0;
+    double boundNs() const;                   // max(flops, memory, exp) + launch: rooflineNs
+    RooflineBound by() const;                 // the largest of the max's terms; Launch when all are below it
+};
+RooflineTerms rooflineTerms(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes,
+                            bool bf16, double exps, double launches = 1);
 // Whether an op name is a bfloat16 GEMM (kernels/runtime.cpp names them bf16gemm_nn/nt/tn/tt).
 inline bool isBf16Gemm(const std::string& opName) { return opName.rfind("bf16gemm_", 0) == 0; }
+// The bytes a launch moves as the roofline counts them: a copy's are read on one side and
+// written on the other, so it moves bytesRead; every other op its bytes read + written.
+inline double rooflineBytes(const LaunchSample& s) { return s.kind == "memcpy" ? s.bytesRead : s.bytes(); }
 inline double rooflineNs(const DeviceSpec& device, const LaunchSample& s)
 {
-    // A copy's bytes are read on one side and written on the other: it moves bytesRead.
-    return rooflineNs(device, s.kind, s.flops, s.kind == "memcpy" ? s.bytesRead : s.bytes(), isBf16Gemm(s.name));
+    return rooflineNs(device, s.kind, s.flops, rooflineBytes(s), isBf16Gemm(s.name), transcendentals(s));
 }
 
 }  // namespace wt

@@ -2,9 +2,52 @@
 
 #include "storage/reader.h"
 
+#include <cstdlib>
 #include <unordered_map>
 
 namespace wt {
+
+namespace {
+
+// Calls per element of the ops that have any (erf counts as one).
+double transcendentalsPerElement(const std::string& op)
+{
+    static const std::unordered_map<std::string, double> table = {
+        {"log_softmax_forward", 1},    {"log_softmax_backward", 1},      {"fused_logsoftmax_loss_grad", 2},
+        {"causal_softmax_forward", 1}, {"attention_softmax_forward", 1}, {"glu_forward", 1},
+        {"glu_backward", 1},           {"gelu_forward", 1},              {"gelu_backward", 2},
+    };
+    auto it = table.find(op);
+    return it == table.end() ? 0.0 : it->second;
+}
+
+// "T=1024 C=256": the product of the sizes (0 without any).
+double elementsOf(const std::string& shapes)
+{
+    double e = 1;
+    bool any = false;
+    size_t at = 0;
+    while (at < shapes.size()) {
+        const size_t eq = shapes.find('=', at);
+        if (eq == std::string::npos)
+            break;
+        size_t end = shapes.find(' ', eq);
+        if (end == std::string::npos)
+            end = shapes.size();
+        e *= std::strtod(shapes.c_str() + eq + 1, nullptr);
+        any = true;
+        at = end + 1;
+    }
+    return any ? e : 0;
+}
+
+}  // namespace
+
+double transcendentals(const LaunchSample& s)
+{
+    const double per = transcendentalsPerElement(s.name);
+    return per > 0 ? per * elementsOf(s.shapes) : 0.0;
+}
 
 RunSamples loadRunSamples(const Reader& reader, int64_t runId)
 {

@@ -39,6 +39,11 @@ struct RunSamples {
     std::vector<LaunchSample> launches;
 };
 
+// The exps (exp, log, erf: the transcendental calls) of one launch by its op's definition
+// (kernels/opsmath.h, bertops.h): the product of its shapes' sizes x the op's calls per element;
+// 0 for ops without any (GEMMs, copies, gathers).
+double transcendentals(const LaunchSample& s);
+
 // Loads the launches of a run with their measured times. Empty launches: the run has no features.
 RunSamples loadRunSamples(const Reader& reader, int64_t runId);
 

@@ -15,6 +15,8 @@
 #   5. overhead   CUPTI overhead: the adaptive variant traced vs --no-trace, alternating
 #   6. pytorch    scripts/softmax-vs-pytorch.py: PyTorch's AdaptiveLogSoftmaxWithLoss on the
 #                 paper shapes, against each variant's softmax layer time
+#                 and each capture's roofline (`wheretime roofline --device h200`: per op its time
+#                 against the device's bound; the dry run against this CPU's calibration)
 #   7. scaling    the study's sweep: the GCN (small preset) at hidden 256, 512, 1024, 2048 for
 #                 every variant (`capture --sweep hidden=... --sweep variant=...`) into
 #                 OUTDIR/scaling-gcn.wt, its table (`wheretime sweep --layer softmax --json`) in
@@ -132,6 +134,21 @@ print("Step time: median wall time of the traced steps. Softmax layer: kernel ti
       "forward + backward softmax time (above 1: faster than PyTorch). CUPTI (tracer) overhead: median traced step over median untraced step - 1 "
       "(adaptive variant). Loss check: loss after 3 steps at the tiny preset, "
       + ("a second CPU run in the dry run" if dry else "CUDA") + " against the CPU backend, relative tolerance 1e-3.")
+roof = [r for r in rows if r["stage"] == "roofline"]
+if roof:
+    print()
+    print(f"## Roofline ({roof[0]['device']}: `wheretime roofline FILE:RUN --device {roof[0]['device']}`)")
+    print()
+    print("Per step: the step's kernel time against the sum of its ops' bounds, then the largest ops.")
+    print()
+    print("| workload/variant | step time | bound | x bound | largest ops (time, bound by, x bound) |")
+    print("|---|---|---|---|---|")
+    for r in roof:
+        st = r["step"]
+        ops = "; ".join(f"{o['layer']} {o['op']} {o['time_ns'] / 1e6:.3f} ms {o['bound']} {o['x_bound']:.2f}x"
+                        for o in r["ops"][:4] if o.get("x_bound") is not None)
+        xb = f"{st['x_bound']:.2f}x" if st.get("x_bound") is not None else "n/a"
+        print(f"| {r['workload']}/{r['variant']} | {st['time_ns'] / 1e6:.3f} ms | {st['bound_ns'] / 1e6:.3f} ms | {xb} | {ops} |")
 PY
 }
 
@@ -274,6 +291,15 @@ echo "numbers: $(tail -1 "$out/numbers.txt") ($other against cpu, tiny, 3 steps)
 stage=captures
 db="$out/captures.wt"
 rm -f "$db" "$db-wal" "$db-shm"
+# The roofline's device: the table's H200 (${GPU_CHECK_DEVICE}: another table device); the dry
+# run's is this CPU, calibrated into the captures' file.
+if [ "$dry" = 1 ]; then
+  roof_device=cpu
+  left 60
+  timeout "$T" "$bin" calibrate "$db" >/dev/null 2>"$out/last-error.txt" || fail "wheretime calibrate: $(tail -1 "$out/last-error.txt")"
+else
+  roof_device=${GPU_CHECK_DEVICE:-h200}
+fi
 for w in $workloads; do
   for v in $variants; do
     log "capture $w/$v ($preset, $steps steps)"
@@ -294,6 +320,19 @@ steps = int(sys.argv[4])
 print(json.dumps({"stage": "softmax-phases", "workload": sys.argv[2], "variant": sys.argv[3],
                   **{f"{k}_ns_per_step": ph.get(k, 0) // steps for k in ("forward", "backward", "update")}}))
 PY
+    # The roofline of the run (issue 28's table on this device): not a gate, a failure is a note.
+    left 60
+    if timeout "$T" "$bin" roofline "$db:$run" --device "$roof_device" --json >"$out/roofline-$w-$v.json" 2>"$out/last-error.txt"; then
+      python3 - "$out/roofline-$w-$v.json" "$w" "$v" <<'PY' >>"$results" || echo "roofline $w/$v: unreadable output" >>"$notes"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+print(json.dumps({"stage": "roofline", "workload": sys.argv[2], "variant": sys.argv[3], "device": d["device"]["name"],
+                  "step": rows[-1], "ops": rows[:-1][:8]}))
+PY
+    else
+      echo "roofline $w/$v: $(tail -1 "$out/last-error.txt")" >>"$notes"
+    fi
   done
 done
 echo "captures: $(grep -c '"stage":"captures"' "$results") runs in captures.wt ($preset preset, $steps traced steps after 1 warm-up)" >>"$notes"

@@ -12,6 +12,7 @@
 #include "analysis/predictor.h"
 #include "analysis/sweep.h"
 #include "app/cli/command.h"
+#include "app/cli/commonoptions.h"
 #include "app/cli/sweepargs.h"
 #include "capture/modeltracer.h"
 #include "kernels/model.h"
@@ -76,26 +77,6 @@ const char* kUsage =
     "               measured_ns, model_ns, error_pct, step_share}], worst_ops: [{op, kind, launches,\n"
     "               measured_ns, model_ns, error_pct, share, by_features}], mape: [{error_of: \"per layer\" |\n"
     "               \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
-
-// A calibration stored in `file`; a damaged one is an error (one line), not an unknown device.
-DeviceSpec calibrationOf(const StoredCostModel& m, const std::string& file)
-{
-    std::string why;
-    auto d = deviceFromJson(m.body, &why);
-    if (!d)
-        throw std::runtime_error("calibration '" + m.name + "' in " + file + " is damaged: " + why);
-    return *d;
-}
-
-// A table device, or a calibration stored in the file (nullopt: neither).
-std::optional<DeviceSpec> resolveDevice(const std::string& name, Database& db, const std::string& file)
-{
-    if (auto d = tableDevice(name))
-        return d;
-    if (auto m = CostModelStore(db).get(name); m && m->kind == "device")
-        return calibrationOf(*m, file);
-    return std::nullopt;
-}
 
 // The op of a dry run as the cost models read it (the features a capture stores for it).
 LaunchSample sampleOf(const kernels::OpInfo& op)

@@ -1,6 +1,7 @@
 #include "commonoptions.h"
 
 #include <memory>
+#include <stdexcept>
 
 namespace wt::cli {
 
@@ -57,6 +58,24 @@ CategoriesPtr categoriesOption(const Args& args)
     if (auto file = args.value("--categories"))
         return std::make_shared<const KernelCategories>(KernelCategories::load(*file));
     return nullptr;
+}
+
+DeviceSpec calibrationOf(const StoredCostModel& m, const std::string& file)
+{
+    std::string why;
+    auto d = deviceFromJson(m.body, &why);
+    if (!d)
+        throw std::runtime_error("calibration '" + m.name + "' in " + file + " is damaged: " + why);
+    return *d;
+}
+
+std::optional<DeviceSpec> resolveDevice(const std::string& name, Database& db, const std::string& file)
+{
+    if (auto d = tableDevice(name))
+        return d;
+    if (auto m = CostModelStore(db).get(name); m && m->kind == "device")
+        return calibrationOf(*m, file);
+    return std::nullopt;
 }
 
 }  // namespace wt::cli

@@ -3,11 +3,15 @@
 #pragma once
 
 #include "analysis/grouping.h"
+#include "analysis/costmodel.h"
 #include "analysis/kernelcategory.h"
 #include "app/cli/args.h"
+#include "storage/costmodelstore.h"
+#include "storage/database.h"
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace wt::cli {
@@ -32,5 +36,11 @@ std::optional<GroupBy> groupByOption(const Args& args);
 // --categories FILE: the rules read from FILE (a bad file throws "FILE:LINE: ...", exit 1); null
 // without the option (the rules stored with each run apply).
 CategoriesPtr categoriesOption(const Args& args);
+
+// A calibration stored in `file` (`wheretime calibrate`); a damaged one throws one line
+// (exit 1), it is not an unknown device.
+DeviceSpec calibrationOf(const StoredCostModel& m, const std::string& file);
+// --device NAME: a table device (h200, ...) or a calibration stored in the file (nullopt: neither).
+std::optional<DeviceSpec> resolveDevice(const std::string& name, Database& db, const std::string& file);
 
 }  // namespace wt::cli

@@ -4,6 +4,7 @@
 #     and captures.wt holds those runs;
 #  2. a capture that fails mid-check stops it at once: exit 1, one "gpu-check: FAILED at stage"
 #     line naming the failing run, and a table that says FAILED.
+#     Its roofline section has one row per capture (against this CPU's calibration).
 # Needs WHERETIME (the CLI) and TST_CAPTURE_GPU; OUT: a scratch folder.
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +36,11 @@ assert len(series) == int(sys.argv[2]), len(series)
 assert all(len(p) == 2 and all(r["layer"] == "softmax" for r in p) for p in series.values())
 PY
 grep -q '^- scaling: gcn tiny' "$md" || die "no scaling line in the table's notes"
+# The roofline stage: one row per capture, against this CPU's calibration, with a finite x bound.
+grep -q '^## Roofline (cpu:' "$md" || die "no roofline section against the CPU's calibration"
+roof=$(grep -cE '^\| (gcn|transformer)/[a-z0-9_]+ \| [0-9.]+ ms \| [0-9.]+ ms \| [0-9.]+x \|' "$md")
+[ "$roof" = "$rows" ] || die "$roof roofline rows, expected $rows"
+! grep -q '^- roofline' "$md" || die "a roofline failed: $(grep '^- roofline' "$md")"
 echo "dry run: passed, $rows rows, $runs runs"
 
 # A CLI that fails like a device error on the fused variant's CUDA-side run of the numbers stage.
