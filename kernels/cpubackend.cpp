@@ -1,6 +1,9 @@
-// CPU backend: host memory, memcpy, OpenBLAS sgemm and our own kernel for the small products.
+// CPU backend: host memory, memcpy, and fp32 GEMM on our own AVX-512 kernels (smallgemm.h for
+// the small products, blockedgemm.h for the rest), OpenBLAS's sgemm without AVX-512F or with
+// WHERETIME_SMALL_GEMM=0.
 #include "kernels/backend.h"
 #include "kernels/bf16gemm.h"
+#include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
 #include "kernels/smallgemm.h"
 
@@ -24,7 +27,7 @@ constexpr double kSmallProductMacs = 32.0 * 1024 * 1024;
 // AVX-512 kernel (smallgemm.h), split by 32-column panels over the pool: 1.5-2.4x OpenBLAS's
 // one-thread rate on this machine's shapes (bert's head and tails, the MLM transform, the
 // attention items), and no OpenBLAS thread start. Larger ones (the gcn and transformer heads)
-// stay with OpenBLAS's blocked code.
+// run on our blocked GEMM (blockedgemm.h), on the pool.
 constexpr double kOwnGemmMacs = 160.0 * 1024 * 1024;
 // Multiply-adds per pool chunk of panels (a few microseconds of work: waking a worker costs about that).
 constexpr double kOwnGemmChunkMacs = 1024.0 * 1024;
@@ -34,6 +37,10 @@ bool ownGemm(int M, int N, int K)
     return cpu::vectorized() && cpu::smallGemmAvailable() && cpu::smallGemmFits(M, K) &&
            double(M) * N * K <= kOwnGemmMacs;
 }
+
+// Every other product with AVX-512F: 1.1-4.6x OpenBLAS's two-thread rate on the heads' shapes and
+// 1024^3, every transposition (docs/performance.md, "An fp32 GEMM at this machine's limit").
+bool useBlockedGemm() { return cpu::vectorized() && cpu::blockedGemmAvailable(); }
 
 class CpuBackend final : public Backend {
 public:
@@ -61,6 +68,11 @@ public:
             cpu::parallelFor(panels, minPanels, [&](int64_t lo, int64_t hi) {
                 cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, lo, hi);
             });
+            return;
+        }
+        if (M > 0 && N > 0 && useBlockedGemm()) {
+            // Tiles of C split over the pool; the k blocks' order is fixed: the same bits for any split.
+            cpu::blockedGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
             return;
         }
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A,
