@@ -28,56 +28,83 @@ constexpr int64_t kNC = 4096;   // columns per packed B block: 4 MiB, in L3 (32 
 // sum read back from C (alpha 1: one running sum over k) or adds alpha s to C.
 enum class Store { First, FirstBeta, Continue, AddScaled };
 
+#if defined(WT_BLOCKEDGEMM_X86)
+// The 8 x 8 block at src (rows ld apart) transposed into dst (rows ldd apart).
+__attribute__((target("avx2"))) inline void transpose8(const float* src, int64_t ld, float* dst, int64_t ldd)
+{
+    __m256 r[8], t[8];
+    for (int i = 0; i < 8; ++i)
+        r[i] = _mm256_loadu_ps(src + i * ld);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);       // a0 b0 a1 b1 | a4 b4 a5 b5
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);   // a2 b2 a3 b3 | a6 b6 a7 b7
+    }
+    for (int i = 0; i < 8; i += 4) {
+        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);       // a0 b0 c0 d0 | a4 ..
+        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);   // a1 b1 c1 d1 | a5 ..
+        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+    }
+    for (int i = 0; i < 4; ++i) {
+        _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+        _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+    }
+}
+#endif
+
 // Rows [i0, i0 + mv) and k [k0, k0 + kv) of op(A) as ceil(mv / 8) panels, panel p's k-th
 // column of 8 rows at (p kv + k) 8; zeros past mv.
+#if defined(WT_BLOCKEDGEMM_X86)
+__attribute__((target("avx2")))
+#endif
 void packA(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mv, int64_t k0, int64_t kv, float* out)
 {
     for (int64_t p = 0; p * kMR < mv; ++p) {
         float* o = out + p * kv * kMR;
         const int64_t rows = std::min(kMR, mv - p * kMR), ib = i0 + p * kMR;
-        if (ta) {   // op(A)'s rows are A's columns: 8 consecutive floats per k
-            for (int64_t k = 0; k < kv; ++k) {
-                const float* src = A + (k0 + k) * lda + ib;
-                for (int64_t r = 0; r < rows; ++r)
-                    o[k * kMR + r] = src[r];
-                for (int64_t r = rows; r < kMR; ++r)
-                    o[k * kMR + r] = 0.f;
-            }
-        } else {
-            for (int64_t r = 0; r < rows; ++r) {
-                const float* src = A + (ib + r) * lda + k0;
-                for (int64_t k = 0; k < kv; ++k)
-                    o[k * kMR + r] = src[k];
-            }
-            for (int64_t r = rows; r < kMR; ++r)
-                for (int64_t k = 0; k < kv; ++k)
-                    o[k * kMR + r] = 0.f;
+        int64_t kd = 0;   // k done by the vector paths
+#if defined(WT_BLOCKEDGEMM_X86)
+        if (rows == kMR) {
+            if (ta)   // op(A)'s rows are A's columns: 8 consecutive floats per k
+                for (; kd < kv; ++kd)
+                    _mm256_storeu_ps(o + kd * kMR, _mm256_loadu_ps(A + (k0 + kd) * lda + ib));
+            else
+                for (; kd + 8 <= kv; kd += 8)
+                    transpose8(A + ib * lda + k0 + kd, lda, o + kd * kMR, kMR);
         }
+#endif
+        for (int64_t k = kd; k < kv; ++k)
+            for (int64_t r = 0; r < kMR; ++r)
+                o[k * kMR + r] = r < rows ? (ta ? A[(k0 + k) * lda + ib + r] : A[(ib + r) * lda + k0 + k]) : 0.f;
     }
 }
 
 // Column panel p (columns j0 + 32 p ..) of op(B) over k [k0, k0 + kv): row k at k 32; zeros
 // past column j0 + nv.
+#if defined(WT_BLOCKEDGEMM_X86)
+__attribute__((target("avx2")))
+#endif
 void packB(bool tb, const float* B, int64_t ldb, int64_t j0, int64_t nv, int64_t k0, int64_t kv, int64_t p, float* out)
 {
     const int64_t jb = p * kNR, cols = std::min(kNR, nv - jb);
-    if (tb) {   // op(B)'s columns are B's rows: read each row once, 32 apart in the panel
-        for (int64_t c = 0; c < cols; ++c) {
-            const float* src = B + (j0 + jb + c) * ldb + k0;
-            for (int64_t k = 0; k < kv; ++k)
-                out[k * kNR + c] = src[k];
-        }
-    } else {
-        for (int64_t k = 0; k < kv; ++k) {
-            const float* src = B + (k0 + k) * ldb + j0 + jb;
-            for (int64_t c = 0; c < cols; ++c)
-                out[k * kNR + c] = src[c];
-        }
+    int64_t kd = 0;
+#if defined(WT_BLOCKEDGEMM_X86)
+    if (cols == kNR) {
+        if (tb)   // op(B)'s columns are B's rows: 8 x 8 blocks of 8 rows of B
+            for (; kd + 8 <= kv; kd += 8)
+                for (int64_t c = 0; c < kNR; c += 8)
+                    transpose8(B + (j0 + jb + c) * ldb + k0 + kd, ldb, out + kd * kNR + c, kNR);
+        else
+            for (; kd < kv; ++kd) {
+                const float* src = B + (k0 + kd) * ldb + j0 + jb;
+                for (int64_t c = 0; c < kNR; c += 8)
+                    _mm256_storeu_ps(out + kd * kNR + c, _mm256_loadu_ps(src + c));
+            }
     }
-    if (cols < kNR)
-        for (int64_t k = 0; k < kv; ++k)
-            for (int64_t c = cols; c < kNR; ++c)
-                out[k * kNR + c] = 0.f;
+#endif
+    for (int64_t k = kd; k < kv; ++k)
+        for (int64_t c = 0; c < kNR; ++c)
+            out[k * kNR + c] = c < cols ? (tb ? B[(j0 + jb + c) * ldb + k0 + k] : B[(k0 + k) * ldb + j0 + jb + c]) : 0.f;
 }
 
 void scaleC(float* C, int64_t ldc, int64_t M, int64_t N, float beta)
@@ -98,11 +125,18 @@ void scaleC(float* C, int64_t ldc, int64_t M, int64_t N, float beta)
 
 #if defined(WT_BLOCKEDGEMM_X86)
 // One 8 x 32 tile: packed a (8 per k), packed b (32 per k), the first mt rows and the columns
-// under m0 / m1 of C written.
+// under m0 / m1 of C written. When C is read (every k block but the first), the next tile's C
+// (cnext, 8 rows) is fetched meanwhile: a sum that starts from C waits for C's lines otherwise
+// (the tiles of a 4 MiB C come from L3 or memory, and a tile's k block is ~0.5 us of work).
 __attribute__((target("avx512f"))) void tile(int64_t kv, const float* a, const float* b, float* c, int64_t ldc,
                                              int64_t mt, __mmask16 m0, __mmask16 m1, float alpha, float beta,
-                                             Store how)
+                                             Store how, const float* cnext)
 {
+    if (how != Store::First && cnext)
+        for (int r = 0; r < kMR; ++r) {
+            _mm_prefetch(reinterpret_cast<const char*>(cnext + r * ldc), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(cnext + r * ldc + kNR - 1), _MM_HINT_T0);
+        }
     __m512 acc[kMR][2];
     if (how == Store::Continue) {
 #pragma GCC unroll 8
@@ -206,8 +240,14 @@ void blockedGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
                             __mmask16(cols >= 32 ? 0xffffu : (cols > 16 ? (1u << (cols - 16)) - 1 : 0u));
                         for (int64_t pm = 0; pm < mp; ++pm) {
                             const int64_t it = i0 + pm * kMR;
+                            // The next tile: 8 rows down, or the next panel's first (within C: rows
+                            // past M are never fetched, a tile's rows past mt are).
+                            const float* next = pm + 1 < mp ? C + (it + kMR) * ldc + jt
+                                                : pn + 1 < p1 ? C + i0 * ldc + jt + kNR : nullptr;
+                            if (next && pm + 2 == mp && M - (it + kMR) < kMR)
+                                next = nullptr;   // the last, partial tile: its rows past M are not C's
                             tile(kv, packedA.data() + pm * kv * kMR, bp + pn * panel, C + it * ldc + jt, ldc,
-                                 std::min(kMR, M - it), m0, m1, alpha, beta, how);
+                                 std::min(kMR, M - it), m0, m1, alpha, beta, how, next);
                         }
                     }
                 }

@@ -1,16 +1,18 @@
 // GFLOP/s of OpenBLAS's sgemm and of the backend's own blocked GEMM (blockedgemm.h) on the
 // large products of the bundled workloads, the two alternating call by call in one process so
 // a shared machine's load weighs on both alike. Per shape and side: the best and the median of
-// --rounds rounds, each round the best of --reps calls.
+// --rounds rounds, each round the best of --reps calls; and, with --cpu-time, the rate per
+// second of the process's CPU time instead of the wall clock's (on one thread, the rate while
+// the thread ran: what a loaded machine's time slicing leaves of the kernel's own speed).
 //
-//   bench_gemm [--rounds 5] [--reps 3] [--shapes gcn,gcn-small,square]
+//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer]
 #include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
 
 #include <cblas.h>
+#include <time.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,10 +21,15 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+double now(bool cpuTime)
+{
+    timespec t{};
+    clock_gettime(cpuTime ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
 
 struct Shape {
-    const char* set;
+    std::string set;
     const char* name;
     bool ta, tb;
     int M, N, K;
@@ -44,7 +51,7 @@ const Shape kShapes[] = {
 
 int usage(const char* why)
 {
-    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--shapes square,gcn,gcn-small,transformer]\n", why);
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer]\n", why);
     return 2;
 }
 
@@ -52,30 +59,39 @@ int usage(const char* why)
 
 int main(int argc, char** argv)
 {
-    int rounds = 5, reps = 3;
+    int rounds = 5, reps = 3, threads = 0;
+    bool cpuTime = false;
     std::string sets = "square,gcn,gcn-small,transformer";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if ((a == "--rounds" || a == "--reps" || a == "--shapes") && i + 1 < argc) {
+        if (a == "--cpu-time") {
+            cpuTime = true;
+            continue;
+        }
+        if ((a == "--rounds" || a == "--reps" || a == "--shapes" || a == "--threads") && i + 1 < argc) {
             const std::string v = argv[++i];
             if (a == "--shapes")
                 sets = v;
             else {
                 const int n = std::atoi(v.c_str());
                 if (n < 1)
-                    return usage("--rounds and --reps take a positive integer");
-                (a == "--rounds" ? rounds : reps) = n;
+                    return usage("--rounds, --reps and --threads take a positive integer");
+                (a == "--rounds" ? rounds : a == "--reps" ? reps : threads) = n;
             }
         } else
             return usage(("unknown argument " + a).c_str());
     }
     if (!wt::kernels::cpu::blockedGemmAvailable())
         return usage("no AVX-512F on this CPU (or WHERETIME_SMALL_GEMM=0): nothing to compare");
-    std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls\n", wt::kernels::cpu::threads(),
-                openblas_get_num_threads(), rounds, reps);
+    if (threads > 0) {   // both sides on the same number of threads
+        wt::kernels::cpu::setThreads(threads);
+        openblas_set_num_threads(threads);
+    }
+    std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time\n",
+                wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall");
     std::printf("| shape | OpenBLAS GFLOP/s best / median | ours GFLOP/s best / median | ours / OpenBLAS (medians) |\n| --- | --- | --- | --- |\n");
     for (const Shape& s : kShapes) {
-        if (("," + sets + ",").find("," + std::string(s.set) + ",") == std::string::npos)
+        if (("," + sets + ",").find("," + s.set + ",") == std::string::npos)
             continue;
         const int lda = s.ta ? s.M : s.K, ldb = s.tb ? s.K : s.N;
         std::vector<float> A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
@@ -91,7 +107,7 @@ int main(int argc, char** argv)
             for (int side = 0; side < 2; ++side) {
                 double best = 1e30;
                 for (int k = 0; k <= reps; ++k) {   // the first call warms up
-                    const auto t0 = Clock::now();
+                    const double t0 = now(cpuTime);
                     if (side == 0)
                         cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.M,
                                     s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f, C.data(), s.N);
@@ -99,7 +115,7 @@ int main(int argc, char** argv)
                         wt::kernels::cpu::blockedGemm(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,
                                                       C.data(), s.N);
                     if (k > 0)
-                        best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+                        best = std::min(best, now(cpuTime) - t0);
                 }
                 rate[side].push_back(flop / best * 1e-9);
             }
@@ -109,7 +125,7 @@ int main(int argc, char** argv)
             med[side] = rate[side][rate[side].size() / 2];
             top[side] = rate[side].back();
         }
-        std::printf("| %s %s | %.0f / %.0f | %.0f / %.0f | %.2fx |\n", s.set, s.name, top[0], med[0], top[1], med[1],
+        std::printf("| %s %s | %.0f / %.0f | %.0f / %.0f | %.2fx |\n", s.set.c_str(), s.name, top[0], med[0], top[1], med[1],
                     med[1] / med[0]);
         std::fflush(stdout);
     }
