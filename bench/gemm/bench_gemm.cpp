@@ -5,9 +5,10 @@
 // second of the process's CPU time instead of the wall clock's (on one thread, the rate while
 // the thread ran: what a loaded machine's time slicing leaves of the kernel's own speed).
 //
-//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer]
+//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer,narrow]
 #include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
+#include "kernels/smallgemm.h"
 
 #include <cblas.h>
 #include <time.h>
@@ -47,11 +48,17 @@ const Shape kShapes[] = {
     {"gcn-small", "dh nn 1024x256x10002", false, false, 1024, 256, 10002},
     {"gcn-small", "dW tn 10002x256x1024", true, false, 10002, 256, 1024},
     {"transformer", "head nt 2048x8000x256", false, true, 2048, 8000, 256},
+    // Narrow products, where a 32-column tile is mostly padding: which side the dispatch takes.
+    {"narrow", "nn 4096x8x4096", false, false, 4096, 8, 4096},
+    {"narrow", "nn 4096x16x4096", false, false, 4096, 16, 4096},
+    {"narrow", "nt 2048x40x600", false, true, 2048, 40, 600},
+    {"narrow", "tn 8x4096x4096", true, false, 8, 4096, 4096},
+    {"narrow", "nn 4x4096x10002", false, false, 4, 4096, 10002},
 };
 
 int usage(const char* why)
 {
-    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer]\n", why);
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer,narrow]\n", why);
     return 2;
 }
 
@@ -61,7 +68,7 @@ int main(int argc, char** argv)
 {
     int rounds = 5, reps = 3, threads = 0;
     bool cpuTime = false;
-    std::string sets = "square,gcn,gcn-small,transformer";
+    std::string sets = "square,gcn,gcn-small,transformer,narrow";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--cpu-time") {
@@ -89,6 +96,21 @@ int main(int argc, char** argv)
     }
     std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time\n",
                 wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall");
+    {
+        // The register tile's own rate, everything in L1 and L2: smallGemm's 128 x 64 x 128 on
+        // the calling thread, best of 200 by the wall clock (short enough to run between a loaded
+        // machine's switches; the CPU-time clock is too coarse for 8 us).
+        const int m = 128, n = 64, k = 128;
+        std::vector<float> a(size_t(m) * k, 0.5f), b(size_t(k) * n, 0.25f), c(size_t(m) * n);
+        double best = 1e30;
+        for (int r = 0; r < 201; ++r) {
+            const double t0 = now(false);
+            wt::kernels::cpu::smallGemm(false, false, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n);
+            if (r > 0)
+                best = std::min(best, now(false) - t0);
+        }
+        std::printf("in-cache tile (smallGemm 128x64x128, one thread): %.0f GFLOP/s\n", 2.0 * m * n * k / best * 1e-9);
+    }
     std::printf("| shape | OpenBLAS GFLOP/s best / median | ours GFLOP/s best / median | ours / OpenBLAS (medians) |\n| --- | --- | --- | --- |\n");
     for (const Shape& s : kShapes) {
         if (("," + sets + ",").find("," + s.set + ",") == std::string::npos)
