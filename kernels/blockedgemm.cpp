@@ -54,6 +54,7 @@ __attribute__((target("avx2"))) inline void transpose8(const float* src, int64_t
 
 // Rows [i0, i0 + mv) and k [k0, k0 + kv) of op(A) as ceil(mv / 8) panels, panel p's k-th
 // column of 8 rows at (p kv + k) 8; zeros past mv.
+[[maybe_unused]]
 #if defined(WT_BLOCKEDGEMM_X86)
 __attribute__((target("avx2")))
 #endif
@@ -81,6 +82,7 @@ void packA(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mv, int64_t
 
 // Column panel p (columns j0 + 32 p ..) of op(B) over k [k0, k0 + kv): row k at k 32; zeros
 // past column j0 + nv.
+[[maybe_unused]]
 #if defined(WT_BLOCKEDGEMM_X86)
 __attribute__((target("avx2")))
 #endif
