@@ -38,14 +38,12 @@ bool ownGemm(int M, int N, int K)
            double(M) * N * K <= kOwnGemmMacs;
 }
 
-// Every other product with AVX-512F: 1.4-2.1x OpenBLAS's two-thread rate on the heads' shapes and
-// 1024^3, every transposition, and 1.5-5x on narrow products (8 or 16 columns, 4 or 8 rows); on
-// one thread OpenBLAS is ahead on those narrow ones (0.7-0.95x: a 32-column tile of mostly
-// padding), so they stay there (docs/performance.md, "An fp32 GEMM at this machine's limit").
-bool useBlockedGemm(int M, int N)
-{
-    return cpu::vectorized() && cpu::blockedGemmAvailable() && (cpu::threads() > 1 || (M >= 16 && N >= 16));
-}
+// Every other product with AVX-512F: 1.7-2.05x OpenBLAS's two-thread rate on the heads' shapes
+// and 1024^3, every transposition, and 1.5-5x on narrow products (8 or 16 columns, 4 or 8 rows).
+// On one thread OpenBLAS is ahead on the narrowest (0.7-0.95x: a 32-column tile of mostly
+// padding), but the choice must not depend on the thread count (the same bits for any), so
+// they run here too (docs/performance.md, "An fp32 GEMM at this machine's limit").
+bool useBlockedGemm() { return cpu::vectorized() && cpu::blockedGemmAvailable(); }
 
 class CpuBackend final : public Backend {
 public:
@@ -75,7 +73,7 @@ public:
             });
             return;
         }
-        if (M > 0 && N > 0 && useBlockedGemm(M, N)) {
+        if (M > 0 && N > 0 && useBlockedGemm()) {
             // Tiles of C split over the pool; the k blocks' order is fixed: the same bits for any split.
             cpu::blockedGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
             return;
