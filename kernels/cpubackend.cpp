@@ -1,10 +1,15 @@
-// CPU backend: host memory, memcpy and OpenBLAS sgemm.
+// CPU backend: host memory, memcpy, and fp32 GEMM on our own AVX-512 kernels (smallgemm.h for
+// the small products, blockedgemm.h for the rest), OpenBLAS's sgemm without AVX-512F or with
+// WHERETIME_SMALL_GEMM=0.
 #include "kernels/backend.h"
 #include "kernels/bf16gemm.h"
+#include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
+#include "kernels/smallgemm.h"
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -18,6 +23,27 @@ namespace {
 // each item one single-threaded sgemm: OpenBLAS would start its threads for every small
 // product (2 MFLOP at the small presets' 128 x 128 x 64 attention) and wait for them each time.
 constexpr double kSmallProductMacs = 32.0 * 1024 * 1024;
+// Products up to this many multiply-adds that fit smallGemm's cache budget run on our own
+// AVX-512 kernel (smallgemm.h), split by 32-column panels over the pool: 1.5-2.4x OpenBLAS's
+// one-thread rate on this machine's shapes (bert's head and tails, the MLM transform, the
+// attention items), and no OpenBLAS thread start. Larger ones (the gcn and transformer heads)
+// run on our blocked GEMM (blockedgemm.h), on the pool.
+constexpr double kOwnGemmMacs = 160.0 * 1024 * 1024;
+// Multiply-adds per pool chunk of panels (a few microseconds of work: waking a worker costs about that).
+constexpr double kOwnGemmChunkMacs = 1024.0 * 1024;
+
+bool ownGemm(int M, int N, int K)
+{
+    return cpu::vectorized() && cpu::smallGemmAvailable() && cpu::smallGemmFits(M, K) &&
+           double(M) * N * K <= kOwnGemmMacs;
+}
+
+// Every other product with AVX-512F: 1.7-2.05x OpenBLAS's two-thread rate on the heads' shapes
+// and 1024^3, every transposition, and 1.5-5x on narrow products (8 or 16 columns, 4 or 8 rows).
+// On one thread OpenBLAS is ahead on the narrowest (0.7-0.95x: a 32-column tile of mostly
+// padding), but the choice must not depend on the thread count (the same bits for any), so
+// they run here too (docs/performance.md, "An fp32 GEMM at this machine's limit").
+bool useBlockedGemm() { return cpu::vectorized() && cpu::blockedGemmAvailable(); }
 
 class CpuBackend final : public Backend {
 public:
@@ -37,6 +63,21 @@ public:
     void gemm(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, const float* B, int ldb,
               float beta, float* C, int ldc) override
     {
+        if (M > 0 && N > 0 && ownGemm(M, N, K)) {
+            // Each element of C is summed by one thread in one order: any split gives the same bits.
+            const int64_t panels = cpu::smallGemmPanels(N);
+            const double panelMacs = std::max(1.0, double(M) * K * 32);
+            const int64_t minPanels = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / panelMacs));
+            cpu::parallelFor(panels, minPanels, [&](int64_t lo, int64_t hi) {
+                cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, lo, hi);
+            });
+            return;
+        }
+        if (M > 0 && N > 0 && useBlockedGemm()) {
+            // Tiles of C split over the pool; the k blocks' order is fixed: the same bits for any split.
+            cpu::blockedGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+            return;
+        }
         cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M, N, K, alpha, A,
                     lda, B, ldb, beta, C, ldc);
     }
@@ -48,6 +89,14 @@ public:
     void gemmBatched(bool ta, bool tb, int M, int N, int K, float alpha, const float* A, int lda, int64_t sA,
                      const float* B, int ldb, int64_t sB, float beta, float* C, int ldc, int64_t sC, int batch) override
     {
+        if (batch > 1 && M > 0 && N > 0 && ownGemm(M, N, K)) {
+            // One item per task on our own kernel, on one thread: the same bits for any split.
+            cpu::parallelFor(batch, 1, [&](int64_t lo, int64_t hi) {
+                for (int64_t i = lo; i < hi; ++i)
+                    cpu::smallGemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
+            });
+            return;
+        }
         const bool split = batch > 1 && cpu::vectorized() && cpu::threads() > 1 && double(M) * N * K < kSmallProductMacs;
         if (!split) {
             for (int i = 0; i < batch; ++i)

@@ -19,7 +19,9 @@ AdaptiveLogSoftmaxWithLoss and its full softmax (a bias-free Linear + cross-entr
 CPU with torch.set_num_threads(cores), and, alternating with them round by round in the same
 invocation, wheretime's softmax layer of every variant (`wheretime workloads gcn --run`, the
 softmax layer's forward + backward), then prints a Markdown table of every variant's time
-and its ratio to PyTorch's (docs/softmax-variants.md). CPU shapes: gcn-small (the gcn small
+and its ratio to PyTorch's (docs/softmax-variants.md). --variants picks wheretime's variants;
+--openblas-too adds, alternating with the rest, each variant run with WHERETIME_SMALL_GEMM=0
+(the backend's GEMMs on OpenBLAS instead of its own kernels), an A/B within one invocation. CPU shapes: gcn-small (the gcn small
 preset) and gcn (the paper preset); the Transformer's 793k vocabulary does not fit a full
 softmax in this machine's memory.
 
@@ -27,6 +29,7 @@ usage: scripts/softmax-vs-pytorch.py [--iters 20] [--warmup 5] [--shape transfor
                                      [--tf32] [--json-out FILE]
        scripts/softmax-vs-pytorch.py --device cpu [--shape gcn-small|gcn|all] [--rounds 3]
                                      [--iters 5] [--wheretime PATH] [--json-out FILE]
+                                     [--variants full,adaptive,...] [--openblas-too]
 """
 import argparse
 import json
@@ -124,10 +127,14 @@ def time_cpu_torch(torch, kind, n, d, vocab, cutoffs, iters, warmup):
     return times[len(times) // 2]
 
 
-def time_cpu_wheretime(binary, preset, variant, steps):
-    """The softmax layer's forward + backward ms per step from `wheretime workloads --run`."""
+def time_cpu_wheretime(binary, preset, variant, steps, openblas=False):
+    """The softmax layer's forward + backward ms per step from `wheretime workloads --run`;
+    openblas: with WHERETIME_SMALL_GEMM=0 (every GEMM on OpenBLAS)."""
+    env = dict(os.environ)
+    if openblas:
+        env["WHERETIME_SMALL_GEMM"] = "0"
     out = subprocess.run([binary, "workloads", "gcn", "--preset", preset, "--variant", variant, "--run", str(steps)],
-                         check=True, capture_output=True, text=True).stdout
+                         check=True, capture_output=True, text=True, env=env).stdout
     m = re.search(r"^\s+softmax\s+([0-9.]+) s/step", out, re.M)
     if not m:
         raise RuntimeError("no softmax line in the output of wheretime workloads --run")
@@ -155,15 +162,21 @@ def run_cpu(args):
     if any(n not in CPU_SHAPES for n in names):
         print(f"softmax-vs-pytorch: error: --device cpu knows the shapes {', '.join(CPU_SHAPES)}", file=sys.stderr)
         return 1
+    variants = args.variants.split(",") if args.variants else VARIANTS
+    if any(v not in VARIANTS for v in variants):
+        print(f"softmax-vs-pytorch: error: --variants takes some of {','.join(VARIANTS)}", file=sys.stderr)
+        return 1
+    keys = variants + ([f"{v}@openblas" for v in variants] if args.openblas_too else [])
     results = []
     for name in names:
         n, d, vocab, cutoffs, preset = CPU_SHAPES[name]
-        ms = {k: [] for k in ["torch_adaptive", "torch_full"] + VARIANTS}
+        ms = {k: [] for k in ["torch_adaptive", "torch_full"] + keys}
         for r in range(args.rounds):
             # One round: each measurement once, the order rotated so load drift hits all alike.
             jobs = [("torch_adaptive", lambda: time_cpu_torch(torch, "adaptive", n, d, vocab, cutoffs, args.iters, 1)),
                     ("torch_full", lambda: time_cpu_torch(torch, "full", n, d, vocab, cutoffs, args.iters, 1))]
-            jobs += [(v, lambda v=v: time_cpu_wheretime(args.wheretime, preset, v, args.steps)) for v in VARIANTS]
+            jobs += [(k, lambda k=k: time_cpu_wheretime(args.wheretime, preset, k.split("@")[0], args.steps,
+                                                        k.endswith("@openblas"))) for k in keys]
             k = r % len(jobs)
             for key, job in jobs[k:] + jobs[:k]:
                 ms[key].append(job())
@@ -180,7 +193,9 @@ def run_cpu(args):
     for row in results:
         ta, tf = row["torch_adaptive_median_ms"], row["torch_full_median_ms"]
         for key, label in [("torch_adaptive", "PyTorch AdaptiveLogSoftmaxWithLoss"),
-                           ("torch_full", "PyTorch Linear + cross_entropy")] + [(v, f"wheretime {v}") for v in VARIANTS]:
+                           ("torch_full", "PyTorch Linear + cross_entropy")] + \
+                [(k, f"wheretime {k.split('@')[0]}" + (" (OpenBLAS GEMMs)" if k.endswith("@openblas") else ""))
+                 for k in keys]:
             t = row[f"{key}_median_ms"]
             print(f"| {row['shape']} | {label} | {t:.1f} | {row[f'{key}_min_ms']:.1f} | {ta / t:.2f}x | {tf / t:.2f}x |")
     if args.json_out:
@@ -198,6 +213,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="--device cpu: alternating rounds")
     ap.add_argument("--steps", type=int, default=3, help="--device cpu: wheretime steps per run (the first untimed)")
     ap.add_argument("--wheretime", default="build/release/app/cli/wheretime", help="--device cpu: the wheretime binary")
+    ap.add_argument("--variants", help="--device cpu: wheretime's variants, comma-separated (default: all)")
+    ap.add_argument("--openblas-too", action="store_true",
+                    help="--device cpu: also each variant with WHERETIME_SMALL_GEMM=0, alternating")
     ap.add_argument("--tf32", action="store_true", help="allow TF32 matmuls (wheretime uses strict fp32)")
     ap.add_argument("--json-out", help="also write the results to this file")
     args = ap.parse_args()

@@ -1,8 +1,8 @@
 // wheretime calibrate FILE: measures this CPU for the cost model (a short sgemm rate through the
-// CPU backend's OpenBLAS, the bfloat16 GEMM's rate, copy bandwidth, the row kernels' exp
-// throughput, the fixed cost of one small op: kernels/cpulimits.h) and stores it in FILE as a
-// device cost model (default name "cpu"), which `predict --device cpu` and `--evaluate`
-// use for the roofline.
+// CPU backend's fp32 GEMM: its own AVX-512 kernel, or OpenBLAS's sgemm; the bfloat16 GEMM's rate,
+// copy bandwidth, the row kernels' exp throughput, the fixed cost of one small op:
+// kernels/cpulimits.h) and stores it in FILE as a device cost model (default name "cpu"), which
+// `predict --device cpu` and `--evaluate` use for the roofline.
 #include "analysis/costmodel.h"
 #include "app/cli/command.h"
 #include "capture/cputracer.h"
@@ -18,8 +18,9 @@ namespace {
 
 const char* kUsage =
     "usage: wheretime calibrate FILE [--name NAME]\n\n"
-    "Measures this CPU (about a second): the sgemm rate of the CPU backend (OpenBLAS, 1024^3, best of\n"
-    "several), the same for its bfloat16 GEMM (the fused_bf16 softmax variant's), the copy bandwidth\n"
+    "Measures this CPU (about a second): the sgemm rate of the CPU backend (1024^3, best of several;\n"
+    "its own AVX-512 GEMM where the CPU has AVX-512F, OpenBLAS's with WHERETIME_SMALL_GEMM=0), the same\n"
+    "for its bfloat16 GEMM (the fused_bf16 softmax variant's), the copy bandwidth\n"
     "(memcpy of 64 MiB, bytes read + written per second, best of several), the row kernels' exp\n"
     "throughput on the backend's threads and the time of one small op (a 1x1x1 sgemm call, median),\n"
     "and stores them in FILE as the device NAME (default cpu) for `wheretime predict --device NAME`,\n"

@@ -313,6 +313,50 @@ private slots:
         QVERIFY(wt::test::relError(o2, o1) < 1e-6);
     }
 
+    // GELU's exact definition x Phi(x) and its derivative Phi(x) + x phi(x), and GLU, against
+    // float64 over the whole range the activations see (the erfc's clamp at |x| = 4 sqrt 2
+    // included), at lengths that end inside a vector and ranges that start inside a row.
+    void geluAndGluAgainstFloat64()
+    {
+        for (int64_t n : {int64_t(1), int64_t(7), int64_t(33), int64_t(1000), int64_t(4099)}) {
+            const size_t len = size_t(n);
+            std::vector<float> x(len), dy = randomVector(len, uint64_t(n) + 40), y(len), dx(len);
+            for (int64_t i = 0; i < n; ++i)   // -12 .. 12, 0 and +-4 sqrt 2 hit exactly for n = 1000
+                x[size_t(i)] = n == 1 ? 0.f : -12.f + 24.f * float(i) / float(n - 1);
+            if (n >= 1000)
+                x[3] = 5.65685425f, x[4] = -5.65685425f, x[5] = 1e-30f, x[6] = -1e-30f;
+            onPool(n, [&](int64_t lo, int64_t hi) { cpu::geluForwardRange(x.data(), y.data(), lo, hi); });
+            onPool(n, [&](int64_t lo, int64_t hi) { cpu::geluBackwardRange(x.data(), dy.data(), dx.data(), lo, hi); });
+            double worstY = 0, worstDx = 0;
+            for (int64_t i = 0; i < n; ++i) {
+                const double v = x[size_t(i)], scale = std::max(1.0, std::fabs(v));
+                const double cdf = 0.5 * std::erfc(-v / std::sqrt(2.0)), pdf = std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI);
+                worstY = std::max(worstY, std::fabs(double(y[size_t(i)]) - v * cdf) / scale);
+                worstDx = std::max(worstDx, std::fabs(double(dx[size_t(i)]) - dy[size_t(i)] * (cdf + v * pdf)) / scale);
+            }
+            QVERIFY2(worstY < 4e-7, qPrintable(QStringLiteral("gelu n %1: %2").arg(n).arg(worstY)));
+            QVERIFY2(worstDx < 6e-7, qPrintable(QStringLiteral("gelu' n %1: %2").arg(n).arg(worstDx)));
+        }
+        const int64_t T = 9, C = 37;   // h = [a | g] per row
+        std::vector<float> h = randomVector(size_t(T * 2 * C), 41, 12.f), dout = randomVector(size_t(T * C), 42);
+        std::vector<float> out(size_t(T * C)), dh(h.size());
+        const int64_t cut = 2 * C + 5;   // one range ends, the next starts, inside row 2
+        for (auto [lo, hi] : {std::pair<int64_t, int64_t>{0, cut}, {cut, T * C}}) {
+            cpu::gluForwardRange(h.data(), out.data(), C, lo, hi);
+            cpu::gluBackwardRange(h.data(), dout.data(), dh.data(), C, lo, hi);
+        }
+        double worst = 0;
+        for (int64_t r = 0; r < T; ++r)
+            for (int64_t c = 0; c < C; ++c) {
+                const double a = h[size_t(r * 2 * C + c)], g = h[size_t(r * 2 * C + C + c)], d = dout[size_t(r * C + c)];
+                const double s = 1 / (1 + std::exp(-g));
+                worst = std::max({worst, std::fabs(out[size_t(r * C + c)] - a * s) / std::max(1.0, std::fabs(a)),
+                                  std::fabs(dh[size_t(r * 2 * C + c)] - d * s),
+                                  std::fabs(dh[size_t(r * 2 * C + C + c)] - d * a * s * (1 - s)) / std::max(1.0, std::fabs(a))});
+            }
+        QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+    }
+
     void columnReductionsMatchTheFunctors()
     {
         const int64_t rows = 33, C = 40;

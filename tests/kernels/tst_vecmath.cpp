@@ -1,7 +1,7 @@
 // vecmath.h's exp and log against std::exp / std::log in double, over the float range the
 // row kernels pass (exp: [-87.3, 88.7], every 7th float; log: normal positive floats, every
-// 13th; erf: [-9, 9], every 11th), with the error bounds the header documents; and the special
-// values.
+// 13th; erf, erfc and the normal CDF: [-9, 9], every 11th), with the error bounds the header
+// documents; and the special values.
 #include "kernels/vecmath.h"
 
 #include <QTest>
@@ -12,6 +12,8 @@
 using wt::kernels::vec::asBits;
 using wt::kernels::vec::asFloat;
 using wt::kernels::vec::verf;
+using wt::kernels::vec::verfcPos;
+using wt::kernels::vec::vnormcdf;
 using wt::kernels::vec::vexp;
 using wt::kernels::vec::vlog;
 
@@ -75,20 +77,34 @@ private slots:
     }
     void erfAbsoluteError()
     {
-        double worst = 0;
+        double worst = 0, worstC = 0, worstCdf = 0;
         long checked = 0;
         for (uint32_t u = asBits(-9.f); u >= 0x80000000u; u -= 11) {
             const float x = asFloat(u);
             worst = std::max(worst, std::fabs(double(verf(x)) - std::erf(double(x))));
             worst = std::max(worst, std::fabs(double(verf(-x)) - std::erf(double(-x))));
+            worstC = std::max(worstC, std::fabs(double(verfcPos(-x)) - std::erfc(double(-x))));
+            // Phi(x) = erfc(-x / sqrt 2) / 2, on both sides of 0 (GELU's x up to 9 sqrt 2).
+            for (float v : {x * 1.41421356f, -x * 1.41421356f})
+                worstCdf = std::max(worstCdf, std::fabs(double(vnormcdf(v)) - 0.5 * std::erfc(-double(v) / std::sqrt(2.0))));
             checked += 2;
         }
-        qInfo("verf: %ld values, max absolute error %.3g", checked, worst);
-        QVERIFY2(worst < 1e-6, qPrintable(QString::number(worst)));
+        qInfo("verf: %ld values, max absolute error %.3g (verfcPos %.3g, vnormcdf %.3g)", checked, worst, worstC,
+              worstCdf);
+        QVERIFY2(worst < 7e-7, qPrintable(QString::number(worst)));
+        QVERIFY2(worstC < 7e-7, qPrintable(QString::number(worstC)));
+        QVERIFY2(worstCdf < 3.5e-7, qPrintable(QString::number(worstCdf)));
         const float inf = std::numeric_limits<float>::infinity();
         QCOMPARE(verf(inf), 1.f);
         QCOMPARE(verf(-inf), -1.f);
         QCOMPARE(verf(0.f), 0.f);
+        QCOMPARE(verfcPos(0.f), 1.f);
+        QCOMPARE(verfcPos(inf), 0.f);
+        QCOMPARE(vnormcdf(0.f), 0.5f);
+        QCOMPARE(vnormcdf(inf), 1.f);
+        QCOMPARE(vnormcdf(-inf), 0.f);
+        QVERIFY(std::isnan(verf(std::numeric_limits<float>::quiet_NaN())));
+        QVERIFY(std::isnan(vnormcdf(std::numeric_limits<float>::quiet_NaN())));
     }
     void logSpecialValues()
     {

@@ -1,0 +1,155 @@
+// GFLOP/s of OpenBLAS's sgemm and of the backend's own blocked GEMM (blockedgemm.h) on the
+// large products of the bundled workloads, the two alternating call by call in one process so
+// a shared machine's load weighs on both alike. Per shape and side: the best and the median of
+// --rounds rounds, each round the best of --reps calls; and, with --cpu-time, the rate per
+// second of the process's CPU time instead of the wall clock's (on one thread, the rate while
+// the thread ran: what a loaded machine's time slicing leaves of the kernel's own speed).
+//
+//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer,narrow]
+#include "kernels/blockedgemm.h"
+#include "kernels/cpurows.h"
+#include "kernels/smallgemm.h"
+
+#include <cblas.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+double now(bool cpuTime)
+{
+    timespec t{};
+    clock_gettime(cpuTime ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
+    return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+struct Shape {
+    std::string set;
+    const char* name;
+    bool ta, tb;
+    int M, N, K;
+};
+
+const Shape kShapes[] = {
+    {"square", "1024^3 nn", false, false, 1024, 1024, 1024},
+    {"square", "1024^3 nt", false, true, 1024, 1024, 1024},
+    {"square", "1024^3 tn", true, false, 1024, 1024, 1024},
+    {"square", "1024^3 tt", true, true, 1024, 1024, 1024},
+    {"gcn", "logits nt 4096x10002x512", false, true, 4096, 10002, 512},
+    {"gcn", "dh nn 4096x512x10002", false, false, 4096, 512, 10002},
+    {"gcn", "dW tn 10002x512x4096", true, false, 10002, 512, 4096},
+    {"gcn-small", "logits nt 1024x10002x256", false, true, 1024, 10002, 256},
+    {"gcn-small", "dh nn 1024x256x10002", false, false, 1024, 256, 10002},
+    {"gcn-small", "dW tn 10002x256x1024", true, false, 10002, 256, 1024},
+    {"transformer", "head nt 2048x8000x256", false, true, 2048, 8000, 256},
+    // Narrow products, where a 32-column tile is mostly padding: which side the dispatch takes.
+    {"narrow", "nn 4096x8x4096", false, false, 4096, 8, 4096},
+    {"narrow", "nn 4096x16x4096", false, false, 4096, 16, 4096},
+    {"narrow", "nt 2048x40x600", false, true, 2048, 40, 600},
+    {"narrow", "tn 8x4096x4096", true, false, 8, 4096, 4096},
+    {"narrow", "nn 4x4096x10002", false, false, 4, 4096, 10002},
+};
+
+int usage(const char* why)
+{
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer,narrow]\n", why);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    int rounds = 5, reps = 3, threads = 0;
+    bool cpuTime = false;
+    std::string sets = "square,gcn,gcn-small,transformer,narrow";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--cpu-time") {
+            cpuTime = true;
+            continue;
+        }
+        if ((a == "--rounds" || a == "--reps" || a == "--shapes" || a == "--threads") && i + 1 < argc) {
+            const std::string v = argv[++i];
+            if (a == "--shapes")
+                sets = v;
+            else {
+                const int n = std::atoi(v.c_str());
+                if (n < 1)
+                    return usage("--rounds, --reps and --threads take a positive integer");
+                (a == "--rounds" ? rounds : a == "--reps" ? reps : threads) = n;
+            }
+        } else
+            return usage(("unknown argument " + a).c_str());
+    }
+    if (!wt::kernels::cpu::blockedGemmAvailable())
+        return usage("no AVX-512F on this CPU (or WHERETIME_SMALL_GEMM=0): nothing to compare");
+    if (threads > 0) {   // both sides on the same number of threads
+        wt::kernels::cpu::setThreads(threads);
+        openblas_set_num_threads(threads);
+    }
+    std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time\n",
+                wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall");
+    {
+        // The register tile's own rate, everything in L1 and L2: smallGemm's 128 x 64 x 128 on
+        // the calling thread, best of 200 by the wall clock (short enough to run between a loaded
+        // machine's switches; the CPU-time clock is too coarse for 8 us).
+        const int m = 128, n = 64, k = 128;
+        std::vector<float> a(size_t(m) * k, 0.5f), b(size_t(k) * n, 0.25f), c(size_t(m) * n);
+        double best = 1e30;
+        for (int r = 0; r < 201; ++r) {
+            const double t0 = now(false);
+            wt::kernels::cpu::smallGemm(false, false, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, c.data(), n);
+            if (r > 0)
+                best = std::min(best, now(false) - t0);
+        }
+        std::printf("in-cache tile (smallGemm 128x64x128, one thread): %.0f GFLOP/s\n", 2.0 * m * n * k / best * 1e-9);
+    }
+    std::printf("| shape | OpenBLAS GFLOP/s best / median | ours GFLOP/s best / median | ours / OpenBLAS (medians) |\n| --- | --- | --- | --- |\n");
+    for (const Shape& s : kShapes) {
+        if (("," + sets + ",").find("," + s.set + ",") == std::string::npos)
+            continue;
+        const int lda = s.ta ? s.M : s.K, ldb = s.tb ? s.K : s.N;
+        std::vector<float> A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+        uint32_t x = 12345;
+        for (auto* v : {&A, &B})
+            for (float& f : *v) {
+                x = x * 1664525u + 1013904223u;
+                f = float(x >> 8) / float(1u << 24) - 0.5f;
+            }
+        const double flop = 2.0 * s.M * double(s.N) * s.K;
+        std::vector<double> rate[2];
+        for (int r = 0; r < rounds; ++r)
+            for (int side = 0; side < 2; ++side) {
+                double best = 1e30;
+                for (int k = 0; k <= reps; ++k) {   // the first call warms up
+                    const double t0 = now(cpuTime);
+                    if (side == 0)
+                        cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.M,
+                                    s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f, C.data(), s.N);
+                    else
+                        wt::kernels::cpu::blockedGemm(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,
+                                                      C.data(), s.N);
+                    if (k > 0)
+                        best = std::min(best, now(cpuTime) - t0);
+                }
+                rate[side].push_back(flop / best * 1e-9);
+            }
+        double med[2], top[2];
+        for (int side = 0; side < 2; ++side) {
+            std::sort(rate[side].begin(), rate[side].end());
+            med[side] = rate[side][rate[side].size() / 2];
+            top[side] = rate[side].back();
+        }
+        std::printf("| %s %s | %.0f / %.0f | %.0f / %.0f | %.2fx |\n", s.set.c_str(), s.name, top[0], med[0], top[1], med[1],
+                    med[1] / med[0]);
+        std::fflush(stdout);
+    }
+    return 0;
+}

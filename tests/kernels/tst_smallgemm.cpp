@@ -1,0 +1,180 @@
+// The CPU backend's own small fp32 GEMM (kernels/smallgemm.h) against a float64 product:
+// every transposition, the edges of its 8 x 32 tiles (rows and columns one short of, at and one
+// past a tile, k of 0 and 1), leading dimensions wider than the matrices, alpha and beta (beta
+// 0 never reads C); one product split by panels, and the backend's GEMM and batched GEMM, the
+// same bits as the whole on one thread; and the backend's dispatch (its own kernel for the
+// small products, OpenBLAS when switched off) within the same bound.
+#include "kernels/backend.h"
+#include "kernels/cpurows.h"
+#include "kernels/smallgemm.h"
+#include "kernelstest.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace wt::kernels;
+using wt::test::randomVector;
+
+namespace {
+
+struct Problem {
+    bool ta, tb;
+    int64_t M, N, K, lda, ldb, ldc;
+    std::vector<float> A, B, C0;
+};
+
+Problem make(bool ta, bool tb, int64_t M, int64_t N, int64_t K, int64_t pad, uint64_t seed)
+{
+    Problem p{ta, tb, M, N, K, (ta ? M : K) + pad, (tb ? K : N) + pad, N + pad, {}, {}, {}};
+    p.A = randomVector(size_t((ta ? K : M) * p.lda + 1), seed, 2.f);
+    p.B = randomVector(size_t((tb ? N : K) * p.ldb + 1), seed + 1, 3.f);
+    p.C0 = randomVector(size_t(M * p.ldc + 1), seed + 2);
+    return p;
+}
+
+// The largest error over the fp32 bound (K + 2) 2^-23 (alpha sum |a b| + |beta c|), and whether
+// every element of C outside op(A) op(B)'s M x N block kept its bits.
+double worstRatio(const Problem& p, const std::vector<float>& C, float alpha, float beta, bool* untouched)
+{
+    auto a = [&](int64_t i, int64_t k) { return double(p.ta ? p.A[size_t(k * p.lda + i)] : p.A[size_t(i * p.lda + k)]); };
+    auto b = [&](int64_t k, int64_t j) { return double(p.tb ? p.B[size_t(j * p.ldb + k)] : p.B[size_t(k * p.ldb + j)]); };
+    double worst = 0;
+    *untouched = true;
+    for (int64_t i = 0; i < p.M; ++i)
+        for (int64_t j = 0; j < p.ldc; ++j) {
+            const size_t at = size_t(i * p.ldc + j);
+            if (j >= p.N) {
+                *untouched &= std::memcmp(&C[at], &p.C0[at], 4) == 0;
+                continue;
+            }
+            double s = 0, mag = 0;
+            for (int64_t k = 0; k < p.K; ++k) {
+                s += a(i, k) * b(k, j);
+                mag += std::fabs(a(i, k) * b(k, j));
+            }
+            const double c0 = beta == 0.f ? 0.0 : double(beta) * p.C0[at];
+            const double bound = double(p.K + 2) * std::ldexp(1.0, -23) * (std::fabs(alpha) * mag + std::fabs(c0)) + 1e-30;
+            worst = std::max(worst, std::fabs(double(C[at]) - (double(alpha) * s + c0)) / bound);
+        }
+    return worst;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b)
+{
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
+}
+
+}  // namespace
+
+class TestSmallGemm : public QObject {
+    Q_OBJECT
+private slots:
+    void init()
+    {
+        if (!cpu::smallGemmAvailable())
+            QSKIP("no AVX-512F on this CPU: the backend keeps OpenBLAS for every product");
+    }
+    void cleanup()
+    {
+        cpu::setSmallGemm(true);
+        cpu::setThreads(0);
+    }
+
+    void againstFloat64EveryTranspositionAndEdge()
+    {
+        int checked = 0;
+        for (bool ta : {false, true})
+            for (bool tb : {false, true})
+                for (int64_t M : {1, 7, 8, 9, 23})
+                    for (int64_t N : {1, 16, 31, 32, 33, 70})
+                        for (int64_t K : {0, 1, 5, 64}) {
+                            const int64_t pad = (M + N + K) % 3;   // leading dimensions past the matrix
+                            const Problem p = make(ta, tb, M, N, K, pad, uint64_t(M * 1000 + N * 10 + K));
+                            for (auto [alpha, beta] : {std::pair<float, float>{1.f, 0.f}, {-0.75f, 1.5f}, {2.f, 1.f}}) {
+                                std::vector<float> C = p.C0;
+                                if (beta == 0.f)   // beta 0 writes C without reading it
+                                    for (int64_t i = 0; i < M; ++i)
+                                        C[size_t(i * p.ldc)] = std::numeric_limits<float>::quiet_NaN();
+                                cpu::smallGemm(ta, tb, M, N, K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb, beta, C.data(),
+                                               p.ldc);
+                                bool untouched = false;
+                                const double r = worstRatio(p, C, alpha, beta, &untouched);
+                                QVERIFY2(r <= 1.0, qPrintable(QStringLiteral("ta %1 tb %2 %3x%4x%5 alpha %6 beta %7: %8")
+                                                                  .arg(ta).arg(tb).arg(M).arg(N).arg(K).arg(alpha).arg(beta).arg(r)));
+                                QVERIFY(untouched);
+                                ++checked;
+                            }
+                        }
+        QCOMPARE(checked, 4 * 5 * 6 * 4 * 3);
+    }
+
+    void attentionShapesAgainstFloat64()
+    {
+        // The small presets' attention items: Q K^T (nt), P V (nn) and the gradients (nt, tn).
+        const struct { bool ta, tb; int64_t M, N, K; } shapes[] = {
+            {false, true, 128, 128, 64}, {false, false, 128, 64, 128}, {true, false, 128, 64, 128}, {false, true, 152, 256, 256},
+            {false, false, 14, 64, 1500}, {true, false, 1500, 64, 14}};   // and a tail product's long k, and its gradient
+        for (const auto& s : shapes) {
+            const Problem p = make(s.ta, s.tb, s.M, s.N, s.K, 0, 7);
+            std::vector<float> C = p.C0;
+            cpu::smallGemm(s.ta, s.tb, s.M, s.N, s.K, 0.125f, p.A.data(), p.lda, p.B.data(), p.ldb, 0.f, C.data(), p.ldc);
+            bool untouched = false;
+            QVERIFY(worstRatio(p, C, 0.125f, 0.f, &untouched) <= 1.0);
+        }
+    }
+
+    void panelsAndThreadsGiveTheSameBits()
+    {
+        for (bool tb : {false, true}) {
+            const Problem p = make(false, tb, 37, 200, 48, 1, 11);   // 7 panels, the last one 8 wide
+            std::vector<float> whole = p.C0, split = p.C0;
+            cpu::smallGemm(false, tb, p.M, p.N, p.K, 1.f, p.A.data(), p.lda, p.B.data(), p.ldb, 0.5f, whole.data(), p.ldc);
+            for (auto [lo, hi] : {std::pair<int64_t, int64_t>{0, 2}, {2, 3}, {3, 7}})
+                cpu::smallGemm(false, tb, p.M, p.N, p.K, 1.f, p.A.data(), p.lda, p.B.data(), p.ldb, 0.5f, split.data(),
+                               p.ldc, lo, hi);
+            QVERIFY(sameBits(whole, split));
+            // The backend: one product and a batch of 6, on 1 and on 2 threads.
+            auto backend = makeCpuBackend();
+            const int64_t batch = 6, sA = p.M * p.lda, sB = p.K * p.ldb, sC = p.M * p.ldc;
+            const std::vector<float> A = randomVector(size_t(batch * sA), 12), B = randomVector(size_t(batch * sB), 13);
+            std::vector<float> one[2], many[2];
+            for (int t = 0; t < 2; ++t) {
+                cpu::setThreads(t + 1);
+                one[t] = p.C0;
+                backend->gemm(false, tb, int(p.M), int(p.N), int(p.K), 1.f, p.A.data(), int(p.lda), p.B.data(), int(p.ldb),
+                              0.5f, one[t].data(), int(p.ldc));
+                many[t] = randomVector(size_t(batch * sC), 14);
+                backend->gemmBatched(false, tb, int(p.M), int(p.N), int(p.K), 1.f, A.data(), int(p.lda), sA, B.data(),
+                                     int(p.ldb), sB, 0.f, many[t].data(), int(p.ldc), sC, int(batch));
+            }
+            QVERIFY(sameBits(one[0], one[1]));
+            QVERIFY(sameBits(one[0], whole));   // the backend took our kernel for this product
+            QVERIFY(sameBits(many[0], many[1]));
+        }
+    }
+
+    void backendDispatchEitherWay()
+    {
+        // Our kernel and OpenBLAS (switched off) both within the fp32 bound of the same product,
+        // one small enough for ours (bert's MLM transform) and one whose op(A) is too large.
+        auto backend = makeCpuBackend();
+        for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{152, 256, 256}, {2048, 40, 600}})
+            for (bool own : {true, false}) {
+                QCOMPARE(cpu::smallGemmFits(M, K), M < 1000);
+                cpu::setSmallGemm(own);
+                const Problem p = make(false, true, M, N, K, 0, 21);
+                std::vector<float> C = p.C0;
+                backend->gemm(false, true, int(M), int(N), int(K), 1.f, p.A.data(), int(p.lda), p.B.data(), int(p.ldb), 0.f,
+                              C.data(), int(p.ldc));
+                bool untouched = false;
+                QVERIFY(worstRatio(p, C, 1.f, 0.f, &untouched) <= 1.0);
+            }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSmallGemm)
+#include "tst_smallgemm.moc"
