@@ -51,7 +51,7 @@ private slots:
         QVERIFY2(!one.path.isEmpty(), qPrintable(one.err));
         m_file = one.path;
         m_run = one.runId;
-        const auto cal = runCli({"calibrate", m_file});
+        const auto cal = runCli({QStringLiteral("calibrate"), m_file});
         QVERIFY2(cal.exitCode == 0, qPrintable(cal.err));
     }
 
@@ -65,7 +65,7 @@ private slots:
         QCOMPARE(csv, render::csv(expected("cpu")));
         // What the CLI prints of the same run against the same calibration, byte for byte.
         QString err;
-        const QByteArray cli = test::cliBytes({"roofline", m_file + ":" + QString::number(m_run), "--csv"}, &err);
+        const QByteArray cli = test::cliBytes({QStringLiteral("roofline"), m_file + QLatin1Char(':') + QString::number(m_run), QStringLiteral("--csv")}, &err);
         QVERIFY2(!cli.isEmpty(), qPrintable(err));
         QCOMPARE(QByteArray::fromStdString(csv), cli);
         // The CSV export writes the same.
@@ -146,7 +146,7 @@ private slots:
         view.load(one.path, one.runId);
         QVERIFY(failed.wait(60000));
         const QString why = failed.front().front().toString();
-        QVERIFY2(why.contains(QStringLiteral("no op features")) && !why.contains('\n'), qPrintable(why));
+        QVERIFY2(why.contains(QStringLiteral("no op features")) && !why.contains(QLatin1Char('\n')), qPrintable(why));
         QCOMPARE(view.message(), why);
     }
 };
