@@ -83,21 +83,43 @@ void RooflinePlot::setData(const DeviceSpec& device, std::vector<RooflinePoint> 
         x1 = std::max(x1, p.intensity * 3);
         y0 = std::min(y0, p.flopPerS / 3);
     }
-    auto roof = [&](double peak, const QPen& pen, const QString& name) {
+    // The roofs, each named at its right end (a legend would cover the points).
+    auto roof = [&](double peak, const QPen& pen, const QString& name, bool below) {
         QCPGraph* g = addGraph();
-        g->setName(name);
         g->setPen(pen);
         const double r = peak / device.memoryBytesPerS;
         QVector<double> xs{x0, r, x1}, ys{device.memoryBytesPerS * x0, peak, peak};
         g->setData(xs, ys, true);
         g->setSelectable(QCP::stNone);
+        g->removeFromLegend();
+        auto* t = new QCPItemText(this);
+        t->position->setType(QCPItemPosition::ptPlotCoords);
+        t->position->setCoords(x1, peak);
+        t->setPositionAlignment(Qt::AlignRight | (below ? Qt::AlignTop : Qt::AlignBottom));   // fp32 under its roof, bf16 over
+        t->setPadding(below ? QMargins(0, 3, 6, 0) : QMargins(0, 0, 6, 3));
+        t->setFont(labelFont(11, true));
+        t->setColor(pen.color());
+        t->setText(name);
+        t->setClipToAxisRect(true);
     };
     roof(device.fp32Flops, QPen(QColor(40, 40, 40), 2),
-         QStringLiteral("fp32 roof: %1, %2").arg(QString::fromStdString(formatQuantity(device.fp32Flops, "FLOP/s")),
-                                                 QString::fromStdString(formatQuantity(device.memoryBytesPerS, "B/s"))));
+         QStringLiteral("fp32 %1").arg(QString::fromStdString(formatQuantity(device.fp32Flops, "FLOP/s"))), true);
     if (device.bf16Flops > 0 && device.bf16Flops != device.fp32Flops) {
         QPen dashed(QColor(110, 110, 110), 1.5, Qt::DashLine);
-        roof(device.bf16Flops, dashed, QStringLiteral("bf16 roof: %1").arg(QString::fromStdString(formatQuantity(device.bf16Flops, "FLOP/s"))));
+        roof(device.bf16Flops, dashed, QStringLiteral("bf16 %1").arg(QString::fromStdString(formatQuantity(device.bf16Flops, "FLOP/s"))), false);
+    }
+    {
+        // The bandwidth, on the slope a decade left of the fp32 ridge.
+        const double x = std::max(x0 * 3, ridge / 10);
+        auto* t = new QCPItemText(this);
+        t->position->setType(QCPItemPosition::ptPlotCoords);
+        t->position->setCoords(x, device.memoryBytesPerS * x);
+        t->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        t->setPadding(QMargins(0, 0, 4, 4));
+        t->setFont(labelFont(11, true));
+        t->setColor(QColor(40, 40, 40));
+        t->setText(QString::fromStdString(formatQuantity(device.memoryBytesPerS, "B/s")));
+        t->setClipToAxisRect(true);
     }
     // One graph per point (its own size and colour), largest first so small ones stay visible.
     std::vector<size_t> order(m_points.size());
@@ -115,9 +137,17 @@ void RooflinePlot::setData(const DeviceSpec& device, std::vector<RooflinePoint> 
         g->removeFromLegend();
         g->setSelectable(QCP::stNone);
     }
-    // The largest ops by name.
-    for (size_t n = 0; n < std::min<size_t>(5, order.size()); ++n) {
+    // The largest ops by name, skipping one whose label would sit on an earlier one's.
+    std::vector<QPointF> labelled;
+    for (size_t n = 0, shown = 0; n < order.size() && shown < 5; ++n) {
         const RooflinePoint& p = m_points[order[n]];
+        const QPointF at(std::log10(p.intensity), std::log10(p.flopPerS));
+        if (std::any_of(labelled.begin(), labelled.end(), [&](const QPointF& q) {
+                return std::abs(q.x() - at.x()) < 0.8 && std::abs(q.y() - at.y()) < 0.25;
+            }))
+            continue;
+        labelled.push_back(at);
+        ++shown;
         auto* t = new QCPItemText(this);
         t->position->setType(QCPItemPosition::ptPlotCoords);
         t->position->setCoords(p.intensity, p.flopPerS);
@@ -129,9 +159,7 @@ void RooflinePlot::setData(const DeviceSpec& device, std::vector<RooflinePoint> 
     }
     xAxis->setRange(x0, x1);
     yAxis->setRange(y0, y1);
-    legend->setVisible(true);
-    styleLegend(true);
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    legend->setVisible(false);
     showHighlight(m_highlighted);
     replot();
 }

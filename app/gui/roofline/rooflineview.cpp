@@ -190,6 +190,9 @@ void RooflineView::setResult(std::shared_ptr<const RooflineResult> result)
                                                                                    QString::fromStdString(device.name)),
                     QString::fromStdString(r.run.name));
     m_model->setTable(r.table);
+    // The text table's columns, as `wheretime roofline` prints them (the rest is in the CSV).
+    for (size_t c = 0; c < r.table.columns.size(); ++c)
+        m_tableView->setColumnHidden(int(c), !r.table.columns[c].inText);
     m_tableView->resizeColumnsToContents();
     emit ready();
 }
