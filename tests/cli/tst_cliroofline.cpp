@@ -103,7 +103,7 @@ private slots:
 
         const auto text = runCli({"roofline", m_file, "--device", "h200", "--min-time", "1ms"});
         QVERIFY2(text.exitCode == 0, qPrintable(text.err));
-        QVERIFY2(text.out.contains("h200") && text.out.contains("67 TFLOP/s") && text.out.contains("ops under 1 ms") && text.out.contains("x bound"),
+        QVERIFY2(text.out.contains("h200") && text.out.contains("67.0 TFLOP/s") && text.out.contains("ops under 1 ms") && text.out.contains("x bound"),
                  qPrintable(text.out));
     }
 
