@@ -245,8 +245,9 @@ int main(int argc, char** argv)
                 QApplication::exit(1);
         };
         QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        if (parser.isSet(roofline)) {
-            int64_t runId = 0;
+        // The run FILE[:RUN] names, for the roofline and variants views.
+        int64_t runId = 0;
+        if (parser.isSet(roofline) || parser.isSet(variants)) {
             try {
                 wt::Database db(file.toStdString(), wt::OpenMode::ReadOnly);
                 wt::Reader reader(db);
@@ -255,22 +256,13 @@ int main(int argc, char** argv)
                 std::fprintf(stderr, "wheretime-gui: %s\n", e.what());
                 return 1;
             }
-            rooflineActions->showRoofline(abs, runId);
+        }
+        if (parser.isSet(roofline)) {
+            rooflineActions->showRoofline(abs, runId, parser.value(device));
             shown = rooflineActions->view();
-            if (parser.isSet(device))
-                rooflineActions->view()->load(abs, runId, parser.value(device));
             QObject::connect(rooflineActions->view(), &wt::gui::RooflineView::ready, &app, grab);
             QObject::connect(rooflineActions->view(), &wt::gui::RooflineView::failed, &app, fail);
         } else if (parser.isSet(variants)) {
-            int64_t runId = 0;
-            try {
-                wt::Database db(file.toStdString(), wt::OpenMode::ReadOnly);
-                wt::Reader reader(db);
-                runId = reader.resolveRun(run.toStdString());
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "wheretime-gui: %s\n", e.what());
-                return 1;
-            }
             if (!variantsActions->compareVariantsOf(abs, runId, parser.value(setting).toStdString())) {
                 std::fprintf(stderr, "wheretime-gui: run %lld of %s has no other run that differs only in %s\n",
                              static_cast<long long>(runId), qPrintable(file), qPrintable(parser.value(setting)));

@@ -18,57 +18,10 @@
 
 using namespace wt::kernels;
 using wt::test::randomVector;
-
-namespace {
-
-struct Problem {
-    bool ta, tb;
-    int64_t M, N, K, lda, ldb, ldc;
-    std::vector<float> A, B, C0;
-};
-
-Problem make(bool ta, bool tb, int64_t M, int64_t N, int64_t K, int64_t pad, uint64_t seed)
-{
-    Problem p{ta, tb, M, N, K, (ta ? M : K) + pad, (tb ? K : N) + pad, N + pad, {}, {}, {}};
-    p.A = randomVector(size_t((ta ? K : M) * p.lda + 1), seed, 2.f);
-    p.B = randomVector(size_t((tb ? N : K) * p.ldb + 1), seed + 1, 3.f);
-    p.C0 = randomVector(size_t(M * p.ldc + 1), seed + 2);
-    return p;
-}
-
-// The largest error over the fp32 bound (K + 2) 2^-23 (alpha sum |a b| + |beta c|), and whether
-// every element of C outside op(A) op(B)'s M x N block kept its bits.
-double worstRatio(const Problem& p, const std::vector<float>& C, float alpha, float beta, bool* untouched)
-{
-    auto a = [&](int64_t i, int64_t k) { return double(p.ta ? p.A[size_t(k * p.lda + i)] : p.A[size_t(i * p.lda + k)]); };
-    auto b = [&](int64_t k, int64_t j) { return double(p.tb ? p.B[size_t(j * p.ldb + k)] : p.B[size_t(k * p.ldb + j)]); };
-    double worst = 0;
-    *untouched = true;
-    for (int64_t i = 0; i < p.M; ++i)
-        for (int64_t j = 0; j < p.ldc; ++j) {
-            const size_t at = size_t(i * p.ldc + j);
-            if (j >= p.N) {
-                *untouched &= std::memcmp(&C[at], &p.C0[at], 4) == 0;
-                continue;
-            }
-            double s = 0, mag = 0;
-            for (int64_t k = 0; k < p.K; ++k) {
-                s += a(i, k) * b(k, j);
-                mag += std::fabs(a(i, k) * b(k, j));
-            }
-            const double c0 = beta == 0.f ? 0.0 : double(beta) * p.C0[at];
-            const double bound = double(p.K + 2) * std::ldexp(1.0, -23) * (std::fabs(alpha) * mag + std::fabs(c0)) + 1e-30;
-            worst = std::max(worst, std::fabs(double(C[at]) - (double(alpha) * s + c0)) / bound);
-        }
-    return worst;
-}
-
-bool sameBits(const std::vector<float>& a, const std::vector<float>& b)
-{
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * 4) == 0;
-}
-
-}  // namespace
+using wt::test::Problem;
+using wt::test::make;
+using wt::test::sameBits;
+using wt::test::worstRatio;
 
 class TestSmallGemm : public QObject {
     Q_OBJECT

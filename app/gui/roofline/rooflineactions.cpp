@@ -46,7 +46,7 @@ bool RooflineActions::showRooflineOfCurrent()
     return true;
 }
 
-void RooflineActions::showRoofline(const QString& file, int64_t runId)
+void RooflineActions::showRoofline(const QString& file, int64_t runId, const QString& device)
 {
     if (!m_view) {
         m_view = new RooflineView(m_window);
@@ -54,7 +54,7 @@ void RooflineActions::showRoofline(const QString& file, int64_t runId)
         m_view->setWindowTitle(QStringLiteral("Roofline - wheretime"));
         m_view->resize(1300, 1000);
     }
-    m_view->load(file, runId);
+    m_view->load(file, runId, device);
     m_view->show();
     m_view->raise();
 }

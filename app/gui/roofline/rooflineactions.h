@@ -16,8 +16,8 @@ class RooflineActions : public QObject {
     Q_OBJECT
 public:
     static RooflineActions* install(MainWindow* window);
-    // The roofline window of run `runId` of `file`.
-    void showRoofline(const QString& file, int64_t runId);
+    // The roofline window of run `runId` of `file` against `device` (empty: the view's default).
+    void showRoofline(const QString& file, int64_t runId, const QString& device = {});
     // Of the browser's current run, else the loaded run; false with a status bar message without one.
     bool showRooflineOfCurrent();
     RooflineView* view() const { return m_view; }
