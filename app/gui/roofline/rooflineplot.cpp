@@ -74,7 +74,7 @@ void RooflinePlot::setData(const DeviceSpec& device, std::vector<RooflinePoint> 
         m_subtitle->setText(subtitle);
 
     // The axes cover the points and the ridge points, a decade of margin.
-    double x0 = 1e-2, x1 = 1e3, y0 = 1e6, y1 = std::max(device.fp32Flops, device.bf16Flops) * 3;
+    double x0 = 1e-2, x1 = 1e3, y0 = 1e6, y1 = std::max(device.fp32Flops, device.bf16Flops) * 10;   // room for the top roof's name
     const double ridge = device.fp32Flops / device.memoryBytesPerS;
     x0 = std::min(x0, ridge / 100);
     x1 = std::max(x1, ridge * 100);
