@@ -92,7 +92,7 @@ private slots:
             QVERIFY(sameBits(whole, split));
             // The backend: one product and a batch of 6, on 1 and on 2 threads.
             auto backend = makeCpuBackend();
-            const int64_t batch = 6, sA = p.M * p.lda, sB = p.K * p.ldb, sC = p.M * p.ldc;
+            const int64_t batch = 6, sA = p.M * p.lda, sB = (tb ? p.N : p.K) * p.ldb, sC = p.M * p.ldc;   // op(B) = B^T: N rows of ldb
             const std::vector<float> A = randomVector(size_t(batch * sA), 12), B = randomVector(size_t(batch * sB), 13);
             std::vector<float> one[2], many[2];
             for (int t = 0; t < 2; ++t) {
