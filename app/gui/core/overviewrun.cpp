@@ -1,5 +1,7 @@
 #include "overviewrun.h"
 
+#include "app/gui/core/readsnapshot.h"
+
 #include "analysis/runprofile.h"
 #include "timelinelayout.h"
 #include "storage/database.h"
@@ -16,11 +18,7 @@ namespace wt::gui {
 std::shared_ptr<RunData> loadOverviewRun(const std::string& path, int64_t runId)
 {
     Database db(path, OpenMode::ReadOnly);
-    struct Snapshot {
-        Database& db;
-        explicit Snapshot(Database& d) : db(d) { db.exec("BEGIN"); }
-        ~Snapshot() { db.rollback(); }
-    } snapshot(db);
+    ReadSnapshot snapshot(db);
     Reader reader(db);
     std::optional<RunOverview> ov = reader.overview(runId);
     if (!ov)

@@ -1,5 +1,7 @@
 #include "rundata.h"
 
+#include "app/gui/core/readsnapshot.h"
+
 #include "layerpalette.h"
 #include "analysis/compare.h"
 #include "analysis/grouping.h"
@@ -309,11 +311,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     Database db(path, OpenMode::ReadOnly);
     // One read snapshot for the whole load: a live capture commits while this reads, and the
     // summary, tree, totals and activities must all be those of one commit.
-    struct Snapshot {
-        Database& db;
-        explicit Snapshot(Database& d) : db(d) { db.exec("BEGIN"); }
-        ~Snapshot() { db.rollback(); }
-    } snapshot(db);
+    ReadSnapshot snapshot(db);
     Reader reader(db);
     const int threads = cb.threads > 0 ? cb.threads : kLoadThreads;
     auto data = std::make_shared<RunData>();

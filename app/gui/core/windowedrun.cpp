@@ -1,5 +1,7 @@
 #include "windowedrun.h"
 
+#include "app/gui/core/readsnapshot.h"
+
 #include "timelinelayout.h"
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -15,14 +17,6 @@
 #include <cmath>
 
 namespace wt::gui {
-
-namespace {
-struct Snapshot {
-    Database& db;
-    explicit Snapshot(Database& d) : db(d) { db.exec("BEGIN"); }
-    ~Snapshot() { db.rollback(); }
-};
-}  // namespace
 
 std::optional<int64_t> parseByteSize(const QString& text)
 {
@@ -56,7 +50,7 @@ QString formatByteSize(int64_t bytes)
 DetailIndex DetailIndex::load(const std::string& path, int64_t runId)
 {
     Database db(path, OpenMode::ReadOnly);
-    Snapshot snapshot(db);
+    ReadSnapshot snapshot(db);
     Reader reader(db);
     DetailIndex x;
     for (const Track& t : reader.tracks(runId)) {
@@ -187,7 +181,7 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
                                      bool summary)
 {
     Database db(path, OpenMode::ReadOnly);
-    Snapshot snapshot(db);
+    ReadSnapshot snapshot(db);
     Reader reader(db);
     const RunData& base = skeleton ? *skeleton : overview;
     auto data = std::make_shared<RunData>();
