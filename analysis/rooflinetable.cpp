@@ -26,8 +26,8 @@ std::vector<RooflineOp> rooflineOps(const RunSamples& run, const DeviceSpec& dev
             o.op = s.name;
             o.kind = s.kind;
         }
-        const double bytes = rooflineBytes(s), exps = transcendentals(s);
-        const RooflineTerms t = rooflineTerms(device, s);
+        const double bytes = rooflineBytes(s), exps = transcendentals(s);   // once, for the sums and the terms
+        const RooflineTerms t = rooflineTerms(device, s.kind, s.flops, bytes, isBf16Gemm(s.name), exps);
         o.launches += 1;
         o.flops += s.flops;
         o.bytes += bytes;
