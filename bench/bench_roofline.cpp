@@ -167,6 +167,25 @@ void timeKernels(const Limits& lim)
                     });
                 }), e, 8 * e);
     }
+    // The column reductions (bias_grad, layernorm_param_grad) as colReduce runs them: column
+    // chunks of at least 128 on the pool; the shapes of the small presets (1,024 x 256, bert's 1,024 x 1,024) and a taller one.
+    for (const auto& [rows, n] : {std::pair<int64_t, int64_t>{1024, 256}, {4096, 256}, {1024, 1024}}) {
+        const size_t size = size_t(rows * n);
+        std::vector<float> x(size, 0.5f), y(size, 0.25f), mean(size_t(rows), 0.1f), rstd(size_t(rows), 2.f);
+        std::vector<float> out(static_cast<size_t>(n)), g(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+        const int64_t minColumns = std::max<int64_t>(128, 32768 / rows);
+        row("bias_grad", rows, n, best([&] {
+                cpu::parallelFor(n, minColumns, [&](int64_t lo, int64_t hi) {
+                    cpu::columnSumColumns(y.data(), out.data(), rows, n, lo, hi);
+                });
+            }), 0, 4.0 * double(size));
+        row("layernorm_param_grad", rows, n, best([&] {
+                cpu::parallelFor(n, minColumns, [&](int64_t lo, int64_t hi) {
+                    cpu::layerNormParamGradColumns(x.data(), y.data(), mean.data(), rstd.data(), g.data(), b.data(), rows, n,
+                                                   lo, hi);
+                });
+            }), 0, 8.0 * double(size));
+    }
     for (int64_t n : {int64_t(65536), int64_t(4) << 20}) {
         std::vector<float> w(size_t(n), 1.f), g(size_t(n), 0.01f), v(size_t(n), 0.f);
         row("sgd_update (momentum)", 1, n, best([&] {

@@ -506,15 +506,38 @@ void col2imRange(const float* dcol, float* dx, int64_t S, int64_t C, int64_t K, 
     }
 }
 
+// The column reductions keep a tile of columns in registers (64 sums, 32 pairs: eight AVX2
+// registers) over a block of 16 rows, so an element costs one load instead of a load and a
+// store of its column's sum, and the block's rows stream along their length from tile to
+// tile. Every column is still summed over the rows in order, as the functors do.
+constexpr int64_t kColumnRowBlock = 16;
+
 WT_VEC_CLONES
 void columnSumColumns(const float* y, float* out, int64_t rows, int64_t C, int64_t j0, int64_t j1)
 {
+    constexpr int64_t kTile = 64;
     for (int64_t j = j0; j < j1; ++j)
         out[j] = 0.f;
-    for (int64_t i = 0; i < rows; ++i) {
-        const float* yr = y + i * C;
-        for (int64_t j = j0; j < j1; ++j)
-            out[j] += yr[j];
+    for (int64_t i0 = 0; i0 < rows; i0 += kColumnRowBlock) {
+        const int64_t i1 = std::min(rows, i0 + kColumnRowBlock);
+        int64_t j = j0;
+        for (; j + kTile <= j1; j += kTile) {
+            float acc[kTile];
+            for (int64_t c = 0; c < kTile; ++c)
+                acc[c] = out[j + c];
+            for (int64_t i = i0; i < i1; ++i) {
+                const float* yr = y + i * C + j;
+                for (int64_t c = 0; c < kTile; ++c)
+                    acc[c] += yr[c];
+            }
+            for (int64_t c = 0; c < kTile; ++c)
+                out[j + c] = acc[c];
+        }
+        for (int64_t i = i0; i < i1; ++i) {
+            const float* yr = y + i * C;
+            for (int64_t c = j; c < j1; ++c)
+                out[c] += yr[c];
+        }
     }
 }
 
@@ -522,15 +545,40 @@ WT_VEC_CLONES
 void layerNormParamGradColumns(const float* x, const float* dy, const float* mean, const float* rstd, float* dgamma,
                                float* dbeta, int64_t rows, int64_t C, int64_t j0, int64_t j1)
 {
+    constexpr int64_t kTile = 32;
     for (int64_t j = j0; j < j1; ++j)
         dgamma[j] = dbeta[j] = 0.f;
-    for (int64_t i = 0; i < rows; ++i) {
-        const float* xr = x + i * C;
-        const float* dr = dy + i * C;
-        const float mu = mean[i], rs = rstd[i];
-        for (int64_t j = j0; j < j1; ++j) {
-            dgamma[j] += dr[j] * (xr[j] - mu) * rs;
-            dbeta[j] += dr[j];
+    for (int64_t i0 = 0; i0 < rows; i0 += kColumnRowBlock) {
+        const int64_t i1 = std::min(rows, i0 + kColumnRowBlock);
+        int64_t j = j0;
+        for (; j + kTile <= j1; j += kTile) {
+            float g[kTile], b[kTile];
+            for (int64_t c = 0; c < kTile; ++c) {
+                g[c] = dgamma[j + c];
+                b[c] = dbeta[j + c];
+            }
+            for (int64_t i = i0; i < i1; ++i) {
+                const float* xr = x + i * C + j;
+                const float* dr = dy + i * C + j;
+                const float mu = mean[i], rs = rstd[i];
+                for (int64_t c = 0; c < kTile; ++c) {
+                    g[c] += dr[c] * (xr[c] - mu) * rs;
+                    b[c] += dr[c];
+                }
+            }
+            for (int64_t c = 0; c < kTile; ++c) {
+                dgamma[j + c] = g[c];
+                dbeta[j + c] = b[c];
+            }
+        }
+        for (int64_t i = i0; i < i1; ++i) {
+            const float* xr = x + i * C;
+            const float* dr = dy + i * C;
+            const float mu = mean[i], rs = rstd[i];
+            for (int64_t c = j; c < j1; ++c) {
+                dgamma[c] += dr[c] * (xr[c] - mu) * rs;
+                dbeta[c] += dr[c];
+            }
         }
     }
 }
