@@ -59,6 +59,7 @@ double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::d
 struct Limits {
     wt::DeviceSpec device;  // fp32Flops, bf16Flops, memoryBytesPerS (copy, 1 thread), launchOverheadNs, expPerS
     double bytesPool = 0;   // B/s, the same copy split over the pool's threads (shown, not used)
+    double sgemmLarge = 0, sgemmTile = 0;   // FLOP/s, the two measures the fp32 roof is the larger of (shown)
 };
 
 Limits measureLimits()
@@ -74,6 +75,8 @@ Limits measureLimits()
     d.launchOverheadNs = c.smallOpNs;
     d.expPerS = c.expPerS;
     l.bytesPool = c.copyPoolBytesPerS;
+    l.sgemmLarge = c.sgemmLargeFlopPerS;
+    l.sgemmTile = c.sgemmTileFlopPerS;
     return l;
 }
 
@@ -268,9 +271,9 @@ int main(int argc, char** argv)
         std::fclose(f);
     }
     const wt::DeviceSpec& dev = lim.device;
-    std::printf("limits: sgemm %.1f GFLOP/s, bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
+    std::printf("limits: sgemm %.1f GFLOP/s (1024^3 %.1f, in-cache tile on every thread %.1f), bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
                 "exp %.2f Gexp/s (%d threads), launch %.0f ns (calibrate's small op); load average %.2f %.2f %.2f\n",
-                dev.fp32Flops / 1e9, dev.bf16Flops / 1e9, dev.memoryBytesPerS / 1e9, lim.bytesPool / 1e9,
+                dev.fp32Flops / 1e9, lim.sgemmLarge / 1e9, lim.sgemmTile / 1e9, dev.bf16Flops / 1e9, dev.memoryBytesPerS / 1e9, lim.bytesPool / 1e9,
                 wt::kernels::cpu::threads(), dev.expPerS / 1e9, wt::kernels::cpu::threads(), dev.launchOverheadNs, load[0],
                 load[1], load[2]);
 

@@ -7,7 +7,9 @@
 namespace wt::kernels {
 
 struct CpuLimits {
-    double sgemmFlopPerS = 0;     // OpenBLAS sgemm 1024^3, best of 5 after a warm-up
+    double sgemmFlopPerS = 0;     // the fp32 roof: the larger of the two below
+    double sgemmLargeFlopPerS = 0;   // the backend's fp32 GEMM at 1024^3, best of 5 after a warm-up
+    double sgemmTileFlopPerS = 0;    // its register tile in cache (128 x 64 x 128) on every pool thread, best of 30 ~1 ms runs
     double bf16FlopPerS = 0;      // the backend's bfloat16 GEMM, same shape
     double copyBytesPerS = 0;     // memcpy of 64 MiB on one thread, bytes read + written, best of 5
     double copyPoolBytesPerS = 0; // the same copy split over the backend's pool (shown, not a bound)
