@@ -23,8 +23,10 @@
 #pragma once
 
 #include "analysis/costmodel.h"
+#include "analysis/gemmefficiency.h"
 #include "analysis/mlppredictor.h"
 #include "analysis/opfeatures.h"
+#include "analysis/rooflineclasses.h"
 
 #include <algorithm>
 #include <array>
@@ -75,6 +77,7 @@ struct CrossFeatures {
 // The unit calibration (1 GFLOP/s, 1 GB/s, 1 us per launch): features of a predictor fitted
 // without one are then FLOPs, bytes and launches in fixed units.
 DeviceSpec nominalCalibration();
+const DeviceSpec& nominalUnits();   // the same, made once
 CrossFeatures crossFeatures(const LaunchSample& s, const DeviceSpec& calibration);
 // The rows of a row kernel from its shapes text ("rows=16 cols=64", "T=16 C=16", "M=.."); 0: none.
 double rowsOf(const LaunchSample& s);
@@ -103,6 +106,12 @@ public:
     std::optional<DeviceSpec> calibration;
     // Set: the per-launch MLP predicts every launch (`--model mlp`); the classes are then empty.
     std::optional<MlpModel> mlp;
+    // A GEMM whose op scope has no class covering it: its time from its shape (before the op
+    // name's class, whose one line through every shape of the name missed other models' GEMMs).
+    std::optional<GemmEfficiency> gemm;
+    // A kernel whose op name has no class covering it: its roofline bound x its class's
+    // efficiency (before the feature model). Empty in predictors stored before them.
+    RooflineClasses kernelClasses;
 
     // Fits on every launch with a measured time, the features in the units of `calibration`.
     // Throws std::invalid_argument when no run has op features with measured times.

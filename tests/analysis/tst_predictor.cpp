@@ -95,6 +95,8 @@ void TestPredictor::fitRecoversEfficiencies()
     // A predictor stored before the feature model falls back on the kind's class, then the global one.
     Predictor old = p;
     old.features = {};
+    old.kernelClasses = {};
+    old.gemm.reset();
     QCOMPARE(old.classFor(unseen)->key, std::string("kind:kernel"));
     unseen.kind = "memset";
     QCOMPARE(old.classFor(unseen)->key, std::string("*"));
