@@ -403,9 +403,9 @@ double Predictor::predictNs(const LaunchSample& s) const
     if (gemm && s.kind == "gemm" && s.flops > 0)
         return gemm->predictNs(s, cal);
     // A kernel no class covers: the geometric mean of the feature model's estimate and its
-    // roofline class's (either alone when the other has none). Each alone was off in opposite
-    // directions on the two corpora of docs/prediction.md (the class 2.3x too slow on corpus E's
-    // vectorized block-sparse kernels, the feature model 5x too fast on corpus D's scalar ones).
+    // roofline class's (either alone when the other has none). Each alone failed on one of the two
+    // corpora of docs/prediction.md (the class missed corpus E's vectorized block-sparse kernels
+    // by -67% to +59%, the feature model was 5x too fast on corpus D's scalar ones).
     if (s.kind == "kernel")
         if (auto t = kernelClasses.predictNs(s, cal)) {
             const std::optional<double> f = features.predictNs(s, cal);

@@ -10,7 +10,9 @@
 // An op name never seen in the fit falls back on the cross-kind feature model (FeatureModel):
 // per launch kind, time as a non-negative sum of the launch's features in the units of the
 // device's calibration (launches x overhead, FLOPs / peak, bytes / bandwidth, rows of row
-// kernels), so it carries to op kinds it was not fitted on and to other devices. A predictor
+// kernels), so it carries to op kinds it was not fitted on and to other devices. Before it: a
+// GEMM of an op scope without a class is priced by its shape (analysis/gemmefficiency.h), a kernel
+// by the geometric mean of the feature model and its roofline class (analysis/rooflineclasses.h). A predictor
 // remembers the calibration it was fitted with; rescaledTo() applies it on another device, every
 // term scaled as the two calibrations' rates are (docs/prediction.md, "Across models").
 //
@@ -121,9 +123,9 @@ public:
     static Predictor fitMlp(const std::vector<RunSamples>& runs, const std::string& name,
                             const std::optional<DeviceSpec>& calibration, uint64_t seed = 1,
                             int steps = MlpModel::kSteps);
-    // The class of the launch's op name (in its op scope, else alone) whose range covers it,
-    // else (no feature model) its launch kind or the global one; nullptr when the feature model
-    // predicts it.
+    // The class of the launch's op name (in its op scope, else alone; a GEMM with a shape model:
+    // its op scope only) whose range covers it, else (no feature model) its launch kind or the
+    // global one; nullptr when a fallback (shape model, roofline class, feature model) predicts it.
     const CostClass* classFor(const LaunchSample& s) const;
     double predictNs(const LaunchSample& s) const;
     // The same model on another device: per-op fixed costs scaled by the ratio of the launch
