@@ -397,9 +397,22 @@ double Predictor::predictNs(const LaunchSample& s) const
 {
     if (mlp)
         return mlp->predictNs(s, calibration.value_or(nominalCalibration()));
-    if (const CostClass* c = classFor(s))
-        return c->predictNs(s.flops, s.bytes());
     const DeviceSpec& cal = calibration ? *calibration : nominalUnits();
+    if (const CostClass* c = classFor(s)) {
+        const double work = s.flops + s.bytes();
+        // Smaller than every launch the class was fitted on (within its reach): the class's time at
+        // its smallest work, scaled down with the work toward the device's fixed cost. A line
+        // through a tiny and a small cluster has about the tiny cluster's time as its fixed cost,
+        // which overprices a launch a quarter its size (transformer tiny's split_heads: 3.3 us
+        // predicted from bert tiny's, 0.9 us measured; held out by workload on corpus E, 13.3 ->
+        // 11.2% per step, docs/prediction.md).
+        if (c->minWork > 0 && work < c->minWork) {
+            const double launch = cal.launchOverheadNs;
+            const double at = c->predictNs(s.flops * c->minWork / work, s.bytes() * c->minWork / work);
+            return launch + std::max(0.0, at - launch) * work / c->minWork;
+        }
+        return c->predictNs(s.flops, s.bytes());
+    }
     if (gemm && s.kind == "gemm" && s.flops > 0)
         return gemm->predictNs(s, cal);
     // A kernel no class covers: the geometric mean of the feature model's estimate and its
