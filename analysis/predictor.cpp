@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 namespace wt {
 
@@ -179,6 +180,12 @@ std::optional<CostClass> fitCostClass(const std::string& key, const std::vector<
     return best;
 }
 
+const DeviceSpec& nominalUnits()
+{
+    static const DeviceSpec d = nominalCalibration();
+    return d;
+}
+
 DeviceSpec nominalCalibration()
 {
     DeviceSpec d;
@@ -279,13 +286,26 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
         std::sort(v.begin(), v.end());
         identical[key] = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
     }
+    // One launch of each distinct launch for the GEMM and kernel models (their targets: the medians).
+    std::vector<LaunchSample> gemms, kernels;
+    std::vector<double> gemmTimes, kernelTimes;
+    std::map<std::string, bool> taken;
     for (const RunSamples* r : runs) {
         if (p.device.empty())
             p.device = r->run.device;
         for (const LaunchSample& s : r->launches) {
             if (s.timeNs < 0)
                 continue;
-            const double t = identical[identity(s)];
+            const std::string id = identity(s);
+            const double t = identical[id];
+            if ((s.kind == "gemm" || s.kind == "kernel") && !std::exchange(taken[id], true)) {
+                // Every identical launch counts once per run it ran in: its share of the steps.
+                const size_t times = identicalTimes[id].size();
+                for (size_t k = 0; k < times; ++k) {
+                    (s.kind == "gemm" ? gemms : kernels).push_back(s);
+                    (s.kind == "gemm" ? gemmTimes : kernelTimes).push_back(t);
+                }
+            }
             for (const std::string& key : {scopedKey(s), s.name, kindKey(s.kind), std::string("*")}) {
                 Columns& c = byKey[key];
                 c.f.push_back(s.flops);
@@ -305,6 +325,8 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
     for (auto& [key, c] : byKey)
         if (auto cls = fitCostClass(key, c.f, c.b, c.t))
             p.classes.emplace(key, *cls);
+    p.gemm = GemmEfficiency::fit(gemms, gemmTimes, cal);
+    p.kernelClasses = RooflineClasses::fit(kernels, kernelTimes, cal);
     for (auto& [kind, samples] : byKind) {
         auto& c = samples;   // a plain reference: clang before 16 cannot capture a structured binding
         auto column = [&](size_t i, int j) { return c.x[i][j]; };
@@ -350,10 +372,16 @@ const CostClass* Predictor::classFor(const LaunchSample& s) const
     if (mlp)
         return nullptr;
     for (const std::string& key : {scopedKey(s), s.name}) {
+        // A GEMM of another op scope goes to the shape model: one op name's line through every
+        // shape it was fitted on is a poor guess for a shape of another model.
+        if (gemm && s.kind == "gemm" && key == s.name)
+            break;
         auto it = classes.find(key);
         if (it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()))
             return &it->second;
     }
+    if ((gemm && s.kind == "gemm") || (s.kind == "kernel" && !kernelClasses.byKey.empty()))
+        return nullptr;
     if (features.weightsFor(s.kind))
         return nullptr;
     // A predictor stored before the feature model: the launch kind's class, else the global one.
@@ -369,8 +397,33 @@ double Predictor::predictNs(const LaunchSample& s) const
 {
     if (mlp)
         return mlp->predictNs(s, calibration.value_or(nominalCalibration()));
-    if (const CostClass* c = classFor(s))
+    const DeviceSpec& cal = calibration ? *calibration : nominalUnits();
+    if (const CostClass* c = classFor(s)) {
+        const double work = s.flops + s.bytes();
+        // Smaller than every launch the class was fitted on (within its reach): the class's time at
+        // its smallest work, scaled down with the work toward the device's fixed cost. A line
+        // through a tiny and a small cluster has about the tiny cluster's time as its fixed cost,
+        // which overprices a launch a quarter its size (transformer tiny's split_heads: 3.3 us
+        // predicted from bert tiny's, 0.9 us measured; held out by workload on corpus E, 13.3 ->
+        // 11.2% per step, docs/prediction.md).
+        if (c->minWork > 0 && work < c->minWork) {
+            const double launch = cal.launchOverheadNs;
+            const double at = c->predictNs(s.flops * c->minWork / work, s.bytes() * c->minWork / work);
+            return launch + std::max(0.0, at - launch) * work / c->minWork;
+        }
         return c->predictNs(s.flops, s.bytes());
+    }
+    if (gemm && s.kind == "gemm" && s.flops > 0)
+        return gemm->predictNs(s, cal);
+    // A kernel no class covers: the geometric mean of the feature model's estimate and its
+    // roofline class's (either alone when the other has none). Each alone failed on one of the two
+    // corpora of docs/prediction.md (the class missed corpus E's vectorized block-sparse kernels
+    // by -67% to +59%, the feature model was 5x too fast on corpus D's scalar ones).
+    if (s.kind == "kernel")
+        if (auto t = kernelClasses.predictNs(s, cal)) {
+            const std::optional<double> f = features.predictNs(s, cal);
+            return f && *f > 0 ? std::sqrt(*t * *f) : *t;
+        }
     return features.predictNs(s, calibration.value_or(nominalCalibration())).value_or(0.0);
 }
 
@@ -403,6 +456,10 @@ std::string Predictor::toJson() const
         out += ",\n\"calibration\":" + wt::toJson(*calibration);
     if (mlp)
         out += ",\n\"mlp\":" + mlp->toJson();
+    if (gemm)
+        out += ",\n\"gemm\":" + gemm->toJson();
+    if (!kernelClasses.byKey.empty())
+        out += ",\n\"roofline_classes\":" + kernelClasses.toJson();
     out += ",\n\"features\":[";
     bool first = true;
     for (const auto& [kind, w] : features.byKind) {
@@ -442,6 +499,11 @@ std::optional<Predictor> Predictor::fromJson(const std::string& text, std::strin
         }
         if (const JsonValue* m = o.find("mlp"))
             p.mlp = MlpModel::fromJson(*m);
+        // Absent in predictors stored before the GEMM shape model and the roofline classes.
+        if (const JsonValue* g = o.find("gemm"))
+            p.gemm = GemmEfficiency::fromJson(*g);
+        if (o.find("roofline_classes"))
+            p.kernelClasses = RooflineClasses::fromJson(o.requiredArray("roofline_classes"));
         if (o.find("features")) {
             for (const JsonValue& item : o.requiredArray("features").items()) {
                 const JsonValue& obj = item.expectObject();

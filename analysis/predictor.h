@@ -10,7 +10,9 @@
 // An op name never seen in the fit falls back on the cross-kind feature model (FeatureModel):
 // per launch kind, time as a non-negative sum of the launch's features in the units of the
 // device's calibration (launches x overhead, FLOPs / peak, bytes / bandwidth, rows of row
-// kernels), so it carries to op kinds it was not fitted on and to other devices. A predictor
+// kernels), so it carries to op kinds it was not fitted on and to other devices. Before it: a
+// GEMM of an op scope without a class is priced by its shape (analysis/gemmefficiency.h), a kernel
+// by the geometric mean of the feature model and its roofline class (analysis/rooflineclasses.h). A predictor
 // remembers the calibration it was fitted with; rescaledTo() applies it on another device, every
 // term scaled as the two calibrations' rates are (docs/prediction.md, "Across models").
 //
@@ -23,8 +25,10 @@
 #pragma once
 
 #include "analysis/costmodel.h"
+#include "analysis/gemmefficiency.h"
 #include "analysis/mlppredictor.h"
 #include "analysis/opfeatures.h"
+#include "analysis/rooflineclasses.h"
 
 #include <algorithm>
 #include <array>
@@ -75,6 +79,7 @@ struct CrossFeatures {
 // The unit calibration (1 GFLOP/s, 1 GB/s, 1 us per launch): features of a predictor fitted
 // without one are then FLOPs, bytes and launches in fixed units.
 DeviceSpec nominalCalibration();
+const DeviceSpec& nominalUnits();   // the same, made once
 CrossFeatures crossFeatures(const LaunchSample& s, const DeviceSpec& calibration);
 // The rows of a row kernel from its shapes text ("rows=16 cols=64", "T=16 C=16", "M=.."); 0: none.
 double rowsOf(const LaunchSample& s);
@@ -103,6 +108,12 @@ public:
     std::optional<DeviceSpec> calibration;
     // Set: the per-launch MLP predicts every launch (`--model mlp`); the classes are then empty.
     std::optional<MlpModel> mlp;
+    // A GEMM whose op scope has no class covering it: its time from its shape (before the op
+    // name's class, whose one line through every shape of the name missed other models' GEMMs).
+    std::optional<GemmEfficiency> gemm;
+    // A kernel whose op name has no class covering it: its roofline bound x its class's
+    // efficiency (before the feature model). Empty in predictors stored before them.
+    RooflineClasses kernelClasses;
 
     // Fits on every launch with a measured time, the features in the units of `calibration`.
     // Throws std::invalid_argument when no run has op features with measured times.
@@ -112,9 +123,9 @@ public:
     static Predictor fitMlp(const std::vector<RunSamples>& runs, const std::string& name,
                             const std::optional<DeviceSpec>& calibration, uint64_t seed = 1,
                             int steps = MlpModel::kSteps);
-    // The class of the launch's op name (in its op scope, else alone) whose range covers it,
-    // else (no feature model) its launch kind or the global one; nullptr when the feature model
-    // predicts it.
+    // The class of the launch's op name (in its op scope, else alone; a GEMM with a shape model:
+    // its op scope only) whose range covers it, else (no feature model) its launch kind or the
+    // global one; nullptr when a fallback (shape model, roofline class, feature model) predicts it.
     const CostClass* classFor(const LaunchSample& s) const;
     double predictNs(const LaunchSample& s) const;
     // The same model on another device: per-op fixed costs scaled by the ratio of the launch

@@ -320,7 +320,11 @@ void TestHoldOut::calibrationScales()
     const CrossFeatures fa = crossFeatures(unseen, a), fc = crossFeatures(unseen, c);
     QCOMPARE(fc.computeNs, fa.computeNs / 4);
     QCOMPARE(fc.memoryNs, fa.memoryNs);
-    const double expected = w->w[0] * fa.launchNs + w->w[1] * fa.computeNs / 4 + w->w[2] * fa.memoryNs + w->w[3] * fa.rowsNs / 4;
+    const double byFeatures = w->w[0] * fa.launchNs + w->w[1] * fa.computeNs / 4 + w->w[2] * fa.memoryNs + w->w[3] * fa.rowsNs / 4;
+    // An unseen kernel: the geometric mean of that and its roofline class's price on c.
+    const std::optional<double> byClass = p.kernelClasses.predictNs(unseen, c);
+    QVERIFY(byClass && *byClass > 0);
+    const double expected = std::sqrt(byFeatures * *byClass);
     QVERIFY(std::fabs(r.predictNs(unseen) - expected) <= 1e-9 * expected);
     // Without a calibration there is nothing to scale by: unchanged.
     const Predictor n = Predictor::fit(runs, "n");

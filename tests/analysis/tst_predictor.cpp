@@ -63,6 +63,7 @@ private slots:
     void jsonRoundTrip();
     void evaluateLeaveOneOut();
     void evaluateNeedsTwoRuns();
+    void belowTheFitScalesDownToTheFixedCost();
 };
 
 void TestPredictor::fitRecoversEfficiencies()
@@ -95,6 +96,8 @@ void TestPredictor::fitRecoversEfficiencies()
     // A predictor stored before the feature model falls back on the kind's class, then the global one.
     Predictor old = p;
     old.features = {};
+    old.kernelClasses = {};
+    old.gemm.reset();
     QCOMPARE(old.classFor(unseen)->key, std::string("kind:kernel"));
     unseen.kind = "memset";
     QCOMPARE(old.classFor(unseen)->key, std::string("*"));
@@ -175,6 +178,46 @@ void TestPredictor::evaluateNeedsTwoRuns()
     std::vector<RunSamples> runs{syntheticRun(1, 256, 0.02, rng)};
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, evaluate(runs, std::nullopt));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Predictor::fit({}, "empty"));
+}
+
+void TestPredictor::belowTheFitScalesDownToTheFixedCost()
+{
+    // A class fitted on launches of 24 KB (3,000 ns) and 2.4 MB (100,000 ns): its line has a fixed
+    // cost of about 2,000 ns. A launch of 6 KB (within its reach, a quarter of its smallest) is
+    // priced at the class's time at 24 KB scaled by 1/4 toward the calibration's fixed cost, not
+    // at the line's fixed cost; one at 24 KB or more keeps the line.
+    DeviceSpec d;
+    d.name = "cpu";
+    d.kind = "cpu";
+    d.fp32Flops = 100e9;
+    d.memoryBytesPerS = 20e9;
+    d.hostLinkBytesPerS = 20e9;
+    d.launchOverheadNs = 100;
+    RunSamples r;
+    r.run.id = 1;
+    r.steps = 1;
+    auto launch = [](double bytes, int64_t ns) {
+        LaunchSample s;
+        s.name = "split_heads";
+        s.kind = "kernel";
+        s.bytesRead = s.bytesWritten = bytes / 2;
+        s.path = "step/forward/attention";
+        s.timeNs = ns;
+        return s;
+    };
+    for (int i = 0; i < 3; ++i) {
+        r.launches.push_back(launch(24000, 3000));
+        r.launches.push_back(launch(2400000, 100000));
+    }
+    const Predictor p = Predictor::fit({r}, "p", d);
+    const CostClass* c = p.classFor(launch(6000, -1));
+    QVERIFY(c);
+    QVERIFY2(c->overheadNs > 1500, qPrintable(QString::number(c->overheadNs)));
+    const double at = c->predictNs(0, 24000);
+    QVERIFY(std::fabs(at - 3000) < 30);
+    QCOMPARE(p.predictNs(launch(6000, -1)), 100 + (at - 100) * 0.25);
+    QCOMPARE(p.predictNs(launch(24000, -1)), at);
+    QCOMPARE(p.predictNs(launch(240000, -1)), c->predictNs(0, 240000));
 }
 
 QTEST_GUILESS_MAIN(TestPredictor)
