@@ -1,6 +1,6 @@
 // GEMM with bfloat16 inputs and fp32 sums, blocked like blockedgemm.cpp (Goto's structure): a
-// block of op(B) (kKC x kNC) packed once into 32-column panels on the pool, each task packs a
-// block of op(A) (up to kMC x kKC) into 8-row panels, and a micro-kernel multiplies one row
+// block of op(B) (all of K x up to kNC columns) packed once into 32-column panels of kKC k on
+// the pool, each task packs a block of op(A) (up to kMC x kKC) into 8-row panels per k block, and a micro-kernel multiplies one row
 // panel by one column panel into a kMR x kNR tile held in registers, added to C in place (the
 // next tile's C fetched meanwhile). Packing rounds to bfloat16 and stores each pair of
 // consecutive k as one 32-bit word (even k in the low half), the operand layout of vdpbf16ps;
@@ -159,6 +159,36 @@ void packPanel(const float* src, int64_t ld, bool kAlong, int64_t x0, int64_t xv
         }
 }
 
+// Rows [i0, i0 + mv) of op(A) over k [k0, k0 + kv) as ceil(mv / kMR) panels of kq pairs
+// (panel p at out + p kq kMR). With ta, op(A)'s rows are consecutive in A: the full panels are
+// packed pair by pair across the whole block, two rows of A read once each, instead of panel
+// by panel (8 floats of every row of A each time).
+#if defined(WT_BF16_X86)
+__attribute__((target("avx2")))
+#endif
+void packA(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mv, int64_t k0, int64_t kv, uint32_t* out)
+{
+    const int64_t kq = (kv + 1) / 2, full = mv / kMR, mp = (mv + kMR - 1) / kMR;
+    int64_t p = 0;
+#if defined(WT_BF16_X86)
+    if (ta && g_avx2 && full > 0) {
+        for (int64_t q = 0; 2 * q + 2 <= kv; ++q) {
+            const float* lo = A + (k0 + 2 * q) * lda + i0;
+            for (int64_t pp = 0; pp < full; ++pp)
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (pp * kq + q) * kMR),
+                                    pairsOfRows(lo + pp * kMR, lo + lda + pp * kMR));
+        }
+        if (kv % 2)   // the last pair, k odd: its high half zero
+            for (int64_t pp = 0; pp < full; ++pp)
+                for (int64_t r = 0; r < kMR; ++r)
+                    out[(pp * kq + kq - 1) * kMR + r] = pairWord(A[(k0 + kv - 1) * lda + i0 + pp * kMR + r], 0.f);
+        p = full;
+    }
+#endif
+    for (; p < mp; ++p)
+        packPanel(A, lda, !ta, i0 + p * kMR, std::min(kMR, mv - p * kMR), kMR, k0, kv, out + p * kq * kMR);
+}
+
 #if defined(WT_BF16_X86)
 // One 8 x 32 tile on vdpbf16ps: packed a (8 words per pair), packed b (32 words per pair), the
 // first mt rows and the columns under m0 / m1 of C written as `how` says; cnext (8 rows, or
@@ -312,44 +342,48 @@ void gemmBf16(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, co
     const int64_t want = 4 * int64_t(std::max(1, cpu::threads()));
     const int64_t mc = std::clamp<int64_t>((M / want + kMR - 1) / kMR * kMR, 32, kMC);
     const int64_t mtasks = (M + mc - 1) / mc;
+    // All of op(B)'s k for a block of columns is packed before the tasks run, and a task runs
+    // every k block of its rows: its block of C stays in L2 from one k block to the next instead
+    // of making a round trip to memory per k block (10002 x 512 for the head's weight gradient).
+    // The packed block is at most ~32 MiB: fewer columns per block when K is large.
+    const int64_t nc = std::clamp<int64_t>((int64_t(16) << 20) / K / kNR * kNR, kNR, kNC);
+    const int64_t kblocks = (K + kKC - 1) / kKC;
     thread_local std::vector<uint32_t> packedB;
     std::vector<uint32_t>& pb = packedB;   // this call's (the workers see it through the reference)
-    for (int64_t j0 = 0; j0 < N; j0 += kNC) {
-        const int64_t nv = std::min(kNC, N - j0), np = (nv + kNR - 1) / kNR;
+    for (int64_t j0 = 0; j0 < N; j0 += nc) {
+        const int64_t nv = std::min(nc, N - j0), np = (nv + kNR - 1) / kNR;
         const int64_t groups = std::clamp<int64_t>((want + mtasks - 1) / mtasks, 1, np);
-        for (int64_t k0 = 0; k0 < K; k0 += kKC) {
-            const int64_t kv = std::min(kKC, K - k0), kq = (kv + 1) / 2, panel = kq * kNR;
-            const Store how = k0 == 0 ? (beta == 0.f ? Store::First : Store::FirstBeta)
-                                      : (alpha == 1.f ? Store::Continue : Store::AddScaled);
-            if (pb.size() < size_t(np * panel))
-                pb.resize(size_t(np * panel));
-            uint32_t* bp = pb.data();
-            cpu::parallelFor(np, 4, [&](int64_t lo, int64_t hi) {
-                for (int64_t p = lo; p < hi; ++p)
-                    packPanel(B, ldb, tb, j0 + p * kNR, std::min(kNR, nv - p * kNR), kNR, k0, kv, bp + p * panel);
-            });
-            cpu::parallelFor(mtasks * groups, 1, [&](int64_t lo, int64_t hi) {
-                thread_local std::vector<uint32_t> packedA;
-                if (packedA.size() < size_t(kMC * kKC / 2))
-                    packedA.resize(size_t(kMC * kKC / 2));
-                int64_t packedTask = -1;
-                for (int64_t t = lo; t < hi; ++t) {
-                    const int64_t mt = t / groups, g = t % groups;
-                    const int64_t i0 = mt * mc, mv = std::min(mc, M - i0), mp = (mv + kMR - 1) / kMR;
-                    if (packedTask != mt) {   // consecutive tasks of one row block share its pack
-                        for (int64_t p = 0; p < mp; ++p)
-                            packPanel(A, lda, !ta, i0 + p * kMR, std::min(kMR, mv - p * kMR), kMR, k0, kv,
-                                      packedA.data() + p * kq * kMR);
-                        packedTask = mt;
-                    }
-                    int64_t p0, p1;
-                    chunkRange(np, int(groups), int(g), p0, p1);
+        const int64_t blockWords = np * (kKC / 2) * kNR;   // a full k block's panels
+        if (pb.size() < size_t(kblocks * blockWords))
+            pb.resize(size_t(kblocks * blockWords));
+        uint32_t* bp = pb.data();
+        cpu::parallelFor(np * kblocks, 4, [&](int64_t lo, int64_t hi) {
+            for (int64_t t = lo; t < hi; ++t) {
+                const int64_t kb = t / np, p = t % np, k0 = kb * kKC, kv = std::min(kKC, K - k0);
+                packPanel(B, ldb, tb, j0 + p * kNR, std::min(kNR, nv - p * kNR), kNR, k0, kv,
+                          bp + kb * blockWords + p * ((kv + 1) / 2) * kNR);
+            }
+        });
+        cpu::parallelFor(mtasks * groups, 1, [&](int64_t lo, int64_t hi) {
+            thread_local std::vector<uint32_t> packedA;
+            if (packedA.size() < size_t(kMC * kKC / 2))
+                packedA.resize(size_t(kMC * kKC / 2));
+            for (int64_t t = lo; t < hi; ++t) {
+                const int64_t mt = t / groups, g = t % groups;
+                const int64_t i0 = mt * mc, mv = std::min(mc, M - i0), mp = (mv + kMR - 1) / kMR;
+                int64_t p0, p1;
+                chunkRange(np, int(groups), int(g), p0, p1);
+                for (int64_t kb = 0; kb < kblocks; ++kb) {
+                    const int64_t k0 = kb * kKC, kv = std::min(kKC, K - k0), kq = (kv + 1) / 2, panel = kq * kNR;
+                    const Store how = k0 == 0 ? (beta == 0.f ? Store::First : Store::FirstBeta)
+                                              : (alpha == 1.f ? Store::Continue : Store::AddScaled);
+                    packA(ta, A, lda, i0, mv, k0, kv, packedA.data());
                     for (int64_t pn = p0; pn < p1; ++pn) {
                         const int64_t jt = j0 + pn * kNR, cols = std::min(kNR, N - jt);
                         for (int64_t pm = 0; pm < mp; ++pm) {
                             const int64_t it = i0 + pm * kMR, rows = std::min(kMR, M - it);
                             const uint32_t* a = packedA.data() + pm * kq * kMR;
-                            const uint32_t* b = bp + pn * panel;
+                            const uint32_t* b = bp + kb * blockWords + pn * panel;
 #if defined(WT_BF16_X86)
                             if (native) {
                                 const __mmask16 m0 = __mmask16(cols >= 16 ? 0xffffu : (1u << cols) - 1);
@@ -368,8 +402,8 @@ void gemmBf16(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, co
                         }
                     }
                 }
-            });
-        }
+            }
+        });
     }
     (void)native;
 }
