@@ -3,6 +3,7 @@
 // ties to even) and the products summed in fp32. For the softmax variant that trades the head's
 // precision for speed (docs/softmax-variants.md); sgemm stays exact fp32 everywhere else.
 //
+// Blocked like blockedgemm.h, with the same rule for the order of the sums (fixed by the sizes).
 // On a CPU with AVX512-BF16 (Zen 4, Cooper Lake and later) the inner product is vdpbf16ps: 32
 // bfloat16 multiply-adds per instruction against sgemm's 16, so the bound is half sgemm's. Other
 // CPUs run the same packed blocks in fp32 arithmetic (the same rounding of the inputs; products
@@ -25,5 +26,11 @@ void setBf16Native(bool on);
 // x rounded to bfloat16 (the upper 16 bits of a float; to nearest, ties to even; NaN stays NaN).
 uint16_t toBf16(float x);
 float fromBf16(uint16_t b);
+
+// The block sizes, for tests that cross every block boundary (kc even: k in pairs).
+struct Bf16GemmSizes {
+    int64_t mr, nr, kc, mc, nc;
+};
+Bf16GemmSizes bf16GemmSizes();
 
 }  // namespace wt::kernels::cpu

@@ -4,8 +4,10 @@
 // --rounds rounds, each round the best of --reps calls; and, with --cpu-time, the rate per
 // second of the process's CPU time instead of the wall clock's (on one thread, the rate while
 // the thread ran: what a loaded machine's time slicing leaves of the kernel's own speed).
+// --bf16 compares the blocked fp32 GEMM with the bfloat16 one (bf16gemm.h, fused_bf16's) instead.
 //
-//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer,narrow]
+//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow]
+#include "kernels/bf16gemm.h"
 #include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
 #include "kernels/smallgemm.h"
@@ -58,7 +60,7 @@ const Shape kShapes[] = {
 
 int usage(const char* why)
 {
-    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--shapes square,gcn,gcn-small,transformer,narrow]\n", why);
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow]\n", why);
     return 2;
 }
 
@@ -67,12 +69,16 @@ int usage(const char* why)
 int main(int argc, char** argv)
 {
     int rounds = 5, reps = 3, threads = 0;
-    bool cpuTime = false;
+    bool cpuTime = false, bf16 = false;
     std::string sets = "square,gcn,gcn-small,transformer,narrow";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--cpu-time") {
             cpuTime = true;
+            continue;
+        }
+        if (a == "--bf16") {
+            bf16 = true;
             continue;
         }
         if ((a == "--rounds" || a == "--reps" || a == "--shapes" || a == "--threads") && i + 1 < argc) {
@@ -111,7 +117,11 @@ int main(int argc, char** argv)
         }
         std::printf("in-cache tile (smallGemm 128x64x128, one thread): %.0f GFLOP/s\n", 2.0 * m * n * k / best * 1e-9);
     }
-    std::printf("| shape | OpenBLAS GFLOP/s best / median | ours GFLOP/s best / median | ours / OpenBLAS (medians) |\n| --- | --- | --- | --- |\n");
+    if (bf16)
+        std::printf("bf16 GEMM on %s\n| shape | fp32 blocked GFLOP/s best / median | bf16 GFLOP/s best / median | bf16 / fp32 (medians) |\n| --- | --- | --- | --- |\n",
+                    wt::kernels::cpu::bf16Native() ? "vdpbf16ps" : "the portable path (no AVX512-BF16)");
+    else
+        std::printf("| shape | OpenBLAS GFLOP/s best / median | ours GFLOP/s best / median | ours / OpenBLAS (medians) |\n| --- | --- | --- | --- |\n");
     for (const Shape& s : kShapes) {
         if (("," + sets + ",").find("," + s.set + ",") == std::string::npos)
             continue;
@@ -130,7 +140,13 @@ int main(int argc, char** argv)
                 double best = 1e30;
                 for (int k = 0; k <= reps; ++k) {   // the first call warms up
                     const double t0 = now(cpuTime);
-                    if (side == 0)
+                    if (bf16 && side == 0)
+                        wt::kernels::cpu::blockedGemm(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,
+                                                      C.data(), s.N);
+                    else if (bf16)
+                        wt::kernels::cpu::gemmBf16(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,
+                                                   C.data(), s.N);
+                    else if (side == 0)
                         cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.M,
                                     s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f, C.data(), s.N);
                     else

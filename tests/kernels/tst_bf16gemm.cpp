@@ -1,6 +1,7 @@
 // The CPU backend's bfloat16 GEMM (kernels/bf16gemm.h) against a float64 product of the same
 // bfloat16-rounded inputs: every transposition, edges of every block size (k past one block,
-// columns past one packed block, odd k), alpha and beta; the native (vdpbf16ps) and the
+// columns past one packed block, odd k, the vector packing's edges, strides), alpha and beta;
+// NaN and infinity through the packing; the native (vdpbf16ps) and the
 // portable path; the same bits for 1 and 2 threads; and the rounding itself.
 #include "kernels/bf16gemm.h"
 #include "kernels/cpurows.h"
@@ -24,14 +25,16 @@ struct Case {
 
 // The largest error of C against alpha * sum_k bf16(a) bf16(b) + beta * C0 in float64, over the
 // bound 2 K 2^-24 sum_k |a b| + |beta C0| 2^-23 (fp32 sums of exact products).
-double worstRatio(bool ta, bool tb, const Case& c, float alpha, float beta, bool native)
+// pad: extra elements per row of A, B and C (strides past the product's edge).
+double worstRatio(bool ta, bool tb, const Case& c, float alpha, float beta, bool native, int64_t pad = 0)
 {
     cpu::setBf16Native(native);
-    const std::vector<float> A = randomVector(size_t(c.M * c.K), 1, 2.f), B = randomVector(size_t(c.K * c.N), 2, 3.f);
-    std::vector<float> C = randomVector(size_t(c.M * c.N), 3);
+    const int64_t lda = (ta ? c.M : c.K) + pad, ldb = (tb ? c.K : c.N) + pad, ldc = c.N + pad;
+    const std::vector<float> A = randomVector(size_t((ta ? c.K : c.M) * lda), 1, 2.f);
+    const std::vector<float> B = randomVector(size_t((tb ? c.N : c.K) * ldb), 2, 3.f);
+    std::vector<float> C = randomVector(size_t(c.M * ldc), 3);
     const std::vector<float> C0 = C;
-    const int64_t lda = ta ? c.M : c.K, ldb = tb ? c.K : c.N;
-    cpu::gemmBf16(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), c.N);
+    cpu::gemmBf16(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta, C.data(), ldc);
     auto a = [&](int64_t i, int64_t k) { return double(cpu::fromBf16(cpu::toBf16(ta ? A[size_t(k * lda + i)] : A[size_t(i * lda + k)]))); };
     auto b = [&](int64_t k, int64_t j) { return double(cpu::fromBf16(cpu::toBf16(tb ? B[size_t(j * ldb + k)] : B[size_t(k * ldb + j)]))); };
     double worst = 0;
@@ -42,12 +45,17 @@ double worstRatio(bool ta, bool tb, const Case& c, float alpha, float beta, bool
                 s += a(i, k) * b(k, j);
                 mag += std::fabs(a(i, k) * b(k, j));
             }
-            const double c0 = beta == 0.f ? 0.0 : double(beta) * C0[size_t(i * c.N + j)];
+            const double c0 = beta == 0.f ? 0.0 : double(beta) * C0[size_t(i * ldc + j)];
             const double want = double(alpha) * s + c0;
             const double bound = 2.0 * double(c.K + 2) * std::ldexp(1.0, -24) * std::fabs(alpha) * mag +
                                  std::fabs(c0) * std::ldexp(1.0, -22) + 1e-30;
-            worst = std::max(worst, std::fabs(double(C[size_t(i * c.N + j)]) - want) / bound);
+            worst = std::max(worst, std::fabs(double(C[size_t(i * ldc + j)]) - want) / bound);
         }
+    // The padding of C is not written.
+    for (int64_t i = 0; i < c.M; ++i)
+        for (int64_t j = c.N; j < ldc; ++j)
+            if (std::memcmp(&C[size_t(i * ldc + j)], &C0[size_t(i * ldc + j)], 4) != 0)
+                return 1e9;
     return worst;
 }
 
@@ -94,6 +102,62 @@ private slots:
                 QVERIFY2(r <= 1.0, qPrintable(QStringLiteral("M %1 N %2 K %3 ta %4 tb %5: error %6 of the bound")
                                                   .arg(c.M).arg(c.N).arg(c.K).arg(ta).arg(tb).arg(r)));
             }
+    }
+
+    // Every edge of the blocking and of the vector packing (8 x 8 word blocks, 16 k at a time,
+    // full panels only): k past one and two blocks, odd and not a multiple of 16; rows past one
+    // task's block and not a multiple of the tile; columns past one packed block and not a
+    // multiple of 32; strides past the edge; alpha 1 (a later k block continues the sum read
+    // from C) and not, beta 0 and not; every transposition; both paths.
+    void blockEdges_data() { againstFloat64_data(); }
+    void blockEdges()
+    {
+        QFETCH(bool, native);
+        const cpu::Bf16GemmSizes z = cpu::bf16GemmSizes();
+        QVERIFY(z.kc % 2 == 0 && z.mr == 8 && z.nr == 32);
+        const Case cases[] = {{z.mc + 13, 45, z.kc + 17},
+                              {2 * z.mc + 8, 64, 2 * z.kc + 3},
+                              {11, z.nc + 37, z.kc - 1},
+                              {z.mr, z.nr, 16},
+                              {z.mr + 1, z.nr + 1, 31}};
+        for (const Case& c : cases)
+            for (int t = 0; t < 4; ++t)
+                for (int v = 0; v < 4; ++v) {
+                    const bool ta = t & 1, tb = t & 2;
+                    const float alpha = v & 1 ? 0.75f : 1.f, beta = v & 2 ? 1.5f : 0.f;
+                    const int64_t pad = (t + v) % 3 == 0 ? 0 : 5;
+                    const double r = worstRatio(ta, tb, c, alpha, beta, native, pad);
+                    QVERIFY2(r <= 1.0, qPrintable(QStringLiteral("M %1 N %2 K %3 ta %4 tb %5 alpha %6 beta %7 pad %8: "
+                                                                 "error %9 of the bound")
+                                                      .arg(c.M).arg(c.N).arg(c.K).arg(ta).arg(tb).arg(alpha).arg(beta)
+                                                      .arg(pad).arg(r)));
+                }
+    }
+
+    // NaN and infinity reach C through the packing (vector and scalar) as through toBf16.
+    void specialValuesThroughThePacking_data() { againstFloat64_data(); }
+    void specialValuesThroughThePacking()
+    {
+        QFETCH(bool, native);
+        cpu::setBf16Native(native);
+        const int64_t M = 16, N = 32, K = 32;
+        for (int t = 0; t < 4; ++t) {
+            const bool ta = t & 1, tb = t & 2;
+            std::vector<float> A(size_t(M * K), 1.f), B(size_t(K * N), 1.f), C(size_t(M * N), 0.f);
+            A[size_t(ta ? 3 * M + 5 : 5 * K + 3)] = std::numeric_limits<float>::quiet_NaN();   // op(A)(5, 3)
+            B[size_t(tb ? 7 * K + 2 : 2 * N + 7)] = std::numeric_limits<float>::infinity();    // op(B)(2, 7)
+            cpu::gemmBf16(ta, tb, M, N, K, 1.f, A.data(), ta ? M : K, B.data(), tb ? K : N, 0.f, C.data(), N);
+            for (int64_t i = 0; i < M; ++i)
+                for (int64_t j = 0; j < N; ++j) {
+                    const float v = C[size_t(i * N + j)];
+                    if (i == 5)
+                        QVERIFY2(std::isnan(v), qPrintable(QStringLiteral("t %1 (%2, %3)").arg(t).arg(i).arg(j)));
+                    else if (j == 7)
+                        QVERIFY2(std::isinf(v) && v > 0, qPrintable(QStringLiteral("t %1 (%2, %3)").arg(t).arg(i).arg(j)));
+                    else
+                        QCOMPARE(v, float(K));
+                }
+        }
     }
 
     void betaZeroOverwritesAndAlphaZeroScalesOnly()
