@@ -14,7 +14,7 @@ namespace {
 double transcendentalsPerElement(const std::string& op)
 {
     static const std::unordered_map<std::string, double> table = {
-        {"log_softmax_forward", 1},    {"log_softmax_backward", 1},      {"fused_logsoftmax_loss_grad", 2},
+        {"log_softmax_forward", 1},    {"log_softmax_backward", 1},      {"fused_logsoftmax_loss_grad", 1},
         {"causal_softmax_forward", 1}, {"attention_softmax_forward", 1}, {"glu_forward", 1},
         {"glu_backward", 1},           {"gelu_forward", 1},              {"gelu_backward", 2},
     };

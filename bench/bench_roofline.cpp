@@ -141,9 +141,9 @@ void timeKernels(const Limits& lim)
                     static_cast<long long>(n), bytes / 1e6, seconds * 1e3, te >= tb ? "exp" : "mem", bound * 1e3,
                     seconds / bound);
     };
-    // The head of gcn small (1,024 tokens x 10,002: out of cache), one that fits in L2, the
+    // The head of gcn small (1,024 tokens x 10,002: out of cache) and paper (4,096), one that fits in L2, the
     // encoder's attention rows (S = 128), and the optimizer's and the norm's streams.
-    const std::pair<int64_t, int64_t> shapes[] = {{1024, 10002}, {16, 10002}, {4096, 128}};
+    const std::pair<int64_t, int64_t> shapes[] = {{1024, 10002}, {4096, 10002}, {16, 10002}, {4096, 128}};
     for (const auto& [rows, n] : shapes) {
         const size_t size = size_t(rows * n);
         std::vector<float> x(size), y(size), dy(size, 0.f), dx(size);
@@ -163,6 +163,19 @@ void timeKernels(const Limits& lim)
                     cpu::logSoftmaxBackwardRows(y.data(), dy.data(), dx.data(), n, n, lo, hi);
                 });
             }), e, 16 * e);
+        {
+            std::vector<int32_t> target(static_cast<size_t>(rows));
+            std::vector<float> loss(static_cast<size_t>(rows));
+            for (int64_t r = 0; r < rows; ++r)
+                target[size_t(r)] = int32_t((r * 37) % n);
+            std::vector<float> g = x;   // in place: each call works on the last one's gradient (same work)
+            row("fused_logsoftmax_loss_grad", rows, n, best([&] {
+                    cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {
+                        cpu::fusedLogSoftmaxLossRows(g.data(), n, n, target.data(), 1.f / float(rows), loss.data(), nullptr,
+                                                     lo, hi);
+                    });
+                }), e, 12 * e);   // one exp per logit; x read twice (the second time from cache) and written
+        }
         if (n <= 1024)
             row("attention_softmax_forward", rows, n, best([&] {
                     cpu::parallelFor(rows, minRows, [&](int64_t lo, int64_t hi) {

@@ -282,14 +282,51 @@ WT_VEC_CLONES
 void fusedLogSoftmaxLossRows(float* x, int64_t n, int64_t ld, const int32_t* target, float scale, float* loss,
                              const int32_t* lossRow, int64_t r0, int64_t r1)
 {
+    // One exp per logit: the log-sum-exp pass writes exp(x - m) in place, m the running max
+    // when its block was read, and the second pass scales each block by exp(m - lse) (<= 1).
+    // Rows of more than kMaxBlocks blocks take two exps per logit (the second exp(x - lse)).
+    constexpr int64_t kMaxBlocks = 256;
+    float shift[kMaxBlocks];
     for (int64_t r = r0; r < r1; ++r) {
         float* xr = x + r * ld;
         const int64_t t = target[r];
         const float picked = t >= 0 && t < n ? xr[t] : 0.f;
-        const float lse = logSumExp(xr, n, 1.f).value();
+        float lse;
+        if (n <= kMaxBlocks * kBlock) {
+            float acc[kLanes] = {};
+            float m = kNegInf;
+            for (int64_t b = 0; b < n; b += kBlock) {
+                const int64_t len = std::min(kBlock, n - b);
+                const float bm = maxOf(xr + b, len, 1.f);
+                if (bm > m) {
+                    const float f = m == kNegInf ? 0.f : vec::vexp(m - bm);
+                    for (int l = 0; l < kLanes; ++l)
+                        acc[l] *= f;
+                    m = bm;
+                }
+                shift[b / kBlock] = m;
+                if (m != kNegInf)
+                    addExpLanes(acc, xr + b, 1.f, m, xr + b, len);
+            }
+            lse = Lse{m, combineSum(acc)}.value();
+            for (int64_t b = 0; b < n; b += kBlock) {
+                const int64_t len = std::min(kBlock, n - b);
+                float* xb = xr + b;
+                if (shift[b / kBlock] == kNegInf) {   // the block's logits are still -inf (or the row is)
+                    for (int64_t c = 0; c < len; ++c)
+                        xb[c] = vec::vexp(xb[c] - lse) * scale;
+                    continue;
+                }
+                const float f = vec::vexp(shift[b / kBlock] - lse) * scale;
+                for (int64_t c = 0; c < len; ++c)
+                    xb[c] *= f;
+            }
+        } else {
+            lse = logSumExp(xr, n, 1.f).value();
+            for (int64_t c = 0; c < n; ++c)
+                xr[c] = vec::vexp(xr[c] - lse) * scale;
+        }
         loss[lossRow ? lossRow[r] : r] += lse - picked;
-        for (int64_t c = 0; c < n; ++c)
-            xr[c] = vec::vexp(xr[c] - lse) * scale;
         if (t >= 0 && t < n)
             xr[t] = (vec::vexp(picked - lse) - 1.f) * scale;
     }

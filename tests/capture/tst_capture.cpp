@@ -134,7 +134,7 @@ void TestCapture::everyWorkloadAndVariant()
             flops += op.flops;
             bytes += op.bytesRead + op.bytesWritten;
             static const std::map<std::string_view, double> perElement = {
-                {"log_softmax_forward", 1}, {"log_softmax_backward", 1}, {"fused_logsoftmax_loss_grad", 2},
+                {"log_softmax_forward", 1}, {"log_softmax_backward", 1}, {"fused_logsoftmax_loss_grad", 1},
                 {"causal_softmax_forward", 1}, {"attention_softmax_forward", 1}, {"glu_forward", 1},
                 {"glu_backward", 1}, {"gelu_forward", 1}, {"gelu_backward", 2}};
             auto it = perElement.find(op.name);

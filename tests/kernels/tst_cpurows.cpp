@@ -143,7 +143,12 @@ private slots:
     {
         const int64_t rows = 6, n = 1003;
         std::vector<float> x = randomVector(size_t(rows * n), 9, 8.f);
-        std::vector<int32_t> target = {0, 5, 1002, 17, 500, 3};
+        // Row 3 starts with a whole block (and some) of -inf, row 4's maximum is in its last
+        // block: the in-place exps are rescaled when the running max moves.
+        for (int64_t c = 0; c < 600; ++c)
+            x[size_t(3 * n + c)] = -INFINITY;
+        x[size_t(4 * n + 1001)] = 30.f;
+        std::vector<int32_t> target = {0, 5, 1002, 700, 500, 3};
         std::vector<double> ref = logSoftmaxRef(x, rows, n);
         std::vector<float> loss(rows, 0.f), g = x;
         const float scale = 0.25f;
