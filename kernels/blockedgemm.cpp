@@ -3,6 +3,7 @@
 #include "kernels/blockedgemm.h"
 
 #include "kernels/cpurows.h"
+#include "kernels/gemmpack.h"
 #include "kernels/smallgemm.h"
 #include "kernels/threadpool.h"
 
@@ -29,27 +30,7 @@ constexpr int64_t kNC = 4096;   // columns per packed B block: 4 MiB, in L3 (32 
 enum class Store { First, FirstBeta, Continue, AddScaled };
 
 #if defined(WT_BLOCKEDGEMM_X86)
-// The 8 x 8 block at src (rows ld apart) transposed into dst (rows ldd apart).
-__attribute__((target("avx2"))) inline void transpose8(const float* src, int64_t ld, float* dst, int64_t ldd)
-{
-    __m256 r[8], t[8];
-    for (int i = 0; i < 8; ++i)
-        r[i] = _mm256_loadu_ps(src + i * ld);
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);       // a0 b0 a1 b1 | a4 b4 a5 b5
-        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);   // a2 b2 a3 b3 | a6 b6 a7 b7
-    }
-    for (int i = 0; i < 8; i += 4) {
-        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);       // a0 b0 c0 d0 | a4 ..
-        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);   // a1 b1 c1 d1 | a5 ..
-        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
-    }
-    for (int i = 0; i < 4; ++i) {
-        _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
-        _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
-    }
-}
+using gemmpack::transpose8;
 #endif
 
 // Rows [i0, i0 + mv) and k [k0, k0 + kv) of op(A) as ceil(mv / 8) panels, panel p's k-th
@@ -82,31 +63,10 @@ void packA(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mv, int64_t
 
 // Column panel p (columns j0 + 32 p ..) of op(B) over k [k0, k0 + kv): row k at k 32; zeros
 // past column j0 + nv.
-[[maybe_unused]]
-#if defined(WT_BLOCKEDGEMM_X86)
-__attribute__((target("avx2")))
-#endif
-void packB(bool tb, const float* B, int64_t ldb, int64_t j0, int64_t nv, int64_t k0, int64_t kv, int64_t p, float* out)
+inline void packB(bool tb, const float* B, int64_t ldb, int64_t j0, int64_t nv, int64_t k0, int64_t kv, int64_t p, float* out)
 {
-    const int64_t jb = p * kNR, cols = std::min(kNR, nv - jb);
-    int64_t kd = 0;
-#if defined(WT_BLOCKEDGEMM_X86)
-    if (cols == kNR) {
-        if (tb)   // op(B)'s columns are B's rows: 8 x 8 blocks of 8 rows of B
-            for (; kd + 8 <= kv; kd += 8)
-                for (int64_t c = 0; c < kNR; c += 8)
-                    transpose8(B + (j0 + jb + c) * ldb + k0 + kd, ldb, out + kd * kNR + c, kNR);
-        else
-            for (; kd < kv; ++kd) {
-                const float* src = B + (k0 + kd) * ldb + j0 + jb;
-                for (int64_t c = 0; c < kNR; c += 8)
-                    _mm256_storeu_ps(out + kd * kNR + c, _mm256_loadu_ps(src + c));
-            }
-    }
-#endif
-    for (int64_t k = kd; k < kv; ++k)
-        for (int64_t c = 0; c < kNR; ++c)
-            out[k * kNR + c] = c < cols ? (tb ? B[(j0 + jb + c) * ldb + k0 + k] : B[(k0 + k) * ldb + j0 + jb + c]) : 0.f;
+    const int64_t jb = p * kNR;
+    gemmpack::packPanel(tb, B, ldb, j0 + jb, std::min(kNR, nv - jb), k0, kv, out);
 }
 
 void scaleC(float* C, int64_t ldc, int64_t M, int64_t N, float beta)

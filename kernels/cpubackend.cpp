@@ -65,11 +65,17 @@ public:
     {
         if (M > 0 && N > 0 && ownGemm(M, N, K)) {
             // Each element of C is summed by one thread in one order: any split gives the same bits.
-            const int64_t panels = cpu::smallGemmPanels(N);
-            const double panelMacs = std::max(1.0, double(M) * K * 32);
-            const int64_t minPanels = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / panelMacs));
-            cpu::parallelFor(panels, minPanels, [&](int64_t lo, int64_t hi) {
-                cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, lo, hi);
+            // Split the larger operand: by rows when op(A) is (each thread then reads all of op(B),
+            // its own rows of op(A)), by 32-column panels otherwise.
+            const bool byRows = M >= N;
+            const int64_t units = byRows ? (M + 7) / 8 : cpu::smallGemmPanels(N);
+            const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * M));
+            const int64_t minUnits = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / unitMacs));
+            cpu::parallelFor(units, minUnits, [&](int64_t lo, int64_t hi) {
+                if (byRows)
+                    cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, -1, 8 * lo, std::min<int64_t>(M, 8 * hi));
+                else
+                    cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, lo, hi);
             });
             return;
         }
