@@ -24,6 +24,10 @@ constexpr int64_t kNR = 32;     // columns of a tile: two 16-float registers
 constexpr int64_t kKC = 256;    // k per block: a packed column panel is 32 KiB, in L1 (48 KiB)
 constexpr int64_t kMC = 256;    // rows per task at most: its A block is 256 KiB, in L2 (1 MiB)
 constexpr int64_t kNC = 4096;   // columns per packed B block: 4 MiB, in L3 (32 MiB)
+// A column block's op(B) over the whole of k packed at once up to this many floats (16 MiB).
+constexpr int64_t kWholeKFloats = 4 * 1024 * 1024;
+// ... for column blocks whose k block is less than this many multiply-adds (~20 us on 2 cores).
+constexpr double kWholeKMacs = 16.0 * 1024 * 1024;
 
 // How a tile meets C: the first k block writes alpha s (+ beta C); a later one continues the
 // sum read back from C (alpha 1: one running sum over k) or adds alpha s to C.
@@ -167,13 +171,77 @@ void blockedGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
     const int64_t mtasks = (M + mc - 1) / mc;
     thread_local std::vector<float> packedB;
     std::vector<float>& pb = packedB;   // this call's (the workers see it through the reference)
+    // Task t's tiles over k block [k0, k0 + kv), op(B)'s panels at bp (panel p at bp + p kv 32),
+    // op(A)'s block packed into packedA unless it holds it already (packedTask, packedK).
+    const auto runTask = [&](int64_t t, int64_t j0, int64_t nv, int64_t np, int64_t groups, int64_t k0, int64_t kv,
+                             const float* bp, float* packedA, int64_t& packedTask, int64_t& packedK) {
+        const int64_t panel = kv * kNR;
+        const Store how = k0 == 0 ? (beta == 0.f ? Store::First : Store::FirstBeta)
+                                  : (alpha == 1.f ? Store::Continue : Store::AddScaled);
+        const int64_t mt = t / groups, g = t % groups;
+        const int64_t i0 = mt * mc, mv = std::min(mc, M - i0), mp = (mv + kMR - 1) / kMR;
+        if (packedTask != mt || packedK != k0) {   // consecutive tasks of one row block share its pack
+            packA(ta, A, lda, i0, mv, k0, kv, packedA);
+            packedTask = mt, packedK = k0;
+        }
+        int64_t p0, p1;
+        chunkRange(np, int(groups), int(g), p0, p1);
+        for (int64_t pn = p0; pn < p1; ++pn) {
+            const int64_t jt = j0 + pn * kNR, cols = std::min(kNR, N - jt);
+            const __mmask16 m0 = __mmask16(cols >= 16 ? 0xffffu : (1u << cols) - 1);
+            const __mmask16 m1 = __mmask16(cols >= 32 ? 0xffffu : (cols > 16 ? (1u << (cols - 16)) - 1 : 0u));
+            for (int64_t pm = 0; pm < mp; ++pm) {
+                const int64_t it = i0 + pm * kMR;
+                // The next tile: 8 rows down, or the next panel's first (within C: rows past M are
+                // never fetched, a tile's rows past mt are).
+                const float* next = pm + 1 < mp ? C + (it + kMR) * ldc + jt : pn + 1 < p1 ? C + i0 * ldc + jt + kNR : nullptr;
+                if (next && pm + 2 == mp && M - (it + kMR) < kMR)
+                    next = nullptr;   // the last, partial tile: its rows past M are not C's
+                tile(kv, packedA + pm * kv * kMR, bp + pn * panel, C + it * ldc + jt, ldc, std::min(kMR, M - it), m0,
+                     m1, alpha, beta, how, next);
+            }
+        }
+        (void)nv;
+    };
+    const auto taskA = []() -> float* {
+        thread_local std::vector<float> packedA;
+        if (packedA.size() < size_t(kMC * kKC))
+            packedA.resize(size_t(kMC * kKC));
+        return packedA.data();
+    };
     for (int64_t j0 = 0; j0 < N; j0 += kNC) {
         const int64_t nv = std::min(kNC, N - j0), np = (nv + kNR - 1) / kNR;
         const int64_t groups = std::clamp<int64_t>((want + mtasks - 1) / mtasks, 1, np);
+        const int64_t kblocks = (K + kKC - 1) / kKC;
+        if (kblocks > 1 && K * np * kNR <= kWholeKFloats && double(M) * nv * kKC < kWholeKMacs) {
+            // Every k block of this column block packed at once, then each task runs its tiles
+            // over all k blocks in order: two pool jobs instead of two per k block. For the
+            // narrow products of a long k (the adaptive tails' 39 x 16 x 40,000: 157 blocks of
+            // about 2 us), where waking a worker twice per block cost more than the block.
+            // Not for wider ones: each task then streams all of op(B) from L3 (5-10% slower at
+            // 512 x 256 x 10,003 by CPU time), where a block's op(B) stays in L2 otherwise.
+            if (pb.size() < size_t(K * np * kNR))
+                pb.resize(size_t(K * np * kNR));
+            float* bp = pb.data();
+            cpu::parallelFor(kblocks * np, 4, [&](int64_t lo, int64_t hi) {
+                for (int64_t u = lo; u < hi; ++u) {
+                    const int64_t k0 = (u / np) * kKC, kv = std::min(kKC, K - k0), p = u % np;
+                    packB(tb, B, ldb, j0, nv, k0, kv, p, bp + k0 * np * kNR + p * kv * kNR);
+                }
+            });
+            cpu::parallelFor(mtasks * groups, 1, [&](int64_t lo, int64_t hi) {
+                float* packedA = taskA();
+                for (int64_t t = lo; t < hi; ++t) {
+                    int64_t packedTask = -1, packedK = -1;
+                    for (int64_t k0 = 0; k0 < K; k0 += kKC)
+                        runTask(t, j0, nv, np, groups, k0, std::min(kKC, K - k0), bp + k0 * np * kNR, packedA,
+                                packedTask, packedK);
+                }
+            });
+            continue;
+        }
         for (int64_t k0 = 0; k0 < K; k0 += kKC) {
             const int64_t kv = std::min(kKC, K - k0), panel = kv * kNR;
-            const Store how = k0 == 0 ? (beta == 0.f ? Store::First : Store::FirstBeta)
-                                      : (alpha == 1.f ? Store::Continue : Store::AddScaled);
             if (pb.size() < size_t(np * panel))
                 pb.resize(size_t(np * panel));
             float* bp = pb.data();
@@ -182,37 +250,10 @@ void blockedGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
                     packB(tb, B, ldb, j0, nv, k0, kv, p, bp + p * panel);
             });
             cpu::parallelFor(mtasks * groups, 1, [&](int64_t lo, int64_t hi) {
-                thread_local std::vector<float> packedA;
-                if (packedA.size() < size_t(kMC * kKC))
-                    packedA.resize(size_t(kMC * kKC));
-                int64_t packedTask = -1;
-                for (int64_t t = lo; t < hi; ++t) {
-                    const int64_t mt = t / groups, g = t % groups;
-                    const int64_t i0 = mt * mc, mv = std::min(mc, M - i0), mp = (mv + kMR - 1) / kMR;
-                    if (packedTask != mt) {   // consecutive tasks of one row block share its pack
-                        packA(ta, A, lda, i0, mv, k0, kv, packedA.data());
-                        packedTask = mt;
-                    }
-                    int64_t p0, p1;
-                    chunkRange(np, int(groups), int(g), p0, p1);
-                    for (int64_t pn = p0; pn < p1; ++pn) {
-                        const int64_t jt = j0 + pn * kNR, cols = std::min(kNR, N - jt);
-                        const __mmask16 m0 = __mmask16(cols >= 16 ? 0xffffu : (1u << cols) - 1);
-                        const __mmask16 m1 =
-                            __mmask16(cols >= 32 ? 0xffffu : (cols > 16 ? (1u << (cols - 16)) - 1 : 0u));
-                        for (int64_t pm = 0; pm < mp; ++pm) {
-                            const int64_t it = i0 + pm * kMR;
-                            // The next tile: 8 rows down, or the next panel's first (within C: rows
-                            // past M are never fetched, a tile's rows past mt are).
-                            const float* next = pm + 1 < mp ? C + (it + kMR) * ldc + jt
-                                                : pn + 1 < p1 ? C + i0 * ldc + jt + kNR : nullptr;
-                            if (next && pm + 2 == mp && M - (it + kMR) < kMR)
-                                next = nullptr;   // the last, partial tile: its rows past M are not C's
-                            tile(kv, packedA.data() + pm * kv * kMR, bp + pn * panel, C + it * ldc + jt, ldc,
-                                 std::min(kMR, M - it), m0, m1, alpha, beta, how, next);
-                        }
-                    }
-                }
+                float* packedA = taskA();
+                int64_t packedTask = -1, packedK = -1;
+                for (int64_t t = lo; t < hi; ++t)
+                    runTask(t, j0, nv, np, groups, k0, kv, bp, packedA, packedTask, packedK);
             });
         }
     }
