@@ -34,7 +34,9 @@ constexpr double kOwnGemmChunkMacs = 1024.0 * 1024;
 
 bool ownGemm(int M, int N, int K)
 {
-    return cpu::vectorized() && cpu::smallGemmAvailable() && cpu::smallGemmFits(M, K) &&
+    // 16 columns or fewer: one panel, op(A) read once whatever its size (the adaptive tails' 39 x
+    // 16 x 40,000 and 40,000 x 16 x 39, on smallgemm's 16-column tile).
+    return cpu::vectorized() && cpu::smallGemmAvailable() && (cpu::smallGemmFits(M, K) || N <= 16) &&
            double(M) * N * K <= kOwnGemmMacs;
 }
 

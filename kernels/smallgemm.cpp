@@ -79,14 +79,50 @@ __attribute__((target("avx512f"), noinline)) void tile(int64_t K, const float* a
     }
 }
 
+// The same for a panel of 16 columns or fewer (the adaptive tails' 16 and 4, of a long k): one
+// register per row, half the multiply-adds of a 32-column tile wasted otherwise. Masked: op(B)
+// read in place with fewer than 16 columns (no copy of a k x 32 panel for 4 columns).
+template <int MR, bool Masked>
+__attribute__((target("avx512f"), noinline)) void tile16(int64_t K, const float* a, int64_t sai, int64_t sak,
+                                                      const float* b, int64_t sbk, __mmask16 m0, float alpha, float beta,
+                                                      float* c, int64_t ldc)
+{
+    __m512 acc[MR];
+    for (int r = 0; r < MR; ++r)
+        acc[r] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < K; ++k) {
+        const __m512 b0 = Masked ? _mm512_maskz_loadu_ps(m0, b + k * sbk) : _mm512_loadu_ps(b + k * sbk);
+        for (int r = 0; r < MR; ++r)
+            acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * sai + k * sak]), b0, acc[r]);
+    }
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (int r = 0; r < MR; ++r) {
+        float* row = c + r * ldc;
+        __m512 o0 = _mm512_mul_ps(va, acc[r]);
+        if (beta != 0.f)
+            o0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), o0);
+        _mm512_mask_storeu_ps(row, m0, o0);
+    }
+}
+
+// How a panel is read: both registers, or the 16-column tile from a copy (or full 16 columns
+// in place), or the 16-column tile under a mask in place.
+enum PanelKind : unsigned char { kFull, kHalf, kHalfMasked };
+
 template <int MR>
 __attribute__((target("avx512f"))) inline void tiles(int64_t K, const float* a, int64_t sai, int64_t sak,
                                                      const float* const* b, const int64_t* sbk, const int64_t* j,
-                                                     const __mmask16* m, int64_t panels, float alpha, float beta,
-                                                     float* c, int64_t ldc)
+                                                     const __mmask16* m, const PanelKind* kind, int64_t panels,
+                                                     float alpha, float beta, float* c, int64_t ldc)
 {
-    for (int64_t q = 0; q < panels; ++q)
-        tile<MR>(K, a, sai, sak, b[q], sbk[q], m[2 * q], m[2 * q + 1], alpha, beta, c + j[q], ldc);
+    for (int64_t q = 0; q < panels; ++q) {
+        if (kind[q] == kFull)
+            tile<MR>(K, a, sai, sak, b[q], sbk[q], m[2 * q], m[2 * q + 1], alpha, beta, c + j[q], ldc);
+        else if (kind[q] == kHalf)
+            tile16<MR, false>(K, a, sai, sak, b[q], sbk[q], m[2 * q], alpha, beta, c + j[q], ldc);
+        else
+            tile16<MR, true>(K, a, sai, sak, b[q], sbk[q], m[2 * q], alpha, beta, c + j[q], ldc);
+    }
 }
 
 // Panels [p0, p1) in groups; per group, each row tile of [r0, r1) against every panel of the
@@ -102,6 +138,7 @@ __attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t
     const float* b[kMaxGroup];
     int64_t sbk[kMaxGroup], j[kMaxGroup];
     __mmask16 m[2 * kMaxGroup];
+    PanelKind kind[kMaxGroup];
     // Four row tiles or more: B's panels copied too (rows 128 bytes apart, where B's own rows can
     // be 4 KiB apart and meet in the same L1 sets: 146 against 197 GFLOP/s at 256 x 1024 x 512).
     const bool copyB = r1 - r0 >= 4 * kMR;
@@ -112,7 +149,10 @@ __attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t
             j[q] = jq;
             m[2 * q] = __mmask16(nv >= 16 ? 0xffffu : (1u << nv) - 1);
             m[2 * q + 1] = __mmask16(nv >= 32 ? 0xffffu : (nv > 16 ? (1u << (nv - 16)) - 1 : 0u));
-            if (tb || nv < kNR || copyB) {   // B^T, the edge panel (loads past N would leave the rows)
+            kind[q] = nv > 16 ? kFull : !tb && nv < 16 ? kHalfMasked : kHalf;
+            if (!tb && nv <= 16) {   // 16 columns or fewer of B: in place (under a mask if fewer)
+                b[q] = B + jq, sbk[q] = ldb;
+            } else if (tb || nv < kNR || copyB) {   // B^T, the edge panel (loads past N would leave the rows)
                 float* out = panels + q * K * kNR;
                 gemmpack::packPanel(tb, B, ldb, jq, nv, 0, K, out);
                 b[q] = out, sbk[q] = kNR;
@@ -137,14 +177,14 @@ __attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t
             }
             float* c = C + i * ldc;
             switch (rows) {
-            case 8: tiles<8>(K, a, sai, sak, b, sbk, j, m, np, alpha, beta, c, ldc); break;
-            case 7: tiles<7>(K, a, sai, sak, b, sbk, j, m, np, alpha, beta, c, ldc); break;
-            case 6: tiles<6>(K, a, sai, sak, b, sbk, j, m, np, alpha, beta, c, ldc); break;
-            case 5: tiles<5>(K, a, sai, sak, b, sbk, j, m, np, alpha, beta, c, ldc); break;
-            case 4: tiles<4>(K, a, sai, sak, b, sbk, j, m, np, alpha, beta, c, ldc); break;
-            case 3: tiles<3>(K, a, sai, sak, b, sbk, j, m, np, alpha, beta, c, ldc); break;
-            case 2: tiles<2>(K, a, sai, sak, b, sbk, j, m, np, alpha, beta, c, ldc); break;
-            case 1: tiles<1>(K, a, sai, sak, b, sbk, j, m, np, alpha, beta, c, ldc); break;
+            case 8: tiles<8>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
+            case 7: tiles<7>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
+            case 6: tiles<6>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
+            case 5: tiles<5>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
+            case 4: tiles<4>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
+            case 3: tiles<3>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
+            case 2: tiles<2>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
+            case 1: tiles<1>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
             default: break;
             }
         }

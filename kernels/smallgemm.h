@@ -25,7 +25,8 @@ inline bool smallGemmFits(int64_t M, int64_t K) { return K <= 8192 && M * K <= 1
 // Panels of 32 columns: the unit smallGemm's range [p0, p1) counts in.
 inline int64_t smallGemmPanels(int64_t N) { return (N + 31) / 32; }
 
-// Requires smallGemmAvailable() and smallGemmFits(M, K). Writes columns [32 p0, 32 p1) of rows
+// Requires smallGemmAvailable(); correct for any sizes, fast where smallGemmFits(M, K) or N is
+// 16 or less (one panel: op(A) read once, on a 16-column tile). Writes columns [32 p0, 32 p1) of rows
 // [r0, r1) of C (p1, r1 < 0: to the end), so a caller can split one product over threads by
 // panels or by rows; the bits of an element do not depend on the split.
 void smallGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,

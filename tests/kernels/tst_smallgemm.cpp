@@ -115,14 +115,16 @@ private slots:
     void groupsRowRangesAndCopiesAgainstFloat64()
     {
         // The paths of the panel groups: k small enough for many panels per group (16: up to 128)
-        // and so large that a group is one panel (4,000); op(A) = A^T copied per row tile (groups
+        // and so large that a group is one panel (4,000); 16 columns or fewer on the 16-column tile
+        // (16 and 4 in place, 48's last 16, B^T's copy), 17-31 on the full one; op(A) = A^T copied per row tile (groups
         // of 2 panels or more) with a partial last tile; B's panels copied (32 rows or more) and
         // read in place (fewer); row ranges that start and end inside a tile; every transposition.
         int checked = 0;
         for (bool ta : {false, true})
             for (bool tb : {false, true})
                 for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{39, 1000, 16}, {45, 97, 64}, {13, 70, 4000},
-                                       {130, 33, 152}, {33, 161, 9}}) {
+                                       {130, 33, 152}, {33, 161, 9}, {50, 16, 300}, {9, 4, 2000}, {20, 48, 40},
+                                       {17, 23, 5}}) {
                     const Problem p = make(ta, tb, M, N, K, 1, uint64_t(M + N + K));
                     for (auto [alpha, beta] : {std::pair<float, float>{1.f, 0.f}, {0.5f, -1.25f}}) {
                         std::vector<float> whole = p.C0, rows = p.C0, panels = p.C0;
@@ -146,7 +148,7 @@ private slots:
                         ++checked;
                     }
                 }
-        QCOMPARE(checked, 4 * 5 * 2);
+        QCOMPARE(checked, 4 * 9 * 2);
     }
 
     void backendSplitsByRowsAndPanelsSameBits()
@@ -155,7 +157,8 @@ private slots:
         // by panels otherwise: 1 and 2 threads, and smallGemm on one thread, the same bits.
         auto backend = makeCpuBackend();
         for (bool ta : {false, true})
-            for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1000, 64, 150}, {60, 1500, 100}, {301, 301, 33}}) {
+            for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1000, 64, 150}, {60, 1500, 100}, {301, 301, 33},
+                                   {39, 16, 12000}, {3000, 4, 400}}) {   // and two the fits rule leaves out but 16 columns take
                 const Problem p = make(ta, true, M, N, K, 2, 31);
                 std::vector<float> ref = p.C0;
                 cpu::smallGemm(ta, true, M, N, K, 1.f, p.A.data(), p.lda, p.B.data(), p.ldb, 0.f, ref.data(), p.ldc);
