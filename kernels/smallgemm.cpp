@@ -1,5 +1,5 @@
 // smallgemm.h: 8 x 32 register tiles (16 zmm accumulators), op(A)'s element broadcast from A
-// (or from a row tile's copy when op(A) = A^T), op(B) read 32 columns at a time (in place, or
+// (or from a row tile's copy when op(A) = A^T is large), op(B) read 32 columns at a time (in place, or
 // from a copy of the panel: transposed, or the zero-padded edge) in groups of panels that stay
 // in L2, the tile's edge columns stored under a mask.
 #include "kernels/smallgemm.h"
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <numeric>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -44,7 +45,8 @@ std::atomic<bool> g_on{onByDefault()};
 // Panels of op(B) per group, and the group's packed copies: up to 256 KiB (in L2), so that each
 // row tile of op(A) meets all of them while it is in L1.
 constexpr int64_t kGroupFloats = 64 * 1024;
-constexpr int64_t kMaxGroup = 128;   // panels of a group at most (4,096 columns; k 16 or less)
+constexpr int64_t kMaxGroup = 128;
+constexpr int64_t kCopyAFloats = 128 * 1024;   // 512 KiB   // panels of a group at most (4,096 columns; k 16 or less)
 
 #if defined(WT_SMALLGEMM_X86)
 // MR rows of C (row r of op(A) at a + r sai, its k-th element at + k sak) times one panel. Not
@@ -129,7 +131,7 @@ __attribute__((target("avx512f"))) inline void tiles(int64_t K, const float* a, 
 // group. op(A) = A^T is copied per row tile (8 floats per k, contiguous) when the group has
 // more than one panel: in place its rows are columns of A, a cache line per k, which the
 // panels' loads evict (a 768 x 512 A^T streamed from L3 once per panel otherwise).
-__attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t K, float alpha,
+__attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
                                             const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
                                             float* C, int64_t ldc, int64_t p0, int64_t p1, int64_t r0, int64_t r1,
                                             float* panels, float* arow)
@@ -139,9 +141,12 @@ __attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t
     int64_t sbk[kMaxGroup], j[kMaxGroup];
     __mmask16 m[2 * kMaxGroup];
     PanelKind kind[kMaxGroup];
-    // Four row tiles or more: B's panels copied too (rows 128 bytes apart, where B's own rows can
-    // be 4 KiB apart and meet in the same L1 sets: 146 against 197 GFLOP/s at 256 x 1024 x 512).
-    const bool copyB = r1 - r0 >= 4 * kMR;
+    // B's panels copied too (rows 128 bytes apart) for four row tiles or more when B's own rows
+    // meet in too few L1 sets: a row stride of g bytes (its power of two up to 4 KiB) puts K g /
+    // 4 KiB of a panel's lines in each set, past the 12 ways from 8 on (256 x 1024 x 512 tn: 140
+    // against 175 GFLOP/s; the attention items' 64 columns over 128 k stay in place, 5% faster).
+    const int64_t g = std::gcd<int64_t>(ldb * int64_t(sizeof(float)), 4096);
+    const bool copyB = r1 - r0 >= 4 * kMR && K * g > 8 * 4096;
     for (int64_t g0 = p0; g0 < p1; g0 += group) {
         const int64_t np = std::min(group, p1 - g0);
         for (int64_t q = 0; q < np; ++q) {
@@ -160,7 +165,14 @@ __attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t
                 b[q] = B + jq, sbk[q] = ldb;
             }
         }
-        const bool copyA = ta && np > 1;
+        // A^T copied when it is past L2 (768 x 512 and up): the attention items' 128 x 128 stays in
+        // place, where the copy waited on each line (207 against 175 GFLOP/s on one thread).
+        const bool copyA = ta && np > 1 && M * K > kCopyAFloats;
+        // With op(A) copied, each row tile meets the group's panels in turn; read in place, each
+        // panel meets the row tiles in turn (the panel stays in L1: 5% faster on the attention
+        // items' 128 x 64 x 128).
+        const int64_t step = copyA ? np : 1;
+        for (int64_t q0 = 0; q0 < np; q0 += step)
         for (int64_t i = r0; i < r1; i += kMR) {
             const int64_t rows = std::min<int64_t>(kMR, r1 - i);
             const float* a = A + i * (ta ? 1 : lda);
@@ -177,14 +189,14 @@ __attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t
             }
             float* c = C + i * ldc;
             switch (rows) {
-            case 8: tiles<8>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
-            case 7: tiles<7>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
-            case 6: tiles<6>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
-            case 5: tiles<5>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
-            case 4: tiles<4>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
-            case 3: tiles<3>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
-            case 2: tiles<2>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
-            case 1: tiles<1>(K, a, sai, sak, b, sbk, j, m, kind, np, alpha, beta, c, ldc); break;
+            case 8: tiles<8>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
+            case 7: tiles<7>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
+            case 6: tiles<6>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
+            case 5: tiles<5>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
+            case 4: tiles<4>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
+            case 3: tiles<3>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
+            case 2: tiles<2>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
+            case 1: tiles<1>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
             default: break;
             }
         }
@@ -216,7 +228,7 @@ void smallGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, c
         return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(v.data()) + 63) & ~uintptr_t(63));
     };
 #if defined(WT_SMALLGEMM_X86)
-    run(ta, tb, N, K, alpha, A, lda, B, ldb, beta, C, ldc, p0, p1, r0, r1, aligned(panels), aligned(arow));
+    run(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, p0, p1, r0, r1, aligned(panels), aligned(arow));
 #else
     (void)aligned, (void)ta, (void)tb, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
 #endif

@@ -124,7 +124,7 @@ private slots:
             for (bool tb : {false, true})
                 for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{39, 1000, 16}, {45, 97, 64}, {13, 70, 4000},
                                        {130, 33, 152}, {33, 161, 9}, {50, 16, 300}, {9, 4, 2000}, {20, 48, 40},
-                                       {17, 23, 5}}) {
+                                       {17, 23, 5}, {700, 255, 200}}) {   // the last: A^T past 512 KiB copied, rows of B 1 KiB apart copied
                     const Problem p = make(ta, tb, M, N, K, 1, uint64_t(M + N + K));
                     for (auto [alpha, beta] : {std::pair<float, float>{1.f, 0.f}, {0.5f, -1.25f}}) {
                         std::vector<float> whole = p.C0, rows = p.C0, panels = p.C0;
@@ -148,7 +148,7 @@ private slots:
                         ++checked;
                     }
                 }
-        QCOMPARE(checked, 4 * 9 * 2);
+        QCOMPARE(checked, 4 * 10 * 2);
     }
 
     void backendSplitsByRowsAndPanelsSameBits()
