@@ -1,7 +1,7 @@
-// smallgemm.h: 8 x 32 register tiles (16 zmm accumulators), op(A)'s element broadcast from A
-// (or from a row tile's copy when op(A) = A^T is large), op(B) read 32 columns at a time (in place, or
-// from a copy of the panel: transposed, or the zero-padded edge) in groups of panels that stay
-// in L2, the tile's edge columns stored under a mask.
+// smallgemm.h: 8 x 32 register tiles (16 zmm accumulators; 8 x 16 for panels of 16 columns or
+// fewer), op(A)'s element broadcast from A in place, op(B) read 32 columns at a time (in place,
+// or from a copy of the panel: transposed, the zero-padded edge, or rows that meet in too few L1
+// sets), the tile's edge columns stored under a mask.
 #include "kernels/smallgemm.h"
 
 #include "kernels/gemmpack.h"
@@ -42,11 +42,9 @@ bool onByDefault()
 
 std::atomic<bool> g_on{onByDefault()};
 
-// Panels of op(B) per group, and the group's packed copies: up to 256 KiB (in L2), so that each
-// row tile of op(A) meets all of them while it is in L1.
+// Panels of op(B) per group, the group's packed copies made together: up to 256 KiB (in L2).
 constexpr int64_t kGroupFloats = 64 * 1024;
-constexpr int64_t kMaxGroup = 128;
-constexpr int64_t kCopyAFloats = 128 * 1024;   // 512 KiB   // panels of a group at most (4,096 columns; k 16 or less)
+constexpr int64_t kMaxGroup = 128;   // panels of a group at most (4,096 columns; k 16 or less)
 
 #if defined(WT_SMALLGEMM_X86)
 // MR rows of C (row r of op(A) at a + r sai, its k-th element at + k sak) times one panel. Not
@@ -127,26 +125,23 @@ __attribute__((target("avx512f"))) inline void tiles(int64_t K, const float* a, 
     }
 }
 
-// Panels [p0, p1) in groups; per group, each row tile of [r0, r1) against every panel of the
-// group. op(A) = A^T is copied per row tile (8 floats per k, contiguous) when the group has
-// more than one panel: in place its rows are columns of A, a cache line per k, which the
-// panels' loads evict (a 768 x 512 A^T streamed from L3 once per panel otherwise).
-__attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
+// Panels [p0, p1) in groups (a group's copies made together, up to 256 KiB), rows [r0, r1).
+__attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t K, float alpha,
                                             const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
                                             float* C, int64_t ldc, int64_t p0, int64_t p1, int64_t r0, int64_t r1,
-                                            float* panels, float* arow)
+                                            float* panels)
 {
     const int64_t group = std::clamp<int64_t>(kGroupFloats / std::max<int64_t>(1, K * kNR), 1, kMaxGroup);
     const float* b[kMaxGroup];
     int64_t sbk[kMaxGroup], j[kMaxGroup];
     __mmask16 m[2 * kMaxGroup];
     PanelKind kind[kMaxGroup];
-    // B's panels copied too (rows 128 bytes apart) for four row tiles or more when B's own rows
+    // B's panels copied too (rows 128 bytes apart) for eight row tiles or more when B's own rows
     // meet in too few L1 sets: a row stride of g bytes (its power of two up to 4 KiB) puts K g /
     // 4 KiB of a panel's lines in each set, past the 12 ways from 8 on (256 x 1024 x 512 tn: 140
     // against 175 GFLOP/s; the attention items' 64 columns over 128 k stay in place, 5% faster).
     const int64_t g = std::gcd<int64_t>(ldb * int64_t(sizeof(float)), 4096);
-    const bool copyB = r1 - r0 >= 4 * kMR && K * g > 8 * 4096;
+    const bool copyB = r1 - r0 >= 8 * kMR && K * g > 8 * 4096;   // 64 rows: the copy under 6% of the work
     for (int64_t g0 = p0; g0 < p1; g0 += group) {
         const int64_t np = std::min(group, p1 - g0);
         for (int64_t q = 0; q < np; ++q) {
@@ -167,36 +162,24 @@ __attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t M, int64_t
         }
         // A^T copied when it is past L2 (768 x 512 and up): the attention items' 128 x 128 stays in
         // place, where the copy waited on each line (207 against 175 GFLOP/s on one thread).
-        const bool copyA = ta && np > 1 && M * K > kCopyAFloats;
-        // With op(A) copied, each row tile meets the group's panels in turn; read in place, each
-        // panel meets the row tiles in turn (the panel stays in L1: 5% faster on the attention
-        // items' 128 x 64 x 128).
-        const int64_t step = copyA ? np : 1;
-        for (int64_t q0 = 0; q0 < np; q0 += step)
+        // Each panel meets the row tiles in turn, op(A) read in place (a copy of A^T per row tile
+        // was tried: it waited on each line, 5-20% slower on one thread at 768 x 256 x 512 and
+        // bert's 4,002 x 256 x 152).
+        for (int64_t q = 0; q < np; ++q)
         for (int64_t i = r0; i < r1; i += kMR) {
             const int64_t rows = std::min<int64_t>(kMR, r1 - i);
             const float* a = A + i * (ta ? 1 : lda);
-            int64_t sai = ta ? 1 : lda, sak = ta ? lda : 1;
-            if (copyA) {
-                if (rows == kMR)
-                    for (int64_t k = 0; k < K; ++k)
-                        _mm256_storeu_ps(arow + k * kMR, _mm256_loadu_ps(a + k * lda));
-                else
-                    for (int64_t k = 0; k < K; ++k)
-                        for (int64_t r = 0; r < rows; ++r)
-                            arow[k * kMR + r] = a[k * lda + r];
-                a = arow, sai = 1, sak = kMR;
-            }
+            const int64_t sai = ta ? 1 : lda, sak = ta ? lda : 1;
             float* c = C + i * ldc;
             switch (rows) {
-            case 8: tiles<8>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
-            case 7: tiles<7>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
-            case 6: tiles<6>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
-            case 5: tiles<5>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
-            case 4: tiles<4>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
-            case 3: tiles<3>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
-            case 2: tiles<2>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
-            case 1: tiles<1>(K, a, sai, sak, b + q0, sbk + q0, j + q0, m + 2 * q0, kind + q0, step, alpha, beta, c, ldc); break;
+            case 8: tiles<8>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 7: tiles<7>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 6: tiles<6>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 5: tiles<5>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 4: tiles<4>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 3: tiles<3>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 2: tiles<2>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 1: tiles<1>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
             default: break;
             }
         }
@@ -220,15 +203,14 @@ void smallGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, c
     if (M <= 0 || N <= 0 || p0 >= p1 || r0 >= r1)
         return;
     // The copies start on a cache line: a 64-byte load across two lines halves the tile's rate.
-    thread_local std::vector<float> panels, arow;
+    thread_local std::vector<float> panels;
     const int64_t group = std::clamp<int64_t>(kGroupFloats / std::max<int64_t>(1, K * kNR), 1, kMaxGroup);
     panels.resize(size_t(std::max<int64_t>(1, std::min(group, p1 - p0) * K * kNR) + 16));
-    arow.resize(size_t(std::max<int64_t>(1, K * kMR) + 16));
     const auto aligned = [](std::vector<float>& v) {
         return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(v.data()) + 63) & ~uintptr_t(63));
     };
 #if defined(WT_SMALLGEMM_X86)
-    run(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, p0, p1, r0, r1, aligned(panels), aligned(arow));
+    run(ta, tb, N, K, alpha, A, lda, B, ldb, beta, C, ldc, p0, p1, r0, r1, aligned(panels));
 #else
     (void)aligned, (void)ta, (void)tb, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
 #endif

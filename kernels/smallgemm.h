@@ -2,9 +2,9 @@
 // op(B) + beta C (row-major, op(A) M x K, op(B) K x N; beta 0 does not read C). For the
 // batched attention products (128 x 128 x 64 per head at the small presets), which the backend
 // splits over its pool one item per task: OpenBLAS 0.3 drives this CPU (Zen 5) with its Haswell
-// kernels, 8-wide FMA, where the AVX-512 register tiles here are 16-wide. op(A) is read in place
-// (A^T copied 8 rows at a time); op(B) is read in place when it is B itself, copied panel by
-// panel (32 columns) when it is B^T, in groups of panels that each row tile meets in turn.
+// kernels, 8-wide FMA, where the AVX-512 register tiles here are 16-wide. op(A) is read in place;
+// op(B) is read in place when it is B itself (copied where its rows would meet in too few L1
+// sets), copied panel by panel (32 columns, by 8 x 8 transposes) when it is B^T.
 // Every element of C is one fp32 sum over k in order
 // (fused multiply-adds), then alpha acc + beta C: the same bits for any thread count.
 #pragma once

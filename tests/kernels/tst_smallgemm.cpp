@@ -116,15 +116,15 @@ private slots:
     {
         // The paths of the panel groups: k small enough for many panels per group (16: up to 128)
         // and so large that a group is one panel (4,000); 16 columns or fewer on the 16-column tile
-        // (16 and 4 in place, 48's last 16, B^T's copy), 17-31 on the full one; op(A) = A^T copied per row tile (groups
-        // of 2 panels or more) with a partial last tile; B's panels copied (32 rows or more) and
-        // read in place (fewer); row ranges that start and end inside a tile; every transposition.
+        // (16 and 4 in place, 48's last 16, B^T's copy), 17-31 on the full one; B's panels copied
+        // (64 rows or more, rows 1 KiB apart) and read in place; row ranges that start and end
+        // inside a tile, partial last tiles; every transposition.
         int checked = 0;
         for (bool ta : {false, true})
             for (bool tb : {false, true})
                 for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{39, 1000, 16}, {45, 97, 64}, {13, 70, 4000},
                                        {130, 33, 152}, {33, 161, 9}, {50, 16, 300}, {9, 4, 2000}, {20, 48, 40},
-                                       {17, 23, 5}, {700, 255, 200}}) {   // the last: A^T past 512 KiB copied, rows of B 1 KiB apart copied
+                                       {17, 23, 5}, {700, 255, 200}}) {   // the last: rows of B 1 KiB apart copied
                     const Problem p = make(ta, tb, M, N, K, 1, uint64_t(M + N + K));
                     for (auto [alpha, beta] : {std::pair<float, float>{1.f, 0.f}, {0.5f, -1.25f}}) {
                         std::vector<float> whole = p.C0, rows = p.C0, panels = p.C0;
@@ -153,8 +153,9 @@ private slots:
 
     void backendSplitsByRowsAndPanelsSameBits()
     {
-        // The backend splits a product over its pool by rows when op(A) is the larger operand and
-        // by panels otherwise: 1 and 2 threads, and smallGemm on one thread, the same bits.
+        // The backend splits a product over its pool by panels, or by rows when the panels are
+        // too few to balance (1,000 x 64, 3,000 x 4): 1 and 2 threads, and smallGemm on one
+        // thread, the same bits.
         auto backend = makeCpuBackend();
         for (bool ta : {false, true})
             for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1000, 64, 150}, {60, 1500, 100}, {301, 301, 33},
