@@ -3,6 +3,7 @@
 #include "kernels/blockedgemm.h"
 
 #include "kernels/cpurows.h"
+#include "kernels/gemmpack.h"
 #include "kernels/smallgemm.h"
 #include "kernels/threadpool.h"
 
@@ -23,33 +24,17 @@ constexpr int64_t kNR = 32;     // columns of a tile: two 16-float registers
 constexpr int64_t kKC = 256;    // k per block: a packed column panel is 32 KiB, in L1 (48 KiB)
 constexpr int64_t kMC = 256;    // rows per task at most: its A block is 256 KiB, in L2 (1 MiB)
 constexpr int64_t kNC = 4096;   // columns per packed B block: 4 MiB, in L3 (32 MiB)
+// A column block's op(B) over the whole of k packed at once up to this many floats (16 MiB).
+constexpr int64_t kWholeKFloats = 4 * 1024 * 1024;
+// ... for column blocks whose k block is less than this many multiply-adds (~20 us on 2 cores).
+constexpr double kWholeKMacs = 16.0 * 1024 * 1024;
 
 // How a tile meets C: the first k block writes alpha s (+ beta C); a later one continues the
 // sum read back from C (alpha 1: one running sum over k) or adds alpha s to C.
 enum class Store { First, FirstBeta, Continue, AddScaled };
 
 #if defined(WT_BLOCKEDGEMM_X86)
-// The 8 x 8 block at src (rows ld apart) transposed into dst (rows ldd apart).
-__attribute__((target("avx2"))) inline void transpose8(const float* src, int64_t ld, float* dst, int64_t ldd)
-{
-    __m256 r[8], t[8];
-    for (int i = 0; i < 8; ++i)
-        r[i] = _mm256_loadu_ps(src + i * ld);
-    for (int i = 0; i < 8; i += 2) {
-        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);       // a0 b0 a1 b1 | a4 b4 a5 b5
-        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);   // a2 b2 a3 b3 | a6 b6 a7 b7
-    }
-    for (int i = 0; i < 8; i += 4) {
-        r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);       // a0 b0 c0 d0 | a4 ..
-        r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);   // a1 b1 c1 d1 | a5 ..
-        r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
-        r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
-    }
-    for (int i = 0; i < 4; ++i) {
-        _mm256_storeu_ps(dst + i * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
-        _mm256_storeu_ps(dst + (i + 4) * ldd, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
-    }
-}
+using gemmpack::transpose8;
 #endif
 
 // Rows [i0, i0 + mv) and k [k0, k0 + kv) of op(A) as ceil(mv / 8) panels, panel p's k-th
@@ -82,31 +67,10 @@ void packA(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mv, int64_t
 
 // Column panel p (columns j0 + 32 p ..) of op(B) over k [k0, k0 + kv): row k at k 32; zeros
 // past column j0 + nv.
-[[maybe_unused]]
-#if defined(WT_BLOCKEDGEMM_X86)
-__attribute__((target("avx2")))
-#endif
-void packB(bool tb, const float* B, int64_t ldb, int64_t j0, int64_t nv, int64_t k0, int64_t kv, int64_t p, float* out)
+inline void packB(bool tb, const float* B, int64_t ldb, int64_t j0, int64_t nv, int64_t k0, int64_t kv, int64_t p, float* out)
 {
-    const int64_t jb = p * kNR, cols = std::min(kNR, nv - jb);
-    int64_t kd = 0;
-#if defined(WT_BLOCKEDGEMM_X86)
-    if (cols == kNR) {
-        if (tb)   // op(B)'s columns are B's rows: 8 x 8 blocks of 8 rows of B
-            for (; kd + 8 <= kv; kd += 8)
-                for (int64_t c = 0; c < kNR; c += 8)
-                    transpose8(B + (j0 + jb + c) * ldb + k0 + kd, ldb, out + kd * kNR + c, kNR);
-        else
-            for (; kd < kv; ++kd) {
-                const float* src = B + (k0 + kd) * ldb + j0 + jb;
-                for (int64_t c = 0; c < kNR; c += 8)
-                    _mm256_storeu_ps(out + kd * kNR + c, _mm256_loadu_ps(src + c));
-            }
-    }
-#endif
-    for (int64_t k = kd; k < kv; ++k)
-        for (int64_t c = 0; c < kNR; ++c)
-            out[k * kNR + c] = c < cols ? (tb ? B[(j0 + jb + c) * ldb + k0 + k] : B[(k0 + k) * ldb + j0 + jb + c]) : 0.f;
+    const int64_t jb = p * kNR;
+    gemmpack::packPanel(tb, B, ldb, j0 + jb, std::min(kNR, nv - jb), k0, kv, out);
 }
 
 void scaleC(float* C, int64_t ldc, int64_t M, int64_t N, float beta)
@@ -207,13 +171,77 @@ void blockedGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
     const int64_t mtasks = (M + mc - 1) / mc;
     thread_local std::vector<float> packedB;
     std::vector<float>& pb = packedB;   // this call's (the workers see it through the reference)
+    // Task t's tiles over k block [k0, k0 + kv), op(B)'s panels at bp (panel p at bp + p kv 32),
+    // op(A)'s block packed into packedA unless it holds it already (packedTask, packedK).
+    const auto runTask = [&](int64_t t, int64_t j0, int64_t nv, int64_t np, int64_t groups, int64_t k0, int64_t kv,
+                             const float* bp, float* packedA, int64_t& packedTask, int64_t& packedK) {
+        const int64_t panel = kv * kNR;
+        const Store how = k0 == 0 ? (beta == 0.f ? Store::First : Store::FirstBeta)
+                                  : (alpha == 1.f ? Store::Continue : Store::AddScaled);
+        const int64_t mt = t / groups, g = t % groups;
+        const int64_t i0 = mt * mc, mv = std::min(mc, M - i0), mp = (mv + kMR - 1) / kMR;
+        if (packedTask != mt || packedK != k0) {   // consecutive tasks of one row block share its pack
+            packA(ta, A, lda, i0, mv, k0, kv, packedA);
+            packedTask = mt, packedK = k0;
+        }
+        int64_t p0, p1;
+        chunkRange(np, int(groups), int(g), p0, p1);
+        for (int64_t pn = p0; pn < p1; ++pn) {
+            const int64_t jt = j0 + pn * kNR, cols = std::min(kNR, N - jt);
+            const __mmask16 m0 = __mmask16(cols >= 16 ? 0xffffu : (1u << cols) - 1);
+            const __mmask16 m1 = __mmask16(cols >= 32 ? 0xffffu : (cols > 16 ? (1u << (cols - 16)) - 1 : 0u));
+            for (int64_t pm = 0; pm < mp; ++pm) {
+                const int64_t it = i0 + pm * kMR;
+                // The next tile: 8 rows down, or the next panel's first (within C: rows past M are
+                // never fetched, a tile's rows past mt are).
+                const float* next = pm + 1 < mp ? C + (it + kMR) * ldc + jt : pn + 1 < p1 ? C + i0 * ldc + jt + kNR : nullptr;
+                if (next && pm + 2 == mp && M - (it + kMR) < kMR)
+                    next = nullptr;   // the last, partial tile: its rows past M are not C's
+                tile(kv, packedA + pm * kv * kMR, bp + pn * panel, C + it * ldc + jt, ldc, std::min(kMR, M - it), m0,
+                     m1, alpha, beta, how, next);
+            }
+        }
+        (void)nv;
+    };
+    const auto taskA = []() -> float* {
+        thread_local std::vector<float> packedA;
+        if (packedA.size() < size_t(kMC * kKC))
+            packedA.resize(size_t(kMC * kKC));
+        return packedA.data();
+    };
     for (int64_t j0 = 0; j0 < N; j0 += kNC) {
         const int64_t nv = std::min(kNC, N - j0), np = (nv + kNR - 1) / kNR;
         const int64_t groups = std::clamp<int64_t>((want + mtasks - 1) / mtasks, 1, np);
+        const int64_t kblocks = (K + kKC - 1) / kKC;
+        if (kblocks > 1 && K * np * kNR <= kWholeKFloats && double(M) * nv * kKC < kWholeKMacs) {
+            // Every k block of this column block packed at once, then each task runs its tiles
+            // over all k blocks in order: two pool jobs instead of two per k block. For the
+            // narrow products of a long k (the adaptive tails' 39 x 16 x 40,000: 157 blocks of
+            // about 2 us), where waking a worker twice per block cost more than the block.
+            // Not for wider ones: each task then streams all of op(B) from L3 (5-10% slower at
+            // 512 x 256 x 10,003 by CPU time), where a block's op(B) stays in L2 otherwise.
+            if (pb.size() < size_t(K * np * kNR))
+                pb.resize(size_t(K * np * kNR));
+            float* bp = pb.data();
+            cpu::parallelFor(kblocks * np, 4, [&](int64_t lo, int64_t hi) {
+                for (int64_t u = lo; u < hi; ++u) {
+                    const int64_t k0 = (u / np) * kKC, kv = std::min(kKC, K - k0), p = u % np;
+                    packB(tb, B, ldb, j0, nv, k0, kv, p, bp + k0 * np * kNR + p * kv * kNR);
+                }
+            });
+            cpu::parallelFor(mtasks * groups, 1, [&](int64_t lo, int64_t hi) {
+                float* packedA = taskA();
+                for (int64_t t = lo; t < hi; ++t) {
+                    int64_t packedTask = -1, packedK = -1;
+                    for (int64_t k0 = 0; k0 < K; k0 += kKC)
+                        runTask(t, j0, nv, np, groups, k0, std::min(kKC, K - k0), bp + k0 * np * kNR, packedA,
+                                packedTask, packedK);
+                }
+            });
+            continue;
+        }
         for (int64_t k0 = 0; k0 < K; k0 += kKC) {
             const int64_t kv = std::min(kKC, K - k0), panel = kv * kNR;
-            const Store how = k0 == 0 ? (beta == 0.f ? Store::First : Store::FirstBeta)
-                                      : (alpha == 1.f ? Store::Continue : Store::AddScaled);
             if (pb.size() < size_t(np * panel))
                 pb.resize(size_t(np * panel));
             float* bp = pb.data();
@@ -222,37 +250,10 @@ void blockedGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
                     packB(tb, B, ldb, j0, nv, k0, kv, p, bp + p * panel);
             });
             cpu::parallelFor(mtasks * groups, 1, [&](int64_t lo, int64_t hi) {
-                thread_local std::vector<float> packedA;
-                if (packedA.size() < size_t(kMC * kKC))
-                    packedA.resize(size_t(kMC * kKC));
-                int64_t packedTask = -1;
-                for (int64_t t = lo; t < hi; ++t) {
-                    const int64_t mt = t / groups, g = t % groups;
-                    const int64_t i0 = mt * mc, mv = std::min(mc, M - i0), mp = (mv + kMR - 1) / kMR;
-                    if (packedTask != mt) {   // consecutive tasks of one row block share its pack
-                        packA(ta, A, lda, i0, mv, k0, kv, packedA.data());
-                        packedTask = mt;
-                    }
-                    int64_t p0, p1;
-                    chunkRange(np, int(groups), int(g), p0, p1);
-                    for (int64_t pn = p0; pn < p1; ++pn) {
-                        const int64_t jt = j0 + pn * kNR, cols = std::min(kNR, N - jt);
-                        const __mmask16 m0 = __mmask16(cols >= 16 ? 0xffffu : (1u << cols) - 1);
-                        const __mmask16 m1 =
-                            __mmask16(cols >= 32 ? 0xffffu : (cols > 16 ? (1u << (cols - 16)) - 1 : 0u));
-                        for (int64_t pm = 0; pm < mp; ++pm) {
-                            const int64_t it = i0 + pm * kMR;
-                            // The next tile: 8 rows down, or the next panel's first (within C: rows
-                            // past M are never fetched, a tile's rows past mt are).
-                            const float* next = pm + 1 < mp ? C + (it + kMR) * ldc + jt
-                                                : pn + 1 < p1 ? C + i0 * ldc + jt + kNR : nullptr;
-                            if (next && pm + 2 == mp && M - (it + kMR) < kMR)
-                                next = nullptr;   // the last, partial tile: its rows past M are not C's
-                            tile(kv, packedA.data() + pm * kv * kMR, bp + pn * panel, C + it * ldc + jt, ldc,
-                                 std::min(kMR, M - it), m0, m1, alpha, beta, how, next);
-                        }
-                    }
-                }
+                float* packedA = taskA();
+                int64_t packedTask = -1, packedK = -1;
+                for (int64_t t = lo; t < hi; ++t)
+                    runTask(t, j0, nv, np, groups, k0, kv, bp, packedA, packedTask, packedK);
             });
         }
     }

@@ -34,7 +34,9 @@ constexpr double kOwnGemmChunkMacs = 1024.0 * 1024;
 
 bool ownGemm(int M, int N, int K)
 {
-    return cpu::vectorized() && cpu::smallGemmAvailable() && cpu::smallGemmFits(M, K) &&
+    // 16 columns or fewer: one panel, op(A) read once whatever its size (the adaptive tails' 39 x
+    // 16 x 40,000 and 40,000 x 16 x 39, on smallgemm's 16-column tile).
+    return cpu::vectorized() && cpu::smallGemmAvailable() && (cpu::smallGemmFits(M, K) || N <= 16) &&
            double(M) * N * K <= kOwnGemmMacs;
 }
 
@@ -65,11 +67,17 @@ public:
     {
         if (M > 0 && N > 0 && ownGemm(M, N, K)) {
             // Each element of C is summed by one thread in one order: any split gives the same bits.
-            const int64_t panels = cpu::smallGemmPanels(N);
-            const double panelMacs = std::max(1.0, double(M) * K * 32);
-            const int64_t minPanels = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / panelMacs));
-            cpu::parallelFor(panels, minPanels, [&](int64_t lo, int64_t hi) {
-                cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, lo, hi);
+            // By 32-column panels (each thread copies only its own panels of op(B)); by rows when
+            // the panels are too few to balance (the tails' 16 or 64 columns of 8,000-40,000 rows).
+            const bool byRows = cpu::smallGemmPanels(N) < 4 * cpu::threads() && M > 64;
+            const int64_t units = byRows ? (M + 7) / 8 : cpu::smallGemmPanels(N);
+            const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * M));
+            const int64_t minUnits = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / unitMacs));
+            cpu::parallelFor(units, minUnits, [&](int64_t lo, int64_t hi) {
+                if (byRows)
+                    cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, -1, 8 * lo, std::min<int64_t>(M, 8 * hi));
+                else
+                    cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, lo, hi);
             });
             return;
         }

@@ -1,11 +1,15 @@
-// smallgemm.h: 8 x 32 register tiles (16 zmm accumulators), op(A)'s element broadcast straight
-// from A, op(B) read 32 columns at a time (in place, or from a copy of the panel: transposed,
-// or the zero-padded edge), the tile's edge columns stored under a mask.
+// smallgemm.h: 8 x 32 register tiles (16 zmm accumulators; 8 x 16 for panels of 16 columns or
+// fewer), op(A)'s element broadcast from A in place, op(B) read 32 columns at a time (in place,
+// or from a copy of the panel: transposed, the zero-padded edge, or rows that meet in too few L1
+// sets), the tile's edge columns stored under a mask.
 #include "kernels/smallgemm.h"
+
+#include "kernels/gemmpack.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <numeric>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -38,31 +42,16 @@ bool onByDefault()
 
 std::atomic<bool> g_on{onByDefault()};
 
-// Columns [j, j + 32) of op(B) (row k at k 32 of out), zero past N: the transposed panels, and
-// the edge panel of either. Unmasked loads from a full panel: masked ones halved the rate here.
-void packPanel(bool tb, const float* B, int64_t ldb, int64_t K, int64_t N, int64_t j, float* out)
-{
-    const int64_t nv = std::min(kNR, N - j);
-    if (tb) {
-        for (int64_t c = 0; c < nv; ++c) {
-            const float* col = B + (j + c) * ldb;
-            for (int64_t k = 0; k < K; ++k)
-                out[k * kNR + c] = col[k];
-        }
-    } else {
-        for (int64_t k = 0; k < K; ++k)
-            for (int64_t c = 0; c < nv; ++c)
-                out[k * kNR + c] = B[k * ldb + j + c];
-    }
-    for (int64_t k = 0; k < K; ++k)
-        for (int64_t c = nv; c < kNR; ++c)
-            out[k * kNR + c] = 0.f;
-}
+// Panels of op(B) per group, the group's packed copies made together: up to 256 KiB (in L2).
+constexpr int64_t kGroupFloats = 64 * 1024;
+constexpr int64_t kMaxGroup = 128;   // panels of a group at most (4,096 columns; k 16 or less)
 
 #if defined(WT_SMALLGEMM_X86)
-// MR rows of C (row r of op(A) at a + r sai, its k-th element at + k sak) times one panel.
+// MR rows of C (row r of op(A) at a + r sai, its k-th element at + k sak) times one panel. Not
+// inlined: inside run()'s loops GCC spilled one of the 16 accumulators to the stack, a store
+// and a load in every k step's chain, at half the rate.
 template <int MR>
-__attribute__((target("avx512f"))) inline void tile(int64_t K, const float* a, int64_t sai, int64_t sak,
+__attribute__((target("avx512f"), noinline)) void tile(int64_t K, const float* a, int64_t sai, int64_t sak,
                                                     const float* b, int64_t sbk, __mmask16 m0, __mmask16 m1, float alpha,
                                                     float beta, float* c, int64_t ldc)
 {
@@ -90,35 +79,109 @@ __attribute__((target("avx512f"))) inline void tile(int64_t K, const float* a, i
     }
 }
 
-__attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha,
-                                            const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
-                                            float* C, int64_t ldc, int64_t p0, int64_t p1, float* panel)
+// The same for a panel of 16 columns or fewer (the adaptive tails' 16 and 4, of a long k): one
+// register per row, half the multiply-adds of a 32-column tile wasted otherwise. Masked: op(B)
+// read in place with fewer than 16 columns (no copy of a k x 32 panel for 4 columns).
+template <int MR, bool Masked>
+__attribute__((target("avx512f"), noinline)) void tile16(int64_t K, const float* a, int64_t sai, int64_t sak,
+                                                      const float* b, int64_t sbk, __mmask16 m0, float alpha, float beta,
+                                                      float* c, int64_t ldc)
 {
-    const int64_t sai = ta ? 1 : lda, sak = ta ? lda : 1;
-    for (int64_t p = p0; p < p1; ++p) {
-        const int64_t j = p * kNR, nv = std::min(kNR, N - j);
-        const __mmask16 m0 = __mmask16(nv >= 16 ? 0xffffu : (1u << nv) - 1);
-        const __mmask16 m1 = __mmask16(nv >= 32 ? 0xffffu : (nv > 16 ? (1u << (nv - 16)) - 1 : 0u));
-        const float* b = B + j;   // op(B) = B: rows of ldb floats, read in place
-        int64_t sbk = ldb;
-        if (tb || nv < kNR) {     // B^T, or the edge panel (loads past N would leave the rows)
-            packPanel(tb, B, ldb, K, N, j, panel);
-            b = panel, sbk = kNR;
+    __m512 acc[MR];
+    for (int r = 0; r < MR; ++r)
+        acc[r] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < K; ++k) {
+        const __m512 b0 = Masked ? _mm512_maskz_loadu_ps(m0, b + k * sbk) : _mm512_loadu_ps(b + k * sbk);
+        for (int r = 0; r < MR; ++r)
+            acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * sai + k * sak]), b0, acc[r]);
+    }
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (int r = 0; r < MR; ++r) {
+        float* row = c + r * ldc;
+        __m512 o0 = _mm512_mul_ps(va, acc[r]);
+        if (beta != 0.f)
+            o0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), o0);
+        _mm512_mask_storeu_ps(row, m0, o0);
+    }
+}
+
+// How a panel is read: both registers, or the 16-column tile from a copy (or full 16 columns
+// in place), or the 16-column tile under a mask in place.
+enum PanelKind : unsigned char { kFull, kHalf, kHalfMasked };
+
+template <int MR>
+__attribute__((target("avx512f"))) inline void tiles(int64_t K, const float* a, int64_t sai, int64_t sak,
+                                                     const float* const* b, const int64_t* sbk, const int64_t* j,
+                                                     const __mmask16* m, const PanelKind* kind, int64_t panels,
+                                                     float alpha, float beta, float* c, int64_t ldc)
+{
+    for (int64_t q = 0; q < panels; ++q) {
+        if (kind[q] == kFull)
+            tile<MR>(K, a, sai, sak, b[q], sbk[q], m[2 * q], m[2 * q + 1], alpha, beta, c + j[q], ldc);
+        else if (kind[q] == kHalf)
+            tile16<MR, false>(K, a, sai, sak, b[q], sbk[q], m[2 * q], alpha, beta, c + j[q], ldc);
+        else
+            tile16<MR, true>(K, a, sai, sak, b[q], sbk[q], m[2 * q], alpha, beta, c + j[q], ldc);
+    }
+}
+
+// Panels [p0, p1) in groups (a group's copies made together, up to 256 KiB), rows [r0, r1).
+__attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t K, float alpha,
+                                            const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                                            float* C, int64_t ldc, int64_t p0, int64_t p1, int64_t r0, int64_t r1,
+                                            float* panels)
+{
+    const int64_t group = std::clamp<int64_t>(kGroupFloats / std::max<int64_t>(1, K * kNR), 1, kMaxGroup);
+    const float* b[kMaxGroup];
+    int64_t sbk[kMaxGroup], j[kMaxGroup];
+    __mmask16 m[2 * kMaxGroup];
+    PanelKind kind[kMaxGroup];
+    // B's panels copied too (rows 128 bytes apart) for eight row tiles or more when B's own rows
+    // meet in too few L1 sets: a row stride of g bytes (its power of two up to 4 KiB) puts K g /
+    // 4 KiB of a panel's lines in each set, past the 12 ways from 8 on (256 x 1024 x 512 tn: 140
+    // against 175 GFLOP/s; the attention items' 64 columns over 128 k stay in place, 5% faster).
+    const int64_t g = std::gcd<int64_t>(ldb * int64_t(sizeof(float)), 4096);
+    const bool copyB = r1 - r0 >= 8 * kMR && K * g > 8 * 4096;   // 64 rows: the copy under 6% of the work
+    for (int64_t g0 = p0; g0 < p1; g0 += group) {
+        const int64_t np = std::min(group, p1 - g0);
+        for (int64_t q = 0; q < np; ++q) {
+            const int64_t jq = (g0 + q) * kNR, nv = std::min(kNR, N - jq);
+            j[q] = jq;
+            m[2 * q] = __mmask16(nv >= 16 ? 0xffffu : (1u << nv) - 1);
+            m[2 * q + 1] = __mmask16(nv >= 32 ? 0xffffu : (nv > 16 ? (1u << (nv - 16)) - 1 : 0u));
+            kind[q] = nv > 16 ? kFull : !tb && nv < 16 ? kHalfMasked : kHalf;
+            if (!tb && nv <= 16) {   // 16 columns or fewer of B: in place (under a mask if fewer)
+                b[q] = B + jq, sbk[q] = ldb;
+            } else if (tb || nv < kNR || copyB) {   // B^T, the edge panel (loads past N would leave the rows)
+                float* out = panels + q * K * kNR;
+                gemmpack::packPanel(tb, B, ldb, jq, nv, 0, K, out);
+                b[q] = out, sbk[q] = kNR;
+            } else {                // op(B) = B: rows of ldb floats, read in place
+                b[q] = B + jq, sbk[q] = ldb;
+            }
         }
-        int64_t i = 0;
-        for (; i + kMR <= M; i += kMR)
-            tile<kMR>(K, A + i * sai, sai, sak, b, sbk, m0, m1, alpha, beta, C + i * ldc + j, ldc);
-        const float* a = A + i * sai;
-        float* c = C + i * ldc + j;
-        switch (M - i) {
-        case 7: tile<7>(K, a, sai, sak, b, sbk, m0, m1, alpha, beta, c, ldc); break;
-        case 6: tile<6>(K, a, sai, sak, b, sbk, m0, m1, alpha, beta, c, ldc); break;
-        case 5: tile<5>(K, a, sai, sak, b, sbk, m0, m1, alpha, beta, c, ldc); break;
-        case 4: tile<4>(K, a, sai, sak, b, sbk, m0, m1, alpha, beta, c, ldc); break;
-        case 3: tile<3>(K, a, sai, sak, b, sbk, m0, m1, alpha, beta, c, ldc); break;
-        case 2: tile<2>(K, a, sai, sak, b, sbk, m0, m1, alpha, beta, c, ldc); break;
-        case 1: tile<1>(K, a, sai, sak, b, sbk, m0, m1, alpha, beta, c, ldc); break;
-        default: break;
+        // A^T copied when it is past L2 (768 x 512 and up): the attention items' 128 x 128 stays in
+        // place, where the copy waited on each line (207 against 175 GFLOP/s on one thread).
+        // Each panel meets the row tiles in turn, op(A) read in place (a copy of A^T per row tile
+        // was tried: it waited on each line, 5-20% slower on one thread at 768 x 256 x 512 and
+        // bert's 4,002 x 256 x 152).
+        for (int64_t q = 0; q < np; ++q)
+        for (int64_t i = r0; i < r1; i += kMR) {
+            const int64_t rows = std::min<int64_t>(kMR, r1 - i);
+            const float* a = A + i * (ta ? 1 : lda);
+            const int64_t sai = ta ? 1 : lda, sak = ta ? lda : 1;
+            float* c = C + i * ldc;
+            switch (rows) {
+            case 8: tiles<8>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 7: tiles<7>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 6: tiles<6>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 5: tiles<5>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 4: tiles<4>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 3: tiles<3>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 2: tiles<2>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            case 1: tiles<1>(K, a, sai, sak, b + q, sbk + q, j + q, m + 2 * q, kind + q, 1, alpha, beta, c, ldc); break;
+            default: break;
+            }
         }
     }
 }
@@ -130,18 +193,26 @@ bool smallGemmAvailable() { return g_on.load(std::memory_order_relaxed) && cpuHa
 void setSmallGemm(bool on) { g_on.store(on, std::memory_order_relaxed); }
 
 void smallGemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A, int64_t lda,
-               const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int64_t p0, int64_t p1)
+               const float* B, int64_t ldb, float beta, float* C, int64_t ldc, int64_t p0, int64_t p1, int64_t r0,
+               int64_t r1)
 {
     if (p1 < 0)
         p1 = smallGemmPanels(N);
-    if (M <= 0 || N <= 0 || p0 >= p1)
+    if (r1 < 0)
+        r1 = M;
+    if (M <= 0 || N <= 0 || p0 >= p1 || r0 >= r1)
         return;
-    thread_local std::vector<float> panel;
-    panel.resize(size_t(std::max<int64_t>(1, K * kNR)));
+    // The copies start on a cache line: a 64-byte load across two lines halves the tile's rate.
+    thread_local std::vector<float> panels;
+    const int64_t group = std::clamp<int64_t>(kGroupFloats / std::max<int64_t>(1, K * kNR), 1, kMaxGroup);
+    panels.resize(size_t(std::max<int64_t>(1, std::min(group, p1 - p0) * K * kNR) + 16));
+    const auto aligned = [](std::vector<float>& v) {
+        return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(v.data()) + 63) & ~uintptr_t(63));
+    };
 #if defined(WT_SMALLGEMM_X86)
-    run(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, p0, p1, panel.data());
+    run(ta, tb, N, K, alpha, A, lda, B, ldb, beta, C, ldc, p0, p1, r0, r1, aligned(panels));
 #else
-    (void)ta, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
+    (void)aligned, (void)ta, (void)tb, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C, (void)ldc;
 #endif
 }
 

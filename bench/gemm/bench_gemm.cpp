@@ -1,12 +1,17 @@
-// GFLOP/s of OpenBLAS's sgemm and of the backend's own blocked GEMM (blockedgemm.h) on the
-// large products of the bundled workloads, the two alternating call by call in one process so
+// GFLOP/s of OpenBLAS's sgemm and of the backend's own GEMMs (its dispatch: smallgemm.h or
+// blockedgemm.h, batched products split over its pool) on the products of the bundled workloads, the two alternating call by call in one process so
 // a shared machine's load weighs on both alike. Per shape and side: the best and the median of
 // --rounds rounds, each round the best of --reps calls; and, with --cpu-time, the rate per
 // second of the process's CPU time instead of the wall clock's (on one thread, the rate while
 // the thread ran: what a loaded machine's time slicing leaves of the kernel's own speed).
 // --bf16 compares the blocked fp32 GEMM with the bfloat16 one (bf16gemm.h, fused_bf16's) instead.
 //
-//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow]
+// A batched shape runs OpenBLAS once per item (on its own threads), ours as the backend's
+// gemmBatched (--bf16 skips batched shapes).
+//
+//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--bf16] [--shapes SETS]
+//   SETS: square,gcn,gcn-small,transformer,narrow (default) and attention,layers-small,softmax-small
+#include "kernels/backend.h"
 #include "kernels/bf16gemm.h"
 #include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
@@ -36,6 +41,7 @@ struct Shape {
     const char* name;
     bool ta, tb;
     int M, N, K;
+    int batch = 1;
 };
 
 const Shape kShapes[] = {
@@ -56,11 +62,39 @@ const Shape kShapes[] = {
     {"narrow", "nt 2048x40x600", false, true, 2048, 40, 600},
     {"narrow", "tn 8x4096x4096", true, false, 8, 4096, 4096},
     {"narrow", "nn 4x4096x10002", false, false, 4, 4096, 10002},
+    // The small presets' attention items (16 heads x batch 1 in the Transformer, x 2 in BERT).
+    {"attention", "batched nt 128x128x64 x16", false, true, 128, 128, 64, 16},
+    {"attention", "batched nn 128x64x128 x16", false, false, 128, 64, 128, 16},
+    {"attention", "batched tn 128x64x128 x16", true, false, 128, 64, 128, 16},
+    {"attention", "batched nt 128x128x64 x32", false, true, 128, 128, 64, 32},
+    // The Transformer's decoder layers (512 tokens) and BERT's encoder (1,024 tokens), small.
+    {"layers-small", "decoder tn 768x256x512", true, false, 768, 256, 512},
+    {"layers-small", "decoder tn 1024x256x512", true, false, 1024, 256, 512},
+    {"layers-small", "decoder tn 256x1024x512", true, false, 256, 1024, 512},
+    {"layers-small", "decoder tn 256x256x512", true, false, 256, 256, 512},
+    {"layers-small", "decoder nt 512x768x256", false, true, 512, 768, 256},
+    {"layers-small", "decoder nn 512x256x1024", false, false, 512, 256, 1024},
+    {"layers-small", "encoder tn 768x256x1024", true, false, 768, 256, 1024},
+    {"layers-small", "encoder tn 256x256x1024", true, false, 256, 256, 1024},
+    // The softmax heads and tails of the small presets: the Transformer's (512 tokens, hidden
+    // 256, head 10,003) and BERT's (152 masked tokens, head 4,002, tails of 8,000 x 64).
+    {"softmax-small", "transformer head nt 512x10003x256", false, true, 512, 10003, 256},
+    {"softmax-small", "transformer head nn 512x256x10003", false, false, 512, 256, 10003},
+    {"softmax-small", "transformer head tn 10003x256x512", true, false, 10003, 256, 512},
+    {"softmax-small", "transformer tail nn 39x16x40000", false, false, 39, 16, 40000},
+    {"softmax-small", "transformer tail nt 39x40000x16", false, true, 39, 40000, 16},
+    {"softmax-small", "transformer tail tn 40000x16x39", true, false, 40000, 16, 39},
+    {"softmax-small", "bert head nt 152x4002x256", false, true, 152, 4002, 256},
+    {"softmax-small", "bert head nn 152x256x4002", false, false, 152, 256, 4002},
+    {"softmax-small", "bert head tn 4002x256x152", true, false, 4002, 256, 152},
+    {"softmax-small", "bert tail nn 14x64x8000", false, false, 14, 64, 8000},
+    {"softmax-small", "bert tail nt 14x8000x64", false, true, 14, 8000, 64},
+    {"softmax-small", "bert tail tn 8000x64x14", true, false, 8000, 64, 14},
 };
 
 int usage(const char* why)
 {
-    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow]\n", why);
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small]\n", why);
     return 2;
 }
 
@@ -117,23 +151,25 @@ int main(int argc, char** argv)
         }
         std::printf("in-cache tile (smallGemm 128x64x128, one thread): %.0f GFLOP/s\n", 2.0 * m * n * k / best * 1e-9);
     }
+    const auto backend = wt::kernels::makeCpuBackend();
     if (bf16)
         std::printf("bf16 GEMM on %s\n| shape | fp32 blocked GFLOP/s best / median | bf16 GFLOP/s best / median | bf16 / fp32 (medians) |\n| --- | --- | --- | --- |\n",
                     wt::kernels::cpu::bf16Native() ? "vdpbf16ps" : "the portable path (no AVX512-BF16)");
     else
         std::printf("| shape | OpenBLAS GFLOP/s best / median | ours GFLOP/s best / median | ours / OpenBLAS (medians) |\n| --- | --- | --- | --- |\n");
     for (const Shape& s : kShapes) {
-        if (("," + sets + ",").find("," + s.set + ",") == std::string::npos)
+        if (("," + sets + ",").find("," + s.set + ",") == std::string::npos || (bf16 && s.batch > 1))
             continue;
         const int lda = s.ta ? s.M : s.K, ldb = s.tb ? s.K : s.N;
-        std::vector<float> A(size_t(s.M) * s.K), B(size_t(s.K) * s.N), C(size_t(s.M) * s.N);
+        const int64_t sA = int64_t(s.M) * s.K, sB = int64_t(s.K) * s.N, sC = int64_t(s.M) * s.N;
+        std::vector<float> A(size_t(sA * s.batch)), B(size_t(sB * s.batch)), C(size_t(sC * s.batch));
         uint32_t x = 12345;
         for (auto* v : {&A, &B})
             for (float& f : *v) {
                 x = x * 1664525u + 1013904223u;
                 f = float(x >> 8) / float(1u << 24) - 0.5f;
             }
-        const double flop = 2.0 * s.M * double(s.N) * s.K;
+        const double flop = 2.0 * s.M * double(s.N) * s.K * s.batch;
         std::vector<double> rate[2];
         for (int r = 0; r < rounds; ++r)
             for (int side = 0; side < 2; ++side) {
@@ -147,11 +183,15 @@ int main(int argc, char** argv)
                         wt::kernels::cpu::gemmBf16(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,
                                                    C.data(), s.N);
                     else if (side == 0)
-                        cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, s.M,
-                                    s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f, C.data(), s.N);
+                        for (int i = 0; i < s.batch; ++i)
+                            cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans,
+                                        s.M, s.N, s.K, 1.f, A.data() + i * sA, lda, B.data() + i * sB, ldb, 0.f,
+                                        C.data() + i * sC, s.N);
+                    else if (s.batch > 1)
+                        backend->gemmBatched(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, sA, B.data(), ldb, sB, 0.f,
+                                             C.data(), s.N, sC, s.batch);
                     else
-                        wt::kernels::cpu::blockedGemm(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,
-                                                      C.data(), s.N);
+                        backend->gemm(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f, C.data(), s.N);
                     if (k > 0)
                         best = std::min(best, now(cpuTime) - t0);
                 }

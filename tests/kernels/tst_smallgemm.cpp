@@ -11,9 +11,11 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 using namespace wt::kernels;
@@ -108,6 +110,68 @@ private slots:
             QVERIFY(sameBits(one[0], whole));   // the backend took our kernel for this product
             QVERIFY(sameBits(many[0], many[1]));
         }
+    }
+
+    void groupsRowRangesAndCopiesAgainstFloat64()
+    {
+        // The paths of the panel groups: k small enough for many panels per group (16: up to 128)
+        // and so large that a group is one panel (4,000); 16 columns or fewer on the 16-column tile
+        // (16 and 4 in place, 48's last 16, B^T's copy), 17-31 on the full one; B's panels copied
+        // (64 rows or more, rows 1 KiB apart) and read in place; row ranges that start and end
+        // inside a tile, partial last tiles; every transposition.
+        int checked = 0;
+        for (bool ta : {false, true})
+            for (bool tb : {false, true})
+                for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{39, 1000, 16}, {45, 97, 64}, {13, 70, 4000},
+                                       {130, 33, 152}, {33, 161, 9}, {50, 16, 300}, {9, 4, 2000}, {20, 48, 40},
+                                       {17, 23, 5}, {700, 255, 200}}) {   // the last: rows of B 1 KiB apart copied
+                    const Problem p = make(ta, tb, M, N, K, 1, uint64_t(M + N + K));
+                    for (auto [alpha, beta] : {std::pair<float, float>{1.f, 0.f}, {0.5f, -1.25f}}) {
+                        std::vector<float> whole = p.C0, rows = p.C0, panels = p.C0;
+                        cpu::smallGemm(ta, tb, M, N, K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb, beta, whole.data(), p.ldc);
+                        bool untouched = false;
+                        const double r = worstRatio(p, whole, alpha, beta, &untouched);
+                        QVERIFY2(r <= 1.0 && untouched, qPrintable(QStringLiteral("ta %1 tb %2 %3x%4x%5: %6")
+                                                                       .arg(ta).arg(tb).arg(M).arg(N).arg(K).arg(r)));
+                        // Rows in three ranges (cut at 5 and 2 M / 3), panels in two: the same bits.
+                        const int64_t cut1 = std::min<int64_t>(5, M), cut2 = std::max(cut1, 2 * M / 3);
+                        for (auto [r0, r1] : {std::pair<int64_t, int64_t>{0, cut1}, {cut1, cut2}, {cut2, M}})
+                            cpu::smallGemm(ta, tb, M, N, K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb, beta, rows.data(),
+                                           p.ldc, 0, -1, r0, r1);
+                        const int64_t np = cpu::smallGemmPanels(N), half = np / 2;
+                        cpu::smallGemm(ta, tb, M, N, K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb, beta, panels.data(),
+                                       p.ldc, 0, half);
+                        cpu::smallGemm(ta, tb, M, N, K, alpha, p.A.data(), p.lda, p.B.data(), p.ldb, beta, panels.data(),
+                                       p.ldc, half, np);
+                        QVERIFY(sameBits(whole, rows));
+                        QVERIFY(sameBits(whole, panels));
+                        ++checked;
+                    }
+                }
+        QCOMPARE(checked, 4 * 10 * 2);
+    }
+
+    void backendSplitsByRowsAndPanelsSameBits()
+    {
+        // The backend splits a product over its pool by panels, or by rows when the panels are
+        // too few to balance (1,000 x 64, 3,000 x 4): 1 and 2 threads, and smallGemm on one
+        // thread, the same bits.
+        auto backend = makeCpuBackend();
+        for (bool ta : {false, true})
+            for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1000, 64, 150}, {60, 1500, 100}, {301, 301, 33},
+                                   {39, 16, 12000}, {3000, 4, 400}}) {   // and two the fits rule leaves out but 16 columns take
+                const Problem p = make(ta, true, M, N, K, 2, 31);
+                std::vector<float> ref = p.C0;
+                cpu::smallGemm(ta, true, M, N, K, 1.f, p.A.data(), p.lda, p.B.data(), p.ldb, 0.f, ref.data(), p.ldc);
+                for (int t : {1, 2}) {
+                    cpu::setThreads(t);
+                    std::vector<float> C = p.C0;
+                    backend->gemm(ta, true, int(M), int(N), int(K), 1.f, p.A.data(), int(p.lda), p.B.data(), int(p.ldb),
+                                  0.f, C.data(), int(p.ldc));
+                    QVERIFY2(sameBits(ref, C), qPrintable(QStringLiteral("ta %1 %2x%3x%4 on %5 threads")
+                                                              .arg(ta).arg(M).arg(N).arg(K).arg(t)));
+                }
+            }
     }
 
     void backendDispatchEitherWay()
