@@ -95,11 +95,7 @@ public:
     const std::shared_ptr<const RunData>& runData() const { return m_data; }
     // Activities behind the figures (the attached run's, 0 without one): what makes a
     // computation long enough to move off the GUI thread.
-    // A range read from the file counts the run's (it reads a part of them, from disk).
-    int64_t activityCount() const
-    {
-        return m_data ? m_data->activityCount : m_rangeOverview ? std::max<int64_t>(m_rangeOverview->activityCount, INT32_MAX) : 0;
-    }
+    int64_t activityCount() const { return m_data ? m_data->activityCount : 0; }
     // computeRange has activities to read: the attached run's, or the file's through the kept overview.
     bool hasRanges() const { return m_data || m_rangeOverview; }
 

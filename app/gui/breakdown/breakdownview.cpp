@@ -458,7 +458,9 @@ void BreakdownView::refresh()
             return r;
         }
     };
-    if (m_source->activityCount() <= m_asyncThreshold) {
+    // A range without the loaded run reads the file (over the memory cap): always on the worker.
+    const bool fromFile = range && !m_source->runData();
+    if (m_source->activityCount() <= m_asyncThreshold && !fromFile) {
         show(job());
         return;
     }
