@@ -114,6 +114,15 @@ private slots:
         QVERIFY(sp.exceptions() >= 5 && sp.exceptions() < 10);
         QVERIFY2(double(sp.bytes()) / double(n) < 8.5, qPrintable(QString::number(double(sp.bytes()) / double(n))));
         checkSpans(sp, lo, hi);
+        // Encoded on several threads (a part of the blocks each, far lists joined in order):
+        // the same spans and side table.
+        for (int threads : {2, 3, 4, 8}) {
+            InstanceSpans par;
+            par.assign(lo.data(), hi.data(), n, threads);
+            QVERIFY(par.compact());
+            QCOMPARE(par.exceptions(), sp.exceptions());
+            checkSpans(par, lo, hi);
+        }
 
         // Ids not in time order (every start far from its neighbours): plain arrays, same values.
         for (size_t i = 0; i < n; ++i) {
@@ -123,6 +132,12 @@ private slots:
         sp.assign(lo, hi);
         QVERIFY(!sp.compact());
         checkSpans(sp, lo, hi);
+        for (int threads : {2, 4}) {
+            InstanceSpans par;
+            par.assign(lo.data(), hi.data(), n, threads);
+            QVERIFY(!par.compact());
+            checkSpans(par, lo, hi);
+        }
 
         sp.assign({}, {});
         QCOMPARE(sp.size(), size_t(0));

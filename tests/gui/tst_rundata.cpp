@@ -197,6 +197,18 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(wt::StorageError, loadRun(bad, 1));
     }
 
+    void memoryBytesCountsInstanceIds()
+    {
+        // A skeleton of a run whose instance ids have holes keeps every id (8 bytes each):
+        // the memory cap's accounting (windowBudget) must see them.
+        RunData d;
+        d.profile = std::make_shared<const wt::RunProfile>();
+        const size_t before = d.memoryBytes();
+        d.instanceIds.resize(100000);
+        QVERIFY2(d.memoryBytes() >= before + 100000 * sizeof(int64_t),
+                 qPrintable(QStringLiteral("%1 -> %2 bytes").arg(before).arg(d.memoryBytes())));
+    }
+
     void damagedRunRefused()
     {
         // A scope parent cycle (UPDATE scopes SET parent_id = id) made the GUI's layer grouping

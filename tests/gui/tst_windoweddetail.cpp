@@ -5,6 +5,7 @@
 // breakdown from that range's chunks alone equals the fully loaded run's; and the loader draws
 // the visible window's chunks before the rest of the run.
 #include "analysis/breakdown.h"
+#include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/core/overviewrun.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/runloader.h"
@@ -249,6 +250,32 @@ private slots:
             QCOMPARE(br.groups[g].path, bf.groups[g].path);
             QCOMPARE(br.groups[g].timeNs, bf.groups[g].timeNs);
             QCOMPARE(br.groups[g].count, bf.groups[g].count);
+        }
+    }
+
+    void rangeBreakdownOverTheCapFromTheFile()
+    {
+        // The breakdown view's source over the cap is the overview's stored totals; a time
+        // range on it reads that range's chunks from the file (loadRangeRun) and gives the
+        // fully loaded run's figures.
+        auto stored = BreakdownSource::loadStored(std::shared_ptr<const RunData>(m_overview));
+        auto full = BreakdownSource::load(std::shared_ptr<const RunData>(m_full));
+        QVERIFY(stored->hasRanges());
+        QVERIFY(!BreakdownSource::loadStored(*m_overview)->hasRanges());   // no file kept: totals only
+        const double span = double(m_full->spanEndNs - m_full->spanStartNs);
+        const double t0 = double(m_full->spanStartNs) + 0.31 * span, t1 = t0 + 0.07 * span;
+        for (GroupBy g : {GroupBy::Layer, GroupBy::Kernel}) {
+            const BreakdownLevel level{g, {}, kDefaultScopeDepth};
+            const BreakdownResult a = full->computeRange(level, t0, t1), b = stored->computeRange(level, t0, t1);
+            QVERIFY(a.range && b.range);
+            QVERIFY(!a.rows.empty());
+            QCOMPARE(b.totalNs, a.totalNs);
+            QCOMPARE(b.rows.size(), a.rows.size());
+            for (size_t r = 0; r < a.rows.size(); ++r) {
+                QCOMPARE(b.rows[r].name, a.rows[r].name);
+                QCOMPARE(b.rows[r].timeNs, a.rows[r].timeNs);
+                QCOMPARE(b.rows[r].count, a.rows[r].count);
+            }
         }
     }
 

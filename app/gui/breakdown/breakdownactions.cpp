@@ -31,7 +31,7 @@ BreakdownActions::BreakdownActions(MainWindow* window)
     // The run's stored totals at once, with the timeline's overview; the loaded run replaces them.
     connect(window->loader(), &RunLoader::overviewLoaded, m_view, [this](std::shared_ptr<const RunData> overview) {
         if (overview && overview->profile)
-            m_view->setSource(BreakdownSource::loadStored(*overview));
+            m_view->setSource(BreakdownSource::loadStored(overview));
     });
     if (auto* split = qobject_cast<QSplitter*>(m_view->parentWidget())) {
         split->setStretchFactor(0, 3);

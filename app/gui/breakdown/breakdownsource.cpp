@@ -3,6 +3,7 @@
 #include "analysis/kernelcategory.h"
 #include "app/gui/core/displayname.h"
 #include "app/gui/core/layerpalette.h"
+#include "app/gui/core/windowedrun.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -124,6 +126,14 @@ std::shared_ptr<BreakdownSource> BreakdownSource::loadStored(const RunData& over
     s->m_profile = overview.profile;
     s->m_stats = computeRunStats(*s->m_profile, BreakdownOptions{});
     s->m_palette = overview.palette;
+    return s;
+}
+
+std::shared_ptr<BreakdownSource> BreakdownSource::loadStored(std::shared_ptr<const RunData> overview)
+{
+    auto s = loadStored(*overview);
+    if (!overview->filePath.isEmpty())
+        s->m_rangeOverview = std::move(overview);
     return s;
 }
 
@@ -386,6 +396,15 @@ BreakdownResult BreakdownSource::computeRange(const BreakdownLevel& level, doubl
 {
     if (t1 < t0)
         std::swap(t0, t1);
+    if (!m_data && m_rangeOverview) {
+        // Over the memory cap: the activities of the range's chunks only, read now (this runs
+        // on the view's worker). They are the full run's there, so the figures are the same.
+        const RunData& ov = *m_rangeOverview;
+        const int64_t a = int64_t(std::floor(t0)), b = int64_t(std::ceil(t1));
+        std::shared_ptr<const RunData> part = loadRangeRun(ov.filePath.toStdString(), ov.run.id, ov, a, std::max(b, a + 1));
+        const ActivityView view = part->activities();
+        return adapt(level, computeBreakdown(*m_profile, level, &view, TimeRange::fromDouble(t0, t1)), t0, t1);
+    }
     if (!m_data) {
         BreakdownResult r = adapt(level, Breakdown{}, t0, t1);
         r.range = true;

@@ -82,6 +82,9 @@ public:
     // totals only, so the whole-run breakdown shows at once; no distributions, ranges or
     // selection until the loaded run's source replaces it.
     static std::shared_ptr<BreakdownSource> loadStored(const RunData& overview);
+    // The same, keeping the overview: a time range is then read from the file, only that
+    // range's chunks (loadRangeRun), for a run over the memory cap that is never loaded whole.
+    static std::shared_ptr<BreakdownSource> loadStored(std::shared_ptr<const RunData> overview);
 
     const RunStats& stats() const { return m_stats; }   // computeRunStats of the whole run
     const RunInfo& run() const { return m_profile->run; }
@@ -93,11 +96,15 @@ public:
     // Activities behind the figures (the attached run's, 0 without one): what makes a
     // computation long enough to move off the GUI thread.
     int64_t activityCount() const { return m_data ? m_data->activityCount : 0; }
+    // computeRange has activities to read: the attached run's, or the file's through the kept overview.
+    bool hasRanges() const { return m_data || m_rangeOverview; }
 
     // The whole run (stored totals), with distributions when a RunData is attached.
     BreakdownResult compute(const BreakdownLevel& level) const;
-    // A time range [t0, t1) in ns relative to the run origin (needs a RunData): each
-    // activity's time is clipped to the range (analysis's clip rule).
+    // A time range [t0, t1) in ns relative to the run origin (needs a RunData, or the overview
+    // of loadStored(shared_ptr): then the range's chunks are read from the file): each
+    // activity's time is clipped to the range (analysis's clip rule). Throws StorageError
+    // when the file cannot be read.
     BreakdownResult computeRange(const BreakdownLevel& level, double t0, double t1) const;
 
     // Shared selection with the timeline (needs a RunData). The group key of an activity at a
@@ -127,6 +134,7 @@ private:
     std::shared_ptr<const RunProfile> m_profile;
     RunStats m_stats;
     std::shared_ptr<const RunData> m_data;
+    std::shared_ptr<const RunData> m_rangeOverview;   // loadStored(shared_ptr): ranges from its file
     LayerPalette m_palette;   // the run's (RunData::palette, or built from the tree headless)
 };
 

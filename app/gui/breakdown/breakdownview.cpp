@@ -371,7 +371,7 @@ void BreakdownView::setUseRange(bool range)
 
 bool BreakdownView::usesRange() const
 {
-    return m_range->isChecked() && m_state->hasRangeSelection() && m_source && m_source->runData();
+    return m_range->isChecked() && m_state->hasRangeSelection() && m_source && m_source->hasRanges();
 }
 
 void BreakdownView::setGroupBy(GroupBy groupBy)
@@ -443,9 +443,24 @@ void BreakdownView::refresh()
     const bool range = usesRange();
     const double t0 = range ? m_state->rangeStartNs() : 0, t1 = range ? m_state->rangeEndNs() : 0;
     auto job = [source = m_source, level, range, t0, t1] {
-        return range ? source->computeRange(level, t0, t1) : source->compute(level);
+        if (!range)
+            return source->compute(level);
+        try {
+            return source->computeRange(level, t0, t1);
+        } catch (const std::exception& e) {
+            // A range read from the file (over the memory cap) that failed: an empty range.
+            qWarning("breakdown range: %s", e.what());
+            BreakdownResult r;
+            r.level = level;
+            r.range = true;
+            r.rangeStartNs = t0;
+            r.rangeEndNs = t1;
+            return r;
+        }
     };
-    if (m_source->activityCount() <= m_asyncThreshold) {
+    // A range without the loaded run reads the file (over the memory cap): always on the worker.
+    const bool fromFile = range && !m_source->runData();
+    if (m_source->activityCount() <= m_asyncThreshold && !fromFile) {
         show(job());
         return;
     }

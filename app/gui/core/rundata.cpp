@@ -66,57 +66,106 @@ void InstanceSpans::assign(const std::vector<int64_t>& startNs, const std::vecto
     assign(startNs.data(), endNs.data(), std::min(startNs.size(), endNs.size()));
 }
 
-void InstanceSpans::assign(const int64_t* startNs, const int64_t* endNs, size_t n)
+void InstanceSpans::assign(const int64_t* startNs, const int64_t* endNs, size_t n, int threads)
 {
     *this = InstanceSpans();
-    m_base.assign((n + kBlock - 1) / kBlock, 0);
+    const size_t blocks = (n + kBlock - 1) / kBlock;
+    m_base.assign(blocks, 0);
     m_offset.resize(n);
     m_length.resize(n);
-    std::vector<int64_t> sample;
     const size_t farLimit = n / 64 + 1024;
-    for (size_t b = 0; b < m_base.size() && m_far.size() <= farLimit; ++b) {
-        const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
-        // The base: the median of a few starts of the block, so that one early or late
-        // instance (kept aside) does not push the others out of the +-2^31 ns window.
-        sample.clear();
-        for (size_t i = lo; i < hi; i += std::max<size_t>(1, (hi - lo) / 8))
-            if (startNs[i] <= endNs[i])
-                sample.push_back(startNs[i]);
-        if (!sample.empty()) {
-            std::nth_element(sample.begin(), sample.begin() + ptrdiff_t(sample.size() / 2), sample.end());
-            m_base[b] = sample[sample.size() / 2];
-        }
-        const int64_t base = m_base[b];
-        for (size_t i = lo; i < hi; ++i) {
-            const int64_t s = startNs[i], e = endNs[i];
-            if (s > e) {
-                m_offset[i] = kNoSpan;
-                m_length[i] = 0;
-                continue;
+    // Blocks are independent: each part of them is encoded on its own thread with its own list
+    // of far instances (in index order), and the lists are joined in part order.
+    const size_t parts = std::clamp<size_t>(size_t(std::max(threads, 1)), 1, std::max<size_t>(blocks, 1));
+    std::vector<std::vector<Far>> farOf(parts);
+    std::atomic<size_t> farCount{0};
+    auto encode = [&](size_t part) {
+        std::vector<Far>& fars = farOf[part];
+        std::vector<int64_t> sample;
+        const size_t b0 = blocks * part / parts, b1 = blocks * (part + 1) / parts;
+        for (size_t b = b0; b < b1; ++b) {
+            if (farCount.load(std::memory_order_relaxed) > farLimit)
+                return;   // plain arrays instead: no point encoding the rest
+            const size_t lo = b * kBlock, hi = std::min(n, lo + kBlock);
+            // The base: the median of a few starts of the block, so that one early or late
+            // instance (kept aside) does not push the others out of the +-2^31 ns window.
+            sample.clear();
+            for (size_t i = lo; i < hi; i += std::max<size_t>(1, (hi - lo) / 8))
+                if (startNs[i] <= endNs[i])
+                    sample.push_back(startNs[i]);
+            if (!sample.empty()) {
+                std::nth_element(sample.begin(), sample.begin() + ptrdiff_t(sample.size() / 2), sample.end());
+                m_base[b] = sample[sample.size() / 2];
             }
-            // Times lie within +-2^61 ns (storage refuses others): the differences fit.
-            const int64_t off = s - base;
-            const uint64_t len = uint64_t(e - s);
-            const bool isFar = off < -kBias || off >= int64_t(kFar) - kBias, isLong = len >= kLong;
-            m_offset[i] = isFar ? kFar : uint32_t(off + kBias);
-            m_length[i] = isLong ? kLong : uint32_t(len);
-            if (isFar || isLong)
-                m_far.push_back(Far{uint32_t(i), s, e});
+            const int64_t base = m_base[b];
+            const size_t farBefore = fars.size();
+            for (size_t i = lo; i < hi; ++i) {
+                const int64_t s = startNs[i], e = endNs[i];
+                if (s > e) {
+                    m_offset[i] = kNoSpan;
+                    m_length[i] = 0;
+                    continue;
+                }
+                // Times lie within +-2^61 ns (storage refuses others): the differences fit.
+                const int64_t off = s - base;
+                const uint64_t len = uint64_t(e - s);
+                const bool isFar = off < -kBias || off >= int64_t(kFar) - kBias, isLong = len >= kLong;
+                m_offset[i] = isFar ? kFar : uint32_t(off + kBias);
+                m_length[i] = isLong ? kLong : uint32_t(len);
+                if (isFar || isLong)
+                    fars.push_back(Far{uint32_t(i), s, e});
+            }
+            if (fars.size() > farBefore)
+                farCount.fetch_add(fars.size() - farBefore, std::memory_order_relaxed);
         }
+    };
+    if (parts > 1) {
+        std::vector<std::thread> pool;
+        std::exception_ptr failed;
+        std::mutex failedMutex;
+        for (size_t p = 1; p < parts; ++p)
+            pool.emplace_back([&, p] {
+                try {
+                    encode(p);
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(failedMutex);
+                    failed = std::current_exception();
+                }
+            });
+        try {
+            encode(0);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(failedMutex);
+            failed = std::current_exception();
+        }
+        for (std::thread& t : pool)
+            t.join();
+        if (failed)
+            std::rethrow_exception(failed);
+    } else {
+        encode(0);
     }
-    if (m_far.size() > farLimit) {
-        // Many far instances (ids not in time order): plain arrays, no table to search.
-        m_base = {};
-        m_offset = {};
-        m_length = {};
-        m_far = {};
-        m_wideStart.resize(n);
-        m_wideEnd.resize(n);
-        for (size_t i = 0; i < n; ++i) {
-            const bool has = startNs[i] <= endNs[i];
-            m_wideStart[i] = has ? startNs[i] : INT64_MAX;
-            m_wideEnd[i] = has ? endNs[i] : INT64_MIN;
+    if (farCount.load() <= farLimit) {
+        if (parts == 1) {
+            m_far = std::move(farOf[0]);
+        } else {
+            m_far.reserve(farCount.load());
+            for (const std::vector<Far>& f : farOf)
+                m_far.insert(m_far.end(), f.begin(), f.end());
         }
+        return;
+    }
+    // Many far instances (ids not in time order): plain arrays, no table to search.
+    m_base = {};
+    m_offset = {};
+    m_length = {};
+    m_far = {};
+    m_wideStart.resize(n);
+    m_wideEnd.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        const bool has = startNs[i] <= endNs[i];
+        m_wideStart[i] = has ? startNs[i] : INT64_MAX;
+        m_wideEnd[i] = has ? endNs[i] : INT64_MIN;
     }
 }
 
@@ -240,6 +289,7 @@ size_t RunData::memoryBytes() const
     for (const HostLaneData& l : hostLanes)
         b += sizeof(l) + l.items.capacity() * 4 + l.startNs.capacity() * 8 + l.durationNs.capacity() * 4 + l.index.bytes();
     b += hostLaneOf.capacity() * 4 + hostPosOf.capacity() * 4;
+    b += instanceIds.capacity() * 8;   // a skeleton's ids when they have holes
     b += launchConfigs.capacity() * sizeof(LaunchConfig) + nameColors.capacity() * 4 + instanceLaunches.capacity() * 8;
     for (const auto& [id, s] : strings())
         b += 48 + s.capacity();
@@ -720,7 +770,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         gpuEnd[p] = std::max(gpuEnd[p], gpuEnd[i]);
         deviceMask[p] |= deviceMask[i];
     }
-    in.spans.assign(gpuStart.get(), gpuEnd.get(), instanceCount);
+    in.spans.assign(gpuStart.get(), gpuEnd.get(), instanceCount, threads);
     gpuStart.reset();
     gpuEnd.reset();
 
@@ -729,45 +779,104 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     for (const ScopeNodeData& n : d.nodes)
         maxDepth = std::max(maxDepth, n.depth);
     // One job per (device, depth): its instances grouped by first track, to be merged (below).
+    using LaneItems = std::vector<uint32_t, NoFillAllocator<uint32_t>>;   // every element placed below
     struct LaneJob {
         int dev = 0, depth = 0;
         std::vector<uint32_t> offsets;    // group g is v[offsets[g], offsets[g + 1])
-        std::vector<uint32_t> v;
+        LaneItems v;
     };
     std::vector<LaneJob> laneJobs;
     for (int dev = 0; dev < nDevices; ++dev) {
-        uint8_t bit = uint8_t(1u << std::min(dev, 7));
+        const uint8_t bit = uint8_t(1u << std::min(dev, 7));
         // Per depth: the instances grouped by first track (counting sort, stable), each group
         // sorted by (GPU start, index) -- usually already -- then merged. Same order as sorting
-        // all of them, at a fraction of the cost (8.4M op instances: ~0.5 s to sort).
-        std::vector<std::vector<uint32_t>> groupCount(size_t(maxDepth) + 1);
-        std::vector<uint16_t> depthOf(instanceCount, 0);   // 0 = not in a lane of this device
-        for (size_t i = 0; i < instanceCount; ++i)
-            if ((deviceMask[i] & bit) && in.hasSpan(i)) {
-                const int depth = std::min(d.nodes[in.node[i]].depth, 65535);
-                depthOf[i] = uint16_t(depth);
-                auto& c = groupCount[size_t(depth)];
-                if (c.empty())
-                    c.assign(257, 0);
-                ++c[size_t(firstTrack[i]) + 1];
+        // all of them, at a fraction of the cost (8.4M op instances: ~0.5 s to sort). The
+        // instances are counted and placed in `parts` ranges of indices on as many threads:
+        // a group holds part 0's members, then part 1's, ..., each in index order, so the
+        // result is the one-thread result.
+        const size_t parts = threads > 1 && instanceCount >= (size_t(1) << 16) ? size_t(std::min(threads, 4)) : 1;
+        std::vector<uint16_t, NoFillAllocator<uint16_t>> depthOf(instanceCount);   // 0 = not in a lane of this device
+        // Per part and depth: 257 counts by first track (+1), empty when the part has none.
+        std::vector<std::vector<std::vector<uint32_t>>> partCount(parts, std::vector<std::vector<uint32_t>>(size_t(maxDepth) + 1));
+        auto inParts = [&](auto&& body) {
+            if (parts == 1) {
+                body(size_t(0));
+                return;
             }
+            std::vector<std::thread> pool;
+            std::exception_ptr failed;
+            std::mutex failedMutex;
+            auto guarded = [&](size_t p) {
+                try {
+                    body(p);
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(failedMutex);
+                    failed = std::current_exception();
+                }
+            };
+            for (size_t p = 1; p < parts; ++p)
+                pool.emplace_back(guarded, p);
+            guarded(0);
+            for (std::thread& t : pool)
+                t.join();
+            if (failed)
+                std::rethrow_exception(failed);
+        };
+        auto partRange = [&](size_t p) { return std::pair<size_t, size_t>(instanceCount * p / parts, instanceCount * (p + 1) / parts); };
+        inParts([&](size_t p) {
+            auto& counts = partCount[p];
+            const auto [lo, hi] = partRange(p);
+            for (size_t i = lo; i < hi; ++i) {
+                uint16_t depth = 0;
+                if ((deviceMask[i] & bit) && in.hasSpan(i)) {
+                    depth = uint16_t(std::min(d.nodes[in.node[i]].depth, 65535));
+                    auto& c = counts[depth];
+                    if (c.empty())
+                        c.assign(257, 0);
+                    ++c[size_t(firstTrack[i]) + 1];
+                }
+                depthOf[i] = depth;
+            }
+        });
         // Instance indices only (4 bytes; the GPU start is read when compared): a vector of
         // (start, index) pairs cost 16 bytes an instance at the load's peak.
-        std::vector<std::vector<uint32_t>> byDepth(size_t(maxDepth) + 1);
-        std::vector<std::vector<uint32_t>> fill(size_t(maxDepth) + 1);
-        for (size_t depth = 1; depth < groupCount.size(); ++depth) {
-            auto& offsets = groupCount[depth];
-            if (offsets.empty())
+        std::vector<std::vector<uint32_t>> groupCount(size_t(maxDepth) + 1);   // group offsets per depth
+        std::vector<LaneItems> byDepth(size_t(maxDepth) + 1);
+        std::vector<std::vector<std::vector<uint32_t>>> fill(parts, std::vector<std::vector<uint32_t>>(size_t(maxDepth) + 1));
+        for (size_t depth = 1; depth <= size_t(maxDepth); ++depth) {
+            bool any = false;
+            for (size_t p = 0; p < parts; ++p)
+                any |= !partCount[p][depth].empty();
+            if (!any)
                 continue;
-            for (size_t g = 1; g < offsets.size(); ++g)
-                offsets[g] += offsets[g - 1];
+            // Group g starts at offsets[g]; part p's members of it after those of parts < p.
+            // partCount holds counts shifted by one (c[track + 1]): group g's count is c[g + 1].
+            auto& offsets = groupCount[depth];
+            offsets.assign(257, 0);
+            std::vector<uint32_t> size(256, 0);
+            for (size_t p = 0; p < parts; ++p)
+                if (!partCount[p][depth].empty())
+                    for (size_t g = 0; g < 256; ++g)
+                        size[g] += partCount[p][depth][g + 1];
+            for (size_t g = 0; g < 256; ++g)
+                offsets[g + 1] = offsets[g] + size[g];
             byDepth[depth].resize(offsets.back());
-            fill[depth].assign(offsets.begin(), offsets.end() - 1);
+            std::vector<uint32_t> at(offsets.begin(), offsets.end() - 1);
+            for (size_t p = 0; p < parts; ++p) {
+                fill[p][depth] = at;
+                if (!partCount[p][depth].empty())
+                    for (size_t g = 0; g < 256; ++g)
+                        at[g] += partCount[p][depth][g + 1];
+            }
         }
-        for (size_t i = 0; i < instanceCount; ++i)
-            if (const uint16_t depth = depthOf[i])
-                byDepth[depth][fill[depth][firstTrack[i]]++] = uint32_t(i);
-        std::vector<uint16_t>().swap(depthOf);
+        inParts([&](size_t p) {
+            auto& f = fill[p];
+            const auto [lo, hi] = partRange(p);
+            for (size_t i = lo; i < hi; ++i)
+                if (const uint16_t depth = depthOf[i])
+                    byDepth[depth][f[depth][firstTrack[i]]++] = uint32_t(i);
+        });
+        decltype(depthOf)().swap(depthOf);
         for (int depth = 1; depth <= maxDepth; ++depth)
             if (!groupCount[size_t(depth)].empty())
                 laneJobs.push_back(LaneJob{dev, depth, std::move(groupCount[size_t(depth)]), std::move(byDepth[size_t(depth)])});
@@ -885,7 +994,7 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         } else {
             lane.maxDurationNs = merge(std::move(low), lane.items.data());
         }
-        std::vector<uint32_t>().swap(v);
+        LaneItems().swap(v);
         // The lane's level: the most common of its first items' (ties: the first in name order).
         std::map<QString, int> levels;
         for (size_t k = 0; k < std::min<size_t>(lane.items.size(), 256); ++k)

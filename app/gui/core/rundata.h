@@ -25,7 +25,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace wt::gui {
@@ -85,6 +87,24 @@ struct ScopeNodeData {
     QRgb color = 0;                       // the layer's color (from its name; own name when none)
 };
 
+// An allocator whose resize(n) leaves new elements of trivial types uninitialized instead of
+// zero-filling them: for arrays the loader writes in full anyway, on the threads that fill
+// them (which then take the first-touch page faults, instead of one thread's memset).
+template <class T>
+struct NoFillAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = NoFillAllocator<U>;
+    };
+    NoFillAllocator() = default;
+    template <class U>
+    NoFillAllocator(const NoFillAllocator<U>&) noexcept {}
+    template <class U>
+    void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) { ::new (static_cast<void*>(p)) U; }
+    template <class U, class... A>
+    void construct(U* p, A&&... a) { ::new (static_cast<void*>(p)) U(std::forward<A>(a)...); }
+};
+
 // The GPU spans of a run's scope instances (first kernel start to last kernel end under each,
 // children included), 8 bytes an instance instead of two int64: the start as a 32-bit offset
 // (+-2^31 ns) from a base per block of kBlock instances (ids are given in host order, so a
@@ -94,9 +114,10 @@ struct ScopeNodeData {
 class InstanceSpans {
 public:
     static constexpr size_t kBlock = 4096;
-    // startNs[i] > endNs[i] (INT64_MAX, INT64_MIN) = no span.
+    // startNs[i] > endNs[i] (INT64_MAX, INT64_MIN) = no span. threads > 1: the blocks are
+    // encoded on that many threads (the same result for any count).
     void assign(const std::vector<int64_t>& startNs, const std::vector<int64_t>& endNs);
-    void assign(const int64_t* startNs, const int64_t* endNs, size_t n);
+    void assign(const int64_t* startNs, const int64_t* endNs, size_t n, int threads = 1);
     // Inline: lanes' sorts, fold indexes and frames read them per item.
     int64_t start(size_t i) const         // INT64_MAX = none
     {
@@ -126,8 +147,8 @@ private:
     static constexpr uint32_t kNoSpan = UINT32_MAX, kFar = UINT32_MAX - 1, kLong = UINT32_MAX;
     static constexpr int64_t kBias = int64_t(1) << 31;
     std::vector<int64_t> m_base;          // per block: the median of a few of its starts
-    std::vector<uint32_t> m_offset;       // start - base + kBias, kNoSpan, kFar (start in m_far)
-    std::vector<uint32_t> m_length;       // end - start, kLong (end in m_far)
+    std::vector<uint32_t, NoFillAllocator<uint32_t>> m_offset;   // start - base + kBias, kNoSpan, kFar (start in m_far)
+    std::vector<uint32_t, NoFillAllocator<uint32_t>> m_length;   // end - start, kLong (end in m_far)
     // Exact values of the instances marked kFar or kLong, sorted by index.
     struct Far {
         uint32_t index;
