@@ -5,6 +5,7 @@
 // name's one line through other shapes.
 #include "analysis/gemmefficiency.h"
 #include "analysis/predictor.h"
+#include "tests/support/testdevice.h"
 
 #include <QTest>
 
@@ -14,17 +15,7 @@ using namespace wt;
 
 namespace {
 
-DeviceSpec cpu()
-{
-    DeviceSpec d;
-    d.name = "cpu";
-    d.kind = "cpu";
-    d.fp32Flops = 100e9;
-    d.memoryBytesPerS = 20e9;
-    d.hostLinkBytesPerS = 20e9;
-    d.launchOverheadNs = 100;
-    return d;
-}
+DeviceSpec cpu() { return test::roundCpu(); }
 
 LaunchSample gemmLaunch(const char* name, int64_t m, int64_t n, int64_t k, const char* scope = "proj")
 {

@@ -2,6 +2,7 @@
 // synthetic measurements the model itself made plus noise; JSON round trip; leave-one-run-out
 // evaluation reports finite errors that beat the baselines on data the model can explain.
 #include "analysis/predictor.h"
+#include "tests/support/testdevice.h"
 
 #include <QTest>
 
@@ -186,13 +187,7 @@ void TestPredictor::belowTheFitScalesDownToTheFixedCost()
     // cost of about 2,000 ns. A launch of 6 KB (within its reach, a quarter of its smallest) is
     // priced at the class's time at 24 KB scaled by 1/4 toward the calibration's fixed cost, not
     // at the line's fixed cost; one at 24 KB or more keeps the line.
-    DeviceSpec d;
-    d.name = "cpu";
-    d.kind = "cpu";
-    d.fp32Flops = 100e9;
-    d.memoryBytesPerS = 20e9;
-    d.hostLinkBytesPerS = 20e9;
-    d.launchOverheadNs = 100;
+    const DeviceSpec d = test::roundCpu();
     RunSamples r;
     r.run.id = 1;
     r.steps = 1;

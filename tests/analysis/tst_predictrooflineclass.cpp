@@ -4,6 +4,7 @@
 // round trip, and the predictor's price for an unseen kernel.
 #include "analysis/predictor.h"
 #include "analysis/rooflineclasses.h"
+#include "tests/support/testdevice.h"
 
 #include <QTest>
 
@@ -13,17 +14,7 @@ using namespace wt;
 
 namespace {
 
-DeviceSpec cpu()
-{
-    DeviceSpec d;
-    d.name = "cpu";
-    d.kind = "cpu";
-    d.fp32Flops = 100e9;
-    d.memoryBytesPerS = 20e9;
-    d.hostLinkBytesPerS = 20e9;
-    d.launchOverheadNs = 100;
-    return d;
-}
+DeviceSpec cpu() { return test::roundCpu(); }
 
 // An elementwise kernel: 1 FLOP per 12 bytes, memory-bound on cpu().
 LaunchSample elementwise(const std::string& name, double elements)
