@@ -3,6 +3,7 @@
 #include "app/gui/core/tablemodel.h"
 #include "app/gui/export/chartexport.h"
 #include "app/gui/export/exportdialog.h"
+#include "app/gui/widgets/viewlabels.h"
 #include "render/tablewriter.h"
 #include "storage/costmodelstore.h"
 #include "storage/database.h"
@@ -77,14 +78,9 @@ RooflineView::RooflineView(QWidget* parent)
       m_plot(new RooflinePlot(this)), m_model(new TableModel(this)), m_tableView(new QTableView(this))
 {
     setObjectName(QStringLiteral("rooflineView"));
-    QFont hf = m_header->font();
-    hf.setPointSizeF(hf.pointSizeF() * 1.3);
-    hf.setBold(true);
-    m_header->setFont(hf);
+    styleViewTitle(m_header);
     m_info->setWordWrap(true);
-    m_messageLabel->setWordWrap(true);
-    m_messageLabel->setStyleSheet(QStringLiteral("QLabel{color:#a02020;font-weight:bold;padding:8px;background:#fff0f0;border:1px solid #e0b0b0}"));
-    m_messageLabel->hide();
+    styleViewMessage(m_messageLabel);
     m_deviceBox->setObjectName(QStringLiteral("rooflineDevice"));
     m_deviceBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_deviceBox->setToolTip(QStringLiteral("The device whose limits bound the ops: a calibration of this file (wheretime calibrate) or the device table"));

@@ -3,6 +3,7 @@
 #include "app/gui/export/chartexport.h"
 #include "app/gui/export/exportdialog.h"
 #include "app/gui/core/tablemodel.h"
+#include "app/gui/widgets/viewlabels.h"
 
 #include "storage/database.h"
 #include "storage/reader.h"
@@ -80,14 +81,9 @@ ScalingView::ScalingView(QWidget* parent)
       m_heldOutPane(new QWidget(this))
 {
     setObjectName(QStringLiteral("scalingView"));
-    QFont hf = m_header->font();
-    hf.setPointSizeF(hf.pointSizeF() * 1.3);
-    hf.setBold(true);
-    m_header->setFont(hf);
+    styleViewTitle(m_header);
     m_info->setWordWrap(true);
-    m_messageLabel->setWordWrap(true);
-    m_messageLabel->setStyleSheet(QStringLiteral("QLabel{color:#a02020;font-weight:bold;padding:8px;background:#fff0f0;border:1px solid #e0b0b0}"));
-    m_messageLabel->hide();
+    styleViewMessage(m_messageLabel);
     m_sweepBox->setToolTip(QStringLiteral("The sweeps of this file"));
     m_sweepBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_layerBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);

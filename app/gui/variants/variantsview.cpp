@@ -5,6 +5,7 @@
 #include "app/gui/export/exportdialog.h"
 #include "app/gui/core/tablemodel.h"
 #include "app/gui/core/timeformat.h"
+#include "app/gui/widgets/viewlabels.h"
 #include "render/tablewriter.h"
 
 #include <QComboBox>
@@ -61,18 +62,13 @@ VariantsView::VariantsView(QWidget* parent)
 {
     addExportShortcut(this, [this] { exportCurrentChart(); });   // this window's chart (a window of its own)
     setObjectName(QStringLiteral("variantsView"));
-    QFont hf = m_header->font();
-    hf.setPointSizeF(hf.pointSizeF() * 1.3);
-    hf.setBold(true);
-    m_header->setFont(hf);
+    styleViewTitle(m_header);
     m_header->setObjectName(QStringLiteral("variantsTitle"));
     m_runsLabel->setWordWrap(true);
     m_runsLabel->setTextFormat(Qt::RichText);
-    m_messageLabel->setWordWrap(true);
     m_messageLabel->setObjectName(QStringLiteral("variantsMessage"));
-    m_messageLabel->setStyleSheet(QStringLiteral("QLabel{color:#a02020;font-weight:bold;padding:8px;background:#fff0f0;border:1px solid #e0b0b0}"));
+    styleViewMessage(m_messageLabel);
     m_messageLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_messageLabel->hide();
     m_layerBox->setToolTip(QStringLiteral("The layer compared (its forward, backward, ops and share)"));
     m_layerBox->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_baselineBox->setToolTip(QStringLiteral("The run the speedups are against"));
