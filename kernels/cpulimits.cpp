@@ -29,6 +29,25 @@ double bestOf5(F&& body)
     return best;
 }
 
+// Best time over 30 runs (after a warm-up) of every pool thread t running perThread(t) at once:
+// short runs (~1 ms), so that on a shared machine the best one is as unhindered as the short
+// kernel timings it bounds (the best of 5 long runs came out below them).
+template <class F>
+double bestOf30OnEveryThread(int threads, F&& perThread)
+{
+    double best = 1e30;
+    for (int rep = 0; rep < 31; ++rep) {
+        auto t0 = Clock::now();
+        cpu::parallelFor(threads, 1, [&](int64_t lo, int64_t hi) {
+            for (int64_t t = lo; t < hi; ++t)
+                perThread(size_t(t));
+        });
+        if (rep > 0)
+            best = std::min(best, seconds(t0, Clock::now()));
+    }
+    return best;
+}
+
 }  // namespace
 
 CpuLimits measureCpuLimits()
@@ -51,8 +70,7 @@ CpuLimits measureCpuLimits()
     });
 
     // exp: every thread of the pool runs vexp over its own 4,096 floats, 200 times (about a
-    // millisecond), best of 30: short runs, so that on a shared machine the best one is as
-    // unhindered as the short kernel timings it bounds (the best of 5 long runs came out below them).
+    // millisecond).
     l.threads = cpu::threads();
     const int64_t block = 4096, reps = 200;
     std::vector<std::vector<float>> in(size_t(l.threads)), out(size_t(l.threads));
@@ -62,17 +80,10 @@ CpuLimits measureCpuLimits()
         for (int64_t i = 0; i < block; ++i)
             in[size_t(t)][size_t(i)] = -20.f + 40.f * float(i) / float(block);
     }
-    double bestExp = 1e30;
-    for (int rep = 0; rep < 31; ++rep) {
-        auto t0 = Clock::now();
-        cpu::parallelFor(l.threads, 1, [&](int64_t lo, int64_t hi) {
-            for (int64_t t = lo; t < hi; ++t)
-                for (int64_t r = 0; r < reps; ++r)
-                    cpu::expRange(in[size_t(t)].data(), out[size_t(t)].data(), block);
-        });
-        if (rep > 0)
-            bestExp = std::min(bestExp, seconds(t0, Clock::now()));
-    }
+    const double bestExp = bestOf30OnEveryThread(l.threads, [&](size_t t) {
+        for (int64_t r = 0; r < reps; ++r)
+            cpu::expRange(in[t].data(), out[t].data(), block);
+    });
     l.expPerS = double(l.threads) * double(block) * double(reps) / bestExp;
 
     // The fp32 roof: the GEMM's register tile with its operands in cache, on every thread at
@@ -87,18 +98,10 @@ CpuLimits measureCpuLimits()
             tb[size_t(t)].assign(size_t(tk * tn), 0.25f);
             tc[size_t(t)].assign(size_t(tm * tn), 0.f);
         }
-        double bestTile = 1e30;
-        for (int rep = 0; rep < 31; ++rep) {
-            auto t0 = Clock::now();
-            cpu::parallelFor(l.threads, 1, [&](int64_t lo, int64_t hi) {
-                for (int64_t t = lo; t < hi; ++t)
-                    for (int64_t r = 0; r < calls; ++r)
-                        cpu::smallGemm(false, false, tm, tn, tk, 1.f, ta[size_t(t)].data(), tk, tb[size_t(t)].data(), tn,
-                                       0.f, tc[size_t(t)].data(), tn);
-            });
-            if (rep > 0)
-                bestTile = std::min(bestTile, seconds(t0, Clock::now()));
-        }
+        const double bestTile = bestOf30OnEveryThread(l.threads, [&](size_t t) {
+            for (int64_t r = 0; r < calls; ++r)
+                cpu::smallGemm(false, false, tm, tn, tk, 1.f, ta[t].data(), tk, tb[t].data(), tn, 0.f, tc[t].data(), tn);
+        });
         l.sgemmTileFlopPerS = double(l.threads) * double(calls) * 2.0 * double(tm * tn * tk) / bestTile;
     }
     l.sgemmFlopPerS = std::max(l.sgemmLargeFlopPerS, l.sgemmTileFlopPerS);
