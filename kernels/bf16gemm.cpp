@@ -13,6 +13,7 @@
 #include "kernels/bf16gemm.h"
 
 #include "kernels/cpurows.h"
+#include "kernels/gemmtile.h"
 #include "kernels/threadpool.h"
 
 #include <algorithm>
@@ -29,14 +30,12 @@ namespace wt::kernels::cpu {
 
 namespace {
 
-constexpr int64_t kMR = 8;      // rows of a tile
-constexpr int64_t kNR = 32;     // columns of a tile: two 16-float registers
+using gemmtile::kMR;
+using gemmtile::kNR;
+using gemmtile::Store;
 constexpr int64_t kKC = 512;    // k per block (even): a column panel is 32 KiB, in L1 (48 KiB)
 constexpr int64_t kMC = 256;    // rows per task at most: its A block is 256 KiB, in L2 (1 MiB)
 constexpr int64_t kNC = 4096;   // columns per packed B block: 4 MiB, in L3 (32 MiB)
-
-// How a tile meets C (blockedgemm.cpp's rule).
-enum class Store { First, FirstBeta, Continue, AddScaled };
 
 bool cpuHasBf16()
 {
@@ -198,23 +197,8 @@ __attribute__((target("avx512f,avx512bf16"))) void tileNative(int64_t kq, const 
                                                               __mmask16 m1, float alpha, float beta, Store how,
                                                               const float* cnext)
 {
-    if (how != Store::First && cnext)
-        for (int r = 0; r < kMR; ++r) {
-            _mm_prefetch(reinterpret_cast<const char*>(cnext + r * ldc), _MM_HINT_T0);
-            _mm_prefetch(reinterpret_cast<const char*>(cnext + r * ldc + kNR - 1), _MM_HINT_T0);
-        }
     __m512 acc[kMR][2];
-    if (how == Store::Continue) {
-#pragma GCC unroll 8
-        for (int r = 0; r < kMR; ++r) {
-            acc[r][0] = r < mt ? _mm512_maskz_loadu_ps(m0, c + r * ldc) : _mm512_setzero_ps();
-            acc[r][1] = r < mt ? _mm512_maskz_loadu_ps(m1, c + r * ldc + 16) : _mm512_setzero_ps();
-        }
-    } else {
-#pragma GCC unroll 8
-        for (int r = 0; r < kMR; ++r)
-            acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    }
+    gemmtile::begin(acc, c, ldc, mt, m0, m1, how, cnext);
 #pragma GCC unroll 2
     for (int64_t q = 0; q < kq; ++q) {
         const __m512i b0 = _mm512_loadu_si512(b + q * kNR), b1 = _mm512_loadu_si512(b + q * kNR + 16);
@@ -225,26 +209,7 @@ __attribute__((target("avx512f,avx512bf16"))) void tileNative(int64_t kq, const 
             acc[r][1] = _mm512_dpbf16_ps(acc[r][1], (__m512bh)av, (__m512bh)b1);
         }
     }
-    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-#pragma GCC unroll 8
-    for (int r = 0; r < kMR; ++r) {
-        if (r >= mt)
-            break;
-        float* row = c + r * ldc;
-        __m512 o0 = acc[r][0], o1 = acc[r][1];
-        if (how == Store::First || how == Store::FirstBeta) {
-            o0 = _mm512_mul_ps(va, o0), o1 = _mm512_mul_ps(va, o1);
-            if (how == Store::FirstBeta) {
-                o0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), o0);
-                o1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), o1);
-            }
-        } else if (how == Store::AddScaled) {
-            o0 = _mm512_fmadd_ps(va, o0, _mm512_maskz_loadu_ps(m0, row));
-            o1 = _mm512_fmadd_ps(va, o1, _mm512_maskz_loadu_ps(m1, row + 16));
-        }
-        _mm512_mask_storeu_ps(row, m0, o0);
-        _mm512_mask_storeu_ps(row + 16, m1, o1);
-    }
+    gemmtile::store(acc, c, ldc, mt, m0, m1, alpha, beta, how);
 }
 #endif
 
