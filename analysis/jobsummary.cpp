@@ -160,6 +160,24 @@ std::vector<std::string> jobFiles(const std::string& dir)
     return out;
 }
 
+std::vector<std::string> jobInputs(const std::vector<std::string>& inputs)
+{
+    std::vector<std::string> files;
+    for (const std::string& in : inputs) {
+        struct stat st {};
+        if (::stat(in.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+            std::vector<std::string> found = jobFiles(in);
+            if (found.empty())
+                throw std::runtime_error(in + ": no .wt files (import each rank first: wheretime import RANK.json.gz -o " + in +
+                                         "/rank-N.wt)");
+            files.insert(files.end(), found.begin(), found.end());
+        } else {
+            files.push_back(in);
+        }
+    }
+    return files;
+}
+
 RankSummary loadRankSummary(const std::string& file)
 {
     RankSummary r;

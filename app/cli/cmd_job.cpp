@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <sys/stat.h>
 
 namespace wt::cli {
 namespace {
@@ -52,12 +51,6 @@ const char* kUsage =
     "A file that cannot be read (truncated, not a wheretime file, a newer schema) is one line on\n"
     "stderr (\"wheretime job: left out: FILE: reason\") and the rest of the job opens. A DIR without\n"
     ".wt files, or no readable file at all: one line, exit 1.\n";
-
-bool isDirectory(const std::string& path)
-{
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 std::string baseName(const std::string& path)
 {
@@ -121,15 +114,10 @@ int runJob(Args& args)
         throw UsageError("--threads must be 0 to 256");
 
     std::vector<std::string> files;
-    for (const std::string& in : inputs) {
-        if (isDirectory(in)) {
-            std::vector<std::string> found = jobFiles(in);
-            if (found.empty())
-                return fail(in + ": no .wt files (import each rank first: wheretime import RANK.json.gz -o " + in + "/rank-N.wt)");
-            files.insert(files.end(), found.begin(), found.end());
-        } else {
-            files.push_back(in);
-        }
+    try {
+        files = jobInputs(inputs);
+    } catch (const std::runtime_error& e) {
+        return fail(e.what());
     }
     JobSummary job = openJob(files, int(threads), k);
     for (const JobFailure& f : job.failures)

@@ -12,6 +12,8 @@
 #include "app/gui/compare/compareview.h"
 #include "app/gui/variants/scalingview.h"
 #include "app/gui/variants/variantsactions.h"
+#include "app/gui/job/jobactions.h"
+#include "app/gui/job/jobview.h"
 #include "app/gui/roofline/rooflineactions.h"
 #include "app/gui/roofline/rooflineview.h"
 #include "app/gui/variants/variantsview.h"
@@ -53,13 +55,15 @@ std::pair<QString, QString> splitSelector(const QString& arg)
 
 QtMessageHandler g_defaultHandler = nullptr;
 
-// Headless runs (--report, --screenshot) print their result and real errors only. Two notices
-// Qt gives on every such run are no error: a missing XDG_RUNTIME_DIR (it then uses
-// /tmp/runtime-$USER) and the offscreen plugin ignoring window size hints.
+// Headless runs (--report, --screenshot) print their result and real errors only. Three notices
+// Qt gives on such runs are no error: a missing XDG_RUNTIME_DIR (it then uses
+// /tmp/runtime-$USER) and the offscreen plugin ignoring window size hints and raise() (the
+// roofline and job windows raise themselves when shown).
 void headlessMessages(QtMsgType type, const QMessageLogContext& context, const QString& message)
 {
     if (type == QtWarningMsg && (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")) ||
-                                 message == QLatin1String("This plugin does not support propagateSizeHints()")))
+                                 message == QLatin1String("This plugin does not support propagateSizeHints()") ||
+                                 message == QLatin1String("This plugin does not support raise()")))
         return;
     if (g_defaultHandler)
         g_defaultHandler(type, context, message);
@@ -122,6 +126,9 @@ int main(int argc, char** argv)
     QCommandLineOption device(QStringLiteral("device"), QStringLiteral("With --roofline: the device (a calibration in FILE, or h200, h100, a100, v100, rtx4090; default: FILE's first calibration, else h200)."), QStringLiteral("NAME"));
     QCommandLineOption memoryCap(QStringLiteral("memory-cap"), QStringLiteral("Memory for the timeline's detail (e.g. 4G, 512M; default 4G, or View > Memory cap's): a run whose activities need more is browsed window by window, the summary elsewhere."),
                                  QStringLiteral("BYTES"));
+    QCommandLineOption job(QStringLiteral("job"), QStringLiteral("The job view of DIR: its rank files (one wheretime import per rank) as one job, opened from their stored figures (window or --screenshot)."),
+                           QStringLiteral("DIR"));
+    parser.addOptions({job});
     parser.addOptions({shot, size, range, report, compare, timelines, drill, bars, variants, setting, sweep, logAxes, panels, find, fullNames,
                        roofline, device, memoryCap});
     parser.process(app);
@@ -182,6 +189,7 @@ int main(int argc, char** argv)
     wt::gui::CompareActions* compareActions = wt::gui::CompareActions::install(&window);
     wt::gui::VariantsActions* variantsActions = wt::gui::VariantsActions::install(&window);
     wt::gui::RooflineActions* rooflineActions = wt::gui::RooflineActions::install(&window);
+    wt::gui::JobActions* jobActions = wt::gui::JobActions::install(&window);
     if (parser.isSet(panels))
         window.setPanelPlacement(parser.value(panels) == QStringLiteral("beside") ? wt::gui::MainWindow::PanelPlacement::Beside
                                                                                 : wt::gui::MainWindow::PanelPlacement::Below);
@@ -194,8 +202,30 @@ int main(int argc, char** argv)
         }
         window.resize(w, h);
     }
-    window.show();
     const QStringList args = parser.positionalArguments();
+    if (parser.isSet(job)) {
+        // The job window of DIR (no FILE); with --screenshot grabbed once its chart is there.
+        if (!args.isEmpty()) {
+            std::fprintf(stderr, "wheretime-gui: --job DIR takes no FILE\n");
+            return 2;
+        }
+        if (!screenshot)
+            window.show();
+        jobActions->showJob(parser.value(job));
+        wt::gui::JobView* view = jobActions->view();
+        if (screenshot) {
+            QStringList wh = parser.value(size).split(QLatin1Char('x'));
+            view->resize(wh.value(0).toInt(), wh.value(1).toInt());
+            const QString out = parser.value(shot);
+            QObject::connect(view, &wt::gui::JobView::ready, &app, [view, out] { wt::gui::grabAndQuit(view, out, 150); });
+            QObject::connect(view, &wt::gui::JobView::failed, &app, [](const QString& message) {
+                std::fprintf(stderr, "wheretime-gui: %s\n", qPrintable(message));
+                QApplication::exit(1);
+            });
+        }
+        return app.exec();
+    }
+    window.show();
     if (screenshot && args.size() != 1) {
         std::fprintf(stderr, "wheretime-gui: --screenshot needs one FILE[:RUN]\n");
         return 2;
