@@ -2,7 +2,8 @@
 // Nsight imports: the match count equals a brute-force count of the CSV export's rows whose
 // name holds the text (case-insensitive) plus the scope instances shown in lanes, the stored
 // API calls and the stored ranges on host threads (the CPU lanes) whose name holds it; Ctrl+F (not F, fit) opens the bar; Enter steps forward in time through every
-// match (each selected, centred, the status "k of n"), Shift+Enter back, both wrapping;
+// match (each selected, centred, the status "k of n", the view widened to its launching call
+// where the kernel stays 2 px wide), Shift+Enter back, both wrapping;
 // regular expressions and a bad one; Escape closes and removes the marks.
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/timelinesearch.h"
@@ -144,6 +145,26 @@ void TstTimelineFind::stepsThroughEveryMatch()
     QVERIFY(w.groupMarks() == w.search()->marks.get());   // the draw list marks the matches
     w.setViewRange(double(run->spanStartNs) - 1, double(run->spanStartNs));
     int64_t lastStart = INT64_MIN;
+    // A found kernel's launching call is in view too, unless showing both would leave the kernel
+    // under 2 px; counts the calls that lay off the match-centred view and were brought in.
+    int widened = 0;
+    auto launchShown = [&](const Selection& sel, int64_t t0, int64_t t1) {
+        const TrackData& track = run->tracks[sel.track];
+        if (sel.index >= track.launch.size() || track.launch[sel.index] == kNone)
+            return false;
+        const auto [row, call] = run->apiCallAt(track.launch[sel.index]);
+        const double c0 = double(run->apiRows[row].startNs[call]), c1 = double(run->apiRows[row].endNs(call));
+        int64_t f0 = 0, f1 = 0;
+        if (!w.flowPartnerSpan(f0, f1) || double(f0) != c0 || double(f1) != c1)
+            return false;
+        const double d = std::max(double(t1 - t0), 200.0), mid = (double(t0) + double(t1)) / 2;
+        const bool outside = c0 < mid - 5 * d || c1 > mid + 5 * d;
+        const double both = std::max(mid + 5 * d, c1) - std::min(mid - 5 * d, c0);
+        if (double(t1 - t0) / (both * 1.1) * w.mapping().widthPx() < 2)
+            return true;
+        widened += outside ? 1 : 0;
+        return w.mapping().startNs() <= c0 && c1 <= w.mapping().endNs();
+    };
     for (int64_t k = 1; k <= n; ++k) {
         QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return);
         const Selection sel = state.selection();
@@ -156,7 +177,9 @@ void TstTimelineFind::stepsThroughEveryMatch()
         QCOMPARE(w.findBar()->status(), QStringLiteral("%1 of %2").arg(k).arg(n));
         // In view (centred unless the run's edge is near).
         QVERIFY(w.mapping().startNs() <= double(t0) && double(t1) <= w.mapping().endNs());
+        QVERIFY(launchShown(sel, t0, t1));
     }
+
     // Past the last: the first again; Shift+Enter back to the last.
     QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return);
     QCOMPARE(w.findBar()->status(), QStringLiteral("1 of %1").arg(n));
@@ -164,6 +187,20 @@ void TstTimelineFind::stepsThroughEveryMatch()
     QCOMPARE(w.findBar()->status(), QStringLiteral("%1 of %1").arg(n));
     QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return, Qt::ShiftModifier);
     QCOMPARE(w.findBar()->status(), QStringLiteral("%1 of %2").arg(n - 1).arg(n));
+    // cuDNN's reduction kernels (~5 us) start ~190 us after their calls, 40x their length: the
+    // view widens to show the call.
+    w.findBar()->lineEdit()->clear();
+    QTest::keyClicks(w.findBar()->lineEdit(), QStringLiteral("cudnn_train::reduct"));
+    QVERIFY(w.search() && w.search()->count() > 3);
+    for (int64_t k = 1; k <= w.search()->count(); ++k) {
+        QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Return);
+        const Selection sel = state.selection();
+        int64_t t0 = 0, t1 = 0;
+        QVERIFY(sel.kind == Selection::Activity && selectionSpan(*run, sel, t0, t1));
+        QVERIFY(w.mapping().startNs() <= double(t0) && double(t1) <= w.mapping().endNs());
+        QVERIFY(launchShown(sel, t0, t1));
+    }
+    QVERIFY2(widened > 0, "some kernel's call lay off its match-centred view and was brought in");
     // Escape closes: no marks.
     QTest::keyClick(w.findBar()->lineEdit(), Qt::Key_Escape);
     QVERIFY(!w.findBar()->isVisible());

@@ -97,7 +97,20 @@ void TimelineWidget::findStep(bool forward)
     // Centred, and zoomed so the match takes a tenth of the view (at least 2 us shown).
     const double d = std::max(double(t1 - t0), 200.0);
     const double mid = (double(t0) + double(t1)) / 2;
-    setViewRange(mid - 5 * d, mid + 5 * d);
+    double lo = mid - 5 * d, hi = mid + 5 * d;
+    // The other end of its launch flow (setSelection computed it: a kernel's launching call, a
+    // call's first kernel) is brought into view too, as long as the match stays 2 px wide or
+    // more: a kernel queued milliseconds after its launch otherwise has its arrow run off-screen.
+    int64_t f0 = 0, f1 = 0;
+    if (flowPartnerSpan(f0, f1) && (double(f0) < lo || double(f1) > hi)) {
+        const double a = std::min(lo, double(f0)), b = std::max(hi, double(f1));
+        const double margin = 0.05 * (b - a);
+        if (m_mapping.widthPx() > 0 && double(t1 - t0) / (b - a + 2 * margin) * m_mapping.widthPx() >= 2) {
+            lo = a - margin;
+            hi = b + margin;
+        }
+    }
+    setViewRange(lo, hi);
     updateFindStatus();
 }
 

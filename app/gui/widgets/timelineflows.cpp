@@ -42,6 +42,26 @@ void TimelineWidget::updateFlows()
     }
 }
 
+bool TimelineWidget::flowPartnerSpan(int64_t& t0, int64_t& t1) const
+{
+    if (m_flowTo.empty() || !m_run || m_flowFrom.kind != Row::Api || m_flowFrom.row >= m_run->apiRows.size())
+        return false;
+    const Selection& sel = m_state->selection();
+    if (sel.kind == Selection::ApiCall) {   // the first kernel it launched
+        const FlowEnd& k = m_flowTo.front();
+        if (k.row >= m_run->tracks.size())
+            return false;
+        const TrackData& t = m_run->tracks[k.row];
+        t0 = t.startNs[k.index];
+        t1 = t.endNs(k.index);
+        return true;
+    }
+    const ApiRowData& calls = m_run->apiRows[m_flowFrom.row];   // the kernel's launching call
+    t0 = calls.startNs[m_flowFrom.index];
+    t1 = calls.endNs(m_flowFrom.index);
+    return true;
+}
+
 int TimelineWidget::layoutRowOf(Row::Kind kind, uint32_t index) const
 {
     const auto& rows = m_layout.rows();

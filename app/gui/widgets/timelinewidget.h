@@ -78,6 +78,9 @@ public:
     // The CPU op (a range on the launching thread's host lanes) around the flow's API call;
     // kind None-like (row = kNone) when the run has no host lanes or no range holds the call.
     const FlowEnd& flowOp() const { return m_flowOp; }
+    // The span (ns from the run's origin) of the flow's other end: a selected kernel's launching
+    // call, or a selected call's first kernel; false without a flow. Find brings it into view.
+    bool flowPartnerSpan(int64_t& t0, int64_t& t1) const;
     // The arrow from that op to the call, in widget coordinates (at the call's start, from the
     // op's bottom edge to the call row's top); false when there is none or a row is folded.
     bool flowOpSegment(QPointF& from, QPointF& to) const;
