@@ -1,6 +1,7 @@
 #include "commonoptions.h"
 
 #include <memory>
+#include <unistd.h>
 #include <stdexcept>
 
 namespace wt::cli {
@@ -15,6 +16,11 @@ OutputFormat outputFormat(const Args& args)
 
 size_t nameWidth(const Args& args)
 {
+    // A text table on a terminal: real traces' kernel names are C++ signatures of hundreds or
+    // thousands of characters, and the name column is as wide as the longest one, so every row
+    // would wrap several times. Pipes and files keep full names (scripts, diffs).
+    if (!args.value("--width") && outputFormat(args) == OutputFormat::Text && ::isatty(STDOUT_FILENO))
+        return kTerminalNameWidth;
     const long long width = args.integer("--width", 0);
     if (width < 0)
         throw UsageError("--width must be 0 (full names) or more");

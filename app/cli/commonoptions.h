@@ -20,7 +20,10 @@ enum class OutputFormat { Text, Json, Csv };
 // --json or --csv (text without either); both: "--json and --csv exclude each other".
 OutputFormat outputFormat(const Args& args);
 
-// --width N: names longer than N characters elided in the middle; 0 (the default) = full names.
+// --width N: names as distinct short forms of at most N characters (render/shortname.h); 0 = full
+// names. Without --width: full names, except for a text table written to a terminal, which gets
+// kTerminalNameWidth.
+constexpr size_t kTerminalNameWidth = 60;
 size_t nameWidth(const Args& args);
 
 // --depth N, the scope path depth of --group-by scope: at least 1, default 3.

@@ -1,5 +1,6 @@
 // `wheretime import --step/--layer-depth/--categories` and `wheretime stats --group-by
-// step|category`, `devices` and `steps` in `stats --json`, full names and `--width`, and
+// step|category`, `devices` and `steps` in `stats --json`, full names and `--width` (60 on a
+// terminal), and
 // `compare --group-by category`, on the real HTA rank-0 trace (../shared/traces; its README
 // has the reference numbers).
 #include "tests/support/testsupport.h"
@@ -8,7 +9,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTest>
 
 #include <cmath>
@@ -231,6 +234,36 @@ void TestCliAnalysis::namesFullOrElided()
     for (qsizetype i = header + 1; i < lines.size(); ++i)
         if (!lines[i].isEmpty())
             QVERIFY2(lines[i].at(40) == QLatin1Char(' '), qPrintable(lines[i]));
+
+    // On a terminal (script(1) gives the CLI a pty) text tables default to 60-character names;
+    // --width 0 there, and a pipe (above), keep full names.
+    const QString script = QStandardPaths::findExecutable(QStringLiteral("script"));
+    if (script.isEmpty())
+        QSKIP("no script(1) to run the CLI on a terminal");
+    auto onTerminal = [&](const QString& extra) {
+        QProcess p;
+        const QString command = QStringLiteral("'%1' stats '%2:plain' --group-by kernel %3")
+                                    .arg(qEnvironmentVariable("WHERETIME_CLI"), m_file, extra);
+        p.start(script, {QStringLiteral("-qec"), command, QStringLiteral("/dev/null")});
+        p.waitForFinished(120000);
+        return QString::fromUtf8(p.readAllStandardOutput()).remove(QLatin1Char('\r'));
+    };
+    constexpr qsizetype kTerminal = 60;   // app/cli/commonoptions.h, kTerminalNameWidth
+    const QString tty = onTerminal(QString());
+    const QStringList rows = tty.split(QLatin1Char('\n'));
+    const qsizetype head = rows.indexOf(QRegularExpression(QStringLiteral("kernel\\s+time.*")));
+    QVERIFY2(head > 0, qPrintable(tty));
+    int rowsSeen = 0;
+    for (qsizetype i = head + 1; i < rows.size(); ++i)
+        if (!rows[i].isEmpty()) {
+            QVERIFY2(rows[i].at(kTerminal) == QLatin1Char(' '), qPrintable(rows[i]));
+            ++rowsSeen;
+        }
+    QVERIFY(rowsSeen > 3);
+    const QString wide = onTerminal(QStringLiteral("--width 0"));
+    const QString pipe = runCli({QStringLiteral("stats"), m_file + QStringLiteral(":plain"), QStringLiteral("--group-by"), QStringLiteral("kernel")}).out;
+    QCOMPARE(wide, pipe);   // full names, as through a pipe
+    QVERIFY(wide.size() > tty.size());
 }
 
 void TestCliAnalysis::layerDepth()
