@@ -2,6 +2,8 @@
 
 #include "chartframe.h"
 
+#include <QToolTip>
+
 #include <cmath>
 
 namespace wt::gui {
@@ -18,6 +20,18 @@ ChartPlot::ChartPlot(bool withSubtitle, QWidget* parent) : QCustomPlot(parent)
         if (i >= 0)
             emit itemClicked(i);
     });
+}
+
+void ChartPlot::showHoverTips()
+{
+    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const QString tip = toolTipAt(e->position());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), tip, this);
+    });
+    setMouseTracking(true);
 }
 
 int ChartPlot::itemAt(const QPointF&) const

@@ -34,6 +34,14 @@ signals:
 protected:
     // The chart draws `index` highlighted (called by setHighlighted and the export).
     virtual void showHighlight(int index) { Q_UNUSED(index); }
+    // The hover text at a pixel (empty: none); shown once showHoverTips() was called.
+    virtual QString toolTipAt(const QPointF& pos) const
+    {
+        Q_UNUSED(pos);
+        return {};
+    }
+    // Hovering shows toolTipAt's text (mouse tracking on).
+    void showHoverTips();
     // The chart's own change for an export of `size` (a pie's legend by the export's width),
     // undone by restoreAfterExport.
     virtual void prepareExport(QSize size) { Q_UNUSED(size); }

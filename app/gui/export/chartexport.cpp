@@ -236,4 +236,20 @@ bool writeTextFile(const QString& path, const QString& text, QString* error)
     return true;
 }
 
+bool exportChartOrCsv(const ChartPainter& paint, const QString& csv, const QString& path, ExportOptions options, QSize size,
+                      QString* error)
+{
+    if (path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive))
+        return writeTextFile(path, csv, error);
+    std::optional<ExportFormat> fmt = exportFormatOf(path);
+    if (!fmt) {
+        if (error)
+            *error = QStringLiteral("unknown format of %1 (png, svg, pdf or csv)").arg(path);
+        return false;
+    }
+    if (size.isValid() && !size.isEmpty())
+        options.size = size;
+    return exportChart(paint, path, *fmt, options, error);
+}
+
 }  // namespace wt::gui

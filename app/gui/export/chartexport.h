@@ -43,6 +43,12 @@ ChartPainter timelinePainter(std::shared_ptr<const RunData> run, double t0, doub
 bool exportChart(const ChartPainter& paint, const QString& path, ExportFormat format, const ExportOptions& options,
                  QString* error = nullptr);
 
+// A view's export to `path`: ".csv" writes `csv` (the view's table, as the writer's CSV), ".png",
+// ".svg", ".pdf" the chart at `size` when it is valid and not empty, else at options.size;
+// anything else fails with one line naming the formats.
+bool exportChartOrCsv(const ChartPainter& paint, const QString& csv, const QString& path, ExportOptions options, QSize size,
+                      QString* error = nullptr);
+
 // "gcn · variant adaptive · CPU: ... · 2024-05-01 12:00 UTC · run 3 'name' · 12 dropped records"
 QString runCaption(const RunInfo& run);
 // Height in logical px the caption takes at the bottom of an export.

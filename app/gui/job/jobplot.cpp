@@ -4,7 +4,6 @@
 #include "app/gui/core/timeformat.h"
 #include "render/tablewriter.h"
 
-#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -87,14 +86,7 @@ JobPlot::JobPlot(QWidget* parent) : ChartPlot(true, parent)
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setMargins(QMargins(6, 2, 6, 2));
     plotLayout()->setRowStretchFactor(3, 0.001);
-    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const QString tip = toolTipAt(e->position());
-        if (tip.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), tip, this);
-    });
-    setMouseTracking(true);
+    showHoverTips();
 }
 
 void JobPlot::setData(JobChartData data)

@@ -57,7 +57,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent* event) override;
 
 private:
-    QString toolTipAt(const QPointF& pos) const;
+    QString toolTipAt(const QPointF& pos) const override;
 
     JobChartData m_data;
     double m_unitNs = 1;

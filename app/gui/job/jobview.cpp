@@ -23,7 +23,6 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolButton>
-#include <QVBoxLayout>
 
 #include <stdexcept>
 
@@ -121,12 +120,7 @@ JobView::JobView(QWidget* parent)
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_header);
-    layout->addWidget(m_info);
-    layout->addLayout(tools);
-    layout->addWidget(m_messageLabel);
-    layout->addWidget(split, 1);
+    layOutView(this, m_header, m_info, tools, m_messageLabel, split);
 
     connect(m_loader, &JobLoader::loaded, this, &JobView::setResult);
     connect(m_loader, &AsyncJob::failed, this, [this](const QString& why) {
@@ -283,19 +277,11 @@ bool JobView::exportChart(const QString& path, QString* error, QSize size)
             *error = m_message.isEmpty() ? QStringLiteral("nothing to export") : m_message;
         return false;
     }
-    if (path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive))
-        return writeTextFile(path, QString::fromStdString(render::csv(m_ranksModel->table())), error);
-    std::optional<ExportFormat> fmt = exportFormatOf(path);
-    if (!fmt) {
-        if (error)
-            *error = QStringLiteral("unknown format of %1 (png, svg, pdf or csv)").arg(path);
-        return false;
-    }
     ExportOptions o;
     o.title = QStringLiteral("Job");
     o.caption = caption();
-    o.size = size.isValid() && !size.isEmpty() ? size : QSize(1200, 700);
-    return wt::gui::exportChart(plotPainter(m_plot), path, *fmt, o, error);
+    o.size = QSize(1200, 700);
+    return exportChartOrCsv(plotPainter(m_plot), QString::fromStdString(render::csv(m_ranksModel->table())), path, o, size, error);
 }
 
 void JobView::exportChartInteractive()

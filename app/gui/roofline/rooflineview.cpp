@@ -20,7 +20,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
-#include <QVBoxLayout>
 
 #include <stdexcept>
 
@@ -111,12 +110,7 @@ RooflineView::RooflineView(QWidget* parent)
     split->addWidget(m_tableView);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_header);
-    layout->addWidget(m_info);
-    layout->addLayout(tools);
-    layout->addWidget(m_messageLabel);
-    layout->addWidget(split, 1);
+    layOutView(this, m_header, m_info, tools, m_messageLabel, split);
 
     connect(m_loader, &RooflineLoader::loaded, this, &RooflineView::setResult);
     connect(m_loader, &AsyncJob::failed, this, [this](const QString& why) {
@@ -221,19 +215,11 @@ bool RooflineView::exportChart(const QString& path, QString* error, QSize size)
             *error = m_message.isEmpty() ? QStringLiteral("nothing to export") : m_message;
         return false;
     }
-    if (path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive))
-        return writeTextFile(path, QString::fromStdString(render::csv(m_result->table)), error);
-    std::optional<ExportFormat> fmt = exportFormatOf(path);
-    if (!fmt) {
-        if (error)
-            *error = QStringLiteral("unknown format of %1 (png, svg, pdf or csv)").arg(path);
-        return false;
-    }
     ExportOptions o;
     o.title = QStringLiteral("Roofline");
     o.caption = caption();
-    o.size = size.isValid() && !size.isEmpty() ? size : QSize(1200, 800);
-    return wt::gui::exportChart(plotPainter(m_plot), path, *fmt, o, error);
+    o.size = QSize(1200, 800);
+    return exportChartOrCsv(plotPainter(m_plot), QString::fromStdString(render::csv(m_result->table)), path, o, size, error);
 }
 
 void RooflineView::exportChartInteractive()

@@ -161,12 +161,7 @@ ScalingView::ScalingView(QWidget* parent)
     split->setStretchFactor(1, 1);
     split->setStretchFactor(2, 1);
     m_split = split;
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_header);
-    layout->addWidget(m_info);
-    layout->addLayout(tools);
-    layout->addWidget(m_messageLabel);
-    layout->addWidget(split, 1);
+    layOutView(this, m_header, m_info, tools, m_messageLabel, split);
 
     connect(m_loader, &ScalingLoader::loaded, this, [this](std::shared_ptr<const ScalingResult> r) { setResult(std::move(r)); });
     connect(m_loader, &ScalingLoader::failed, this, [this](const QString& message) {

@@ -112,14 +112,7 @@ VariantsPlot::VariantsPlot(Kind kind, QWidget* parent) : ChartPlot(true, parent)
         plotLayout()->setColumnStretchFactor(1, 0.001);
     }
     // Hovering a bar names what it shows (the ops chart: the op under the cursor).
-    connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const QString tip = toolTipAt(e->position());
-        if (tip.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(e->globalPosition().toPoint(), tip, this);
-    });
-    setMouseTracking(true);
+    showHoverTips();
 }
 
 QString VariantsPlot::toolTipAt(const QPointF& pos) const

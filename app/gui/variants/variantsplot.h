@@ -71,7 +71,7 @@ public:
     int preferredHeight() const { return 520; }
     // What hovering at pos shows: the variant, and on the ops chart the op under the cursor,
     // with its time and share of the layer; empty off the bars.
-    QString toolTipAt(const QPointF& pos) const;
+    QString toolTipAt(const QPointF& pos) const override;
 
 private:
     void rebuild();

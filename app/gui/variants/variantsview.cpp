@@ -20,7 +20,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <exception>
@@ -129,12 +128,7 @@ VariantsView::VariantsView(QWidget* parent)
     split->addWidget(m_grid);
     split->setStretchFactor(0, 5);
     split->setStretchFactor(1, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_header);
-    layout->addWidget(m_runsLabel);
-    layout->addLayout(tools);
-    layout->addWidget(m_messageLabel);
-    layout->addWidget(split, 1);
+    layOutView(this, m_header, m_runsLabel, tools, m_messageLabel, split);
 
     connect(m_loader, &CompareLoader::loaded, this, [this](std::shared_ptr<const CompareRuns> runs) { setRuns(std::move(runs)); });
     connect(m_loader, &CompareLoader::failed, this, [this](const QString& message) {
