@@ -137,6 +137,17 @@ std::string scopedKey(const LaunchSample& s)
     return s.name + "@" + (slash == std::string::npos ? s.path : s.path.substr(slash + 1));
 }
 
+// The run's regime (LaunchSample::runMaxBytes): "cold" when its largest launch moves more than a
+// core's cache, "warm" otherwise, empty when not known. A class of the op in one regime comes
+// before the op's class over both.
+std::string regimeOf(const LaunchSample& s)
+{
+    if (!(s.runMaxBytes > 0))
+        return {};
+    return s.runMaxBytes > CostClass::kCacheBytes ? "cold" : "warm";
+}
+std::string inRegime(const std::string& key, const std::string& regime) { return key + "#" + regime; }
+
 double ape(double predicted, double measured) { return std::fabs(predicted - measured) / measured * 100.0; }
 
 double medianOf(std::vector<double> v)
@@ -275,7 +286,8 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
     // 18.7% and from 25.0% to 20.9%, the mean to 33.9% and 17.6%.
     std::map<std::string, std::vector<double>> identicalTimes;
     auto identity = [](const LaunchSample& s) {
-        return scopedKey(s) + '\n' + s.shapes + '\n' + std::to_string(s.flops) + '\n' + std::to_string(s.bytes());
+        return scopedKey(s) + '\n' + s.shapes + '\n' + std::to_string(s.flops) + '\n' + std::to_string(s.bytes()) + '\n' +
+               regimeOf(s);
     };
     for (const RunSamples* r : runs)
         for (const LaunchSample& s : r->launches)
@@ -306,7 +318,11 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
                     (s.kind == "gemm" ? gemmTimes : kernelTimes).push_back(t);
                 }
             }
-            for (const std::string& key : {scopedKey(s), s.name, kindKey(s.kind), std::string("*")}) {
+            const std::string regime = regimeOf(s);
+            std::vector<std::string> keys = {scopedKey(s), s.name, kindKey(s.kind), std::string("*")};
+            if (!regime.empty())
+                keys.insert(keys.end(), {inRegime(scopedKey(s), regime), inRegime(s.name, regime)});
+            for (const std::string& key : keys) {
                 Columns& c = byKey[key];
                 c.f.push_back(s.flops);
                 c.b.push_back(s.bytes());
@@ -371,10 +387,18 @@ const CostClass* Predictor::classFor(const LaunchSample& s) const
 {
     if (mlp)
         return nullptr;
-    for (const std::string& key : {scopedKey(s), s.name}) {
+    const std::string regime = regimeOf(s);
+    std::vector<std::pair<std::string, bool>> keys;   // (key, of the op name alone)
+    if (!regime.empty())
+        keys.push_back({inRegime(scopedKey(s), regime), false});
+    keys.push_back({scopedKey(s), false});
+    if (!regime.empty())
+        keys.push_back({inRegime(s.name, regime), true});
+    keys.push_back({s.name, true});
+    for (const auto& [key, nameOnly] : keys) {
         // A GEMM of another op scope goes to the shape model: one op name's line through every
         // shape it was fitted on is a poor guess for a shape of another model.
-        if (gemm && s.kind == "gemm" && key == s.name)
+        if (gemm && s.kind == "gemm" && nameOnly)
             break;
         auto it = classes.find(key);
         if (it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()))

@@ -186,8 +186,12 @@ int runPredictRuns(Args& args)
         capture::PredictedRun run;
         run.ops = model.listOps();
         run.opNs.reserve(run.ops.size());
-        for (const kernels::OpInfo& op : run.ops) {
-            const LaunchSample s = sampleOf(op);
+        std::vector<LaunchSample> samples;
+        samples.reserve(run.ops.size());
+        for (const kernels::OpInfo& op : run.ops)
+            samples.push_back(sampleOf(op));
+        markRunContext(samples);   // as loadRunSamples marks a capture's launches
+        for (const LaunchSample& s : samples) {
             const double ns = predictor ? predictor->predictNs(s) : rooflineNs(*device, s);
             run.opNs.push_back(std::max<int64_t>(1, std::llround(ns)));
         }
