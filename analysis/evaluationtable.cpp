@@ -134,4 +134,28 @@ Table evaluationMapeTable(const Evaluation& ev)
     return t;
 }
 
+Table evaluationPerRunTable(const Evaluation& ev)
+{
+    Table t;
+    t.id = "prediction_per_run";
+    t.add("error_of", "MAPE, each run alone", Unit::Text);
+    t.add("model", "predictor", Unit::Percent);
+    t.add("roofline", "roofline", Unit::Percent);
+    t.add("flops", "FLOPs only", Unit::Percent);
+    t.add("repeats", "repeats' spread", Unit::Percent);
+    t.add("compared", "compared", Unit::Count);
+    t.add("with_repeats", "with repeats", Unit::Count);
+    const PerRunErrors& p = ev.perRun;
+    auto roofline = [&](double v) { return ev.hasRoofline ? Cell(v) : Cell(); };
+    auto spread = [](int n, double v) { return n ? Cell(v) : Cell(); };
+    t.rows.push_back({std::string("per layer"), p.layerMapeModel, roofline(p.layerMapeRoofline), p.layerMapeFlops,
+                      spread(p.repeatLayers, p.layerMapeRepeats), int64_t(p.layers), int64_t(p.repeatLayers)});
+    t.rows.push_back({std::string("whole step"), p.stepMapeModel, roofline(p.stepMapeRoofline), p.stepMapeFlops,
+                      spread(p.repeatRuns, p.stepMapeRepeats), int64_t(p.runs), int64_t(p.repeatRuns)});
+    t.notes.push_back("each run against its own median over its steps (the rows above: the median over every repeat's "
+                      "steps); repeats' spread: each run against the median over its configuration's other repeats' "
+                      "steps, the floor of a per-run error");
+    return t;
+}
+
 }  // namespace wt

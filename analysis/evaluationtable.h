@@ -9,6 +9,7 @@
 //   evaluationOpsTable    the op names with the largest absolute errors: where the error comes from
 //   evaluationMapeTable   two rows (per layer, whole step): the MAPE of the predictor, the
 //                         roofline and FLOPs alone, in percent
+//   evaluationPerRunTable the same against each run alone, with the repeats' own spread
 // The roofline's columns are none when the evaluation had no device.
 #pragma once
 
@@ -40,5 +41,10 @@ Table evaluationOpsTable(const Evaluation& ev);
 
 // Columns: error_of ("per layer", "whole step"), model, roofline, flops.
 Table evaluationMapeTable(const Evaluation& ev);
+
+// The same two rows against every run alone (Evaluation::perRun): error_of, model, roofline,
+// flops, repeats (each run against its configuration's other repeats: the noise floor; none
+// without repeats), compared (runs, or (run, layer) pairs), with_repeats (those with siblings).
+Table evaluationPerRunTable(const Evaluation& ev);
 
 }  // namespace wt

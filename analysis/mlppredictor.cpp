@@ -30,12 +30,13 @@ MlpModel MlpModel::fit(const std::vector<const RunSamples*>& runs, const DeviceS
         for (const LaunchSample& s : r->launches)
             if (s.timeNs > 0) {
                 auto& [sum, count] = rows[inputs(s, cal)];
-                sum += std::log(double(s.timeNs));
+                sum += std::log(double(s.timeNs) / rooflineNs(cal, s));
                 ++count;
             }
     if (rows.empty())
         throw std::invalid_argument("no measured launches with op features to fit the MLP on");
     MlpModel m;
+    m.overBound = true;
     m.samples = int64_t(rows.size());
     const double n = double(rows.size());
     std::vector<double> y;
@@ -82,8 +83,8 @@ double MlpModel::predictNs(const LaunchSample& s, const DeviceSpec& cal) const
     std::array<double, kInputs> x {};
     for (int i = 0; i < kInputs; ++i)
         x[size_t(i)] = scale[size_t(i)] > 0 ? (in[size_t(i)] - mean[size_t(i)]) / scale[size_t(i)] : 0.0;
-    const double logNs = std::clamp(net.forward(x.data()) * yScale + yMean, yMin - 1, yMax + 1);
-    return std::exp(logNs);
+    const double y = std::clamp(net.forward(x.data()) * yScale + yMean, yMin - 1, yMax + 1);
+    return overBound ? rooflineNs(cal, s) * std::exp(y) : std::exp(y);
 }
 
 std::string MlpModel::toJson() const
@@ -100,6 +101,7 @@ std::string MlpModel::toJson() const
     return "{\"sizes\":" + sizes + "],\"mean\":" + list(mean) + ",\"scale\":" + list(scale) +
            ",\"y_mean\":" + json::number(yMean) + ",\"y_scale\":" + json::number(yScale) + ",\"y_min\":" +
            json::number(yMin) + ",\"y_max\":" + json::number(yMax) + ",\"samples\":" + std::to_string(samples) +
+           ",\"target\":" + json::quote(overBound ? "log_time_over_bound" : "log_time") +
            ",\"parameters\":" + list(net.parameters()) + "}";
 }
 
@@ -131,6 +133,10 @@ MlpModel MlpModel::fromJson(const JsonValue& value)
     m.yMin = o.requiredNumber("y_min");
     m.yMax = o.requiredNumber("y_max");
     m.samples = int64_t(o.requiredNumber("samples"));
+    const std::string target = o.optionalString("target").value_or("log_time");
+    if (target != "log_time" && target != "log_time_over_bound")
+        throw JsonError("mlp.target: log_time or log_time_over_bound, not '" + target + "'");
+    m.overBound = target == "log_time_over_bound";
     std::string why;
     auto net = Mlp::fromJsonSizesAndParameters(sizes, numbers("parameters"), &why);
     if (!net)

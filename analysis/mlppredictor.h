@@ -6,7 +6,11 @@
 // log peak, bandwidth and fixed cost (constant on one device: they matter when runs of several
 // calibrations are fitted together). Each distinct input row is one training row with the mean
 // log time of its launches (3 steps of identical ops count once). A prediction is clamped to the
-// trained range of log times widened by e (a factor 2.7), so it never overflows.
+// trained range of log times widened by e (a factor 2.7), so it never overflows. The output is
+// the log of the launch's time over its roofline bound on the calibration (rooflineNs: the larger
+// of FLOPs / peak, bytes / bandwidth, exps / exp rate, plus the fixed cost), clamped the same way:
+// an unseen kernel (block-sparse bert held out) then costs a slowdown the fit has seen over its
+// own bound; the log of the time itself (stored MLPs before it) extrapolated them to 4-8x.
 #pragma once
 
 #include "analysis/costmodel.h"
@@ -30,7 +34,11 @@ struct MlpModel {
 
     Mlp net;
     std::array<double, kInputs> mean {}, scale {};   // standardization of the inputs
-    double yMean = 0, yScale = 1, yMin = 0, yMax = 0;  // of log(time ns)
+    double yMean = 0, yScale = 1, yMin = 0, yMax = 0;  // of the target: log(time ns), or log(time / bound)
+    // The target: log(time / the launch's roofline bound on the calibration) when set (fits since
+    // issue 30 round 3: an input far outside the fit is priced at a trained slowdown over its
+    // bound, not at a trained time), else log(time ns) (stored MLPs without "target").
+    bool overBound = false;
     int64_t samples = 0;                               // distinct training rows
 
     static std::array<double, kInputs> inputs(const LaunchSample& s, const DeviceSpec& calibration);

@@ -1,5 +1,7 @@
 #include "analysis/opfeatures.h"
 
+#include <algorithm>
+
 #include "analysis/compare.h"
 #include "storage/reader.h"
 
@@ -133,7 +135,17 @@ RunSamples loadRunSamples(const Reader& reader, int64_t runId)
         }
         out.launches.push_back(std::move(s));
     }
+    markRunContext(out.launches);
     return out;
+}
+
+void markRunContext(std::vector<LaunchSample>& launches)
+{
+    double most = 0;
+    for (const LaunchSample& s : launches)
+        most = std::max(most, s.bytes());
+    for (LaunchSample& s : launches)
+        s.runMaxBytes = most;
 }
 
 }  // namespace wt

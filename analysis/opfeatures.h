@@ -30,8 +30,16 @@ struct LaunchSample {
     // otherwise the kernels of its scope instance when it is the instance's only launch);
     // negative when no activity could be matched.
     int64_t timeNs = -1;
+    // The bytes of the largest launch of its run (markRunContext; 0: not known). Beyond a core's
+    // cache the step streams through memory, and its small launches find their data evicted and
+    // the pool's threads elsewhere: the same 8-byte loss readback takes 60 ns in a tiny run and
+    // 0.3-1.3 us in a small one (docs/prediction.md, corpus F).
+    double runMaxBytes = 0;
     double bytes() const { return bytesRead + bytesWritten; }
 };
+
+// Sets every launch's runMaxBytes to the largest bytes() among them (the launches of one run).
+void markRunContext(std::vector<LaunchSample>& launches);
 
 struct RunSamples {
     RunInfo run;

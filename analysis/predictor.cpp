@@ -137,6 +137,17 @@ std::string scopedKey(const LaunchSample& s)
     return s.name + "@" + (slash == std::string::npos ? s.path : s.path.substr(slash + 1));
 }
 
+// The run's regime (LaunchSample::runMaxBytes): "cold" when its largest launch moves more than a
+// core's cache, "warm" otherwise, empty when not known. A class of the op in one regime comes
+// before the op's class over both.
+std::string regimeOf(const LaunchSample& s)
+{
+    if (!(s.runMaxBytes > 0))
+        return {};
+    return s.runMaxBytes > CostClass::kCacheBytes ? "cold" : "warm";
+}
+std::string inRegime(const std::string& key, const std::string& regime) { return key + "#" + regime; }
+
 double ape(double predicted, double measured) { return std::fabs(predicted - measured) / measured * 100.0; }
 
 double medianOf(std::vector<double> v)
@@ -275,7 +286,8 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
     // 18.7% and from 25.0% to 20.9%, the mean to 33.9% and 17.6%.
     std::map<std::string, std::vector<double>> identicalTimes;
     auto identity = [](const LaunchSample& s) {
-        return scopedKey(s) + '\n' + s.shapes + '\n' + std::to_string(s.flops) + '\n' + std::to_string(s.bytes());
+        return scopedKey(s) + '\n' + s.shapes + '\n' + std::to_string(s.flops) + '\n' + std::to_string(s.bytes()) + '\n' +
+               regimeOf(s);
     };
     for (const RunSamples* r : runs)
         for (const LaunchSample& s : r->launches)
@@ -306,7 +318,11 @@ Predictor fitOn(const std::vector<const RunSamples*>& runs, const std::string& n
                     (s.kind == "gemm" ? gemmTimes : kernelTimes).push_back(t);
                 }
             }
-            for (const std::string& key : {scopedKey(s), s.name, kindKey(s.kind), std::string("*")}) {
+            const std::string regime = regimeOf(s);
+            std::vector<std::string> keys = {scopedKey(s), s.name, kindKey(s.kind), std::string("*")};
+            if (!regime.empty())
+                keys.insert(keys.end(), {inRegime(scopedKey(s), regime), inRegime(s.name, regime)});
+            for (const std::string& key : keys) {
                 Columns& c = byKey[key];
                 c.f.push_back(s.flops);
                 c.b.push_back(s.bytes());
@@ -371,10 +387,18 @@ const CostClass* Predictor::classFor(const LaunchSample& s) const
 {
     if (mlp)
         return nullptr;
-    for (const std::string& key : {scopedKey(s), s.name}) {
+    const std::string regime = regimeOf(s);
+    std::vector<std::pair<std::string, bool>> keys;   // (key, of the op name alone)
+    if (!regime.empty())
+        keys.push_back({inRegime(scopedKey(s), regime), false});
+    keys.push_back({scopedKey(s), false});
+    if (!regime.empty())
+        keys.push_back({inRegime(s.name, regime), true});
+    keys.push_back({s.name, true});
+    for (const auto& [key, nameOnly] : keys) {
         // A GEMM of another op scope goes to the shape model: one op name's line through every
         // shape it was fitted on is a poor guess for a shape of another model.
-        if (gemm && s.kind == "gemm" && key == s.name)
+        if (gemm && s.kind == "gemm" && nameOnly)
             break;
         auto it = classes.find(key);
         if (it != classes.end() && it->second.samples >= kMinSamples && it->second.covers(s.flops + s.bytes()))
@@ -699,6 +723,9 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
             std::vector<double> stepTotals;
             std::map<std::string, std::pair<double, double>> unitOps;   // per op name: measured, model (ns)
             double totalSteps = 0;
+            // Per repeat: its steps' range in stepTotals and its predicted sums (for the per-run figures).
+            struct RepeatPart { size_t base = 0, steps = 0; std::map<std::string, Sums> predicted; Sums step; };
+            std::vector<RepeatPart> parts;
             for (size_t i : units[u]) {
                 const RunSamples& r = runs[i];
                 const size_t base = stepTotals.size();
@@ -708,6 +735,8 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
                     if (s.timeNs >= 0 && s.stepInstance != 0 && stepIndex.emplace(s.stepInstance, stepIndex.size()).second)
                         nSteps = std::max(nSteps, stepIndex.size());
                 totalSteps += double(nSteps);
+                parts.push_back({base, nSteps, {}, {}});
+                RepeatPart& part = parts.back();
                 stepTotals.resize(base + nSteps, 0.0);
                 for (auto& [layer, v] : layerSteps)
                     v.resize(base + nSteps, 0.0);
@@ -731,7 +760,7 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
                     one.model = model.predictNs(s);
                     one.roof = roofline ? rooflineNs(*roofline, s) : 0;
                     one.flops = s.flops * nsPerFlop;
-                    for (Sums* t : {&predicted[s.layer], &stepPredicted}) {
+                    for (Sums* t : {&predicted[s.layer], &stepPredicted, &part.predicted[s.layer], &part.step}) {
                         t->model += one.model;
                         t->roof += one.roof;
                         t->flops += one.flops;
@@ -784,6 +813,49 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
                 ev.layers.push_back({first.run.id, group, layer, measured, modelNs, roofNs, flopsNs});
                 layerErrors.push_back(std::move(le));
             }
+            // The per-run figures: each repeat's own medians over its steps against its prediction,
+            // and against the medians over the steps of its configuration's other repeats (the noise
+            // floor: how far one run is from its siblings, which no predictor can be closer than).
+            for (size_t q = 0; q < parts.size(); ++q) {
+                const RepeatPart& part = parts[q];
+                auto own = [&](const std::vector<double>& v) {
+                    return medianOf(std::vector<double>(v.begin() + long(part.base), v.begin() + long(part.base + part.steps)));
+                };
+                auto others = [&](const std::vector<double>& v) {
+                    std::vector<double> rest;
+                    for (size_t k = 0; k < v.size(); ++k)
+                        if (k < part.base || k >= part.base + part.steps)
+                            rest.push_back(v[k]);
+                    return medianOf(rest);
+                };
+                const double steps = double(part.steps), stepMeasured = own(stepTotals);
+                if (stepMeasured > 0) {
+                    ev.perRun.stepMapeModel += ape(part.step.model / steps, stepMeasured);
+                    ev.perRun.stepMapeRoofline += ape(part.step.roof / steps, stepMeasured);
+                    ev.perRun.stepMapeFlops += ape(part.step.flops / steps, stepMeasured);
+                    ++ev.perRun.runs;
+                    if (parts.size() > 1) {
+                        ev.perRun.stepMapeRepeats += ape(stepMeasured, others(stepTotals));
+                        ++ev.perRun.repeatRuns;
+                    }
+                }
+                for (const auto& [layer, v] : layerSteps) {
+                    const double measured = own(v);
+                    if (!(measured > 0))
+                        continue;
+                    auto it = part.predicted.find(layer);
+                    const Sums t = it == part.predicted.end() ? Sums {} : it->second;
+                    ev.perRun.layerMapeModel += ape(t.model / steps, measured);
+                    ev.perRun.layerMapeRoofline += ape(t.roof / steps, measured);
+                    ev.perRun.layerMapeFlops += ape(t.flops / steps, measured);
+                    ++ev.perRun.layers;
+                    if (parts.size() > 1)
+                        if (const double rest = others(v); rest > 0) {
+                            ev.perRun.layerMapeRepeats += ape(measured, rest);
+                            ++ev.perRun.repeatLayers;
+                        }
+                }
+            }
             ev.layerMapeModel += re.layerMapeModel;
             ev.layerMapeRoofline += re.layerMapeRoofline;
             ev.layerMapeFlops += re.layerMapeFlops;
@@ -827,6 +899,13 @@ Evaluation evaluate(const std::vector<RunSamples>& runs, const EvaluationOptions
         ev.layerMapeRoofline /= double(layerPairs);
         ev.layerMapeFlops /= double(layerPairs);
     }
+    PerRunErrors& pr = ev.perRun;
+    for (double* v : {&pr.stepMapeModel, &pr.stepMapeRoofline, &pr.stepMapeFlops})
+        *v = pr.runs ? *v / double(pr.runs) : 0;
+    for (double* v : {&pr.layerMapeModel, &pr.layerMapeRoofline, &pr.layerMapeFlops})
+        *v = pr.layers ? *v / double(pr.layers) : 0;
+    pr.stepMapeRepeats = pr.repeatRuns ? pr.stepMapeRepeats / double(pr.repeatRuns) : 0;
+    pr.layerMapeRepeats = pr.repeatLayers ? pr.layerMapeRepeats / double(pr.repeatLayers) : 0;
     for (auto& [name, op] : ops)
         ev.ops.push_back(op);
     std::stable_sort(ev.ops.begin(), ev.ops.end(), [](const OpError& a, const OpError& b) {

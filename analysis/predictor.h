@@ -218,6 +218,18 @@ struct EvaluationOptions {
     bool opsByGroup = false;
 };
 
+// The same evaluation against every run alone (each repeat's medians over its own steps, beside
+// the pooled rows' medians over every repeat's steps), and the spread of the repeats: each run
+// against the medians over its configuration's other repeats' steps (configurations with two or
+// more repeats), the MAPE no predictor can get under against a single run. Percent.
+struct PerRunErrors {
+    int runs = 0, layers = 0;                 // runs and (run, layer) pairs compared
+    double stepMapeModel = 0, stepMapeRoofline = 0, stepMapeFlops = 0;
+    double layerMapeModel = 0, layerMapeRoofline = 0, layerMapeFlops = 0;
+    int repeatRuns = 0, repeatLayers = 0;     // those with siblings
+    double stepMapeRepeats = 0, layerMapeRepeats = 0;
+};
+
 struct Evaluation {
     HoldOut holdOut = HoldOut::Run;
     PredictorKind model = PredictorKind::Regression;
@@ -231,6 +243,7 @@ struct Evaluation {
     // Means over runs (step) and over every (run, layer) pair (layer), in percent.
     double stepMapeModel = 0, stepMapeRoofline = 0, stepMapeFlops = 0;
     double layerMapeModel = 0, layerMapeRoofline = 0, layerMapeFlops = 0;
+    PerRunErrors perRun;
 };
 
 // Needs at least two groups of runs with features (std::invalid_argument, one line, otherwise).

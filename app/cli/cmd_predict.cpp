@@ -81,7 +81,10 @@ const char* kUsage =
     "               layer_mape_roofline, layer_mape_flops}], worst_layers: [{run, name, group, layer,\n"
     "               measured_ns, model_ns, error_pct, step_share}], worst_ops: [{op, kind, launches,\n"
     "               measured_ns, model_ns, error_pct, share, by_features}], mape: [{error_of: \"per layer\" |\n"
-    "               \"whole step\", model, roofline, flops}]} (percent; null without a device)\n";
+    "               \"whole step\", model, roofline, flops}], per_run: [the same two rows against each run\n"
+    "               alone: {error_of, model, roofline, flops, repeats (each run against its\n"
+    "               configuration's other repeats), compared, with_repeats}]} (percent; null\n"
+    "               without a device)\n";
 
 // The op of a dry run as the cost models read it (the features a capture stores for it).
 LaunchSample sampleOf(const kernels::OpInfo& op)
@@ -183,8 +186,12 @@ int runPredictRuns(Args& args)
         capture::PredictedRun run;
         run.ops = model.listOps();
         run.opNs.reserve(run.ops.size());
-        for (const kernels::OpInfo& op : run.ops) {
-            const LaunchSample s = sampleOf(op);
+        std::vector<LaunchSample> samples;
+        samples.reserve(run.ops.size());
+        for (const kernels::OpInfo& op : run.ops)
+            samples.push_back(sampleOf(op));
+        markRunContext(samples);   // as loadRunSamples marks a capture's launches
+        for (const LaunchSample& s : samples) {
             const double ns = predictor ? predictor->predictNs(s) : rooflineNs(*device, s);
             run.opNs.push_back(std::max<int64_t>(1, std::llround(ns)));
         }
@@ -320,14 +327,15 @@ int runEvaluate(Args& args)
     }
     const std::string deviceName = device ? device->name : std::string();
     const Table runsTable = evaluationRunsTable(ev, file, deviceName), mape = evaluationMapeTable(ev),
-                groups = evaluationGroupsTable(ev), worst = evaluationWorstLayersTable(ev), ops = evaluationOpsTable(ev);
+                groups = evaluationGroupsTable(ev), worst = evaluationWorstLayersTable(ev), ops = evaluationOpsTable(ev),
+                perRun = evaluationPerRunTable(ev);
     if (args.flag("--json")) {
         std::cout << "{\"file\":" << json::quote(file) << ",\"roofline_device\":"
                   << (device ? json::quote(device->name) : std::string("null"))
                   << ",\"hold_out\":" << json::quote(holdOutName(ev.holdOut))
                   << ",\"model\":" << json::quote(predictorKindName(ev.model)) << ",\n\"runs\":" << render::jsonRows(runsTable)
                   << ",\n\"groups\":" << render::jsonRows(groups) << ",\n\"worst_layers\":" << render::jsonRows(worst) << ",\n\"worst_ops\":" << render::jsonRows(ops)
-                  << ",\n\"mape\":" << render::jsonRows(mape) << "}\n";
+                  << ",\n\"mape\":" << render::jsonRows(mape) << ",\n\"per_run\":" << render::jsonRows(perRun) << "}\n";
         return 0;
     }
     if (args.flag("--csv")) {
@@ -337,7 +345,8 @@ int runEvaluate(Args& args)
     std::cout << render::text(runsTable, {44}) << "\n";
     if (ev.holdOut != HoldOut::Run)
         std::cout << render::text(groups) << "\n";
-    std::cout << render::text(worst, {44}) << "\n" << render::text(ops, {44}) << "\n" << render::text(mape);
+    std::cout << render::text(worst, {44}) << "\n" << render::text(ops, {44}) << "\n" << render::text(mape) << "\n"
+              << render::text(perRun);
     return 0;
 }
 

@@ -147,6 +147,7 @@ private slots:
     void oneGroupIsRefused();
     void repeatsArePooledAndHeldOutTogether();
     void opsByGroupSplitTheOpTable();
+    void perRunFiguresBesideTheMedian();
 };
 
 void TestHoldOut::groupsOfRuns()
@@ -496,6 +497,75 @@ void TestHoldOut::opsByGroupSplitTheOpTable()
     QCOMPARE(t.columns.front().id, std::string("group"));
     QCOMPARE(textOf(t.at(0, "group")), byGroup.ops.front().group);
     QVERIFY(evaluationOpsTable(byName).columns.front().id == "op");
+}
+
+// The per-run figures beside the pooled rows: each repeat's own median over its steps against the
+// prediction, and against the median over its configuration's other repeats' steps (the spread of
+// the repeats), both by hand; one preempted step moves the per-run figures, not the pooled row.
+void TestHoldOut::perRunFiguresBesideTheMedian()
+{
+    EvaluationOptions options;
+    const std::vector<RunSamples> clean = repeatedCorpus();
+    const Evaluation ev = evaluate(clean, options);
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
+    // Per run: its step times (2 steps).
+    auto stepsOf = [](const RunSamples& r) {
+        std::map<int64_t, double> by;
+        for (const LaunchSample& s : r.launches)
+            by[s.stepInstance] += double(s.timeNs);
+        std::vector<double> v;
+        for (const auto& [k, t] : by)
+            v.push_back(t);
+        return v;
+    };
+    double model = 0, spread = 0;
+    for (const RunSamples& r : clean) {
+        const double own = median(stepsOf(r));
+        const int64_t rowId = (r.run.id - 1) % 9 + 1;   // the configuration's row: its first repeat
+        model += std::fabs(rowOf(ev, rowId).modelStepNs - own) / own * 100;
+        std::vector<double> rest;
+        for (const RunSamples& o : clean)
+            if (o.repeatId == r.repeatId && o.run.id != r.run.id)
+                for (double t : stepsOf(o))
+                    rest.push_back(t);
+        QCOMPARE(rest.size(), size_t(4));
+        spread += std::fabs(own - median(rest)) / median(rest) * 100;
+    }
+    model /= 27, spread /= 27;
+    QCOMPARE(ev.perRun.runs, 27);
+    QCOMPARE(ev.perRun.repeatRuns, 27);
+    QCOMPARE(ev.perRun.layers, 27 * 4);
+    QVERIFY2(std::fabs(ev.perRun.stepMapeModel - model) <= 1e-9 * model,
+             qPrintable(QString::number(ev.perRun.stepMapeModel) + " vs " + QString::number(model)));
+    QVERIFY2(std::fabs(ev.perRun.stepMapeRepeats - spread) <= 1e-9 * spread,
+             qPrintable(QString::number(ev.perRun.stepMapeRepeats) + " vs " + QString::number(spread)));
+    QVERIFY(spread > 0 && ev.perRun.layerMapeRepeats > 0);
+    // Both steps of run 11 (configuration 1's second repeat) preempted 3x: the pooled row's median
+    // stays among the clean steps, while the per-run error and the spread grow.
+    std::vector<RunSamples> slow = clean;
+    for (LaunchSample& s : slow[10].launches)
+        s.timeNs *= 3;
+    const Evaluation pre = evaluate(slow, options);
+    QVERIFY(rowOf(pre, 2).measuredStepNs < 1.2 * rowOf(ev, 2).measuredStepNs);
+    QVERIFY(pre.perRun.stepMapeModel > ev.perRun.stepMapeModel + 50.0 / 27);   // run 11: about 67% off
+    QVERIFY(pre.perRun.stepMapeRepeats > ev.perRun.stepMapeRepeats + 100.0 / 27);
+    // Through the table: two rows, the spread and its counts; untagged runs have no spread.
+    const Table t = evaluationPerRunTable(ev);
+    QCOMPARE(t.rows.size(), size_t(2));
+    QCOMPARE(t.at(1, "model"), Cell(ev.perRun.stepMapeModel));
+    QCOMPARE(t.at(1, "repeats"), Cell(ev.perRun.stepMapeRepeats));
+    QCOMPARE(t.at(1, "with_repeats"), Cell(int64_t(27)));
+    std::vector<RunSamples> untagged = clean;
+    for (RunSamples& r : untagged)
+        r.repeatId.clear();
+    const Evaluation loose = evaluate(untagged, options);
+    QCOMPARE(loose.perRun.repeatRuns, 0);
+    QCOMPARE(evaluationPerRunTable(loose).at(1, "repeats"), Cell());
+    // Without repeats the per-run figure is the pooled one.
+    QVERIFY(std::fabs(loose.perRun.stepMapeModel - loose.stepMapeModel) <= 1e-9 * loose.stepMapeModel);
 }
 
 QTEST_GUILESS_MAIN(TestHoldOut)

@@ -74,6 +74,7 @@ private slots:
     void predictorJsonRoundTrip();
     void heldOutEvaluation();
     void badShapes();
+    void predictsASlowdownOverTheBound();
 };
 
 void TestMlp::gradientMatchesFiniteDifferences()
@@ -205,6 +206,49 @@ void TestMlp::badShapes()
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Mlp({3, 4, 2}, 1));
     QVERIFY(!Mlp::fromJsonSizesAndParameters({2, 1}, {1.0}));
     QVERIFY(Mlp::fromJsonSizesAndParameters({2, 1}, {1.0, 2.0, 0.5}));
+}
+
+// The MLP's target is log(time / roofline bound): a kernel 1,000x larger than any it was fitted on
+// costs at most the largest trained slowdown (widened by e) over its own bound, where a target
+// of log time capped it at the largest trained time; an MLP stored before the target reads its
+// output as log time.
+void TestMlp::predictsASlowdownOverTheBound()
+{
+    const std::vector<RunSamples> runs = corpus();
+    const Predictor p = Predictor::fitMlp(runs, "mlp", cal(), 5, 600);
+    QVERIFY(p.mlp && p.mlp->overBound);
+    double most = 0, least = 1e300;
+    for (const RunSamples& r : runs)
+        for (const LaunchSample& s : r.launches) {
+            most = std::max(most, double(s.timeNs) / rooflineNs(cal(), s));
+            least = std::min(least, double(s.timeNs) / rooflineNs(cal(), s));
+        }
+    LaunchSample big = runs[8].launches[1];
+    big.flops *= 1000;
+    big.bytesRead *= 1000;
+    const double bound = rooflineNs(cal(), big), ns = p.predictNs(big);
+    QVERIFY2(ns <= bound * most * std::exp(1.0) * 1.0001 && ns >= bound * least / std::exp(1.0) * 0.9999,
+             qPrintable(QString::number(ns / bound) + " not in " + QString::number(least) + ".." + QString::number(most)));
+    // 1,000x the work: far above every trained time (at most about 65 us here).
+    double longest = 0;
+    for (const RunSamples& r : runs)
+        for (const LaunchSample& s : r.launches)
+            longest = std::max(longest, double(s.timeNs));
+    QVERIFY2(ns > 10 * longest, qPrintable(QString::number(ns) + " vs " + QString::number(longest)));
+    // Stored before the target: "target" absent reads as log time; an unknown target is refused.
+    std::string text = p.toJson();
+    const size_t at = text.find(",\"target\":\"log_time_over_bound\"");
+    QVERIFY(at != std::string::npos);
+    std::string legacy = text;
+    legacy.erase(at, std::string(",\"target\":\"log_time_over_bound\"").size());
+    auto old = Predictor::fromJson(legacy);
+    QVERIFY(old && old->mlp && !old->mlp->overBound);
+    QVERIFY(old->predictNs(big) <= std::exp(old->mlp->yMax + 1) * 1.0001);
+    std::string bad = text;
+    bad.replace(at, std::string(",\"target\":\"log_time_over_bound\"").size(), ",\"target\":\"seconds\"");
+    std::string why;
+    QVERIFY(!Predictor::fromJson(bad, &why));
+    QVERIFY2(why.find("mlp.target") != std::string::npos, why.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestMlp)

@@ -92,6 +92,13 @@ void TestCliHoldOut::everyWorkloadHeldOut()
     for (const auto& row : mape)
         for (const char* key : {"model", "roofline", "flops"})
             QVERIFY(finiteNumber(row.toObject().value(QLatin1String(key))));
+    // Beside them, the same against each run alone, with the repeats' spread (none: these runs
+    // have no repeats) and the count of runs compared.
+    const QJsonArray perRun = o.value("per_run").toArray();
+    QCOMPARE(perRun.size(), 2);
+    QVERIFY(finiteNumber(perRun[1].toObject().value("model")));
+    QVERIFY(perRun[1].toObject().value("repeats").isNull());
+    QCOMPARE(perRun[1].toObject().value("compared").toInt(), runs.size());
     const QJsonArray worst = o.value("worst_layers").toArray();
     QVERIFY(!worst.isEmpty() && worst.size() <= 10);
     for (const auto& w : worst) {
