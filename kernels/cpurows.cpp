@@ -746,6 +746,13 @@ void expRange(const float* x, float* y, int64_t n)
 }
 
 WT_VEC_CLONES
+void scaleCopyRange(const float* x, float* y, float s, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        y[i] = x[i] * s;
+}
+
+WT_VEC_CLONES
 void sgdRange(float* w, const float* g, float* v, float lr, float mu, float scale, int64_t i0, int64_t i1)
 {
     // The same operations in the same order as fn::Sgd (bitwise equal results).
