@@ -447,7 +447,7 @@ private slots:
         QVERIFY(sameBits(y, want));
     }
 
-    void causalSoftmaxMatchesTheFunctorLoop()
+    void causalSoftmaxMaskInRegisters()
     {
         // The causal mask applied in registers (the last block a row sees read whole, its masked
         // lanes -inf): against float64 from the same float max, the masked columns exactly +0,
