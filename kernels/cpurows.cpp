@@ -281,12 +281,17 @@ void logSoftmaxBackwardRows(const float* y, const float* dy, float* dx, int64_t 
         addLanes(acc, dyr, n);
         const float s = combineSum(acc);
         // One pass: the exps stay in registers. dx may be dy (in place): each element is read
-        // before it is written.
+        // before it is written. y is a log-probability (<= 0: the forward's x - lse, lse >= the
+        // row's max), so its exp is the non-positive one; a y > 0, which no log-softmax gives,
+        // is read as 0 (NaN stays NaN).
         int64_t c = 0;
-        for (; c + 8 <= n; c += 8)
-            store8(dxr + c, load8(dyr + c) - vexp8(load8(yr + c)) * s);
+        const V8 zero{};
+        for (; c + 8 <= n; c += 8) {
+            const V8 yv = load8(yr + c);
+            store8(dxr + c, load8(dyr + c) - vexp8<true>(yv > zero ? zero : yv) * s);
+        }
         for (; c < n; ++c)
-            dxr[c] = dyr[c] - vec::vexp(yr[c]) * s;
+            dxr[c] = dyr[c] - vec::vexp(yr[c] > 0.f ? 0.f : yr[c]) * s;
     }
 }
 
@@ -550,6 +555,23 @@ void layerNormBackwardRows(const float* x, const float* gamma, const float* dy, 
     }
 }
 
+// sigmoid(g) from e = exp(-|g|) <= 1, whose argument is never positive: 1 / (1 + e) for g >= 0,
+// e / (1 + e) below (the same value as 1 / (1 + exp(-g)) within rounding; no overflow of exp(-g)
+// for g < -88). One division and the cheaper exp of the shifted scores (vexp8<true>).
+WT_LANES_INLINE V8 sigmoid8(V8 g)
+{
+    const V8 zero{};
+    const V8 e = vexp8<true>(g < zero ? g : -g);   // -|g| (NaN stays NaN)
+    const V8 q = 1.f / (1.f + e);
+    return g < zero ? e * q : q;
+}
+WT_LANES_INLINE float sigmoid1(float g)
+{
+    const float e = vec::vexp(g < 0.f ? g : -g);
+    const float q = 1.f / (1.f + e);
+    return g < 0.f ? e * q : q;
+}
+
 WT_VEC_CLONES
 void gluForwardRange(const float* h, float* out, int64_t C, int64_t i0, int64_t i1)
 {
@@ -559,8 +581,11 @@ void gluForwardRange(const float* h, float* out, int64_t C, int64_t i0, int64_t 
         const float* a = h + r * 2 * C;
         const float* g = a + C;
         float* o = out + r * C;
-        for (int64_t c = c0; c < c1; ++c)
-            o[c] = a[c] * (1.f / (1.f + vec::vexp(-g[c])));
+        int64_t c = c0;
+        for (; c + 8 <= c1; c += 8)
+            store8(o + c, load8(a + c) * sigmoid8(load8(g + c)));
+        for (; c < c1; ++c)
+            o[c] = a[c] * sigmoid1(g[c]);
         i += c1 - c0;
     }
 }
@@ -568,6 +593,7 @@ void gluForwardRange(const float* h, float* out, int64_t C, int64_t i0, int64_t 
 WT_VEC_CLONES
 void gluBackwardRange(const float* h, const float* dout, float* dh, int64_t C, int64_t i0, int64_t i1)
 {
+    // One pass over a, g and dout, writing da and dg.
     for (int64_t i = i0; i < i1;) {
         const int64_t r = i / C, c0 = i % C, c1 = std::min(C, c0 + (i1 - i));
         const float* a = h + r * 2 * C;
@@ -575,10 +601,16 @@ void gluBackwardRange(const float* h, const float* dout, float* dh, int64_t C, i
         const float* d = dout + r * C;
         float* da = dh + r * 2 * C;
         float* dg = da + C;
-        for (int64_t c = c0; c < c1; ++c) {
-            const float s = 1.f / (1.f + vec::vexp(-g[c]));
-            da[c] = d[c] * s;
-            dg[c] = d[c] * a[c] * s * (1.f - s);
+        int64_t c = c0;
+        for (; c + 8 <= c1; c += 8) {
+            const V8 sv = sigmoid8(load8(g + c)), dv = load8(d + c);
+            store8(da + c, dv * sv);
+            store8(dg + c, dv * load8(a + c) * sv * (1.f - sv));
+        }
+        for (; c < c1; ++c) {
+            const float sg = sigmoid1(g[c]);
+            da[c] = d[c] * sg;
+            dg[c] = d[c] * a[c] * sg * (1.f - sg);
         }
         i += c1 - c0;
     }
@@ -742,10 +774,39 @@ void geluForwardRange(const float* x, float* y, int64_t i0, int64_t i1)
         y[i] = x[i] * vec::vnormcdf(x[i]);
 }
 
+// vec::vnormcdf on 8 lanes, its operations in its order (the same bits).
+WT_LANES_INLINE V8 normcdf8(V8 x)
+{
+    const V8 zero{};
+    const V8 a = (x < zero ? -x : x) * 0.70710678118654752f;
+    const V8 four = zero + 4.f;
+    const V8 ac = a > four ? four : a;
+    V8 p = zero + 4.22093814e-4f;
+    p = p * ac - 2.17826571e-3f;
+    p = p * ac + 6.68106228e-3f;
+    p = p * ac - 6.83165528e-3f;
+    p = p * ac + 1.55165251e-2f;
+    p = p * ac + 1.80629175e-2f;
+    p = p * ac + 7.52823278e-2f;
+    p = p * ac + 1.98827922e-1f;
+    p = p * ac + 2.82099426e-1f;
+    const V8 rr = 1.f / (1.f + p * ac), r2 = rr * rr;
+    const V8 e = a >= four ? zero : r2 * r2;
+    const V8 h = 0.5f * e;
+    return x < zero ? h : 1.f - h;
+}
+
 WT_VEC_CLONES
 void geluBackwardRange(const float* x, const float* dy, float* dx, int64_t i0, int64_t i1)
 {
-    for (int64_t i = i0; i < i1; ++i) {
+    // The normal density's exp has a non-positive argument (-v^2 / 2): the shifted scores' exp.
+    int64_t i = i0;
+    for (; i + 8 <= i1; i += 8) {
+        const V8 v = load8(x + i);
+        const V8 pdf = 0.39894228040143268f * vexp8<true>(-0.5f * v * v);
+        store8(dx + i, load8(dy + i) * (normcdf8(v) + v * pdf));
+    }
+    for (; i < i1; ++i) {
         const float v = x[i];
         const float pdf = 0.39894228040143268f * vec::vexp(-0.5f * v * v);
         dx[i] = dy[i] * (vec::vnormcdf(v) + v * pdf);

@@ -477,6 +477,28 @@ private slots:
         }
     }
 
+    void gluSigmoidOfExtremeGates()
+    {
+        // sigmoid(g) from exp(-|g|) (no exp of a positive argument): against float64 for gates
+        // far past the exp's clamps, both signs, and +-0, in the 8-lane loop and its tail.
+        const std::vector<float> gates = {-200.f, -100.f, -88.8f, -88.7f, -87.4f, -87.3f, -30.f, -1.f, -1e-30f, -0.f,
+                                          0.f,    1e-30f, 1.f,    30.f,   87.3f,  87.4f,  88.7f, 88.8f, 100.f, 200.f, 17.f};
+        const int64_t C = int64_t(gates.size());
+        std::vector<float> h(size_t(2 * C), 0.f), dout(size_t(C), 0.7f), out(size_t(C), 0.f), dh(size_t(2 * C), 0.f);
+        for (int64_t c = 0; c < C; ++c) {
+            h[size_t(c)] = 1.5f;
+            h[size_t(C + c)] = gates[size_t(c)];
+        }
+        cpu::gluForwardRange(h.data(), out.data(), C, 0, C);
+        cpu::gluBackwardRange(h.data(), dout.data(), dh.data(), C, 0, C);
+        for (int64_t c = 0; c < C; ++c) {
+            const double sg = 1.0 / (1.0 + std::exp(-double(gates[size_t(c)])));
+            QVERIFY2(std::fabs(out[size_t(c)] - 1.5 * sg) < 3e-7, qPrintable(QString::number(gates[size_t(c)])));
+            QVERIFY2(std::fabs(dh[size_t(c)] - 0.7 * sg) < 2e-7, qPrintable(QString::number(gates[size_t(c)])));
+            QVERIFY2(std::fabs(dh[size_t(C + c)] - 0.7 * 1.5 * sg * (1.0 - sg)) < 2e-7, qPrintable(QString::number(gates[size_t(c)])));
+        }
+    }
+
     void attentionSoftmaxRowsOfEveryLength()
     {
         // The fused exp-and-sum pass: row lengths with and without a tail of the 16 lanes, the
