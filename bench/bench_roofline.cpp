@@ -103,12 +103,12 @@ void printLimits(const Limits& lim)
     std::printf("limits: sgemm %.1f GFLOP/s (1024^3 %.1f, in-cache tile on every thread %.1f), bf16 GEMM %.1f GFLOP/s, "
                 "copy %.2f GB/s (on every thread, read + written: ordinary stores %.2f, memcpy %.2f; memcpy on 1 thread %.2f), "
                 "exp %.2f Gexp/s (%d threads), launch %.0f ns (calibrate's small op); passes that counted: copy %d/%d, %d/%d, "
-                "exp %d/%d, tile %d/%d; load average %.2f\n",
+                "exp %d/%d, tile %d/%d in %.1f s; load average %.2f\n",
                 dev.fp32Flops / 1e9, c.sgemmLargeFlopPerS / 1e9, c.sgemmTileFlopPerS / 1e9, dev.bf16Flops / 1e9,
                 dev.memoryBytesPerS / 1e9, c.copyStoreBytesPerS / 1e9, c.copyMemcpyBytesPerS / 1e9,
                 c.copyOneThreadBytesPerS / 1e9, dev.expPerS / 1e9, c.threads, dev.launchOverheadNs, c.validPasses[0],
                 c.passes[0], c.validPasses[1], c.passes[1], c.validPasses[2], c.passes[2], c.validPasses[3], c.passes[3],
-                loadAverage());
+                c.windowSeconds, loadAverage());
 }
 
 // --limits N: N calibrations, each with the fifth round's exp measure beside it (vexp on the
@@ -259,6 +259,48 @@ void timeKernels(const Limits& lim)
                         cpu::softmaxRows(x.data(), y.data(), n, 0.125f, false, lo, hi);
                     });
                 }), e, 8 * e);
+    }
+    // The causal softmax of the transformer (2,048 rows of 128: exps counted for every score, as
+    // the op declares, though only the seen half needs one), GELU (2,048 x 1,024: its ffn) and
+    // GLU (1,024 x 256, h 1,024 x 512: gcn's), col2im (gcn: k 4), as forEach / rowOp split them.
+    {
+        const int64_t rows = 2048, S = 128;
+        std::vector<float> x(static_cast<size_t>(rows * S)), p(x.size());
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = float((i * 7919) % 1000) * 0.01f - 5.f;
+        row("causal_softmax_forward", rows, S, best([&] {
+                cpu::parallelFor(rows, std::max<int64_t>(1, 32768 / S), [&](int64_t lo, int64_t hi) {
+                    cpu::softmaxRows(x.data(), p.data(), S, 0.125f, true, lo, hi);
+                });
+            }), double(rows * S), 8.0 * double(rows * S));
+    }
+    {
+        const int64_t n = 2048 * 1024;
+        std::vector<float> x(static_cast<size_t>(n)), dy(static_cast<size_t>(n), 0.5f), y(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = float((i * 7919) % 1000) * 0.008f - 4.f;
+        row("gelu_forward", 1, n, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::geluForwardRange(x.data(), y.data(), lo, hi); });
+            }), double(n), 8.0 * double(n));
+        row("gelu_backward", 1, n, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::geluBackwardRange(x.data(), dy.data(), dx.data(), lo, hi); });
+            }), 2.0 * double(n), 12.0 * double(n));
+    }
+    {
+        const int64_t T = 1024, C = 256, K = 4, S = 128, n = T * C;
+        std::vector<float> h(static_cast<size_t>(2 * n)), dout(static_cast<size_t>(n), 0.5f), out(static_cast<size_t>(n)), dh(static_cast<size_t>(2 * n));
+        for (size_t i = 0; i < h.size(); ++i)
+            h[i] = float((i * 7919) % 1000) * 0.01f - 5.f;
+        row("glu_forward", T, C, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::gluForwardRange(h.data(), out.data(), C, lo, hi); });
+            }), double(n), 12.0 * double(n));
+        row("glu_backward", T, C, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::gluBackwardRange(h.data(), dout.data(), dh.data(), C, lo, hi); });
+            }), double(n), 20.0 * double(n));
+        std::vector<float> dcol(static_cast<size_t>(n * K), 0.25f), dx(static_cast<size_t>(n));
+        row("col2im", T, C, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::col2imRange(dcol.data(), dx.data(), S, C, K, false, lo, hi); });
+            }), 0, 4.0 * double(n) * double(K + 1));
     }
     // The column reductions (bias_grad, layernorm_param_grad) as colReduce runs them: column
     // chunks of at least 128 on the pool; the shapes of the small presets (1,024 x 256, bert's 1,024 x 1,024) and a taller one.

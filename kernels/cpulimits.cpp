@@ -161,9 +161,21 @@ CpuLimits measureCpuLimits(double windowSeconds)
     // The window: the four measures in turn, pass by pass, so each samples all of it (on the VM
     // the attainable bandwidth changes between regimes that last 0.1-2 s). At least 30 passes
     // of each (after a warm-up pass each) when the window is short.
+    // The threads sharing one core (the VM's vCPUs on one host core, which the guest cannot
+    // see: its CPU times still read 100%) show as an exp rate on every thread no better than
+    // one thread's: then the window is extended, up to two more, until a pass shows the cores.
     Best best[4];
+    Best alone;   // vexp on the calling thread alone
     const auto w0 = Clock::now();
-    for (int64_t pass = 0; pass < 31 || seconds(w0, Clock::now()) < windowSeconds; ++pass) {
+    double window = windowSeconds;
+    auto sharing = [&] {
+        // A pass runs `reps` blocks on each thread: on T cores it takes one thread's time, on one
+        // core T times that.
+        return T > 1 && best[2].valid > 0 && alone.valid > 0 && best[2].seconds() > 0.75 * double(T) * alone.seconds();
+    };
+    for (int64_t pass = 0; pass < 31 || seconds(w0, Clock::now()) < window; ++pass) {
+        if (pass >= 31 && seconds(w0, Clock::now()) >= window - 1e-9)
+            break;
         const size_t at = size_t(pass) % (slots / T) * T;   // this pass's first slice
         const Pass store = passOnEveryThread(l.threads, [&](size_t t) {
             cpu::scaleCopyRange(src.data() + (at + t) * slice, dst.data() + (at + t) * slice, s, int64_t(slice));
@@ -182,6 +194,15 @@ CpuLimits measureCpuLimits(double windowSeconds)
                 for (int64_t r = 0; r < calls; ++r)
                     cpu::smallGemm(false, false, tm, tn, tk, 1.f, ta[t].data(), tk, tb[t].data(), tn, 0.f, tc[t].data(), tn);
             });
+        Pass one;
+        if (pass % 8 == 0) {
+            const double c0 = threadCpuSeconds();
+            const auto t0 = Clock::now();
+            for (int64_t r = 0; r < reps; ++r)
+                cpu::expRange(in[0].data(), out[0].data(), block);
+            one.seconds = seconds(t0, Clock::now());
+            one.counts = threadCpuSeconds() - c0 >= 0.9 * one.seconds;
+        }
         if (pass == 0)
             continue;   // warm-up: first touch of the slices, the pool's start
         best[0].add(store);
@@ -189,7 +210,12 @@ CpuLimits measureCpuLimits(double windowSeconds)
         best[2].add(exp);
         if (tile)
             best[3].add(gemm);
+        if (pass % 8 == 0)
+            alone.add(one);
+        if (seconds(w0, Clock::now()) >= window && sharing() && window < 3 * windowSeconds)
+            window += windowSeconds;
     }
+    l.windowSeconds = seconds(w0, Clock::now());
     const double copied = 2.0 * double(T * slice * sizeof(float));   // read + written, as the ops count
     l.copyStoreBytesPerS = copied / best[0].seconds();
     l.copyMemcpyBytesPerS = copied / best[1].seconds();
