@@ -555,23 +555,6 @@ void layerNormBackwardRows(const float* x, const float* gamma, const float* dy, 
     }
 }
 
-// sigmoid(g) from e = exp(-|g|) <= 1, whose argument is never positive: 1 / (1 + e) for g >= 0,
-// e / (1 + e) below (the same value as 1 / (1 + exp(-g)) within rounding; no overflow of exp(-g)
-// for g < -88). One division and the cheaper exp of the shifted scores (vexp8<true>).
-WT_LANES_INLINE V8 sigmoid8(V8 g)
-{
-    const V8 zero{};
-    const V8 e = vexp8<true>(g < zero ? g : -g);   // -|g| (NaN stays NaN)
-    const V8 q = 1.f / (1.f + e);
-    return g < zero ? e * q : q;
-}
-WT_LANES_INLINE float sigmoid1(float g)
-{
-    const float e = vec::vexp(g < 0.f ? g : -g);
-    const float q = 1.f / (1.f + e);
-    return g < 0.f ? e * q : q;
-}
-
 WT_VEC_CLONES
 void gluForwardRange(const float* h, float* out, int64_t C, int64_t i0, int64_t i1)
 {
@@ -581,11 +564,8 @@ void gluForwardRange(const float* h, float* out, int64_t C, int64_t i0, int64_t 
         const float* a = h + r * 2 * C;
         const float* g = a + C;
         float* o = out + r * C;
-        int64_t c = c0;
-        for (; c + 8 <= c1; c += 8)
-            store8(o + c, load8(a + c) * sigmoid8(load8(g + c)));
-        for (; c < c1; ++c)
-            o[c] = a[c] * sigmoid1(g[c]);
+        for (int64_t c = c0; c < c1; ++c)
+            o[c] = a[c] * (1.f / (1.f + vec::vexp(-g[c])));
         i += c1 - c0;
     }
 }
@@ -593,7 +573,6 @@ void gluForwardRange(const float* h, float* out, int64_t C, int64_t i0, int64_t 
 WT_VEC_CLONES
 void gluBackwardRange(const float* h, const float* dout, float* dh, int64_t C, int64_t i0, int64_t i1)
 {
-    // One pass over a, g and dout, writing da and dg.
     for (int64_t i = i0; i < i1;) {
         const int64_t r = i / C, c0 = i % C, c1 = std::min(C, c0 + (i1 - i));
         const float* a = h + r * 2 * C;
@@ -601,16 +580,10 @@ void gluBackwardRange(const float* h, const float* dout, float* dh, int64_t C, i
         const float* d = dout + r * C;
         float* da = dh + r * 2 * C;
         float* dg = da + C;
-        int64_t c = c0;
-        for (; c + 8 <= c1; c += 8) {
-            const V8 sv = sigmoid8(load8(g + c)), dv = load8(d + c);
-            store8(da + c, dv * sv);
-            store8(dg + c, dv * load8(a + c) * sv * (1.f - sv));
-        }
-        for (; c < c1; ++c) {
-            const float sg = sigmoid1(g[c]);
-            da[c] = d[c] * sg;
-            dg[c] = d[c] * a[c] * sg * (1.f - sg);
+        for (int64_t c = c0; c < c1; ++c) {
+            const float s = 1.f / (1.f + vec::vexp(-g[c]));
+            da[c] = d[c] * s;
+            dg[c] = d[c] * a[c] * s * (1.f - s);
         }
         i += c1 - c0;
     }

@@ -479,8 +479,8 @@ private slots:
 
     void gluSigmoidOfExtremeGates()
     {
-        // sigmoid(g) from exp(-|g|) (no exp of a positive argument): against float64 for gates
-        // far past the exp's clamps, both signs, and +-0, in the 8-lane loop and its tail.
+        // GLU's sigmoid(g) = 1 / (1 + exp(-g)) against float64 for gates far past the exp's
+        // clamps (exp(-g) overflowing to inf must give 0, not NaN), both signs, and +-0.
         const std::vector<float> gates = {-200.f, -100.f, -88.8f, -88.7f, -87.4f, -87.3f, -30.f, -1.f, -1e-30f, -0.f,
                                           0.f,    1e-30f, 1.f,    30.f,   87.3f,  87.4f,  88.7f, 88.8f, 100.f, 200.f, 17.f};
         const int64_t C = int64_t(gates.size());
