@@ -261,13 +261,40 @@ void parallelFor(int64_t count, int64_t minPerChunk, const std::function<void(in
 WT_VEC_CLONES
 void logSoftmaxForwardRows(const float* x, float* y, int64_t n, int64_t ldx, int64_t ldy, int64_t r0, int64_t r1)
 {
+    // logSumExp's blocks, with the previous row's write pass (y = x - lse, x from L2) done a
+    // block at a time between them, so that its stream of stores overlaps this row's exps
+    // instead of following them (the same operations per element: the same bits).
+    const float* px = nullptr;
+    float* py = nullptr;
+    float plse = 0.f;
+    auto writeBlock = [&](int64_t b, int64_t len) {
+        for (int64_t c = b; c < b + len; ++c)
+            py[c] = px[c] - plse;
+    };
     for (int64_t r = r0; r < r1; ++r) {
         const float* xr = x + r * ldx;
-        float* yr = y + r * ldy;
-        const float lse = logSumExp(xr, n, 1.f).value();
-        for (int64_t c = 0; c < n; ++c)
-            yr[c] = xr[c] - lse;
+        float acc[kLanes] = {};
+        float m = kNegInf;
+        for (int64_t b = 0; b < n; b += kBlock) {
+            const int64_t len = std::min(kBlock, n - b);
+            const float bm = maxOf(xr + b, len, 1.f);
+            if (bm > m) {
+                const float f = m == kNegInf ? 0.f : vec::vexp(m - bm);
+                for (int l = 0; l < kLanes; ++l)
+                    acc[l] *= f;
+                m = bm;
+            }
+            if (m != kNegInf)   // else every value so far is -inf
+                addExpLanes(acc, xr + b, 1.f, m, nullptr, len);
+            if (px)
+                writeBlock(b, len);
+        }
+        px = xr;
+        py = y + r * ldy;
+        plse = Lse{m, combineSum(acc)}.value();
     }
+    if (px)
+        writeBlock(0, n);
 }
 
 WT_VEC_CLONES
