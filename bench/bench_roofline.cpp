@@ -2,9 +2,11 @@
 // against this machine's limits, and how far each op is from its bound.
 //
 // Limits, measured first with `wheretime calibrate`'s own measurement (kernels/cpulimits.h:
-// OpenBLAS 1024^3 best of 5; memcpy of 64 MiB, bytes read + written, best of 5; the row
-// kernels' vexp over an L1-resident block on every pool thread, best of 30 runs of about a
-// millisecond; the median 1x1x1 sgemm call).
+// the backend's GEMM at 1024^3 best of 5 and its register tile on every pool thread; the copy
+// of 8 MiB slices of 128 MiB buffers on every pool thread, ordinary stores and memcpy, bytes
+// read + written; the row kernels' vexp over an L1-resident block on every pool thread; each
+// of these three the best pass of a 4 s window in which every thread ran together and
+// unpreempted; the median 1x1x1 sgemm call).
 // Ops: each workload is captured with the CPU tracer into a scratch file and read back as op
 // features (analysis/opfeatures.h), and the table is analysis/rooflinetable.h's, what
 // `wheretime roofline` prints for a capture: an op's bound is the sum over its launches of the
@@ -22,10 +24,14 @@
 //                       [--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS]
 //                       [--file PATH]
 //        bench_roofline --kernels
+//        bench_roofline --limits N [--window S]
 // --before vectorized: the A side is the vectorized kernels on one thread (the pool's effect).
 // --kernels: the row kernels alone on the pool (no capture, no tracer), at the shapes of the
 // small presets, in cache and out of it, each against the same bound: which part of an op's
 // distance to its bound is the kernel's own.
+// --limits N: N calibrations back to back, each beside the fifth round's measures (memcpy on
+// one thread best of 5, vexp on the pool best of 30 passes without the checks), to show how
+// much repeated calibrations agree; --window S: the calibration's window (default 4 s).
 #include "analysis/costmodel.h"
 #include "analysis/opfeatures.h"
 #include "analysis/rooflinetable.h"
@@ -57,15 +63,17 @@ double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::d
 
 // This machine as a cost-model device: calibrate's measurement.
 struct Limits {
-    wt::DeviceSpec device;  // fp32Flops, bf16Flops, memoryBytesPerS (copy, 1 thread), launchOverheadNs, expPerS
-    double bytesPool = 0;   // B/s, the same copy split over the pool's threads (shown, not used)
-    double sgemmLarge = 0, sgemmTile = 0;   // FLOP/s, the two measures the fp32 roof is the larger of (shown)
+    wt::DeviceSpec device;  // fp32Flops, bf16Flops, memoryBytesPerS (copy on every thread), launchOverheadNs, expPerS
+    wt::kernels::CpuLimits cpu;   // the measurement, with the parts of each roof (shown)
 };
+
+double g_window = 4.0;   // --window: calibration's window, s
 
 Limits measureLimits()
 {
-    const wt::kernels::CpuLimits c = wt::kernels::measureCpuLimits();
+    const wt::kernels::CpuLimits c = wt::kernels::measureCpuLimits(g_window);
     Limits l;
+    l.cpu = c;
     wt::DeviceSpec& d = l.device;
     d.name = "cpu";
     d.kind = "cpu";
@@ -74,10 +82,79 @@ Limits measureLimits()
     d.memoryBytesPerS = d.hostLinkBytesPerS = c.copyBytesPerS;
     d.launchOverheadNs = c.smallOpNs;
     d.expPerS = c.expPerS;
-    l.bytesPool = c.copyPoolBytesPerS;
-    l.sgemmLarge = c.sgemmLargeFlopPerS;
-    l.sgemmTile = c.sgemmTileFlopPerS;
     return l;
+}
+
+double loadAverage()
+{
+    double load = -1;
+    if (FILE* f = std::fopen("/proc/loadavg", "r")) {
+        if (std::fscanf(f, "%lf", &load) != 1)
+            load = -1;
+        std::fclose(f);
+    }
+    return load;
+}
+
+void printLimits(const Limits& lim)
+{
+    const wt::kernels::CpuLimits& c = lim.cpu;
+    const wt::DeviceSpec& dev = lim.device;
+    std::printf("limits: sgemm %.1f GFLOP/s (1024^3 %.1f, in-cache tile on every thread %.1f), bf16 GEMM %.1f GFLOP/s, "
+                "copy %.2f GB/s (on every thread, read + written: ordinary stores %.2f, memcpy %.2f; memcpy on 1 thread %.2f), "
+                "exp %.2f Gexp/s (%d threads), launch %.0f ns (calibrate's small op); passes that counted: copy %d/%d, %d/%d, "
+                "exp %d/%d, tile %d/%d in %.1f s; load average %.2f\n",
+                dev.fp32Flops / 1e9, c.sgemmLargeFlopPerS / 1e9, c.sgemmTileFlopPerS / 1e9, dev.bf16Flops / 1e9,
+                dev.memoryBytesPerS / 1e9, c.copyStoreBytesPerS / 1e9, c.copyMemcpyBytesPerS / 1e9,
+                c.copyOneThreadBytesPerS / 1e9, dev.expPerS / 1e9, c.threads, dev.launchOverheadNs, c.validPasses[0],
+                c.passes[0], c.validPasses[1], c.passes[1], c.validPasses[2], c.passes[2], c.validPasses[3], c.passes[3],
+                c.windowSeconds, loadAverage());
+}
+
+// --limits N: N calibrations, each with the fifth round's exp measure beside it (vexp on the
+// pool, best of 30 passes, a pass whatever threads ran it) and its copy (memcpy of 64 MiB on
+// one thread, best of 5: CpuLimits::copyOneThreadBytesPerS), then each figure's spread.
+void repeatLimits(int runs)
+{
+    namespace cpu = wt::kernels::cpu;
+    std::vector<double> copyOld, copyNew, expOld, expNew, tile;
+    for (int run = 0; run < runs; ++run) {
+        const int T = cpu::threads();
+        std::vector<std::vector<float>> in(size_t(T), std::vector<float>(4096)), out(size_t(T), std::vector<float>(4096));
+        for (auto& v : in)
+            for (size_t i = 0; i < v.size(); ++i)
+                v[i] = -20.f + 40.f * float(i) / 4096.f;
+        double best = 1e30;
+        for (int rep = 0; rep < 31; ++rep) {
+            auto t0 = Clock::now();
+            cpu::parallelFor(T, 1, [&](int64_t lo, int64_t hi) {
+                for (int64_t t = lo; t < hi; ++t)
+                    for (int r = 0; r < 200; ++r)
+                        cpu::expRange(in[size_t(t)].data(), out[size_t(t)].data(), 4096);
+            });
+            if (rep > 0)
+                best = std::min(best, seconds(t0, Clock::now()));
+        }
+        const double oldExp = double(T) * 4096.0 * 200.0 / best;
+        const Limits lim = measureLimits();
+        std::printf("run %d: fifth round's measure: copy %.2f GB/s (memcpy, 1 thread), exp %.2f Gexp/s; now: ", run + 1,
+                    lim.cpu.copyOneThreadBytesPerS / 1e9, oldExp / 1e9);
+        printLimits(lim);
+        copyOld.push_back(lim.cpu.copyOneThreadBytesPerS);
+        copyNew.push_back(lim.device.memoryBytesPerS);
+        expOld.push_back(oldExp);
+        expNew.push_back(lim.device.expPerS);
+        tile.push_back(lim.cpu.sgemmTileFlopPerS);
+    }
+    auto spread = [](const char* what, std::vector<double> v, double unit) {
+        std::sort(v.begin(), v.end());
+        std::printf("%s: %.2f - %.2f (max / min %.2f)\n", what, v.front() / unit, v.back() / unit, v.back() / v.front());
+    };
+    spread("copy GB/s, fifth round's (memcpy, 1 thread, best of 5)", copyOld, 1e9);
+    spread("copy GB/s, now (every thread, best pass of the window)", copyNew, 1e9);
+    spread("exp Gexp/s, fifth round's (pool, best of 30)", expOld, 1e9);
+    spread("exp Gexp/s, now (every thread together, best pass of the window)", expNew, 1e9);
+    spread("tile GFLOP/s, now", tile, 1e9);
 }
 
 // A table as Markdown, each cell in the writer's text (render::cellText), its text columns only;
@@ -183,6 +260,48 @@ void timeKernels(const Limits& lim)
                     });
                 }), e, 8 * e);
     }
+    // The causal softmax of the transformer (2,048 rows of 128: exps counted for every score, as
+    // the op declares, though only the seen half needs one), GELU (2,048 x 1,024: its ffn) and
+    // GLU (1,024 x 256, h 1,024 x 512: gcn's), col2im (gcn: k 4), as forEach / rowOp split them.
+    {
+        const int64_t rows = 2048, S = 128;
+        std::vector<float> x(static_cast<size_t>(rows * S)), p(x.size());
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = float((i * 7919) % 1000) * 0.01f - 5.f;
+        row("causal_softmax_forward", rows, S, best([&] {
+                cpu::parallelFor(rows, std::max<int64_t>(1, 32768 / S), [&](int64_t lo, int64_t hi) {
+                    cpu::softmaxRows(x.data(), p.data(), S, 0.125f, true, lo, hi);
+                });
+            }), double(rows * S), 8.0 * double(rows * S));
+    }
+    {
+        const int64_t n = 2048 * 1024;
+        std::vector<float> x(static_cast<size_t>(n)), dy(static_cast<size_t>(n), 0.5f), y(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = float((i * 7919) % 1000) * 0.008f - 4.f;
+        row("gelu_forward", 1, n, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::geluForwardRange(x.data(), y.data(), lo, hi); });
+            }), double(n), 8.0 * double(n));
+        row("gelu_backward", 1, n, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::geluBackwardRange(x.data(), dy.data(), dx.data(), lo, hi); });
+            }), 2.0 * double(n), 12.0 * double(n));
+    }
+    {
+        const int64_t T = 1024, C = 256, K = 4, S = 128, n = T * C;
+        std::vector<float> h(static_cast<size_t>(2 * n)), dout(static_cast<size_t>(n), 0.5f), out(static_cast<size_t>(n)), dh(static_cast<size_t>(2 * n));
+        for (size_t i = 0; i < h.size(); ++i)
+            h[i] = float((i * 7919) % 1000) * 0.01f - 5.f;
+        row("glu_forward", T, C, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::gluForwardRange(h.data(), out.data(), C, lo, hi); });
+            }), double(n), 12.0 * double(n));
+        row("glu_backward", T, C, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::gluBackwardRange(h.data(), dout.data(), dh.data(), C, lo, hi); });
+            }), double(n), 20.0 * double(n));
+        std::vector<float> dcol(static_cast<size_t>(n * K), 0.25f), dx(static_cast<size_t>(n));
+        row("col2im", T, C, best([&] {
+                cpu::parallelFor(n, 32768, [&](int64_t lo, int64_t hi) { cpu::col2imRange(dcol.data(), dx.data(), S, C, K, false, lo, hi); });
+            }), 0, 4.0 * double(n) * double(K + 1));
+    }
     // The column reductions (bias_grad, layernorm_param_grad) as colReduce runs them: column
     // chunks of at least 128 on the pool; the shapes of the small presets (1,024 x 256, bert's 1,024 x 1,024) and a taller one.
     for (const auto& [rows, n] : {std::pair<int64_t, int64_t>{1024, 256}, {4096, 256}, {1024, 1024}}) {
@@ -231,6 +350,7 @@ int main(int argc, char** argv)
     std::string preset = "small", variant = "adaptive", file = "/tmp/wheretime-bench-roofline.wt";
     int steps = 2, rounds = 3;
     bool ab = false, kernelsOnly = false;
+    int limitRuns = 0;
     double minMs = 1.0;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -260,6 +380,8 @@ int main(int argc, char** argv)
         else if (a == "--file") file = next();
         else if (a == "--ab") ab = true;
         else if (a == "--kernels") kernelsOnly = true;
+        else if (a == "--limits") limitRuns = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--window") g_window = std::max(0.0, std::atof(next().c_str()));
         else if (a == "--before") {
             std::string v = next();
             if (v != "plain" && v != "vectorized") {
@@ -270,25 +392,18 @@ int main(int argc, char** argv)
         }
         else {
             std::fprintf(stderr, "usage: bench_roofline [--workloads gcn,transformer,bert] [--preset P] [--variant V] "
-                                 "[--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS] [--file PATH] | --kernels\n");
+                                 "[--steps N] [--rounds R] [--ab [--before plain|vectorized]] [--min-ms MS] [--file PATH] [--window S] | --kernels | --limits N\n");
             return 2;
         }
     }
 
     setConfig(1);
-    const Limits lim = measureLimits();
-    double load[3] = {0, 0, 0};
-    if (FILE* f = std::fopen("/proc/loadavg", "r")) {
-        if (std::fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
-            load[0] = -1;
-        std::fclose(f);
+    if (limitRuns > 0) {
+        repeatLimits(limitRuns);
+        return 0;
     }
-    const wt::DeviceSpec& dev = lim.device;
-    std::printf("limits: sgemm %.1f GFLOP/s (1024^3 %.1f, in-cache tile on every thread %.1f), bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (1 thread, calibrate's; %.2f GB/s on %d threads), "
-                "exp %.2f Gexp/s (%d threads), launch %.0f ns (calibrate's small op); load average %.2f %.2f %.2f\n",
-                dev.fp32Flops / 1e9, lim.sgemmLarge / 1e9, lim.sgemmTile / 1e9, dev.bf16Flops / 1e9, dev.memoryBytesPerS / 1e9, lim.bytesPool / 1e9,
-                wt::kernels::cpu::threads(), dev.expPerS / 1e9, wt::kernels::cpu::threads(), dev.launchOverheadNs, load[0],
-                load[1], load[2]);
+    const Limits lim = measureLimits();
+    printLimits(lim);
 
     if (kernelsOnly) {
         timeKernels(lim);

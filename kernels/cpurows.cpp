@@ -147,10 +147,15 @@ WT_LANES_INLINE void store8(float* p, V8 v) { std::memcpy(p, &v, sizeof v); }
 // (tst_cpurows checks expRange against vexp element by element). Written on the vector types
 // because GCC vectorized the scalar call only in loops that store every exp: with it, a loop
 // can sum (or scale) the exps in registers, without a pass over a buffer.
+// kNonPositive: for arguments <= 0 or NaN only (x - max, the row kernels' shifted scores):
+// no upper clamp or +inf case, and 2^k (k in [-126, 0]) in one factor. The same bits as vexp
+// there: p 2^k1 is exact, so (p 2^k1) 2^k2 and p 2^k round the same product once
+// (tst_cpurows nonPositiveExpHasTheScalarBits); 8 of vexp8's ~40 operations fewer.
+template <bool kNonPositive = false>
 WT_LANES_INLINE V8 vexp8(V8 x)
 {
     const V8 hi = V8{} + 88.72f, lo = V8{} + -87.33f;
-    const V8 xc = x > hi ? hi : (x < lo ? lo : x);
+    const V8 xc = kNonPositive ? (x < lo ? lo : x) : (x > hi ? hi : (x < lo ? lo : x));
     const V8 kf = (xc * 1.44269504088896341f + 12582912.f) - 12582912.f;
     const V8 r = (xc - kf * 0.693145751953125f) - kf * 1.428606765330187e-6f;
     V8 p = V8{} + 1.f / 720.f;
@@ -161,11 +166,17 @@ WT_LANES_INLINE V8 vexp8(V8 x)
     p = p * r + 1.f;
     p = p * r + 1.f;
     const V8i k = __builtin_convertvector(kf, V8i);
-    const V8i k1 = k >> 1, k2 = k - k1;
-    const V8 s1 = reinterpret_cast<V8>((k1 + 127) << 23), s2 = reinterpret_cast<V8>((k2 + 127) << 23);
-    V8 y = p * s1 * s2;
+    V8 y;
+    if constexpr (kNonPositive) {
+        y = p * reinterpret_cast<V8>((k + 127) << 23);
+    } else {
+        const V8i k1 = k >> 1, k2 = k - k1;
+        const V8 s1 = reinterpret_cast<V8>((k1 + 127) << 23), s2 = reinterpret_cast<V8>((k2 + 127) << 23);
+        y = p * s1 * s2;
+    }
     y = x < lo ? V8{} : y;
-    y = x > hi ? V8{} + std::numeric_limits<float>::infinity() : y;
+    if constexpr (!kNonPositive)
+        y = x > hi ? V8{} + std::numeric_limits<float>::infinity() : y;
     return x != x ? x : y;
 }
 
@@ -179,13 +190,14 @@ WT_LANES_INLINE void expShifted(const float* x, float scale, float shift, float*
 }
 
 // acc[lane] += vexp(scale * x[c] - shift) (out[c] = the exp too, when out is given): the
-// exps summed as they are made, in addLanes' lanes and order.
+// exps summed as they are made, in addLanes' lanes and order. shift is at least every
+// scale * x[c] (the running max of its callers), so the arguments are <= 0 (or NaN).
 WT_LANES_INLINE void addExpLanes(float* acc, const float* x, float scale, float shift, float* out, int64_t n)
 {
     V8 a = load8(acc), b = load8(acc + 8);
     int64_t c = 0;
     for (; c + kLanes <= n; c += kLanes) {
-        const V8 e0 = vexp8(load8(x + c) * scale - shift), e1 = vexp8(load8(x + c + 8) * scale - shift);
+        const V8 e0 = vexp8<true>(load8(x + c) * scale - shift), e1 = vexp8<true>(load8(x + c + 8) * scale - shift);
         if (out) {
             store8(out + c, e0);
             store8(out + c + 8, e1);
@@ -249,13 +261,40 @@ void parallelFor(int64_t count, int64_t minPerChunk, const std::function<void(in
 WT_VEC_CLONES
 void logSoftmaxForwardRows(const float* x, float* y, int64_t n, int64_t ldx, int64_t ldy, int64_t r0, int64_t r1)
 {
+    // logSumExp's blocks, with the previous row's write pass (y = x - lse, x from L2) done a
+    // block at a time between them, so that its stream of stores overlaps this row's exps
+    // instead of following them (the same operations per element: the same bits).
+    const float* px = nullptr;
+    float* py = nullptr;
+    float plse = 0.f;
+    auto writeBlock = [&](int64_t b, int64_t len) {
+        for (int64_t c = b; c < b + len; ++c)
+            py[c] = px[c] - plse;
+    };
     for (int64_t r = r0; r < r1; ++r) {
         const float* xr = x + r * ldx;
-        float* yr = y + r * ldy;
-        const float lse = logSumExp(xr, n, 1.f).value();
-        for (int64_t c = 0; c < n; ++c)
-            yr[c] = xr[c] - lse;
+        float acc[kLanes] = {};
+        float m = kNegInf;
+        for (int64_t b = 0; b < n; b += kBlock) {
+            const int64_t len = std::min(kBlock, n - b);
+            const float bm = maxOf(xr + b, len, 1.f);
+            if (bm > m) {
+                const float f = m == kNegInf ? 0.f : vec::vexp(m - bm);
+                for (int l = 0; l < kLanes; ++l)
+                    acc[l] *= f;
+                m = bm;
+            }
+            if (m != kNegInf)   // else every value so far is -inf
+                addExpLanes(acc, xr + b, 1.f, m, nullptr, len);
+            if (px)
+                writeBlock(b, len);
+        }
+        px = xr;
+        py = y + r * ldy;
+        plse = Lse{m, combineSum(acc)}.value();
     }
+    if (px)
+        writeBlock(0, n);
 }
 
 WT_VEC_CLONES
@@ -269,12 +308,17 @@ void logSoftmaxBackwardRows(const float* y, const float* dy, float* dx, int64_t 
         addLanes(acc, dyr, n);
         const float s = combineSum(acc);
         // One pass: the exps stay in registers. dx may be dy (in place): each element is read
-        // before it is written.
+        // before it is written. y is a log-probability (<= 0: the forward's x - lse, lse >= the
+        // row's max), so its exp is the non-positive one; a y > 0, which no log-softmax gives,
+        // is read as 0 (NaN stays NaN).
         int64_t c = 0;
-        for (; c + 8 <= n; c += 8)
-            store8(dxr + c, load8(dyr + c) - vexp8(load8(yr + c)) * s);
+        const V8 zero{};
+        for (; c + 8 <= n; c += 8) {
+            const V8 yv = load8(yr + c);
+            store8(dxr + c, load8(dyr + c) - vexp8<true>(yv > zero ? zero : yv) * s);
+        }
         for (; c < n; ++c)
-            dxr[c] = dyr[c] - vec::vexp(yr[c]) * s;
+            dxr[c] = dyr[c] - vec::vexp(yr[c] > 0.f ? 0.f : yr[c]) * s;
     }
 }
 
@@ -335,19 +379,120 @@ void fusedLogSoftmaxLossRows(float* x, int64_t n, int64_t ld, const int32_t* tar
 WT_VEC_CLONES
 void softmaxRows(const float* x, float* p, int64_t S, float scale, bool causal, int64_t r0, int64_t r1)
 {
+    // Lane c % 16 of two vectors holds column c, as in maxOf and addExpLanes, so the sums keep
+    // their order and their bits. The causal mask is applied in registers: the last block of
+    // 16 a row sees is read whole when the row has it (S >= its end) and its masked lanes set
+    // to -inf, whose exp is +0 (a sum plus +0 is the sum), so its exps are vector ones instead
+    // of up to 15 scalar calls (the causal rows' average tail is 7.5 of 64 scores), and its
+    // zeros are the masked lanes' exps. The max of the row is max(x) * scale (scale > 0:
+    // rounding is monotonic, so the same value as the max of x * scale), one multiply fewer
+    // per score.
+    const V8i lane = {0, 1, 2, 3, 4, 5, 6, 7};
+    const V8 negInf = V8{} + kNegInf;
+    if (!causal && S % kLanes == 0 && scale > 0.f) {
+        // Two rows at a time: the same operations per row as below, in the same order, but the
+        // per-row chains (the max's tree, the sum's, the division) of the two rows overlap
+        // instead of waiting one after the other (rows of 128: 16 vector exps a row hid them
+        // badly; 1.46x of the exp rate alone, one thread).
+        for (; r0 + 2 <= r1; r0 += 2) {
+            const float* xr[2] = {x + r0 * S, x + (r0 + 1) * S};
+            float* pr[2] = {p + r0 * S, p + (r0 + 1) * S};
+            V8 a[2] = {negInf, negInf}, b[2] = {negInf, negInf};
+            for (int64_t c = 0; c < S; c += kLanes)
+                for (int q = 0; q < 2; ++q) {
+                    const V8 u = load8(xr[q] + c), v = load8(xr[q] + c + 8);
+                    a[q] = u > a[q] ? u : a[q];
+                    b[q] = v > b[q] ? v : b[q];
+                }
+            float m[2];
+            for (int q = 0; q < 2; ++q) {
+                float acc[kLanes];
+                toLanes(acc, a[q], b[q]);
+                m[q] = combineMax(acc) * scale;
+            }
+            V8 s0[2] = {}, s1[2] = {};
+            for (int64_t c = 0; c < S; c += kLanes)
+                for (int q = 0; q < 2; ++q) {
+                    const V8 e0 = vexp8<true>(load8(xr[q] + c) * scale - m[q]), e1 = vexp8<true>(load8(xr[q] + c + 8) * scale - m[q]);
+                    store8(pr[q] + c, e0);
+                    store8(pr[q] + c + 8, e1);
+                    s0[q] += e0;
+                    s1[q] += e1;
+                }
+            float inv[2];
+            for (int q = 0; q < 2; ++q) {
+                float acc[kLanes];
+                toLanes(acc, s0[q], s1[q]);
+                inv[q] = 1.f / combineSum(acc);
+            }
+            for (int64_t c = 0; c < S; c += 8)
+                for (int q = 0; q < 2; ++q)
+                    store8(pr[q] + c, load8(pr[q] + c) * inv[q]);
+        }
+    }
     for (int64_t r = r0; r < r1; ++r) {
         const float* xr = x + r * S;
         float* pr = p + r * S;
         const int64_t seen = causal ? r % S + 1 : S;
-        const float m = maxOf(xr, seen, scale);
+        const int64_t full = seen / kLanes * kLanes;                       // columns in whole blocks
+        const bool masked = full < seen && full + kLanes <= S;             // a partial block, read whole
+        const int64_t end = masked ? full + kLanes : full;                 // columns the vector loops cover
+        V8 a = negInf, b = negInf;
+        for (int64_t c = 0; c < full; c += kLanes) {
+            const V8 u = load8(xr + c), v = load8(xr + c + 8);
+            a = u > a ? u : a;
+            b = v > b ? v : b;
+        }
+        // The partial block: lanes past `seen` are masked.
+        const V8i i0 = lane + int32_t(full), i1 = i0 + 8;
+        const V8i k0 = i0 < int32_t(seen), k1 = i1 < int32_t(seen);
+        V8 tu{}, tv{};
+        if (masked) {
+            tu = load8(xr + full);
+            tv = load8(xr + full + 8);
+            const V8 mu = k0 ? tu : negInf, mv = k1 ? tv : negInf;
+            a = mu > a ? mu : a;
+            b = mv > b ? mv : b;
+        }
+        float m;
+        if (scale > 0.f) {
+            float acc[kLanes];
+            toLanes(acc, a, b);
+            for (int64_t c = end, l = 0; c < seen; ++c, ++l)
+                acc[l] = xr[c] > acc[l] ? xr[c] : acc[l];
+            m = combineMax(acc) * scale;
+        } else {
+            m = maxOf(xr, seen, scale);
+        }
         // exp once per score, written to p and summed in the same pass, then scaled by 1 / sum
         // (p's row is in L1).
-        float acc[kLanes] = {};
-        addExpLanes(acc, xr, scale, m, pr, seen);
+        V8 s0{}, s1{};
+        for (int64_t c = 0; c < full; c += kLanes) {
+            const V8 e0 = vexp8<true>(load8(xr + c) * scale - m), e1 = vexp8<true>(load8(xr + c + 8) * scale - m);
+            store8(pr + c, e0);
+            store8(pr + c + 8, e1);
+            s0 += e0;
+            s1 += e1;
+        }
+        if (masked) {
+            const V8 e0 = vexp8<true>(k0 ? tu * scale - m : negInf), e1 = vexp8<true>(k1 ? tv * scale - m : negInf);   // exp(-inf) = +0
+            store8(pr + full, e0);
+            store8(pr + full + 8, e1);
+            s0 += e0;
+            s1 += e1;
+        }
+        float acc[kLanes];
+        toLanes(acc, s0, s1);
+        for (int64_t c = end, l = 0; c < seen; ++c, ++l) {
+            const float e = vec::vexp(xr[c] * scale - m);
+            pr[c] = e;
+            acc[l] += e;
+        }
         const float inv = 1.f / combineSum(acc);
-        for (int64_t c = 0; c < seen; ++c)
+        const int64_t written = std::max(end, seen);
+        for (int64_t c = 0; c < written; ++c)
             pr[c] *= inv;
-        for (int64_t c = seen; c < S; ++c)
+        for (int64_t c = written; c < S; ++c)
             pr[c] = 0.f;
     }
 }
@@ -629,10 +774,39 @@ void geluForwardRange(const float* x, float* y, int64_t i0, int64_t i1)
         y[i] = x[i] * vec::vnormcdf(x[i]);
 }
 
+// vec::vnormcdf on 8 lanes, its operations in its order (the same bits).
+WT_LANES_INLINE V8 normcdf8(V8 x)
+{
+    const V8 zero{};
+    const V8 a = (x < zero ? -x : x) * 0.70710678118654752f;
+    const V8 four = zero + 4.f;
+    const V8 ac = a > four ? four : a;
+    V8 p = zero + 4.22093814e-4f;
+    p = p * ac - 2.17826571e-3f;
+    p = p * ac + 6.68106228e-3f;
+    p = p * ac - 6.83165528e-3f;
+    p = p * ac + 1.55165251e-2f;
+    p = p * ac + 1.80629175e-2f;
+    p = p * ac + 7.52823278e-2f;
+    p = p * ac + 1.98827922e-1f;
+    p = p * ac + 2.82099426e-1f;
+    const V8 rr = 1.f / (1.f + p * ac), r2 = rr * rr;
+    const V8 e = a >= four ? zero : r2 * r2;
+    const V8 h = 0.5f * e;
+    return x < zero ? h : 1.f - h;
+}
+
 WT_VEC_CLONES
 void geluBackwardRange(const float* x, const float* dy, float* dx, int64_t i0, int64_t i1)
 {
-    for (int64_t i = i0; i < i1; ++i) {
+    // The normal density's exp has a non-positive argument (-v^2 / 2): the shifted scores' exp.
+    int64_t i = i0;
+    for (; i + 8 <= i1; i += 8) {
+        const V8 v = load8(x + i);
+        const V8 pdf = 0.39894228040143268f * vexp8<true>(-0.5f * v * v);
+        store8(dx + i, load8(dy + i) * (normcdf8(v) + v * pdf));
+    }
+    for (; i < i1; ++i) {
         const float v = x[i];
         const float pdf = 0.39894228040143268f * vec::vexp(-0.5f * v * v);
         dx[i] = dy[i] * (vec::vnormcdf(v) + v * pdf);
@@ -743,6 +917,23 @@ WT_VEC_CLONES
 void expRange(const float* x, float* y, int64_t n)
 {
     expShifted(x, 1.f, 0.f, y, n);
+}
+
+WT_VEC_CLONES
+void expNonPositiveRange(const float* x, float* y, int64_t n)
+{
+    int64_t c = 0;
+    for (; c + 8 <= n; c += 8)
+        store8(y + c, vexp8<true>(load8(x + c)));
+    for (; c < n; ++c)
+        y[c] = vec::vexp(x[c]);
+}
+
+WT_VEC_CLONES
+void scaleCopyRange(const float* x, float* y, float s, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        y[i] = x[i] * s;
 }
 
 WT_VEC_CLONES

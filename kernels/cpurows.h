@@ -71,6 +71,12 @@ void embedSgdRange(const int32_t* tok, const float* g, float* table, int64_t d, 
 double sumSquaresRange(const float* x, int64_t i0, int64_t i1);
 // y[i] = vexp(x[i]) (bench_roofline's exp throughput: the exp the row kernels run).
 void expRange(const float* x, float* y, int64_t n);
+// y[i] = vexp(x[i]) for x[i] <= 0 or NaN (anything else: undefined), by the 8-lane exp the row
+// kernels use on shifted scores (x - max); the same bits as vexp there (tst_cpurows).
+void expNonPositiveRange(const float* x, float* y, int64_t n);
+// y[i] = x[i] * s with ordinary stores (calibrate's copy bandwidth: the row kernels' kind of
+// traffic, a read stream and a written one; s keeps the compiler from making it a memcpy).
+void scaleCopyRange(const float* x, float* y, float s, int64_t n);
 void sgdRange(float* w, const float* g, float* v, float lr, float mu, float scale, int64_t i0, int64_t i1);
 
 }  // namespace wt::kernels::cpu

@@ -18,12 +18,14 @@ namespace {
 
 const char* kUsage =
     "usage: wheretime calibrate FILE [--name NAME]\n\n"
-    "Measures this CPU (about a second): the fp32 roof of the CPU backend's GEMM (its own AVX-512 GEMM\n"
+    "Measures this CPU (about 4 seconds): the fp32 roof of the CPU backend's GEMM (its own AVX-512 GEMM\n"
     "where the CPU has AVX-512F, OpenBLAS's with WHERETIME_SMALL_GEMM=0): the larger of its rate at\n"
-    "1024^3 and its register tile's in cache on every thread, best of several; the bfloat16 GEMM's rate\n"
-    "at 1024^3 (the fused_bf16 softmax variant's), the copy bandwidth\n"
-    "(memcpy of 64 MiB, bytes read + written per second, best of several), the row kernels' exp\n"
-    "throughput on the backend's threads and the time of one small op (a 1x1x1 sgemm call, median),\n"
+    "1024^3 and its register tile's in cache on every thread; the bfloat16 GEMM's rate at 1024^3 (the\n"
+    "fused_bf16 softmax variant's), the copy bandwidth on every thread (slices of buffers 4x the L3,\n"
+    "ordinary stores and memcpy, bytes read + written per second), the row kernels' exp throughput on\n"
+    "every thread, and the time of one small op (a 1x1x1 sgemm call, median). The tile, the copy and\n"
+    "the exp are each the best of short passes over a 4 s window that ran on all threads together,\n"
+    "unpreempted (on a shared machine the others are the other processes' figures).\n"
     "and stores them in FILE as the device NAME (default cpu) for `wheretime predict --device NAME`,\n"
     "`--evaluate` and `wheretime roofline`.\n";
 
@@ -49,10 +51,11 @@ int runCalibrate(Args& args)
     d.sms = int(std::thread::hardware_concurrency());
     d.launchOverheadNs = l.smallOpNs;
     d.expPerS = l.expPerS;
-    d.source = "wheretime calibrate (sgemm: max of 1024^3 best of 5 and the in-cache 128x64x128 tile on every thread best of 30; "
-               "bf16 GEMM 1024^3 best of 5, memcpy 64 MiB best of 5, vexp on the pool best of 30, 1x1x1 sgemm median)";
+    d.source = "wheretime calibrate (sgemm: max of 1024^3 best of 5 and the in-cache 128x64x128 tile on every thread; "
+               "bf16 GEMM 1024^3 best of 5; copy (ordinary stores or memcpy, the better), vexp and the tile: best pass on every "
+               "thread together over 4 s; 1x1x1 sgemm median)";
     CostModelStore(db).put(StoredCostModel{name, "device", "", toJson(d)});
-    std::printf("%s: sgemm %.1f GFLOP/s (1024^3 %.1f, in-cache tile %.1f), bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (read + written), exp %.2f Gexp/s (%d threads), "
+    std::printf("%s: sgemm %.1f GFLOP/s (1024^3 %.1f, in-cache tile %.1f), bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (read + written, every thread), exp %.2f Gexp/s (%d threads), "
                 "small op %.0f ns; stored as device '%s' in %s\n",
                 d.title.c_str(), d.fp32Flops / 1e9, l.sgemmLargeFlopPerS / 1e9, l.sgemmTileFlopPerS / 1e9, d.bf16Flops / 1e9, d.memoryBytesPerS / 1e9, d.expPerS / 1e9, l.threads, d.launchOverheadNs,
                 name.c_str(), file.c_str());

@@ -418,6 +418,87 @@ private slots:
         QVERIFY(sameBits(y, want));
     }
 
+    void nonPositiveExpHasTheScalarBits()
+    {
+        // The 8-lane exp of the shifted scores (x - max <= 0: the softmaxes, the log-sum-exp, the
+        // fused loss), with 2^k in one factor and no upper clamp, against vexp bit for bit:
+        // [-100, 0] in steps that cross the lower clamp, -0, the smallest magnitudes, -inf, NaN,
+        // and the 20,000 floats around each point where k changes (-ln2/2: from -1 to 0; -87.33:
+        // the clamp, k = -126).
+        std::vector<float> x;
+        for (float v = -100.f; v <= 0.f; v += 0.0071f)
+            x.push_back(v);
+        for (float at : {-0.34657359f, -87.33f, -86.9824f}) {
+            float v = at;
+            for (int i = 0; i < 10000; ++i)
+                v = std::nextafter(v, -INFINITY);
+            for (int i = 0; i < 20000; ++i, v = std::nextafter(v, 0.f))
+                x.push_back(v);
+        }
+        for (float v : {-87.33f, -87.32f, -87.34f, -87.3365f, -86.64f, -0.f, 0.f, -1e-30f, -1e-45f,
+                        -std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::infinity(),
+                        std::numeric_limits<float>::quiet_NaN()})
+            x.push_back(v);
+        x.resize(x.size() | 3);   // a tail after the 8-lane chunks
+        std::vector<float> y(x.size()), want(x.size());
+        cpu::expNonPositiveRange(x.data(), y.data(), int64_t(x.size()));
+        for (size_t i = 0; i < x.size(); ++i)
+            want[i] = vec::vexp(x[i]);
+        QVERIFY(sameBits(y, want));
+    }
+
+    void causalSoftmaxMaskInRegisters()
+    {
+        // The causal mask applied in registers (the last block a row sees read whole, its masked
+        // lanes -inf): against float64 from the same float max, the masked columns exactly +0,
+        // for S with and without room for a whole last block, large scores included.
+        for (int64_t S : {5, 16, 40, 128}) {
+            const int64_t rows = 3 * S;
+            std::vector<float> x = randomVector(size_t(rows * S), uint64_t(S) + 90, 40.f), p(x.size(), -1.f);
+            cpu::softmaxRows(x.data(), p.data(), S, 0.125f, true, 0, rows);
+            for (int64_t r = 0; r < rows; ++r) {
+                const int64_t seen = r % S + 1;
+                float m = -INFINITY;
+                for (int64_t c = 0; c < seen; ++c)
+                    m = std::max(m, x[size_t(r * S + c)] * 0.125f);
+                double sum = 0;
+                for (int64_t c = 0; c < seen; ++c)
+                    sum += std::exp(double(x[size_t(r * S + c)] * 0.125f) - double(m));
+                for (int64_t c = 0; c < S; ++c) {
+                    const float got = p[size_t(r * S + c)];
+                    if (c >= seen) {
+                        QVERIFY2(got == 0.f && !std::signbit(got), qPrintable(QStringLiteral("S %1 row %2 col %3").arg(S).arg(r).arg(c)));
+                        continue;
+                    }
+                    const double want = std::exp(double(x[size_t(r * S + c)] * 0.125f) - double(m)) / sum;
+                    QVERIFY2(std::fabs(got - want) < 1e-6, qPrintable(QStringLiteral("S %1 row %2 col %3").arg(S).arg(r).arg(c)));
+                }
+            }
+        }
+    }
+
+    void gluSigmoidOfExtremeGates()
+    {
+        // GLU's sigmoid(g) = 1 / (1 + exp(-g)) against float64 for gates far past the exp's
+        // clamps (exp(-g) overflowing to inf must give 0, not NaN), both signs, and +-0.
+        const std::vector<float> gates = {-200.f, -100.f, -88.8f, -88.7f, -87.4f, -87.3f, -30.f, -1.f, -1e-30f, -0.f,
+                                          0.f,    1e-30f, 1.f,    30.f,   87.3f,  87.4f,  88.7f, 88.8f, 100.f, 200.f, 17.f};
+        const int64_t C = int64_t(gates.size());
+        std::vector<float> h(size_t(2 * C), 0.f), dout(size_t(C), 0.7f), out(size_t(C), 0.f), dh(size_t(2 * C), 0.f);
+        for (int64_t c = 0; c < C; ++c) {
+            h[size_t(c)] = 1.5f;
+            h[size_t(C + c)] = gates[size_t(c)];
+        }
+        cpu::gluForwardRange(h.data(), out.data(), C, 0, C);
+        cpu::gluBackwardRange(h.data(), dout.data(), dh.data(), C, 0, C);
+        for (int64_t c = 0; c < C; ++c) {
+            const double sg = 1.0 / (1.0 + std::exp(-double(gates[size_t(c)])));
+            QVERIFY2(std::fabs(out[size_t(c)] - 1.5 * sg) < 3e-7, qPrintable(QString::number(gates[size_t(c)])));
+            QVERIFY2(std::fabs(dh[size_t(c)] - 0.7 * sg) < 2e-7, qPrintable(QString::number(gates[size_t(c)])));
+            QVERIFY2(std::fabs(dh[size_t(C + c)] - 0.7 * 1.5 * sg * (1.0 - sg)) < 2e-7, qPrintable(QString::number(gates[size_t(c)])));
+        }
+    }
+
     void attentionSoftmaxRowsOfEveryLength()
     {
         // The fused exp-and-sum pass: row lengths with and without a tail of the 16 lanes, the
