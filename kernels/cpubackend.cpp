@@ -67,9 +67,11 @@ public:
     {
         if (M > 0 && N > 0 && ownGemm(M, N, K)) {
             // Each element of C is summed by one thread in one order: any split gives the same bits.
-            // By 32-column panels (each thread copies only its own panels of op(B)); by rows when
-            // the panels are too few to balance (the tails' 16 or 64 columns of 8,000-40,000 rows).
-            const bool byRows = cpu::smallGemmPanels(N) < 4 * cpu::threads() && M > 64;
+            // By 32-column panels (each thread copies only its own panels of op(B)); by rows of 8
+            // when the panels are too few to balance: the tails' 16 or 64 columns of 8,000-40,000
+            // rows, and their 4-64 columns of 13-64 rows over a k of 8,000-40,000 (one panel, so
+            // one thread before, at 9-90 GFLOP/s).
+            const bool byRows = cpu::smallGemmPanels(N) < 4 * cpu::threads() && M > 8;
             const int64_t units = byRows ? (M + 7) / 8 : cpu::smallGemmPanels(N);
             const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * M));
             const int64_t minUnits = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / unitMacs));

@@ -7,10 +7,13 @@
 // --bf16 compares the blocked fp32 GEMM with the bfloat16 one (bf16gemm.h, fused_bf16's) instead.
 //
 // A batched shape runs OpenBLAS once per item (on its own threads), ours as the backend's
-// gemmBatched (--bf16 skips batched shapes).
+// gemmBatched (--bf16 skips batched shapes). --cold writes a 64 MiB scratch buffer before every
+// call (not timed), so the operands and C come from memory, as in a workload's step, where the
+// ops between two products move far more than the caches hold; without it they stay in cache
+// from the call before.
 //
-//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--bf16] [--shapes SETS]
-//   SETS: square,gcn,gcn-small,transformer,narrow (default) and attention,layers-small,softmax-small
+//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes SETS]
+//   SETS: square,gcn,gcn-small,transformer,narrow (default) and attention,layers-small,softmax-small,tails-small
 #include "kernels/backend.h"
 #include "kernels/bf16gemm.h"
 #include "kernels/blockedgemm.h"
@@ -90,11 +93,19 @@ const Shape kShapes[] = {
     {"softmax-small", "bert tail nn 14x64x8000", false, false, 14, 64, 8000},
     {"softmax-small", "bert tail nt 14x8000x64", false, true, 14, 8000, 64},
     {"softmax-small", "bert tail tn 8000x64x14", true, false, 8000, 64, 14},
+    // The Transformer small's other tail shapes (2 and 3: 40,000 and 10,000 words, projections
+    // of 4 and 64), a cluster of 39 tokens.
+    {"tails-small", "transformer tail nt 39x40000x4", false, true, 39, 40000, 4},
+    {"tails-small", "transformer tail nn 39x4x40000", false, false, 39, 4, 40000},
+    {"tails-small", "transformer tail tn 40000x4x39", true, false, 40000, 4, 39},
+    {"tails-small", "transformer tail nt 39x10000x64", false, true, 39, 10000, 64},
+    {"tails-small", "transformer tail nn 39x64x10000", false, false, 39, 64, 10000},
+    {"tails-small", "transformer tail tn 10000x64x39", true, false, 10000, 64, 39},
 };
 
 int usage(const char* why)
 {
-    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small]\n", why);
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small,tails-small]\n", why);
     return 2;
 }
 
@@ -103,12 +114,16 @@ int usage(const char* why)
 int main(int argc, char** argv)
 {
     int rounds = 5, reps = 3, threads = 0;
-    bool cpuTime = false, bf16 = false;
+    bool cpuTime = false, bf16 = false, cold = false;
     std::string sets = "square,gcn,gcn-small,transformer,narrow";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--cpu-time") {
             cpuTime = true;
+            continue;
+        }
+        if (a == "--cold") {
+            cold = true;
             continue;
         }
         if (a == "--bf16") {
@@ -134,8 +149,14 @@ int main(int argc, char** argv)
         wt::kernels::cpu::setThreads(threads);
         openblas_set_num_threads(threads);
     }
-    std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time\n",
-                wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall");
+    std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time%s\n",
+                wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall",
+                cold ? ", operands and C evicted before each call" : "");
+    std::vector<float> scratch(cold ? size_t(16) << 20 : 0);
+    const auto evict = [&] {   // 64 MiB written: past the 32 MiB L3
+        for (size_t i = 0; i < scratch.size(); i += 16)
+            scratch[i] += 1.f;
+    };
     {
         // The register tile's own rate, everything in L1 and L2: smallGemm's 128 x 64 x 128 on
         // the calling thread, best of 200 by the wall clock (short enough to run between a loaded
@@ -175,6 +196,8 @@ int main(int argc, char** argv)
             for (int side = 0; side < 2; ++side) {
                 double best = 1e30;
                 for (int k = 0; k <= reps; ++k) {   // the first call warms up
+                    if (cold)
+                        evict();
                     const double t0 = now(cpuTime);
                     if (bf16 && side == 0)
                         wt::kernels::cpu::blockedGemm(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,
