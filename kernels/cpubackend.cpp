@@ -5,6 +5,7 @@
 #include "kernels/bf16gemm.h"
 #include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
+#include "kernels/gemmclaim.h"
 #include "kernels/smallgemm.h"
 
 #include <cblas.h>
@@ -75,7 +76,7 @@ public:
             const int64_t units = byRows ? (M + 7) / 8 : cpu::smallGemmPanels(N);
             const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * M));
             const int64_t minUnits = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / unitMacs));
-            cpu::parallelFor(units, minUnits, [&](int64_t lo, int64_t hi) {
+            cpu::claimUnits(units, minUnits, [&](int64_t lo, int64_t hi) {
                 if (byRows)
                     cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, -1, 8 * lo, std::min<int64_t>(M, 8 * hi));
                 else
@@ -100,8 +101,8 @@ public:
                      const float* B, int ldb, int64_t sB, float beta, float* C, int ldc, int64_t sC, int batch) override
     {
         if (batch > 1 && M > 0 && N > 0 && ownGemm(M, N, K)) {
-            // One item per task on our own kernel, on one thread: the same bits for any split.
-            cpu::parallelFor(batch, 1, [&](int64_t lo, int64_t hi) {
+            // One item per claim on our own kernel, on one thread: the same bits for any split.
+            cpu::claimUnits(batch, 1, [&](int64_t lo, int64_t hi) {
                 for (int64_t i = lo; i < hi; ++i)
                     cpu::smallGemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
             });

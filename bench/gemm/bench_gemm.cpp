@@ -14,10 +14,18 @@
 //
 //   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes SETS]
 //   SETS: square,gcn,gcn-small,transformer,narrow (default) and attention,layers-small,softmax-small,tails-small
+//   bench_gemm --workload W [--steps 4] [--threads N] [--cpu-time]
+// --workload: the GEMMs inside a training step of workload W (small preset, adaptive): each
+// product's time (wall clock, or the process's CPU time) as the step runs it, after the ops
+// before it, per layer, product and shape, medians over --steps steps after a first one; the
+// products of a layer and name summed at the end (what bench_roofline's rows hold).
 #include "kernels/backend.h"
 #include "kernels/bf16gemm.h"
 #include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
+#include "kernels/model.h"
+#include "kernels/observer.h"
+#include "kernels/runtime.h"
 #include "kernels/smallgemm.h"
 
 #include <cblas.h>
@@ -27,6 +35,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -103,9 +113,96 @@ const Shape kShapes[] = {
     {"tails-small", "transformer tail tn 10000x64x39", true, false, 10000, 64, 39},
 };
 
+// Times each GEMM launch of a step where the step runs it: the name, shape and layer of a launch
+// (layer numbers folded: decoder.* for every decoder layer), its time in microseconds.
+class GemmTimer final : public wt::kernels::Observer {
+public:
+    explicit GemmTimer(bool cpuTime) : m_cpuTime(cpuTime) {}
+    bool on = false;
+    std::map<std::string, std::vector<double>> us;   // "layer op shape" -> per launch
+    std::map<std::string, double> flops;             // per launch of that key
+    std::map<std::string, double> sumUs, sumFlops;   // "layer op" -> over all launches
+    void scopeEnter(std::string_view name, wt::kernels::ScopeLevel level) override
+    {
+        if (level != wt::kernels::ScopeLevel::Layer)
+            return;
+        m_layer.assign(name);
+        for (char& c : m_layer)
+            if (c >= '0' && c <= '9')
+                c = '*';
+        m_layer.erase(std::unique(m_layer.begin(), m_layer.end(), [](char a, char b) { return a == '*' && b == '*'; }),
+                      m_layer.end());
+    }
+    void scopeExit() override {}
+    void launchBegin(const wt::kernels::OpLaunch& op) override
+    {
+        m_gemm = op.kind == wt::kernels::LaunchKind::Gemm;
+        if (!m_gemm)
+            return;
+        m_key = m_layer + " " + std::string(op.name);
+        m_shape = op.dims ? op.dims->str() : std::string();
+        m_flops = op.flops;
+        m_t0 = now(m_cpuTime);
+    }
+    void launchEnd() override
+    {
+        if (!m_gemm || !on)
+            return;
+        const double t = (now(m_cpuTime) - m_t0) * 1e6;
+        us[m_key + " " + m_shape].push_back(t);
+        flops[m_key + " " + m_shape] = m_flops;
+        sumUs[m_key] += t;
+        sumFlops[m_key] += m_flops;
+    }
+
+private:
+    bool m_cpuTime;
+    bool m_gemm = false;
+    std::string m_layer, m_key, m_shape;
+    double m_flops = 0, m_t0 = 0;
+};
+
+int runWorkload(const std::string& workload, int steps, bool cpuTime)
+{
+    using namespace wt::kernels;
+    std::unique_ptr<Model> model;
+    try {
+        model = Model::create(workload, "small", "adaptive", {}, BackendKind::Cpu, 1);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_gemm: %s\n", e.what());
+        return 2;
+    }
+    model->prepare();
+    GemmTimer timer(cpuTime);
+    model->setObserver(&timer);
+    model->step();   // the first step touches every buffer
+    timer.on = true;
+    for (int s = 0; s < steps; ++s)
+        model->step();
+    std::printf("%s small adaptive, %d steps after a first, pool %d threads, %s time; per launch: median (best)\n"
+                "| layer op shape | launches a step | us | GFLOP/s |\n| --- | --- | --- | --- |\n",
+                workload.c_str(), steps, cpu::threads(), cpuTime ? "CPU" : "wall");
+    std::vector<std::pair<double, std::string>> rows;
+    for (auto& [key, v] : timer.us) {
+        std::sort(v.begin(), v.end());
+        const double med = v[v.size() / 2], f = timer.flops[key];
+        char line[512];
+        std::snprintf(line, sizeof line, "| %s | %.2g | %.0f (%.0f) | %.0f (%.0f) |", key.c_str(), double(v.size()) / steps, med,
+                      v.front(), f / med * 1e-3, f / v.front() * 1e-3);
+        rows.push_back({-med * double(v.size()), line});
+    }
+    std::sort(rows.begin(), rows.end());
+    for (auto& r : rows)
+        std::printf("%s\n", r.second.c_str());
+    std::printf("\n| layer op | us a step | GFLOP/s |\n| --- | --- | --- |\n");
+    for (auto& [key, t] : timer.sumUs)
+        std::printf("| %s | %.0f | %.0f |\n", key.c_str(), t / steps, timer.sumFlops[key] / t * 1e-3);
+    return 0;
+}
+
 int usage(const char* why)
 {
-    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small,tails-small]\n", why);
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small,tails-small]\n       bench_gemm --workload gcn|transformer|bert [--steps N] [--threads N] [--cpu-time]\n", why);
     return 2;
 }
 
@@ -115,7 +212,8 @@ int main(int argc, char** argv)
 {
     int rounds = 5, reps = 3, threads = 0;
     bool cpuTime = false, bf16 = false, cold = false;
-    std::string sets = "square,gcn,gcn-small,transformer,narrow";
+    int steps = 4;
+    std::string sets = "square,gcn,gcn-small,transformer,narrow", workload;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--cpu-time") {
@@ -130,15 +228,18 @@ int main(int argc, char** argv)
             bf16 = true;
             continue;
         }
-        if ((a == "--rounds" || a == "--reps" || a == "--shapes" || a == "--threads") && i + 1 < argc) {
+        if ((a == "--rounds" || a == "--reps" || a == "--shapes" || a == "--threads" || a == "--workload" ||
+             a == "--steps") && i + 1 < argc) {
             const std::string v = argv[++i];
             if (a == "--shapes")
                 sets = v;
+            else if (a == "--workload")
+                workload = v;
             else {
                 const int n = std::atoi(v.c_str());
                 if (n < 1)
                     return usage("--rounds, --reps and --threads take a positive integer");
-                (a == "--rounds" ? rounds : a == "--reps" ? reps : threads) = n;
+                (a == "--rounds" ? rounds : a == "--reps" ? reps : a == "--steps" ? steps : threads) = n;
             }
         } else
             return usage(("unknown argument " + a).c_str());
@@ -149,6 +250,8 @@ int main(int argc, char** argv)
         wt::kernels::cpu::setThreads(threads);
         openblas_set_num_threads(threads);
     }
+    if (!workload.empty())
+        return runWorkload(workload, steps, cpuTime);
     std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time%s\n",
                 wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall",
                 cold ? ", operands and C evicted before each call" : "");
