@@ -49,17 +49,29 @@ bool ownGemm(int M, int N, int K)
 bool useBlockedGemm() { return cpu::vectorized() && cpu::blockedGemmAvailable(); }
 
 class CpuBackend final : public Backend {
+    static constexpr size_t kAlign = 64;   // bytes: a cache line
+
 public:
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string deviceName() const override { return "CPU"; }
+    // On a cache line: the GEMMs' and row kernels' 64-byte vectors then meet rows of 16k floats
+    // whole, where calloc's 16-byte alignment split every one over two lines (the tails' 39 x
+    // 40,000 x 4 wrote its C at 5.5 GB/s, on a line 12.4: docs/performance.md, "The fp32 GEMMs
+    // in the workloads"). calloc's own pointer is kept just below (its zero pages stay lazy).
     void* allocate(size_t bytes) override
     {
-        void* p = std::calloc(bytes ? bytes : 1, 1);
-        if (!p)
+        void* raw = std::calloc(bytes + kAlign, 1);
+        if (!raw)
             throw DeviceError("out of host memory allocating " + std::to_string(bytes) + " bytes");
-        return p;
+        const uintptr_t p = (reinterpret_cast<uintptr_t>(raw) + sizeof(void*) + kAlign - 1) & ~uintptr_t(kAlign - 1);
+        reinterpret_cast<void**>(p)[-1] = raw;
+        return reinterpret_cast<void*>(p);
     }
-    void release(void* p) noexcept override { std::free(p); }
+    void release(void* p) noexcept override
+    {
+        if (p)
+            std::free(reinterpret_cast<void**>(p)[-1]);
+    }
     void upload(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
     void download(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
     void zero(void* p, size_t bytes) override { std::memset(p, 0, bytes); }
