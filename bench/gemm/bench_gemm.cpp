@@ -89,6 +89,10 @@ const Shape kShapes[] = {
     {"layers-small", "decoder nn 512x256x1024", false, false, 512, 256, 1024},
     {"layers-small", "encoder tn 768x256x1024", true, false, 768, 256, 1024},
     {"layers-small", "encoder tn 256x256x1024", true, false, 256, 256, 1024},
+    {"layers-small", "encoder nt 1024x1024x256", false, true, 1024, 1024, 256},
+    {"layers-small", "encoder nn 1024x1024x256", false, false, 1024, 1024, 256},
+    {"layers-small", "gcn conv tn 512x1024x1024", true, false, 512, 1024, 1024},
+    {"layers-small", "gcn conv nn 1024x1024x512", false, false, 1024, 1024, 512},
     // The softmax heads and tails of the small presets: the Transformer's (512 tokens, hidden
     // 256, head 10,003) and BERT's (152 masked tokens, head 4,002, tails of 8,000 x 64).
     {"softmax-small", "transformer head nt 512x10003x256", false, true, 512, 10003, 256},
