@@ -7,6 +7,7 @@
 #include "kernels/cpurows.h"
 #include "kernels/gemmclaim.h"
 #include "kernels/smallgemm.h"
+#include "kernels/threadpool.h"
 
 #include <cblas.h>
 
@@ -84,15 +85,29 @@ public:
             // when the panels are too few to balance: the tails' 16 or 64 columns of 8,000-40,000
             // rows, and their 4-64 columns of 13-64 rows over a k of 8,000-40,000 (one panel, so
             // one thread before, at 9-90 GFLOP/s).
-            const bool byRows = cpu::smallGemmPanels(N) < 4 * cpu::threads() && M > 8;
-            const int64_t units = byRows ? (M + 7) / 8 : cpu::smallGemmPanels(N);
-            const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * M));
+            const int64_t panels = cpu::smallGemmPanels(N), threads = cpu::threads();
+            const bool byRows = panels < 4 * threads && M > 8;
+            // By panels and blocks of their rows (64 or more) when the panels alone are under 16
+            // a thread: the decoder's 8 panels of 512-1,024 rows were 8 units on 2 threads, the
+            // last one's eighth of the call run by one thread while the other waited.
+            const int64_t tiles = (M + 7) / 8;
+            const int64_t blocks = byRows ? 1 : std::clamp<int64_t>((16 * threads + panels - 1) / panels, 1, std::max<int64_t>(1, M / 64));
+            const int64_t units = byRows ? tiles : panels * blocks;
+            const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * double(M) / double(blocks)));
             const int64_t minUnits = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / unitMacs));
             cpu::claimUnits(units, minUnits, [&](int64_t lo, int64_t hi) {
-                if (byRows)
+                if (byRows) {
                     cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, -1, 8 * lo, std::min<int64_t>(M, 8 * hi));
-                else
+                } else if (blocks == 1) {
                     cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, lo, hi);
+                } else {
+                    for (int64_t u = lo; u < hi; ++u) {   // unit u: panel u / blocks, its row block u % blocks
+                        int64_t t0, t1;
+                        chunkRange(tiles, int(blocks), int(u % blocks), t0, t1);
+                        cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, u / blocks, u / blocks + 1,
+                                       8 * t0, std::min<int64_t>(M, 8 * t1));
+                    }
+                }
             });
             return;
         }
