@@ -87,11 +87,13 @@ public:
             // one thread before, at 9-90 GFLOP/s).
             const int64_t panels = cpu::smallGemmPanels(N), threads = cpu::threads();
             const bool byRows = panels < 4 * threads && M > 8;
-            // By panels and blocks of their rows (64 or more) when the panels alone are under 16
+            // By panels and blocks of their rows (256 or more) when the panels alone are under 16
             // a thread: the decoder's 8 panels of 512-1,024 rows were 8 units on 2 threads, the
-            // last one's eighth of the call run by one thread while the other waited.
+            // last one's eighth of the call run by one thread while the other waited. Not finer:
+            // each block copies its panel of op(B) again (B^T, or rows 1 KiB apart), and blocks of
+            // 128 rows over a k of 512-1,024 made the copies 10-20% of the time.
             const int64_t tiles = (M + 7) / 8;
-            const int64_t blocks = byRows ? 1 : std::clamp<int64_t>((16 * threads + panels - 1) / panels, 1, std::max<int64_t>(1, M / 64));
+            const int64_t blocks = byRows || threads == 1 ? 1 : std::clamp<int64_t>((16 * threads + panels - 1) / panels, 1, std::max<int64_t>(1, M / 256));
             const int64_t units = byRows ? tiles : panels * blocks;
             const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * double(M) / double(blocks)));
             const int64_t minUnits = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / unitMacs));

@@ -225,7 +225,7 @@ __attribute__((target("avx512f"))) void run(bool ta, bool tb, int64_t N, int64_t
             n.s1 = lda;
             n.s2 = ta ? 8 * lda : 16;
             n.lines = ta ? K : 8 * ((K + 15) / 16);
-            if (n.lines > 512)   // a long k: fetched this early, the lines would leave L1 before their use
+            if (n.lines > 128)   // over 8 KiB: fetched this early, the lines would leave L1 before their use
                 n.lines = 0;
             n.pc = C + ni * ldc + nj;
             n.rows = std::min<int64_t>(kMR, r1 - ni);

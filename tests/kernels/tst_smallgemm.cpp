@@ -158,14 +158,14 @@ private slots:
     {
         // The backend splits a product over its pool by panels, or by rows when the panels are
         // too few to balance (1,000 x 64, 3,000 x 4, and from 9 rows on: 13 x 64, 45 x 4), by
-        // panels and row blocks when they are under 16 a thread (515 x 256, 200 x 250): 1 and 2
+        // panels and row blocks when they are under 16 a thread (515 x 256, 800 x 250): 1 and 2
         // threads, and smallGemm on one thread, the same bits.
         auto backend = makeCpuBackend();
         for (bool ta : {false, true})
             for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1000, 64, 150}, {60, 1500, 100}, {301, 301, 33},
                                    {39, 16, 12000}, {3000, 4, 400},   // and two the fits rule leaves out but 16 columns take
                                    {13, 64, 8000}, {45, 4, 9000}, {9, 16, 3000},   // the tails' few rows of a long k, by rows of 8
-                                   {515, 256, 300}, {200, 250, 70}}) {   // 8 panels in row blocks (64 rows or more, 25 tiles over 3)
+                                   {515, 256, 300}, {800, 250, 70}}) {   // 8 panels in row blocks (256 rows or more: 65 tiles over 2, 100 over 3)
                 const Problem p = make(ta, true, M, N, K, 2, 31);
                 std::vector<float> ref = p.C0;
                 cpu::smallGemm(ta, true, M, N, K, 1.f, p.A.data(), p.lda, p.B.data(), p.ldb, 0.f, ref.data(), p.ldc);
