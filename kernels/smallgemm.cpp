@@ -119,9 +119,8 @@ __attribute__((target("avx512f"), noinline)) void tile16(int64_t K, const float*
     __m512 acc[MR];
     for (int r = 0; r < MR; ++r)
         acc[r] = _mm512_setzero_ps();
-    next.prefetchC(ldc);
+    next.prefetchC(ldc);   // op(A) not: half a full tile's sums a k step, a prefetch each cost more than it saved
     for (int64_t k = 0; k < K; ++k) {
-        next.prefetchA(k);
         const __m512 b0 = Masked ? _mm512_maskz_loadu_ps(m0, b + k * sbk) : _mm512_loadu_ps(b + k * sbk);
         for (int r = 0; r < MR; ++r)
             acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * sai + k * sak]), b0, acc[r]);
