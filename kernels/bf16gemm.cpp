@@ -191,7 +191,7 @@ void packA(bool ta, const float* A, int64_t lda, int64_t i0, int64_t mv, int64_t
 #if defined(WT_BF16_X86)
 // One 8 x 32 tile on vdpbf16ps: packed a (8 words per pair), packed b (32 words per pair), the
 // first mt rows and the columns under m0 / m1 of C written as `how` says; cnext (8 rows, or
-// null) is the next tile's C, fetched meanwhile when C is read.
+// null) is the next tile's C, fetched for writing meanwhile.
 __attribute__((target("avx512f,avx512bf16"))) void tileNative(int64_t kq, const uint32_t* a, const uint32_t* b,
                                                               float* c, int64_t ldc, int64_t mt, __mmask16 m0,
                                                               __mmask16 m1, float alpha, float beta, Store how,

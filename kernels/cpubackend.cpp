@@ -5,7 +5,9 @@
 #include "kernels/bf16gemm.h"
 #include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
+#include "kernels/gemmclaim.h"
 #include "kernels/smallgemm.h"
+#include "kernels/threadpool.h"
 
 #include <cblas.h>
 
@@ -48,17 +50,29 @@ bool ownGemm(int M, int N, int K)
 bool useBlockedGemm() { return cpu::vectorized() && cpu::blockedGemmAvailable(); }
 
 class CpuBackend final : public Backend {
+    static constexpr size_t kAlign = 64;   // bytes: a cache line
+
 public:
     BackendKind kind() const override { return BackendKind::Cpu; }
     std::string deviceName() const override { return "CPU"; }
+    // On a cache line: the GEMMs' and row kernels' 64-byte vectors then meet rows of 16k floats
+    // whole, where calloc's 16-byte alignment split every one over two lines (the tails' 39 x
+    // 40,000 x 4 wrote its C at 5.5 GB/s, on a line 12.4: docs/performance.md, "The fp32 GEMMs
+    // in the workloads"). calloc's own pointer is kept just below (its zero pages stay lazy).
     void* allocate(size_t bytes) override
     {
-        void* p = std::calloc(bytes ? bytes : 1, 1);
-        if (!p)
+        void* raw = std::calloc(bytes + kAlign, 1);
+        if (!raw)
             throw DeviceError("out of host memory allocating " + std::to_string(bytes) + " bytes");
-        return p;
+        const uintptr_t p = (reinterpret_cast<uintptr_t>(raw) + sizeof(void*) + kAlign - 1) & ~uintptr_t(kAlign - 1);
+        reinterpret_cast<void**>(p)[-1] = raw;
+        return reinterpret_cast<void*>(p);
     }
-    void release(void* p) noexcept override { std::free(p); }
+    void release(void* p) noexcept override
+    {
+        if (p)
+            std::free(reinterpret_cast<void**>(p)[-1]);
+    }
     void upload(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
     void download(void* dst, const void* src, size_t bytes) override { std::memcpy(dst, src, bytes); }
     void zero(void* p, size_t bytes) override { std::memset(p, 0, bytes); }
@@ -67,17 +81,35 @@ public:
     {
         if (M > 0 && N > 0 && ownGemm(M, N, K)) {
             // Each element of C is summed by one thread in one order: any split gives the same bits.
-            // By 32-column panels (each thread copies only its own panels of op(B)); by rows when
-            // the panels are too few to balance (the tails' 16 or 64 columns of 8,000-40,000 rows).
-            const bool byRows = cpu::smallGemmPanels(N) < 4 * cpu::threads() && M > 64;
-            const int64_t units = byRows ? (M + 7) / 8 : cpu::smallGemmPanels(N);
-            const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * M));
+            // By 32-column panels (each thread copies only its own panels of op(B)); by rows of 8
+            // when the panels are too few to balance: the tails' 16 or 64 columns of 8,000-40,000
+            // rows, and their 4-64 columns of 13-64 rows over a k of 8,000-40,000 (one panel, so
+            // one thread before, at 9-90 GFLOP/s).
+            const int64_t panels = cpu::smallGemmPanels(N), threads = cpu::threads();
+            const bool byRows = panels < 4 * threads && M > 8;
+            // By panels and blocks of their rows (256 or more) when the panels alone are under 16
+            // a thread: the decoder's 8 panels of 512-1,024 rows were 8 units on 2 threads, the
+            // last one's eighth of the call run by one thread while the other waited. Not finer:
+            // each block copies its panel of op(B) again (B^T, or rows 1 KiB apart), and blocks of
+            // 128 rows over a k of 512-1,024 made the copies 10-20% of the time.
+            const int64_t tiles = (M + 7) / 8;
+            const int64_t blocks = byRows || threads == 1 ? 1 : std::clamp<int64_t>((16 * threads + panels - 1) / panels, 1, std::max<int64_t>(1, M / 256));
+            const int64_t units = byRows ? tiles : panels * blocks;
+            const double unitMacs = std::max(1.0, double(K) * (byRows ? 8.0 * N : 32.0 * double(M) / double(blocks)));
             const int64_t minUnits = std::max<int64_t>(1, int64_t(kOwnGemmChunkMacs / unitMacs));
-            cpu::parallelFor(units, minUnits, [&](int64_t lo, int64_t hi) {
-                if (byRows)
+            cpu::claimUnits(units, minUnits, [&](int64_t lo, int64_t hi) {
+                if (byRows) {
                     cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, 0, -1, 8 * lo, std::min<int64_t>(M, 8 * hi));
-                else
+                } else if (blocks == 1) {
                     cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, lo, hi);
+                } else {
+                    for (int64_t u = lo; u < hi; ++u) {   // unit u: panel u / blocks, its row block u % blocks
+                        int64_t t0, t1;
+                        chunkRange(tiles, int(blocks), int(u % blocks), t0, t1);
+                        cpu::smallGemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, u / blocks, u / blocks + 1,
+                                       8 * t0, std::min<int64_t>(M, 8 * t1));
+                    }
+                }
             });
             return;
         }
@@ -98,8 +130,8 @@ public:
                      const float* B, int ldb, int64_t sB, float beta, float* C, int ldc, int64_t sC, int batch) override
     {
         if (batch > 1 && M > 0 && N > 0 && ownGemm(M, N, K)) {
-            // One item per task on our own kernel, on one thread: the same bits for any split.
-            cpu::parallelFor(batch, 1, [&](int64_t lo, int64_t hi) {
+            // One item per claim on our own kernel, on one thread: the same bits for any split.
+            cpu::claimUnits(batch, 1, [&](int64_t lo, int64_t hi) {
                 for (int64_t i = lo; i < hi; ++i)
                     cpu::smallGemm(ta, tb, M, N, K, alpha, A + i * sA, lda, B + i * sB, ldb, beta, C + i * sC, ldc);
             });

@@ -7,14 +7,25 @@
 // --bf16 compares the blocked fp32 GEMM with the bfloat16 one (bf16gemm.h, fused_bf16's) instead.
 //
 // A batched shape runs OpenBLAS once per item (on its own threads), ours as the backend's
-// gemmBatched (--bf16 skips batched shapes).
+// gemmBatched (--bf16 skips batched shapes). --cold writes a 64 MiB scratch buffer before every
+// call (not timed), so the operands and C come from memory, as in a workload's step, where the
+// ops between two products move far more than the caches hold; without it they stay in cache
+// from the call before.
 //
-//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--bf16] [--shapes SETS]
-//   SETS: square,gcn,gcn-small,transformer,narrow (default) and attention,layers-small,softmax-small
+//   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes SETS]
+//   SETS: square,gcn,gcn-small,transformer,narrow (default) and attention,layers-small,softmax-small,tails-small
+//   bench_gemm --workload W [--steps 4] [--threads N] [--cpu-time]
+// --workload: the GEMMs inside a training step of workload W (small preset, adaptive): each
+// product's time (wall clock, or the process's CPU time) as the step runs it, after the ops
+// before it, per layer, product and shape, medians over --steps steps after a first one; the
+// products of a layer and name summed at the end (what bench_roofline's rows hold).
 #include "kernels/backend.h"
 #include "kernels/bf16gemm.h"
 #include "kernels/blockedgemm.h"
 #include "kernels/cpurows.h"
+#include "kernels/model.h"
+#include "kernels/observer.h"
+#include "kernels/runtime.h"
 #include "kernels/smallgemm.h"
 
 #include <cblas.h>
@@ -24,6 +35,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,6 +89,10 @@ const Shape kShapes[] = {
     {"layers-small", "decoder nn 512x256x1024", false, false, 512, 256, 1024},
     {"layers-small", "encoder tn 768x256x1024", true, false, 768, 256, 1024},
     {"layers-small", "encoder tn 256x256x1024", true, false, 256, 256, 1024},
+    {"layers-small", "encoder nt 1024x1024x256", false, true, 1024, 1024, 256},
+    {"layers-small", "encoder nn 1024x1024x256", false, false, 1024, 1024, 256},
+    {"layers-small", "gcn conv tn 512x1024x1024", true, false, 512, 1024, 1024},
+    {"layers-small", "gcn conv nn 1024x1024x512", false, false, 1024, 1024, 512},
     // The softmax heads and tails of the small presets: the Transformer's (512 tokens, hidden
     // 256, head 10,003) and BERT's (152 masked tokens, head 4,002, tails of 8,000 x 64).
     {"softmax-small", "transformer head nt 512x10003x256", false, true, 512, 10003, 256},
@@ -90,11 +107,106 @@ const Shape kShapes[] = {
     {"softmax-small", "bert tail nn 14x64x8000", false, false, 14, 64, 8000},
     {"softmax-small", "bert tail nt 14x8000x64", false, true, 14, 8000, 64},
     {"softmax-small", "bert tail tn 8000x64x14", true, false, 8000, 64, 14},
+    // The Transformer small's other tail shapes (2 and 3: 40,000 and 10,000 words, projections
+    // of 4 and 64), a cluster of 39 tokens.
+    {"tails-small", "transformer tail nt 39x40000x4", false, true, 39, 40000, 4},
+    {"tails-small", "transformer tail nn 39x4x40000", false, false, 39, 4, 40000},
+    {"tails-small", "transformer tail tn 40000x4x39", true, false, 40000, 4, 39},
+    {"tails-small", "transformer tail nt 39x10000x64", false, true, 39, 10000, 64},
+    {"tails-small", "transformer tail nn 39x64x10000", false, false, 39, 64, 10000},
+    {"tails-small", "transformer tail tn 10000x64x39", true, false, 10000, 64, 39},
 };
+
+// Times each GEMM launch of a step where the step runs it: the name, shape and layer of a launch
+// (layer numbers folded: decoder.* for every decoder layer), its time in microseconds.
+class GemmTimer final : public wt::kernels::Observer {
+public:
+    explicit GemmTimer(bool cpuTime) : m_cpuTime(cpuTime) {}
+    bool on = false;
+    std::map<std::string, std::vector<double>> us;   // "layer op shape" -> per launch
+    std::map<std::string, double> flops;             // per launch of that key
+    std::map<std::string, double> sumUs, sumFlops;   // "layer op" -> over all launches
+    void scopeEnter(std::string_view name, wt::kernels::ScopeLevel level) override
+    {
+        if (level != wt::kernels::ScopeLevel::Layer)
+            return;
+        m_layer.assign(name);
+        for (char& c : m_layer)
+            if (c >= '0' && c <= '9')
+                c = '*';
+        m_layer.erase(std::unique(m_layer.begin(), m_layer.end(), [](char a, char b) { return a == '*' && b == '*'; }),
+                      m_layer.end());
+    }
+    void scopeExit() override {}
+    void launchBegin(const wt::kernels::OpLaunch& op) override
+    {
+        m_gemm = op.kind == wt::kernels::LaunchKind::Gemm;
+        if (!m_gemm)
+            return;
+        m_key = m_layer + " " + std::string(op.name);
+        m_shape = op.dims ? op.dims->str() : std::string();
+        m_flops = op.flops;
+        m_t0 = now(m_cpuTime);
+    }
+    void launchEnd() override
+    {
+        if (!m_gemm || !on)
+            return;
+        const double t = (now(m_cpuTime) - m_t0) * 1e6;
+        us[m_key + " " + m_shape].push_back(t);
+        flops[m_key + " " + m_shape] = m_flops;
+        sumUs[m_key] += t;
+        sumFlops[m_key] += m_flops;
+    }
+
+private:
+    bool m_cpuTime;
+    bool m_gemm = false;
+    std::string m_layer, m_key, m_shape;
+    double m_flops = 0, m_t0 = 0;
+};
+
+int runWorkload(const std::string& workload, int steps, bool cpuTime)
+{
+    using namespace wt::kernels;
+    std::unique_ptr<Model> model;
+    try {
+        model = Model::create(workload, "small", "adaptive", {}, BackendKind::Cpu, 1);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_gemm: %s\n", e.what());
+        return 2;
+    }
+    model->prepare();
+    GemmTimer timer(cpuTime);
+    model->setObserver(&timer);
+    model->step();   // the first step touches every buffer
+    timer.on = true;
+    for (int s = 0; s < steps; ++s)
+        model->step();
+    std::printf("%s small adaptive, %d steps after a first, pool %d threads, %s time; per launch: median (best)\n"
+                "| layer op shape | launches a step | us | GFLOP/s |\n| --- | --- | --- | --- |\n",
+                workload.c_str(), steps, cpu::threads(), cpuTime ? "CPU" : "wall");
+    std::vector<std::pair<double, std::string>> rows;
+    for (auto& [key, v] : timer.us) {
+        std::sort(v.begin(), v.end());
+        const double med = v[v.size() / 2], f = timer.flops[key];
+        char line[512];
+        std::snprintf(line, sizeof line, "| %s | %.2g | %.0f (%.0f) | %.0f (%.0f) |", key.c_str(), double(v.size()) / steps, med,
+                      v.front(), f / med * 1e-3, f / v.front() * 1e-3);
+        rows.push_back({-med * double(v.size()), line});
+    }
+    std::sort(rows.begin(), rows.end());
+    for (auto& r : rows)
+        std::printf("%s\n", r.second.c_str());
+    std::printf("\n| layer op | us a step | GFLOP/s |\n| --- | --- | --- |\n");
+    for (auto& [key, t] : timer.sumUs)
+        std::printf("| %s | %.0f | %.0f |\n", key.c_str(), t / steps, timer.sumFlops[key] / t * 1e-3);
+    return 0;
+}
 
 int usage(const char* why)
 {
-    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small]\n", why);
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small,tails-small]\n       bench_gemm --workload gcn|transformer|bert [--steps N] [--threads N] [--cpu-time]\n", why);
     return 2;
 }
 
@@ -103,27 +215,35 @@ int usage(const char* why)
 int main(int argc, char** argv)
 {
     int rounds = 5, reps = 3, threads = 0;
-    bool cpuTime = false, bf16 = false;
-    std::string sets = "square,gcn,gcn-small,transformer,narrow";
+    bool cpuTime = false, bf16 = false, cold = false;
+    int steps = 4;
+    std::string sets = "square,gcn,gcn-small,transformer,narrow", workload;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--cpu-time") {
             cpuTime = true;
             continue;
         }
+        if (a == "--cold") {
+            cold = true;
+            continue;
+        }
         if (a == "--bf16") {
             bf16 = true;
             continue;
         }
-        if ((a == "--rounds" || a == "--reps" || a == "--shapes" || a == "--threads") && i + 1 < argc) {
+        if ((a == "--rounds" || a == "--reps" || a == "--shapes" || a == "--threads" || a == "--workload" ||
+             a == "--steps") && i + 1 < argc) {
             const std::string v = argv[++i];
             if (a == "--shapes")
                 sets = v;
+            else if (a == "--workload")
+                workload = v;
             else {
                 const int n = std::atoi(v.c_str());
                 if (n < 1)
                     return usage("--rounds, --reps and --threads take a positive integer");
-                (a == "--rounds" ? rounds : a == "--reps" ? reps : threads) = n;
+                (a == "--rounds" ? rounds : a == "--reps" ? reps : a == "--steps" ? steps : threads) = n;
             }
         } else
             return usage(("unknown argument " + a).c_str());
@@ -134,8 +254,16 @@ int main(int argc, char** argv)
         wt::kernels::cpu::setThreads(threads);
         openblas_set_num_threads(threads);
     }
-    std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time\n",
-                wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall");
+    if (!workload.empty())
+        return runWorkload(workload, steps, cpuTime);
+    std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time%s\n",
+                wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall",
+                cold ? ", operands and C evicted before each call" : "");
+    std::vector<float> scratch(cold ? size_t(16) << 20 : 0);
+    const auto evict = [&] {   // 64 MiB written: past the 32 MiB L3
+        for (size_t i = 0; i < scratch.size(); i += 16)
+            scratch[i] += 1.f;
+    };
     {
         // The register tile's own rate, everything in L1 and L2: smallGemm's 128 x 64 x 128 on
         // the calling thread, best of 200 by the wall clock (short enough to run between a loaded
@@ -175,6 +303,8 @@ int main(int argc, char** argv)
             for (int side = 0; side < 2; ++side) {
                 double best = 1e30;
                 for (int k = 0; k <= reps; ++k) {   // the first call warms up
+                    if (cold)
+                        evict();
                     const double t0 = now(cpuTime);
                     if (bf16 && side == 0)
                         wt::kernels::cpu::blockedGemm(s.ta, s.tb, s.M, s.N, s.K, 1.f, A.data(), lda, B.data(), ldb, 0.f,

@@ -124,7 +124,10 @@ private slots:
             for (bool tb : {false, true})
                 for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{39, 1000, 16}, {45, 97, 64}, {13, 70, 4000},
                                        {130, 33, 152}, {33, 161, 9}, {50, 16, 300}, {9, 4, 2000}, {20, 48, 40},
-                                       {17, 23, 5}, {700, 255, 200}}) {   // the last: rows of B 1 KiB apart copied
+                                       {17, 23, 5}, {700, 255, 200},   // rows of B 1 KiB apart copied
+                                       // k of 64 or less runs the row tiles outer (each over a group's panels):
+                                       // two groups (128 panels of k 4, 32 of k 64), and k 65 just past it
+                                       {39, 4200, 4}, {21, 1100, 64}, {12, 1030, 65}}) {
                     const Problem p = make(ta, tb, M, N, K, 1, uint64_t(M + N + K));
                     for (auto [alpha, beta] : {std::pair<float, float>{1.f, 0.f}, {0.5f, -1.25f}}) {
                         std::vector<float> whole = p.C0, rows = p.C0, panels = p.C0;
@@ -148,18 +151,21 @@ private slots:
                         ++checked;
                     }
                 }
-        QCOMPARE(checked, 4 * 10 * 2);
+        QCOMPARE(checked, 4 * 13 * 2);
     }
 
     void backendSplitsByRowsAndPanelsSameBits()
     {
         // The backend splits a product over its pool by panels, or by rows when the panels are
-        // too few to balance (1,000 x 64, 3,000 x 4): 1 and 2 threads, and smallGemm on one
-        // thread, the same bits.
+        // too few to balance (1,000 x 64, 3,000 x 4, and from 9 rows on: 13 x 64, 45 x 4), by
+        // panels and row blocks when they are under 16 a thread (515 x 256, 800 x 250): 1 and 2
+        // threads, and smallGemm on one thread, the same bits.
         auto backend = makeCpuBackend();
         for (bool ta : {false, true})
             for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{1000, 64, 150}, {60, 1500, 100}, {301, 301, 33},
-                                   {39, 16, 12000}, {3000, 4, 400}}) {   // and two the fits rule leaves out but 16 columns take
+                                   {39, 16, 12000}, {3000, 4, 400},   // and two the fits rule leaves out but 16 columns take
+                                   {13, 64, 8000}, {45, 4, 9000}, {9, 16, 3000},   // the tails' few rows of a long k, by rows of 8
+                                   {515, 256, 300}, {800, 250, 70}}) {   // 8 panels in row blocks (256 rows or more: 65 tiles over 2, 100 over 3)
                 const Problem p = make(ta, true, M, N, K, 2, 31);
                 std::vector<float> ref = p.C0;
                 cpu::smallGemm(ta, true, M, N, K, 1.f, p.A.data(), p.lda, p.B.data(), p.ldb, 0.f, ref.data(), p.ldc);
@@ -172,6 +178,25 @@ private slots:
                                                               .arg(ta).arg(M).arg(N).arg(K).arg(t)));
                 }
             }
+    }
+
+    void backendAllocatesZeroedOnACacheLine()
+    {
+        // The GEMMs' 64-byte vectors meet a buffer's rows of 16k floats whole only when it starts
+        // on a cache line (calloc's 16 bytes split each over two lines: half the rate writing C).
+        auto backend = makeCpuBackend();
+        std::vector<void*> held;
+        for (size_t bytes : {size_t(0), size_t(1), size_t(4), size_t(100), size_t(4096), size_t(1) << 20, (size_t(6) << 20) + 12}) {
+            auto* p = static_cast<unsigned char*>(backend->allocate(bytes));
+            QVERIFY(p);
+            QCOMPARE(reinterpret_cast<uintptr_t>(p) % 64, uintptr_t(0));
+            QVERIFY(std::all_of(p, p + bytes, [](unsigned char c) { return c == 0; }));
+            std::memset(p, 0xab, bytes);   // the whole of it is ours
+            held.push_back(p);
+        }
+        for (void* p : held)
+            backend->release(p);
+        backend->release(nullptr);
     }
 
     void backendDispatchEitherWay()
