@@ -290,6 +290,7 @@ size_t RunData::memoryBytes() const
         b += sizeof(l) + l.items.capacity() * 4 + l.startNs.capacity() * 8 + l.durationNs.capacity() * 4 + l.index.bytes();
     b += hostLaneOf.capacity() * 4 + hostPosOf.capacity() * 4;
     b += instanceIds.capacity() * 8;   // a skeleton's ids when they have holes
+    b += storedLaneFigures.capacity() * sizeof(ScopeLane);
     b += launchConfigs.capacity() * sizeof(LaunchConfig) + nameColors.capacity() * 4 + instanceLaunches.capacity() * 8;
     for (const auto& [id, s] : strings())
         b += 48 + s.capacity();

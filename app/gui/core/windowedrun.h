@@ -89,6 +89,13 @@ private:
     int64_t m_activities = 0;
 };
 
+// The skeleton of a run over the cap from its stored scope lanes (schema 6): the overview's
+// devices, tracks and nodes and the lanes' figures, nothing per instance (its bytes do not grow
+// with the run); windows built on it read their lanes' items from the file. nullptr when the
+// run has no stored lanes (a file before schema 6 opened read-only: loadRun's skeleton pass
+// over the activities instead). Opens its own read-only connection. Throws StorageError.
+std::shared_ptr<RunData> loadStoredSkeleton(const std::string& path, int64_t runId, const RunData& overview);
+
 // The window [t0, t1) of a run: `overview` (loadOverviewRun, required) outside it, the
 // activities overlapping it, and with `skeleton` the exact scope lanes there (without: the
 // summary's lanes). Opens its own read-only connection (any thread). Throws StorageError.
