@@ -10,6 +10,7 @@
 #include "app/gui/core/timelinelayout.h"
 #include "app/gui/core/windowedrun.h"
 #include "storage/database.h"
+#include "storage/storageerror.h"
 #include "storage/writer.h"
 #include "tests/support/synthrun.h"
 #include "tests/support/testsupport.h"
@@ -206,6 +207,54 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(skeleton.count(), 1, 60000);
         auto s = skeleton.at(0).at(0).value<std::shared_ptr<const RunData>>();
         QVERIFY(s->skeleton && s->storedLanes);
+    }
+
+    void fullLoadFromStoredLanesEqualsTheComputedOne()
+    {
+        // m_full read its spans and lanes from the file; a copy without stored lanes computes
+        // them from the kernels: the same instances' spans, the same lanes.
+        const std::string copy = test::tempPath("stored-lane-windows-computed.wt");
+        std::filesystem::copy_file(m_file, copy);
+        {
+            Database db(copy, OpenMode::ReadWrite);
+            db.exec("DELETE FROM scope_lane_sets");
+        }
+        auto computed = loadRun(copy, 1);
+        QCOMPARE(computed->instances.size(), m_full->instances.size());
+        for (size_t i = 0; i < computed->instances.size(); ++i) {
+            QCOMPARE(m_full->instances.gpuStart(i), computed->instances.gpuStart(i));
+            QCOMPARE(m_full->instances.gpuEnd(i), computed->instances.gpuEnd(i));
+        }
+        QCOMPARE(m_full->kernelCount, computed->kernelCount);
+        QCOMPARE(m_full->lanes.size(), computed->lanes.size());
+        for (size_t l = 0; l < computed->lanes.size(); ++l) {
+            const LaneData &a = m_full->lanes[l], &b = computed->lanes[l];
+            QCOMPARE(a.deviceIndex, b.deviceIndex);
+            QCOMPARE(a.depth, b.depth);
+            QCOMPARE(a.level, b.level);
+            QCOMPARE(a.maxDurationNs, b.maxDurationNs);
+            QVERIFY(a.items == b.items);
+            QVERIFY(a.index.grid() == b.index.grid());
+        }
+        QCOMPARE(m_full->memoryBytes(), computed->memoryBytes());
+    }
+
+    void damagedStoredLanesAreRefused()
+    {
+        // The full load takes the stored lanes: a damaged chunk fails it in one line.
+        const std::string copy = test::tempPath("stored-lane-windows-damaged.wt");
+        std::filesystem::copy_file(m_file, copy);
+        {
+            Database db(copy, OpenMode::ReadWrite);
+            db.exec("UPDATE scope_lane_chunks SET data = X'01050505' WHERE id = (SELECT max(id) FROM scope_lane_chunks)");
+        }
+        try {
+            loadRun(copy, 1);
+            QFAIL("a damaged lane chunk loaded");
+        } catch (const StorageError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("damaged")), e.what());
+            QVERIFY(!QString::fromUtf8(e.what()).contains(QLatin1Char('\n')));
+        }
     }
 
     void runWithoutStoredLanesFallsBackOnThePass()
