@@ -7,6 +7,9 @@
 // activity) -- the scope lanes' instances overlapping it. Its tracks and lanes are indexed on
 // the grids the fully loaded run's FoldIndex would have, so every view inside the window with a
 // margin of a few pixels gets the same draw list as the fully loaded run (tst_windoweddetail).
+// A file with stored scope lanes (schema 6) needs no skeleton pass: loadStoredSkeleton holds
+// only the lanes' figures and each window reads its lanes' items and their instances from the
+// file, so memory stays bounded by the cap at any run size (tst_storedlanewindows).
 // A run that fits loads whole as before, the visible window's chunks first.
 #pragma once
 
