@@ -328,6 +328,7 @@ void Database::createSchema()
         exec(schema::kCreateV3);
         exec(schema::kCreateV4);
         exec(schema::kCreateV5);
+        exec(schema::kCreateV6);
         exec(("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
         exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
         Statement s(m_db, "INSERT INTO file_info(key, value) VALUES ('created_by', ?)");

@@ -20,7 +20,7 @@ enum class OpenMode {
 
 class Database {
 public:
-    static constexpr int kSchemaVersion = 5;
+    static constexpr int kSchemaVersion = 6;
     static constexpr int kApplicationId = 0x57544D45;   // "WTME"
 
     Database(const std::string& path, OpenMode mode);

@@ -135,6 +135,10 @@ void migrate3to4(Database& db) { db.exec(schema::kCreateV4); }
 // finished run's overview, one run per transaction (Database, storeMissingRunOverviews).
 void migrate4to5(Database& db) { db.exec(schema::kCreateV5); }
 
+// v5 -> v6: the scope lane tables, empty; the read-write open that migrates then computes each
+// finished run's lanes with its overview, one run per transaction (storeMissingRunOverviews).
+void migrate5to6(Database& db) { db.exec(schema::kCreateV6); }
+
 }  // namespace
 
 void migrateStep(Database& db, int fromVersion)
@@ -145,6 +149,7 @@ void migrateStep(Database& db, int fromVersion)
     case 2: migrate2to3(db); return;
     case 3: migrate3to4(db); return;
     case 4: migrate4to5(db); return;
+    case 5: migrate5to6(db); return;
     default: throw StorageError("no migration from schema version " + std::to_string(fromVersion));
     }
 }

@@ -4,6 +4,7 @@
 #include "database.h"
 #include "instancechunk.h"
 #include "reader.h"
+#include "scopelanes.h"
 #include "statement.h"
 #include "storageerror.h"
 #include "varint.h"
@@ -261,7 +262,7 @@ std::vector<OverviewBucket> decodeOverviewBuckets(std::string_view blob, uint32_
     return out;
 }
 
-RunOverview computeRunOverview(Database& db, int64_t runId)
+RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSet)
 {
     Reader reader(db);
     RunOverview ov;
@@ -280,8 +281,11 @@ RunOverview computeRunOverview(Database& db, int64_t runId)
     }
     const std::vector<Track> tracks = reader.tracks(runId);
     std::unordered_map<int64_t, int32_t> scopeDepth;
-    for (const ScopeNode& n : reader.scopes(runId))
+    std::unordered_map<int64_t, uint32_t> scopeLevel;
+    for (const ScopeNode& n : reader.scopes(runId)) {
         scopeDepth[n.id] = n.depth;
+        scopeLevel[n.id] = n.levelId;
+    }
     // Instances by index (id order, parents first); their GPU spans and devices grow from the
     // kernels under them, as the timeline's lanes do.
     // Only (id, scope, parent) of each instance, decoded chunk by chunk: 24 bytes an instance
@@ -392,9 +396,10 @@ RunOverview computeRunOverview(Database& db, int64_t runId)
         gpuEnd[p] = std::max(gpuEnd[p], gpuEnd[i]);
         deviceMask[p] |= deviceMask[i];
     }
+    // Lane order: GPU start, then id (the GUI's lanes: start, then instance index).
     struct LaneItem {
-        int64_t start, end, key;
-        bool operator<(const LaneItem& o) const { return std::tie(start, end, key) < std::tie(o.start, o.end, o.key); }
+        int64_t start, end, key, id;
+        bool operator<(const LaneItem& o) const { return std::tie(start, id) < std::tie(o.start, o.id); }
     };
     std::map<std::pair<int32_t, int32_t>, std::vector<LaneItem>> lanes;
     for (size_t i = 0; i < inst.size(); ++i) {
@@ -405,9 +410,12 @@ RunOverview computeRunOverview(Database& db, int64_t runId)
             continue;
         for (size_t dv = 0; dv < deviceIds.size(); ++dv)
             if (deviceMask[i] & (uint64_t(1) << std::min<size_t>(dv, 63)))
-                lanes[{deviceIds[dv], depth->second}].push_back(LaneItem{gpuStart[i], gpuEnd[i], inst[i].scopeId});
+                lanes[{deviceIds[dv], depth->second}].push_back(LaneItem{gpuStart[i], gpuEnd[i], inst[i].scopeId, inst[i].id});
     }
     std::vector<Inst>().swap(inst);
+    std::vector<int64_t>().swap(gpuStart);
+    std::vector<int64_t>().swap(gpuEnd);
+    std::vector<ScopeLaneItem> laneItems;
     for (auto& [key, items] : lanes) {
         std::sort(items.begin(), items.end());
         OverviewRow r;
@@ -418,13 +426,30 @@ RunOverview computeRunOverview(Database& db, int64_t runId)
         for (const LaneItem& it : items)
             builder.add(it.start, it.end, it.key);
         r.buckets = builder.finish();
+        if (laneSet) {
+            // The lane's level: the most common of its first 256 items' (ties: the first by name).
+            std::map<std::string, int> levels;
+            for (size_t k = 0; k < std::min<size_t>(items.size(), 256); ++k)
+                ++levels[reader.string(scopeLevel[items[k].key])];
+            std::string level;
+            int best = -1;
+            for (const auto& [lvl, n] : levels)
+                if (n > best) {
+                    best = n;
+                    level = lvl;
+                }
+            laneItems.resize(items.size());
+            for (size_t k = 0; k < items.size(); ++k)
+                laneItems[k] = ScopeLaneItem{items[k].id, items[k].start, items[k].end};
+            laneSet->addLane(key.first, key.second, laneItems, std::move(level));
+        }
         std::vector<LaneItem>().swap(items);
         ov.rows.push_back(std::move(r));
     }
     return ov;
 }
 
-void storeRunOverview(Database& db, int64_t runId, const RunOverview& ov)
+void storeRunOverview(Database& db, int64_t runId, const RunOverview& ov, const ScopeLaneSet* lanes)
 {
     sqlite3* h = db.handle();
     const bool own = sqlite3_get_autocommit(h) != 0;
@@ -446,6 +471,8 @@ void storeRunOverview(Database& db, int64_t runId, const RunOverview& ov)
         Statement run(h, "INSERT OR REPLACE INTO overviews(run_id, format, origin_ns, bucket_ns, buckets, activities) VALUES (?,?,?,?,?,?)");
         run.bind(1, runId).bind(2, int64_t(RunOverview::kFormat)).bind(3, ov.originNs).bind(4, ov.bucketNs)
             .bind(5, int64_t(ov.bucketCount)).bind(6, ov.activities).run();
+        if (lanes && hasScopeLaneTables(db))
+            storeScopeLanes(db, runId, *lanes);
         if (beforeCommitHook())
             beforeCommitHook()();
         if (own)
@@ -502,14 +529,19 @@ int storeMissingRunOverviews(Database& db)
         return 0;
     std::vector<int64_t> missing;
     {
-        Statement s(db.handle(), "SELECT id FROM runs WHERE status!='writing' AND id NOT IN (SELECT run_id FROM overviews) ORDER BY id");
+        const bool laneTables = hasScopeLaneTables(db);
+        Statement s(db.handle(), laneTables ? "SELECT id FROM runs WHERE status!='writing' AND (id NOT IN (SELECT run_id FROM overviews) "
+                                              "OR id NOT IN (SELECT run_id FROM scope_lane_sets)) ORDER BY id"
+                                            : "SELECT id FROM runs WHERE status!='writing' AND id NOT IN (SELECT run_id FROM overviews) ORDER BY id");
         while (s.step())
             missing.push_back(s.int64(0));
     }
     int stored = 0;
     for (int64_t id : missing) {
         try {
-            storeRunOverview(db, id, computeRunOverview(db, id));
+            ScopeLaneSet lanes;
+            const RunOverview ov = computeRunOverview(db, id, &lanes);
+            storeRunOverview(db, id, ov, &lanes);
             ++stored;
         } catch (const StorageError&) {
             // A damaged run stays without one (its reads fail with their own message).

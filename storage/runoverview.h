@@ -26,6 +26,7 @@
 namespace wt {
 
 class Database;
+struct ScopeLaneSet;
 
 struct OverviewBucket {
     uint32_t index = 0;          // bucket b covers [originNs + b * bucketNs, originNs + (b + 1) * bucketNs)
@@ -66,19 +67,22 @@ struct RunOverview {
     bool operator==(const RunOverview&) const = default;
 };
 
-// Computes a run's overview from its stored activities and scope instances (a pass over them).
+// Computes a run's overview from its stored activities and scope instances (a pass over them);
+// with `lanes`, also the run's scope lanes (storage/scopelanes.h) from the same pass.
 // Throws StorageError on a damaged run.
-RunOverview computeRunOverview(Database& db, int64_t runId);
+RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* lanes = nullptr);
 
-// Replaces the run's stored overview. In its own transaction, unless the caller holds one.
-void storeRunOverview(Database& db, int64_t runId, const RunOverview& overview);
+// Replaces the run's stored overview (and with `lanes` its scope lanes, schema 6). In its own
+// transaction, unless the caller holds one.
+void storeRunOverview(Database& db, int64_t runId, const RunOverview& overview, const ScopeLaneSet* lanes = nullptr);
 
 // The stored overview of a run; unset when it has none (a run being written, a file before
 // schema version 5 opened read-only). Throws StorageError on a damaged blob.
 std::optional<RunOverview> readRunOverview(const Database& db, int64_t runId);
 
-// Computes and stores the overview of every finished run that lacks one, each in its own
-// transaction (a read-write open calls it); a damaged run is skipped. Returns how many it stored.
+// Computes and stores the overview and scope lanes of every finished run that lacks either,
+// each run in its own transaction (a read-write open calls it); a damaged run is skipped.
+// Returns how many runs it stored.
 int storeMissingRunOverviews(Database& db);
 
 // The blob of one row's buckets (varints; see docs/schema.md).

@@ -1,4 +1,4 @@
-// The current schema (see docs/schema.md). Version 5 = version 1 + kCreateV2 + kCreateV3 + kCreateV4 + kCreateV5.
+// The current schema (see docs/schema.md). Version 6 = version 1 + kCreateV2 + kCreateV3 + kCreateV4 + kCreateV5 + kCreateV6.
 #pragma once
 
 namespace wt::schema {
@@ -98,6 +98,21 @@ CREATE TABLE IF NOT EXISTS overviews(run_id INTEGER PRIMARY KEY, format INTEGER 
 CREATE TABLE IF NOT EXISTS overview_rows(run_id INTEGER NOT NULL, row INTEGER NOT NULL, kind INTEGER NOT NULL,
   track_id INTEGER NOT NULL, device_id INTEGER NOT NULL, depth INTEGER NOT NULL, items INTEGER NOT NULL,
   data BLOB NOT NULL, PRIMARY KEY(run_id, row)) WITHOUT ROWID;
+)SQL";
+
+// Version 6: the scope lanes of each finished run (storage/scopelanes.h): per lane (the scope
+// instances of one device and depth) its figures in `scope_lanes`, its instances' ids and GPU
+// spans in lane order in `scope_lane_chunks` (4,096 a chunk, with the chunk's first start and
+// last end, so a time window reads only its chunks). A run without a `scope_lane_sets` row has
+// none (yet): read-write opens compute them with the overview.
+inline constexpr const char* kCreateV6 = R"SQL(
+CREATE TABLE IF NOT EXISTS scope_lane_sets(run_id INTEGER PRIMARY KEY, format INTEGER NOT NULL, lanes INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS scope_lanes(run_id INTEGER NOT NULL, lane INTEGER NOT NULL, device_id INTEGER NOT NULL,
+  depth INTEGER NOT NULL, items INTEGER NOT NULL, first_start_ns INTEGER NOT NULL, last_start_ns INTEGER NOT NULL,
+  max_duration_ns INTEGER NOT NULL, level TEXT NOT NULL DEFAULT '', PRIMARY KEY(run_id, lane)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS scope_lane_chunks(id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, lane INTEGER NOT NULL,
+  start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS scope_lane_chunks_by_lane ON scope_lane_chunks(run_id, lane, start_ns);
 )SQL";
 
 }  // namespace wt::schema

@@ -5,6 +5,7 @@
 #include "instancechunk.h"
 #include "launchconfigs.h"
 #include "runoverview.h"
+#include "scopelanes.h"
 #include "statement.h"
 #include "stepmerge.h"
 #include "steptotalsblob.h"
@@ -1010,7 +1011,9 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
     // next read-write open computes what is missing.
     if (d->overviewTable) {
         try {
-            storeRunOverview(d->db, run, computeRunOverview(d->db, run));
+            ScopeLaneSet lanes;
+            const RunOverview ov = computeRunOverview(d->db, run, &lanes);
+            storeRunOverview(d->db, run, ov, &lanes);
         } catch (const StorageError&) {
         }
     }
@@ -1040,6 +1043,8 @@ void Writer::discardRun()
             "DELETE FROM launches WHERE run_id=?1",
             "DELETE FROM step_totals WHERE run_id=?1", "DELETE FROM host_threads WHERE run_id=?1",
             "DELETE FROM overview_rows WHERE run_id=?1", "DELETE FROM overviews WHERE run_id=?1",
+            "DELETE FROM scope_lane_chunks WHERE run_id=?1", "DELETE FROM scope_lanes WHERE run_id=?1",
+            "DELETE FROM scope_lane_sets WHERE run_id=?1",
             "DELETE FROM devices WHERE run_id=?1", "DELETE FROM runs WHERE id=?1"};
         for (const char* sql : sqls) {
             Statement s(d->h, sql);

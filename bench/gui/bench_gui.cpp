@@ -151,7 +151,10 @@ int benchWindowed(QApplication&, wt::gui::TimelineWidget& widget, QImage& image,
     cb.keepActivities = false;
     const double c1 = threadCpuMs(), p1 = processCpuMs();
     auto ts = Clock::now();
-    std::shared_ptr<const RunData> skeleton = loadRun(file, runId, cb);
+    // The stored scope lanes (schema 6) when the file has them, else the pass over the activities.
+    std::shared_ptr<const RunData> skeleton = loadStoredSkeleton(file, runId, *overview);
+    if (!skeleton)
+        skeleton = loadRun(file, runId, cb);
     const double skeletonMs = msSince(ts), skeletonCpu = threadCpuMs() - c1, skeletonAll = processCpuMs() - p1;
     const int64_t budget = windowBudget(cap, int64_t(skeleton->memoryBytes()));
     auto tw = Clock::now();
@@ -167,14 +170,17 @@ int benchWindowed(QApplication&, wt::gui::TimelineWidget& widget, QImage& image,
     const double exactMs = msSince(tw), exactCpu = threadCpuMs() - c2;
     const double allMs = msSince(t);
     const int64_t rss1 = rssBytes();
-    std::printf("run: %lld kernels, %zu tracks, %zu scope instances, %zu lanes, span %s\n", (long long)skeleton->kernelCount,
-                skeleton->tracks.size(), skeleton->instances.size(), skeleton->lanes.size(),
+    std::printf("run: %lld kernels, %zu tracks, %zu scope instances held, %zu lanes (%s), span %s\n", (long long)skeleton->kernelCount,
+                skeleton->tracks.size(), skeleton->instances.size(),
+                skeleton->storedLanes ? skeleton->storedLaneFigures.size() : skeleton->lanes.size(),
+                skeleton->storedLanes ? "stored: windows read their items" : "computed from the activities",
                 qPrintable(formatDuration(span)));
     std::printf("visible window (0.1%%: %lld activities in its chunks): activities drawn %.0f ms after the open (thread CPU %.0f ms), "
                 "scope lanes from the summary\n",
                 (long long)index.countIn(firstRange->first, firstRange->second), windowMs, windowCpu);
-    std::printf("skeleton (scope instances, spans, lanes): %.0f ms (thread CPU %.0f ms, all threads %.0f ms), %.1f MiB = %.1f B per kernel\n",
-                skeletonMs, skeletonCpu, skeletonAll, double(skeleton->memoryBytes()) / (1 << 20),
+    std::printf("skeleton (%s): %.0f ms (thread CPU %.0f ms, all threads %.0f ms), %.1f MiB = %.1f B per kernel\n",
+                skeleton->storedLanes ? "stored lanes' figures" : "scope instances, spans, lanes", skeletonMs, skeletonCpu,
+                skeletonAll, double(skeleton->memoryBytes()) / (1 << 20),
                 double(skeleton->memoryBytes()) / double(std::max<int64_t>(skeleton->kernelCount, 1)));
     std::printf("visible window with exact lanes: %.0f ms more (thread CPU %.0f ms); all detail drawn %.1f s after the open; "
                 "window %.1f MiB; load average %.1f\n",

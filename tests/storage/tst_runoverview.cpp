@@ -391,7 +391,7 @@ private slots:
         }
         {
             Database ro(path, OpenMode::ReadOnly);   // migrates through a read-write open
-            QCOMPARE(ro.schemaVersion(), 5);
+            QCOMPARE(ro.schemaVersion(), Database::kSchemaVersion);
             std::optional<RunOverview> ov = Reader(ro).overview(run);
             QVERIFY(ov);
             Database& db = ro;

@@ -589,7 +589,7 @@ void TestStorage::migrationFromV1NoFeatures()
     }
     Database db(path, OpenMode::ReadWrite);
     QCOMPARE(db.schemaVersion(), Database::kSchemaVersion);
-    QCOMPARE(Database::kSchemaVersion, 5);
+    QCOMPARE(Database::kSchemaVersion, 6);
     Reader r(db);
     auto runs = r.runs();
     QCOMPARE(runs.size(), size_t(1));

@@ -11,6 +11,7 @@
 #include "storage/activitychunk.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/scopelanes.h"
 #include "storage/storageerror.h"
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -290,6 +292,7 @@ size_t RunData::memoryBytes() const
         b += sizeof(l) + l.items.capacity() * 4 + l.startNs.capacity() * 8 + l.durationNs.capacity() * 4 + l.index.bytes();
     b += hostLaneOf.capacity() * 4 + hostPosOf.capacity() * 4;
     b += instanceIds.capacity() * 8;   // a skeleton's ids when they have holes
+    b += storedLaneFigures.capacity() * sizeof(ScopeLane);
     b += launchConfigs.capacity() * sizeof(LaunchConfig) + nameColors.capacity() * 4 + instanceLaunches.capacity() * 8;
     for (const auto& [id, s] : strings())
         b += 48 + s.capacity();
@@ -434,11 +437,18 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     // instance, 1.6 GB at 100M kernels) is shared by those threads.
     std::unique_ptr<int64_t[]> gpuStart, gpuEnd;
     std::unique_ptr<uint8_t[]> deviceMask, firstTrack;
+    // A finished run of schema 6 has its lanes stored (storage/scopelanes.h): the spans and the
+    // lanes' order are read instead of computed from the kernels (no devices or first tracks).
+    std::optional<std::vector<ScopeLane>> storedLanes;
+    if (keep)
+        storedLanes = readScopeLanes(db, runId);
     auto clearSpan = [&](size_t i) {
         gpuStart[i] = INT64_MAX;
         gpuEnd[i] = INT64_MIN;
-        deviceMask[i] = 0;
-        firstTrack[i] = 0;
+        if (!storedLanes) {
+            deviceMask[i] = 0;
+            firstTrack[i] = 0;
+        }
     };
     {
         InstanceData& in = d.instances;
@@ -479,8 +489,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
                 in.parent.resize(count);
                 gpuStart.reset(new int64_t[count]);
                 gpuEnd.reset(new int64_t[count]);
-                deviceMask.reset(new uint8_t[count]);
-                firstTrack.reset(new uint8_t[count]);
+                if (!storedLanes) {
+                    deviceMask.reset(new uint8_t[count]);
+                    firstTrack.reset(new uint8_t[count]);
+                }
             },
             [&](const ScopeInstance* rows, size_t n) {
                 std::vector<HostInstance> host;
@@ -531,6 +543,62 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
         auto it = instanceIndex.find(id);
         return it == instanceIndex.end() ? kNone : it->second;
     };
+
+    // The stored lanes are read on a thread (and connection) of their own while the activities
+    // load: each item's span into the instance's slot, its index into its lane. Items come in
+    // lane order (GPU start, then id, so index); a damaged set is refused.
+    std::vector<std::vector<uint32_t>> storedItems;
+    std::exception_ptr laneFailed;
+    std::atomic<bool> laneStop{false};
+    struct LaneThread {
+        std::thread t;
+        std::atomic<bool>* stop;
+        ~LaneThread()
+        {
+            if (t.joinable()) {
+                *stop = true;
+                t.join();
+            }
+        }
+    } laneReader{{}, &laneStop};
+    if (storedLanes) {
+        storedItems.resize(storedLanes->size());
+        laneReader.t = std::thread([&] {
+            try {
+                auto damaged = [&](const char* why) {
+                    throw StorageError(path + ": run " + std::to_string(runId) + " is damaged (stored scope lanes: " + why + ")");
+                };
+                Database ldb(path, OpenMode::ReadOnly);
+                ReadSnapshot laneSnapshot(ldb);
+                for (size_t l = 0; l < storedItems.size(); ++l)
+                    storedItems[l].reserve(size_t(std::min<int64_t>((*storedLanes)[l].items, int64_t(instanceCount))));
+                forEachScopeLaneChunk(ldb, runId, [&](uint32_t lane, const ScopeLaneItem* items, size_t n) {
+                    if (lane >= storedItems.size())
+                        damaged("lane out of range");
+                    std::vector<uint32_t>& v = storedItems[lane];
+                    for (size_t k = 0; k < n; ++k) {
+                        const uint32_t i = instanceOf(items[k].instanceId);
+                        if (i == kNone)
+                            damaged("unknown instance");
+                        if (!v.empty()) {
+                            const uint32_t p = v.back();
+                            if (items[k].startNs < gpuStart[p] || (items[k].startNs == gpuStart[p] && i <= p))
+                                damaged("out of order");
+                        }
+                        gpuStart[i] = items[k].startNs;
+                        gpuEnd[i] = items[k].endNs;
+                        v.push_back(i);
+                    }
+                    return !laneStop.load(std::memory_order_relaxed);
+                });
+                for (size_t l = 0; l < storedItems.size() && !laneStop; ++l)
+                    if (int64_t(storedItems[l].size()) != (*storedLanes)[l].items)
+                        damaged("count");
+            } catch (...) {
+                laneFailed = std::current_exception();
+            }
+        });
+    }
 
     // Op features by instance (the details panel's FLOPs and rates of a kernel or scope).
     for (size_t j = 0; j < d.profile->launchCosts.size(); ++j) {
@@ -658,7 +726,10 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
             return true;   // a track the run list did not have (concurrent writer): skip
         const TrackData& t = d.tracks[found->second];   // only its fixed fields: `prepare` fills the columns
         trackCount[found->second] += int64_t(count);
-        if (t.kind == TrackKind::Kernel) {
+        if (t.kind == TrackKind::Kernel && storedLanes) {
+            for (size_t k = 0; k < count; ++k)
+                d.kernelCount += ActivityKind(rows[k].kind) == ActivityKind::Kernel;
+        } else if (t.kind == TrackKind::Kernel) {
             const uint8_t bit = uint8_t(1u << std::min(t.deviceIndex, 7));
             const uint8_t trackByte = uint8_t(found->second);
             for (size_t k = 0; k < count; ++k) {
@@ -757,294 +828,334 @@ std::shared_ptr<RunData> loadRun(const std::string& path, int64_t runId, const L
     else
         buildTrackIndexes();
 
-    // Spans go up the tree: children have larger ids than their parents.
     InstanceData& in = d.instances;
-    for (size_t i = instanceCount; i-- > 0;) {
-        uint32_t p = in.parent[i];
-        if (p == kNone || gpuStart[i] > gpuEnd[i])
-            continue;
-        if (gpuStart[i] < gpuStart[p]) {
-            gpuStart[p] = gpuStart[i];
-            firstTrack[p] = firstTrack[i];
-        }
-        gpuEnd[p] = std::max(gpuEnd[p], gpuEnd[i]);
-        deviceMask[p] |= deviceMask[i];
-    }
-    in.spans.assign(gpuStart.get(), gpuEnd.get(), instanceCount, threads);
-    gpuStart.reset();
-    gpuEnd.reset();
-
-    // Lanes: per device and depth, the instances that ran kernels there, sorted by GPU start.
-    int maxDepth = 0;
-    for (const ScopeNodeData& n : d.nodes)
-        maxDepth = std::max(maxDepth, n.depth);
-    // One job per (device, depth): its instances grouped by first track, to be merged (below).
-    using LaneItems = std::vector<uint32_t, NoFillAllocator<uint32_t>>;   // every element placed below
-    struct LaneJob {
-        int dev = 0, depth = 0;
-        std::vector<uint32_t> offsets;    // group g is v[offsets[g], offsets[g + 1])
-        LaneItems v;
-    };
-    std::vector<LaneJob> laneJobs;
-    for (int dev = 0; dev < nDevices; ++dev) {
-        const uint8_t bit = uint8_t(1u << std::min(dev, 7));
-        // Per depth: the instances grouped by first track (counting sort, stable), each group
-        // sorted by (GPU start, index) -- usually already -- then merged. Same order as sorting
-        // all of them, at a fraction of the cost (8.4M op instances: ~0.5 s to sort). The
-        // instances are counted and placed in `parts` ranges of indices on as many threads:
-        // a group holds part 0's members, then part 1's, ..., each in index order, so the
-        // result is the one-thread result.
-        const size_t parts = threads > 1 && instanceCount >= (size_t(1) << 16) ? size_t(std::min(threads, 4)) : 1;
-        std::vector<uint16_t, NoFillAllocator<uint16_t>> depthOf(instanceCount);   // 0 = not in a lane of this device
-        // Per part and depth: 257 counts by first track (+1), empty when the part has none.
-        std::vector<std::vector<std::vector<uint32_t>>> partCount(parts, std::vector<std::vector<uint32_t>>(size_t(maxDepth) + 1));
-        auto inParts = [&](auto&& body) {
-            if (parts == 1) {
-                body(size_t(0));
-                return;
-            }
-            std::vector<std::thread> pool;
-            std::exception_ptr failed;
-            std::mutex failedMutex;
-            auto guarded = [&](size_t p) {
-                try {
-                    body(p);
-                } catch (...) {
-                    std::lock_guard<std::mutex> lock(failedMutex);
-                    failed = std::current_exception();
-                }
-            };
-            for (size_t p = 1; p < parts; ++p)
-                pool.emplace_back(guarded, p);
-            guarded(0);
-            for (std::thread& t : pool)
-                t.join();
-            if (failed)
-                std::rethrow_exception(failed);
-        };
-        auto partRange = [&](size_t p) { return std::pair<size_t, size_t>(instanceCount * p / parts, instanceCount * (p + 1) / parts); };
-        inParts([&](size_t p) {
-            auto& counts = partCount[p];
-            const auto [lo, hi] = partRange(p);
-            for (size_t i = lo; i < hi; ++i) {
-                uint16_t depth = 0;
-                if ((deviceMask[i] & bit) && in.hasSpan(i)) {
-                    depth = uint16_t(std::min(d.nodes[in.node[i]].depth, 65535));
-                    auto& c = counts[depth];
-                    if (c.empty())
-                        c.assign(257, 0);
-                    ++c[size_t(firstTrack[i]) + 1];
-                }
-                depthOf[i] = depth;
-            }
-        });
-        // Instance indices only (4 bytes; the GPU start is read when compared): a vector of
-        // (start, index) pairs cost 16 bytes an instance at the load's peak.
-        std::vector<std::vector<uint32_t>> groupCount(size_t(maxDepth) + 1);   // group offsets per depth
-        std::vector<LaneItems> byDepth(size_t(maxDepth) + 1);
-        std::vector<std::vector<std::vector<uint32_t>>> fill(parts, std::vector<std::vector<uint32_t>>(size_t(maxDepth) + 1));
-        for (size_t depth = 1; depth <= size_t(maxDepth); ++depth) {
-            bool any = false;
-            for (size_t p = 0; p < parts; ++p)
-                any |= !partCount[p][depth].empty();
-            if (!any)
+    if (storedLanes) {
+        // The stored lanes (schema 6) give the spans and the lanes' order: no pass up the tree,
+        // no grouping or merging. Their reader filled the spans while the activities loaded.
+        laneReader.t.join();
+        if (laneFailed)
+            std::rethrow_exception(laneFailed);
+        in.spans.assign(gpuStart.get(), gpuEnd.get(), instanceCount, threads);
+        gpuStart.reset();
+        gpuEnd.reset();
+        std::map<int32_t, int> deviceIndexOf;
+        for (size_t k = 0; k < d.devices.size(); ++k)
+            deviceIndexOf[d.devices[k].id] = int(k);
+        for (size_t l = 0; l < storedLanes->size(); ++l) {
+            const ScopeLane& f = (*storedLanes)[l];
+            auto dev = deviceIndexOf.find(f.deviceId);
+            if (dev == deviceIndexOf.end() || storedItems[l].empty())
                 continue;
-            // Group g starts at offsets[g]; part p's members of it after those of parts < p.
-            // partCount holds counts shifted by one (c[track + 1]): group g's count is c[g + 1].
-            auto& offsets = groupCount[depth];
-            offsets.assign(257, 0);
-            std::vector<uint32_t> size(256, 0);
-            for (size_t p = 0; p < parts; ++p)
-                if (!partCount[p][depth].empty())
-                    for (size_t g = 0; g < 256; ++g)
-                        size[g] += partCount[p][depth][g + 1];
-            for (size_t g = 0; g < 256; ++g)
-                offsets[g + 1] = offsets[g] + size[g];
-            byDepth[depth].resize(offsets.back());
-            std::vector<uint32_t> at(offsets.begin(), offsets.end() - 1);
-            for (size_t p = 0; p < parts; ++p) {
-                fill[p][depth] = at;
-                if (!partCount[p][depth].empty())
-                    for (size_t g = 0; g < 256; ++g)
-                        at[g] += partCount[p][depth][g + 1];
-            }
+            LaneData lane;
+            lane.deviceIndex = dev->second;
+            lane.depth = f.depth;
+            lane.level = qs(f.level);
+            lane.items = std::move(storedItems[l]);
+            lane.maxDurationNs = f.maxDurationNs;
+            d.lanes.push_back(std::move(lane));
         }
-        inParts([&](size_t p) {
-            auto& f = fill[p];
-            const auto [lo, hi] = partRange(p);
-            for (size_t i = lo; i < hi; ++i)
-                if (const uint16_t depth = depthOf[i])
-                    byDepth[depth][f[depth][firstTrack[i]]++] = uint32_t(i);
-        });
-        decltype(depthOf)().swap(depthOf);
-        for (int depth = 1; depth <= maxDepth; ++depth)
-            if (!groupCount[size_t(depth)].empty())
-                laneJobs.push_back(LaneJob{dev, depth, std::move(groupCount[size_t(depth)]), std::move(byDepth[size_t(depth)])});
-    }
-    deviceMask.reset();
-    firstTrack.reset();
-    // The lanes are independent once grouped: each is merged and gets its fold index on one
-    // of two threads, the largest first (an op lane holds most instances).
-    std::vector<LaneData> built(laneJobs.size());
-    auto buildLane = [&](size_t j) {
-        LaneJob& job = laneJobs[j];
-        auto keyOf = [&in](uint32_t idx) { return std::pair<int64_t, uint32_t>(in.gpuStart(idx), idx); };
-        const auto& offsets = job.offsets;
-        auto& v = job.v;
-        LaneData& lane = built[j];
-        lane.deviceIndex = job.dev;
-        lane.depth = job.depth;
-        // Each group sorted by key (usually already).
-        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
-            auto b = v.begin() + ptrdiff_t(offsets[g]), e = v.begin() + ptrdiff_t(offsets[g + 1]);
-            auto byKey = [&](uint32_t x, uint32_t y) { return keyOf(x) < keyOf(y); };
-            if (!std::is_sorted(b, e, byKey))
-                std::sort(b, e, byKey);
-        }
-        // Merges the groups' ranges [pos, end) into out: a small binary heap of group heads, the
-        // head's key inline. Returns the longest span merged.
-        struct Head {
-            std::pair<int64_t, uint32_t> key;
-            size_t pos, end;
-        };
-        auto merge = [&](std::vector<Head> heap, uint32_t* out) {
-            int64_t longest = 0;
-            auto siftDown = [&heap](size_t k) {
-                const size_t n = heap.size();
-                const Head h = heap[k];
-                for (;;) {
-                    size_t c = 2 * k + 1;
-                    if (c >= n)
-                        break;
-                    if (c + 1 < n && heap[c + 1].key < heap[c].key)
-                        ++c;
-                    if (!(heap[c].key < h.key))
-                        break;
-                    heap[k] = heap[c];
-                    k = c;
-                }
-                heap[k] = h;
-            };
-            for (size_t k = heap.size() / 2 + 1; k-- > 0;)
-                if (k < heap.size())
-                    siftDown(k);
-            while (!heap.empty()) {
-                Head& top = heap.front();
-                const auto [start, idx] = top.key;
-                *out++ = idx;
-                longest = std::max(longest, in.gpuEnd(idx) - start);
-                if (++top.pos < top.end) {
-                    top.key = keyOf(v[top.pos]);
-                } else {
-                    top = heap.back();
-                    heap.pop_back();
-                    if (heap.empty())
-                        break;
-                }
-                siftDown(0);
-            }
-            return longest;
-        };
-        // A large lane (the op lane holds most instances) is merged in two halves on two
-        // threads: the keys below a pivot, then the rest (keys are unique: the index breaks
-        // ties), so the halves end to end are the whole merge.
-        lane.items.resize(v.size());
-        std::vector<Head> low, high;
+        // Fold indexes: the largest lane on a thread of its own beside the others.
         size_t largest = 0;
-        for (size_t g = 0; g + 1 < offsets.size(); ++g)
-            if (offsets[g + 1] - offsets[g] > offsets[largest + 1] - offsets[largest])
-                largest = g;
-        const bool split = threads > 1 && v.size() >= (size_t(1) << 16);   // a thread costs ~0.1 ms
-        const std::pair<int64_t, uint32_t> pivot =
-            split ? keyOf(v[(size_t(offsets[largest]) + offsets[largest + 1]) / 2]) : std::pair<int64_t, uint32_t>{};
-        size_t lowCount = 0;
-        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
-            size_t cut = offsets[g + 1];
-            if (split)
-                cut = size_t(std::partition_point(v.begin() + ptrdiff_t(offsets[g]), v.begin() + ptrdiff_t(offsets[g + 1]),
-                                                  [&](uint32_t x) { return keyOf(x) < pivot; }) -
-                             v.begin());
-            if (cut > offsets[g])
-                low.push_back(Head{keyOf(v[offsets[g]]), offsets[g], cut});
-            if (cut < offsets[g + 1])
-                high.push_back(Head{keyOf(v[cut]), cut, offsets[g + 1]});
-            lowCount += cut - offsets[g];
+        for (size_t l = 0; l < d.lanes.size(); ++l)
+            if (d.lanes[l].items.size() > d.lanes[largest].items.size())
+                largest = l;
+        std::thread big;
+        if (threads > 1 && !d.lanes.empty())
+            big = std::thread([&d, largest] { d.lanes[largest].index.build(LaneSequence{&d, &d.lanes[largest]}, kFoldBucket); });
+        for (size_t l = 0; l < d.lanes.size(); ++l)
+            if (l != largest || !big.joinable())
+                d.lanes[l].index.build(LaneSequence{&d, &d.lanes[l]}, kFoldBucket);
+        if (big.joinable())
+            big.join();
+    } else {
+        // Spans go up the tree: children have larger ids than their parents.
+        for (size_t i = instanceCount; i-- > 0;) {
+            uint32_t p = in.parent[i];
+            if (p == kNone || gpuStart[i] > gpuEnd[i])
+                continue;
+            if (gpuStart[i] < gpuStart[p]) {
+                gpuStart[p] = gpuStart[i];
+                firstTrack[p] = firstTrack[i];
+            }
+            gpuEnd[p] = std::max(gpuEnd[p], gpuEnd[i]);
+            deviceMask[p] |= deviceMask[i];
         }
-        if (split) {
-            int64_t highLongest = 0;
-            std::exception_ptr failed;
-            std::thread upper([&] {
-                try {
-                    highLongest = merge(std::move(high), lane.items.data() + lowCount);
-                } catch (...) {
-                    failed = std::current_exception();
+        in.spans.assign(gpuStart.get(), gpuEnd.get(), instanceCount, threads);
+        gpuStart.reset();
+        gpuEnd.reset();
+
+        // Lanes: per device and depth, the instances that ran kernels there, sorted by GPU start.
+        int maxDepth = 0;
+        for (const ScopeNodeData& n : d.nodes)
+            maxDepth = std::max(maxDepth, n.depth);
+        // One job per (device, depth): its instances grouped by first track, to be merged (below).
+        using LaneItems = std::vector<uint32_t, NoFillAllocator<uint32_t>>;   // every element placed below
+        struct LaneJob {
+            int dev = 0, depth = 0;
+            std::vector<uint32_t> offsets;    // group g is v[offsets[g], offsets[g + 1])
+            LaneItems v;
+        };
+        std::vector<LaneJob> laneJobs;
+        for (int dev = 0; dev < nDevices; ++dev) {
+            const uint8_t bit = uint8_t(1u << std::min(dev, 7));
+            // Per depth: the instances grouped by first track (counting sort, stable), each group
+            // sorted by (GPU start, index) -- usually already -- then merged. Same order as sorting
+            // all of them, at a fraction of the cost (8.4M op instances: ~0.5 s to sort). The
+            // instances are counted and placed in `parts` ranges of indices on as many threads:
+            // a group holds part 0's members, then part 1's, ..., each in index order, so the
+            // result is the one-thread result.
+            const size_t parts = threads > 1 && instanceCount >= (size_t(1) << 16) ? size_t(std::min(threads, 4)) : 1;
+            std::vector<uint16_t, NoFillAllocator<uint16_t>> depthOf(instanceCount);   // 0 = not in a lane of this device
+            // Per part and depth: 257 counts by first track (+1), empty when the part has none.
+            std::vector<std::vector<std::vector<uint32_t>>> partCount(parts, std::vector<std::vector<uint32_t>>(size_t(maxDepth) + 1));
+            auto inParts = [&](auto&& body) {
+                if (parts == 1) {
+                    body(size_t(0));
+                    return;
+                }
+                std::vector<std::thread> pool;
+                std::exception_ptr failed;
+                std::mutex failedMutex;
+                auto guarded = [&](size_t p) {
+                    try {
+                        body(p);
+                    } catch (...) {
+                        std::lock_guard<std::mutex> lock(failedMutex);
+                        failed = std::current_exception();
+                    }
+                };
+                for (size_t p = 1; p < parts; ++p)
+                    pool.emplace_back(guarded, p);
+                guarded(0);
+                for (std::thread& t : pool)
+                    t.join();
+                if (failed)
+                    std::rethrow_exception(failed);
+            };
+            auto partRange = [&](size_t p) { return std::pair<size_t, size_t>(instanceCount * p / parts, instanceCount * (p + 1) / parts); };
+            inParts([&](size_t p) {
+                auto& counts = partCount[p];
+                const auto [lo, hi] = partRange(p);
+                for (size_t i = lo; i < hi; ++i) {
+                    uint16_t depth = 0;
+                    if ((deviceMask[i] & bit) && in.hasSpan(i)) {
+                        depth = uint16_t(std::min(d.nodes[in.node[i]].depth, 65535));
+                        auto& c = counts[depth];
+                        if (c.empty())
+                            c.assign(257, 0);
+                        ++c[size_t(firstTrack[i]) + 1];
+                    }
+                    depthOf[i] = depth;
                 }
             });
-            int64_t lowLongest = 0;
-            try {
-                lowLongest = merge(std::move(low), lane.items.data());
-            } catch (...) {
-                upper.join();
-                throw;
+            // Instance indices only (4 bytes; the GPU start is read when compared): a vector of
+            // (start, index) pairs cost 16 bytes an instance at the load's peak.
+            std::vector<std::vector<uint32_t>> groupCount(size_t(maxDepth) + 1);   // group offsets per depth
+            std::vector<LaneItems> byDepth(size_t(maxDepth) + 1);
+            std::vector<std::vector<std::vector<uint32_t>>> fill(parts, std::vector<std::vector<uint32_t>>(size_t(maxDepth) + 1));
+            for (size_t depth = 1; depth <= size_t(maxDepth); ++depth) {
+                bool any = false;
+                for (size_t p = 0; p < parts; ++p)
+                    any |= !partCount[p][depth].empty();
+                if (!any)
+                    continue;
+                // Group g starts at offsets[g]; part p's members of it after those of parts < p.
+                // partCount holds counts shifted by one (c[track + 1]): group g's count is c[g + 1].
+                auto& offsets = groupCount[depth];
+                offsets.assign(257, 0);
+                std::vector<uint32_t> size(256, 0);
+                for (size_t p = 0; p < parts; ++p)
+                    if (!partCount[p][depth].empty())
+                        for (size_t g = 0; g < 256; ++g)
+                            size[g] += partCount[p][depth][g + 1];
+                for (size_t g = 0; g < 256; ++g)
+                    offsets[g + 1] = offsets[g] + size[g];
+                byDepth[depth].resize(offsets.back());
+                std::vector<uint32_t> at(offsets.begin(), offsets.end() - 1);
+                for (size_t p = 0; p < parts; ++p) {
+                    fill[p][depth] = at;
+                    if (!partCount[p][depth].empty())
+                        for (size_t g = 0; g < 256; ++g)
+                            at[g] += partCount[p][depth][g + 1];
+                }
             }
-            upper.join();
+            inParts([&](size_t p) {
+                auto& f = fill[p];
+                const auto [lo, hi] = partRange(p);
+                for (size_t i = lo; i < hi; ++i)
+                    if (const uint16_t depth = depthOf[i])
+                        byDepth[depth][f[depth][firstTrack[i]]++] = uint32_t(i);
+            });
+            decltype(depthOf)().swap(depthOf);
+            for (int depth = 1; depth <= maxDepth; ++depth)
+                if (!groupCount[size_t(depth)].empty())
+                    laneJobs.push_back(LaneJob{dev, depth, std::move(groupCount[size_t(depth)]), std::move(byDepth[size_t(depth)])});
+        }
+        deviceMask.reset();
+        firstTrack.reset();
+        // The lanes are independent once grouped: each is merged and gets its fold index on one
+        // of two threads, the largest first (an op lane holds most instances).
+        std::vector<LaneData> built(laneJobs.size());
+        auto buildLane = [&](size_t j) {
+            LaneJob& job = laneJobs[j];
+            auto keyOf = [&in](uint32_t idx) { return std::pair<int64_t, uint32_t>(in.gpuStart(idx), idx); };
+            const auto& offsets = job.offsets;
+            auto& v = job.v;
+            LaneData& lane = built[j];
+            lane.deviceIndex = job.dev;
+            lane.depth = job.depth;
+            // Each group sorted by key (usually already).
+            for (size_t g = 0; g + 1 < offsets.size(); ++g) {
+                auto b = v.begin() + ptrdiff_t(offsets[g]), e = v.begin() + ptrdiff_t(offsets[g + 1]);
+                auto byKey = [&](uint32_t x, uint32_t y) { return keyOf(x) < keyOf(y); };
+                if (!std::is_sorted(b, e, byKey))
+                    std::sort(b, e, byKey);
+            }
+            // Merges the groups' ranges [pos, end) into out: a small binary heap of group heads, the
+            // head's key inline. Returns the longest span merged.
+            struct Head {
+                std::pair<int64_t, uint32_t> key;
+                size_t pos, end;
+            };
+            auto merge = [&](std::vector<Head> heap, uint32_t* out) {
+                int64_t longest = 0;
+                auto siftDown = [&heap](size_t k) {
+                    const size_t n = heap.size();
+                    const Head h = heap[k];
+                    for (;;) {
+                        size_t c = 2 * k + 1;
+                        if (c >= n)
+                            break;
+                        if (c + 1 < n && heap[c + 1].key < heap[c].key)
+                            ++c;
+                        if (!(heap[c].key < h.key))
+                            break;
+                        heap[k] = heap[c];
+                        k = c;
+                    }
+                    heap[k] = h;
+                };
+                for (size_t k = heap.size() / 2 + 1; k-- > 0;)
+                    if (k < heap.size())
+                        siftDown(k);
+                while (!heap.empty()) {
+                    Head& top = heap.front();
+                    const auto [start, idx] = top.key;
+                    *out++ = idx;
+                    longest = std::max(longest, in.gpuEnd(idx) - start);
+                    if (++top.pos < top.end) {
+                        top.key = keyOf(v[top.pos]);
+                    } else {
+                        top = heap.back();
+                        heap.pop_back();
+                        if (heap.empty())
+                            break;
+                    }
+                    siftDown(0);
+                }
+                return longest;
+            };
+            // A large lane (the op lane holds most instances) is merged in two halves on two
+            // threads: the keys below a pivot, then the rest (keys are unique: the index breaks
+            // ties), so the halves end to end are the whole merge.
+            lane.items.resize(v.size());
+            std::vector<Head> low, high;
+            size_t largest = 0;
+            for (size_t g = 0; g + 1 < offsets.size(); ++g)
+                if (offsets[g + 1] - offsets[g] > offsets[largest + 1] - offsets[largest])
+                    largest = g;
+            const bool split = threads > 1 && v.size() >= (size_t(1) << 16);   // a thread costs ~0.1 ms
+            const std::pair<int64_t, uint32_t> pivot =
+                split ? keyOf(v[(size_t(offsets[largest]) + offsets[largest + 1]) / 2]) : std::pair<int64_t, uint32_t>{};
+            size_t lowCount = 0;
+            for (size_t g = 0; g + 1 < offsets.size(); ++g) {
+                size_t cut = offsets[g + 1];
+                if (split)
+                    cut = size_t(std::partition_point(v.begin() + ptrdiff_t(offsets[g]), v.begin() + ptrdiff_t(offsets[g + 1]),
+                                                      [&](uint32_t x) { return keyOf(x) < pivot; }) -
+                                 v.begin());
+                if (cut > offsets[g])
+                    low.push_back(Head{keyOf(v[offsets[g]]), offsets[g], cut});
+                if (cut < offsets[g + 1])
+                    high.push_back(Head{keyOf(v[cut]), cut, offsets[g + 1]});
+                lowCount += cut - offsets[g];
+            }
+            if (split) {
+                int64_t highLongest = 0;
+                std::exception_ptr failed;
+                std::thread upper([&] {
+                    try {
+                        highLongest = merge(std::move(high), lane.items.data() + lowCount);
+                    } catch (...) {
+                        failed = std::current_exception();
+                    }
+                });
+                int64_t lowLongest = 0;
+                try {
+                    lowLongest = merge(std::move(low), lane.items.data());
+                } catch (...) {
+                    upper.join();
+                    throw;
+                }
+                upper.join();
+                if (failed)
+                    std::rethrow_exception(failed);
+                lane.maxDurationNs = std::max(lowLongest, highLongest);
+            } else {
+                lane.maxDurationNs = merge(std::move(low), lane.items.data());
+            }
+            LaneItems().swap(v);
+            // The lane's level: the most common of its first items' (ties: the first in name order).
+            std::map<QString, int> levels;
+            for (size_t k = 0; k < std::min<size_t>(lane.items.size(), 256); ++k)
+                ++levels[d.nodes[in.node[lane.items[k]]].level];
+            int best = -1;
+            for (const auto& [lvl, n] : levels)
+                if (n > best) {
+                    best = n;
+                    lane.level = lvl;
+                }
+            lane.index.build(LaneSequence{&d, &lane}, kFoldBucket);
+        };
+        {
+            std::vector<size_t> jobOrder(laneJobs.size());
+            for (size_t j = 0; j < jobOrder.size(); ++j)
+                jobOrder[j] = j;
+            std::stable_sort(jobOrder.begin(), jobOrder.end(),
+                             [&](size_t a, size_t b) { return laneJobs[a].v.size() > laneJobs[b].v.size(); });
+            std::atomic<size_t> next{0};
+            std::exception_ptr failed;
+            auto worker = [&] {
+                try {
+                    for (size_t k; (k = next.fetch_add(1)) < jobOrder.size();)
+                        buildLane(jobOrder[k]);
+                } catch (...) {
+                    failed = std::current_exception();
+                    next = jobOrder.size();
+                }
+            };
+            if (threads > 1 && laneJobs.size() > 1) {
+                std::exception_ptr mine;
+                std::thread helper(worker);
+                try {
+                    for (size_t k; (k = next.fetch_add(1)) < jobOrder.size();)
+                        buildLane(jobOrder[k]);
+                } catch (...) {
+                    mine = std::current_exception();
+                    next = jobOrder.size();
+                }
+                helper.join();
+                if (mine)
+                    std::rethrow_exception(mine);
+            } else {
+                worker();
+            }
             if (failed)
                 std::rethrow_exception(failed);
-            lane.maxDurationNs = std::max(lowLongest, highLongest);
-        } else {
-            lane.maxDurationNs = merge(std::move(low), lane.items.data());
         }
-        LaneItems().swap(v);
-        // The lane's level: the most common of its first items' (ties: the first in name order).
-        std::map<QString, int> levels;
-        for (size_t k = 0; k < std::min<size_t>(lane.items.size(), 256); ++k)
-            ++levels[d.nodes[in.node[lane.items[k]]].level];
-        int best = -1;
-        for (const auto& [lvl, n] : levels)
-            if (n > best) {
-                best = n;
-                lane.level = lvl;
-            }
-        lane.index.build(LaneSequence{&d, &lane}, kFoldBucket);
-    };
-    {
-        std::vector<size_t> jobOrder(laneJobs.size());
-        for (size_t j = 0; j < jobOrder.size(); ++j)
-            jobOrder[j] = j;
-        std::stable_sort(jobOrder.begin(), jobOrder.end(),
-                         [&](size_t a, size_t b) { return laneJobs[a].v.size() > laneJobs[b].v.size(); });
-        std::atomic<size_t> next{0};
-        std::exception_ptr failed;
-        auto worker = [&] {
-            try {
-                for (size_t k; (k = next.fetch_add(1)) < jobOrder.size();)
-                    buildLane(jobOrder[k]);
-            } catch (...) {
-                failed = std::current_exception();
-                next = jobOrder.size();
-            }
-        };
-        if (threads > 1 && laneJobs.size() > 1) {
-            std::exception_ptr mine;
-            std::thread helper(worker);
-            try {
-                for (size_t k; (k = next.fetch_add(1)) < jobOrder.size();)
-                    buildLane(jobOrder[k]);
-            } catch (...) {
-                mine = std::current_exception();
-                next = jobOrder.size();
-            }
-            helper.join();
-            if (mine)
-                std::rethrow_exception(mine);
-        } else {
-            worker();
-        }
-        if (failed)
-            std::rethrow_exception(failed);
+        for (LaneData& lane : built)
+            d.lanes.push_back(std::move(lane));
     }
-    for (LaneData& lane : built)
-        d.lanes.push_back(std::move(lane));
     if (foldTracks.t.joinable())
         foldTracks.t.join();
 #if defined(__GLIBC__)

@@ -16,6 +16,7 @@
 #include "analysis/activitystarts.h"
 #include "analysis/activityview.h"
 #include "analysis/runprofile.h"
+#include "storage/scopelanes.h"
 #include "storage/types.h"
 
 #include <QRgb>
@@ -280,6 +281,11 @@ public:
     bool skeleton = false;
     int64_t firstInstanceId = 0;
     std::vector<int64_t> instanceIds;
+    // A skeleton of a file with stored scope lanes (schema 6, loadStoredSkeleton): no instances
+    // or lanes in memory, only the lanes' figures; each window reads its lanes' items from the
+    // file, so memory stays bounded by the cap at any run size.
+    bool storedLanes = false;
+    std::vector<ScopeLane> storedLaneFigures;   // by device id, then depth
 
     const Strings& strings() const { return profile->strings; }
     QString name(uint32_t stringId) const;

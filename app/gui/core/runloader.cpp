@@ -55,6 +55,11 @@ void RunLoader::start(const QString& path, int64_t runId, const LoadOptions& opt
             if (control.cancelled())
                 return nullptr;
             cb.keepActivities = fits;
+            // Over the cap, a file with stored scope lanes (schema 6) needs no pass over the
+            // activities: the skeleton is the lanes' figures, and windows read their items.
+            if (!fits && overview)
+                if (std::shared_ptr<const RunData> stored = loadStoredSkeleton(file, runId, *overview))
+                    return stored;
             std::shared_ptr<const RunData> run = loadRun(file, runId, cb);
             return control.cancelled() ? nullptr : run;
         },

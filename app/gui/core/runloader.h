@@ -5,7 +5,8 @@
 // progress while they read, cancel at any time, and one of loaded / failed / cancelled at the
 // end (delivered to the loader's thread through queued signals). A run whose activities do not
 // fit the memory cap (LoadOptions::detailCapBytes) is not loaded whole: the last stage reads its
-// skeleton (scope instances, spans and lanes, no activity) and ends with skeletonLoaded; its
+// skeleton -- the stored scope lanes' figures (schema 6, loadStoredSkeleton), or without them a
+// pass that keeps the scope instances, spans and lanes, no activity -- and ends with skeletonLoaded; its
 // windows are loaded on demand (loadDetailWindow). Starting a new load cancels the one in flight
 // without waiting for it; its late result is dropped.
 #pragma once

@@ -5,6 +5,7 @@
 #include "timelinelayout.h"
 #include "storage/database.h"
 #include "storage/reader.h"
+#include "storage/scopelanes.h"
 #include "storage/statement.h"
 #include "storage/storageerror.h"
 
@@ -250,7 +251,69 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
     };
     // Per skeleton lane: its items overlapping [t0, t1), as skeleton indices.
     std::vector<std::vector<uint32_t>> laneReal;
-    if (skeleton) {
+    // Stored lanes (schema 6): per lane its items overlapping [t0, t1) read from the file, and
+    // the window's instances by id (index = pseudo + position in storedIds).
+    const bool stored = skeleton && skeleton->storedLanes;
+    std::vector<std::vector<ScopeLaneItem>> laneStored;
+    std::vector<int64_t> storedIds;
+    if (stored) {
+        const std::vector<ScopeLane>& figures = skeleton->storedLaneFigures;
+        laneStored.resize(figures.size());
+        std::unordered_map<int64_t, std::pair<int64_t, int64_t>> spanOf;
+        for (size_t l = 0; l < figures.size(); ++l) {
+            readScopeLaneItems(db, runId, uint32_t(l), t0, t1, laneStored[l]);
+            for (const ScopeLaneItem& it : laneStored[l]) {
+                storedIds.push_back(it.instanceId);
+                spanOf.try_emplace(it.instanceId, it.startNs, it.endNs);
+            }
+        }
+        for (const auto& r : rows)
+            for (const Activity& a : r)
+                if (a.scopeInstanceId != 0)
+                    storedIds.push_back(a.scopeInstanceId);
+        // The instances and all their ancestors (a lane item's are lane items of the window
+        // too; a memory copy's scope may not be), read from the instance chunks that hold them:
+        // ids a long way apart (a step's and its last op's) are read as separate ranges.
+        std::map<int64_t, ScopeInstance> found;
+        std::vector<int64_t> want = storedIds;
+        while (!want.empty()) {
+            std::sort(want.begin(), want.end());
+            want.erase(std::unique(want.begin(), want.end()), want.end());
+            std::vector<int64_t> next;
+            for (size_t a = 0; a < want.size();) {
+                size_t b = a + 1;
+                while (b < want.size() && want[b] - want[b - 1] <= 65536)
+                    ++b;
+                for (const ScopeInstance& si : reader.scopeInstancesBetween(runId, want[a], want[b - 1]))
+                    if (std::binary_search(want.begin() + ptrdiff_t(a), want.begin() + ptrdiff_t(b), si.id) &&
+                        found.try_emplace(si.id, si).second && si.parentId != 0 && !found.count(si.parentId))
+                        next.push_back(si.parentId);
+                a = b;
+            }
+            next.erase(std::remove_if(next.begin(), next.end(), [&](int64_t id) { return found.count(id) > 0; }), next.end());
+            want = std::move(next);
+        }
+        const std::vector<ScopeNode>& tree = d.profile->tree.nodes();
+        storedIds.clear();
+        for (const auto& [id, si] : found) {
+            auto n = std::lower_bound(tree.begin(), tree.end(), si.scopeId, [](const ScopeNode& a, int64_t v) { return a.id < v; });
+            if (n == tree.end() || n->id != si.scopeId)
+                continue;
+            storedIds.push_back(id);
+            node.push_back(uint32_t(n - tree.begin()));
+            parent.push_back(kNone);   // set below, once every index is known
+            // Instances in no lane item of the window (a copy's scope whose kernels ran
+            // elsewhere) have no span here: nothing in the window draws one.
+            auto sp = spanOf.find(id);
+            spanStart.push_back(sp == spanOf.end() ? INT64_MAX : sp->second.first);
+            spanEnd.push_back(sp == spanOf.end() ? INT64_MIN : sp->second.second);
+        }
+        for (size_t k = 0; k < storedIds.size(); ++k) {
+            const int64_t p = found[storedIds[k]].parentId;
+            auto it = p == 0 ? storedIds.end() : std::lower_bound(storedIds.begin(), storedIds.end(), p);
+            parent[pseudo + k] = it != storedIds.end() && *it == p ? pseudo + uint32_t(it - storedIds.begin()) : kNone;
+        }
+    } else if (skeleton) {
         laneReal.resize(skeleton->lanes.size());
         for (size_t l = 0; l < skeleton->lanes.size(); ++l) {
             const LaneData& lane = skeleton->lanes[l];
@@ -304,7 +367,7 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
         auto it = std::lower_bound(real.begin(), real.end(), skel);
         return it != real.end() && *it == skel ? pseudo + uint32_t(it - real.begin()) : kNone;
     };
-    if (skeleton)
+    if (skeleton && !stored)
         for (size_t k = 0; k < real.size(); ++k) {
             const uint32_t p = skeleton->instances.parent[real[k]];
             parent[pseudo + k] = p == kNone ? kNone : localOf(p);
@@ -312,6 +375,10 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
     auto instanceOf = [&](int64_t id) -> uint32_t {
         if (id == 0)
             return kNone;
+        if (stored) {
+            auto it = std::lower_bound(storedIds.begin(), storedIds.end(), id);
+            return it != storedIds.end() && *it == id ? pseudo + uint32_t(it - storedIds.begin()) : kNone;
+        }
         if (skeleton) {
             const uint32_t s = skeletonIndex(id);
             return s == kNone ? kNone : localOf(s);
@@ -409,6 +476,55 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
     std::vector<FoldIndex::Grid> laneGrids;
     if (summary && !skeleton) {
         d.lanes = overview.lanes;
+    } else if (stored) {
+        std::map<std::pair<int, int>, const LaneData*> overviewLane;
+        if (summary)
+            for (const LaneData& l : overview.lanes)
+                overviewLane[{l.deviceIndex, l.depth}] = &l;
+        std::map<int32_t, int> deviceIndex;
+        for (size_t k = 0; k < d.devices.size(); ++k)
+            deviceIndex[d.devices[k].id] = int(k);
+        const std::vector<ScopeLane>& figures = skeleton->storedLaneFigures;
+        for (size_t l = 0; l < figures.size(); ++l) {
+            const ScopeLane& f = figures[l];
+            auto dev = deviceIndex.find(f.deviceId);
+            if (dev == deviceIndex.end())
+                continue;
+            LaneData lane;
+            lane.deviceIndex = dev->second;
+            lane.depth = f.depth;
+            lane.level = QString::fromStdString(f.level);
+            // The full lane's fold grid, from its stored figures (what its FoldIndex::build takes).
+            const FoldIndex::Grid grid = FoldIndex::gridFor(size_t(f.items), f.firstStartNs, f.lastStartNs, kFoldBucket);
+            struct LaneItem {
+                int64_t start;
+                uint32_t index;
+            };
+            std::vector<LaneItem> items;
+            if (auto o = overviewLane.find({lane.deviceIndex, lane.depth}); o != overviewLane.end())
+                for (uint32_t i : o->second->items) {
+                    int64_t s = spanStart[i], e = spanEnd[i];
+                    if (keepOutside(s, e, t0, t1) && onGrid(grid, s)) {
+                        spanStart[i] = s;
+                        spanEnd[i] = e;
+                        items.push_back(LaneItem{s, i});
+                    }
+                }
+            for (const ScopeLaneItem& it : laneStored[l])
+                if (const uint32_t local = instanceOf(it.instanceId); local != kNone)
+                    items.push_back(LaneItem{it.startNs, local});
+            // The full lane's order: by GPU start, then index (= id order, as stored).
+            std::sort(items.begin(), items.end(), [](const LaneItem& a, const LaneItem& b) {
+                return a.start != b.start ? a.start < b.start : a.index < b.index;
+            });
+            lane.items.reserve(items.size());
+            for (const LaneItem& x : items) {
+                lane.items.push_back(x.index);
+                lane.maxDurationNs = std::max(lane.maxDurationNs, spanEnd[x.index] - x.start);
+            }
+            laneGrids.push_back(grid);
+            d.lanes.push_back(std::move(lane));
+        }
     } else if (skeleton) {
         std::map<std::pair<int, int>, const LaneData*> overviewLane;
         if (summary)
@@ -473,6 +589,45 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
 }
 
 }  // namespace
+
+std::shared_ptr<RunData> loadStoredSkeleton(const std::string& path, int64_t runId, const RunData& overview)
+{
+    Database db(path, OpenMode::ReadOnly);
+    ReadSnapshot snapshot(db);
+    std::optional<std::vector<ScopeLane>> lanes = readScopeLanes(db, runId);
+    if (!lanes)
+        return nullptr;
+    auto data = std::make_shared<RunData>();
+    RunData& d = *data;
+    d.filePath = overview.filePath;
+    d.run = overview.run;
+    d.profile = overview.profile;
+    d.devices = overview.devices;
+    d.nodes = overview.nodes;
+    d.layerNames = overview.layerNames;
+    d.palette = overview.palette;
+    d.nameColors = overview.nameColors;
+    d.spanStartNs = overview.spanStartNs;
+    d.spanEndNs = overview.spanEndNs;
+    d.kernelCount = overview.kernelCount;
+    d.activityCount = overview.activityCount;
+    d.stepCount = overview.stepCount;
+    for (const TrackData& ot : overview.tracks) {   // the tracks a full load keeps, without items
+        TrackData t;
+        t.id = ot.id;
+        t.deviceId = ot.deviceId;
+        t.deviceIndex = ot.deviceIndex;
+        t.stream = ot.stream;
+        t.kind = ot.kind;
+        t.name = ot.name;
+        d.tracks.push_back(std::move(t));
+    }
+    d.launchConfigs.push_back(LaunchConfig{});
+    d.skeleton = true;
+    d.storedLanes = true;
+    d.storedLaneFigures = std::move(*lanes);
+    return data;
+}
 
 std::shared_ptr<RunData> loadDetailWindow(const std::string& path, int64_t runId, const RunData& overview,
                                           const RunData* skeleton, const DetailIndex& index, int64_t t0, int64_t t1)

@@ -7,6 +7,9 @@
 // activity) -- the scope lanes' instances overlapping it. Its tracks and lanes are indexed on
 // the grids the fully loaded run's FoldIndex would have, so every view inside the window with a
 // margin of a few pixels gets the same draw list as the fully loaded run (tst_windoweddetail).
+// A file with stored scope lanes (schema 6) needs no skeleton pass: loadStoredSkeleton holds
+// only the lanes' figures and each window reads its lanes' items and their instances from the
+// file, so memory stays bounded by the cap at any run size (tst_storedlanewindows).
 // A run that fits loads whole as before, the visible window's chunks first.
 #pragma once
 
@@ -88,6 +91,13 @@ private:
     std::unordered_map<int64_t, size_t> m_byId;
     int64_t m_activities = 0;
 };
+
+// The skeleton of a run over the cap from its stored scope lanes (schema 6): the overview's
+// devices, tracks and nodes and the lanes' figures, nothing per instance (its bytes do not grow
+// with the run); windows built on it read their lanes' items from the file. nullptr when the
+// run has no stored lanes (a file before schema 6 opened read-only: loadRun's skeleton pass
+// over the activities instead). Opens its own read-only connection. Throws StorageError.
+std::shared_ptr<RunData> loadStoredSkeleton(const std::string& path, int64_t runId, const RunData& overview);
 
 // The window [t0, t1) of a run: `overview` (loadOverviewRun, required) outside it, the
 // activities overlapping it, and with `skeleton` the exact scope lanes there (without: the

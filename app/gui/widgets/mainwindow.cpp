@@ -167,8 +167,14 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         m_progress->hide();
         m_cancel->hide();
         m_skeleton = std::move(skeleton);
-        statusBar()->showMessage(QStringLiteral("Run %1 is over the %2 memory cap: detail loads for the visible window (%3 for its scopes)")
-                                     .arg(m_runId).arg(formatByteSize(m_detailCap), formatByteSize(int64_t(m_skeleton->memoryBytes()))));
+        if (m_skeleton->storedLanes)
+            statusBar()->showMessage(QStringLiteral("Run %1 is over the %2 memory cap: detail and scope lanes load for the visible window")
+                                         .arg(m_runId).arg(formatByteSize(m_detailCap)));
+        else
+            statusBar()->showMessage(QStringLiteral("Run %1 is over the %2 memory cap: detail loads for the visible window (%3 for its scopes, "
+                                                    "computed from the activities: the file has no stored scope lanes for it yet; "
+                                                    "its next read-write open stores them)")
+                                         .arg(m_runId).arg(formatByteSize(m_detailCap), formatByteSize(int64_t(m_skeleton->memoryBytes()))));
         m_window.reset();   // windows without exact lanes are loaded again with them
         requestDetail();
         emit windowedReady();
