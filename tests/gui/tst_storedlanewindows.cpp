@@ -12,6 +12,7 @@
 #include "storage/database.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"
+#include "tests/support/drawlistcompare.h"
 #include "tests/support/synthrun.h"
 #include "tests/support/testsupport.h"
 
@@ -27,29 +28,7 @@ namespace {
 
 constexpr int kWidth = 1200;
 
-QString compareDrawLists(const DrawList& a, const DrawList& b)
-{
-    if (a.rows.size() != b.rows.size())
-        return QStringLiteral("rows %1 != %2").arg(a.rows.size()).arg(b.rows.size());
-    for (size_t r = 0; r < a.rows.size(); ++r) {
-        const auto& x = a.rows[r];
-        const auto& y = b.rows[r];
-        if (x.size() != y.size())
-            return QStringLiteral("row %1: %2 items != %3").arg(r).arg(x.size()).arg(y.size());
-        for (size_t i = 0; i < x.size(); ++i)
-            if (x[i].x0 != y[i].x0 || x[i].x1 != y[i].x1 || x[i].count != y[i].count || x[i].color != y[i].color ||
-                x[i].flags != y[i].flags)
-                return QStringLiteral("row %1 item %2: [%3, %4) x%5 #%6 != [%7, %8) x%9 #%10")
-                    .arg(r).arg(i).arg(double(x[i].x0)).arg(double(x[i].x1)).arg(x[i].count).arg(x[i].color, 0, 16)
-                    .arg(double(y[i].x0)).arg(double(y[i].x1)).arg(y[i].count).arg(y[i].color, 0, 16);
-        if (a.spans[r].size() != b.spans[r].size())
-            return QStringLiteral("row %1: %2 spans != %3").arg(r).arg(a.spans[r].size()).arg(b.spans[r].size());
-        for (size_t i = 0; i < a.spans[r].size(); ++i)
-            if (a.spans[r][i].x0 != b.spans[r][i].x0 || a.spans[r][i].x1 != b.spans[r][i].x1)
-                return QStringLiteral("row %1 span %2 differs").arg(r).arg(i);
-    }
-    return {};
-}
+using test::compareDrawLists;
 
 // A lane's items as (GPU start, end, node): what it draws, whatever the indices.
 std::vector<std::tuple<int64_t, int64_t, uint32_t>> laneItems(const RunData& d, const LaneData& lane)

@@ -15,6 +15,7 @@
 #include "app/gui/widgets/timelinewidget.h"
 #include "storage/database.h"
 #include "storage/writer.h"
+#include "tests/support/drawlistcompare.h"
 #include "tests/support/synthrun.h"
 #include "tests/support/testsupport.h"
 
@@ -30,8 +31,6 @@ namespace {
 
 constexpr int kWidth = 1200;
 
-// The draw lists of two runs over the same layout rows compare equal item by item (indices
-// aside: a window numbers its items from its own first one).
 // The activities a window holds: its items inside the detail range (the summary's are clipped
 // outside it).
 size_t detailItems(const RunData& w)
@@ -43,39 +42,7 @@ size_t detailItems(const RunData& w)
     return n;
 }
 
-QString compareDrawLists(const DrawList& a, const DrawList& b)
-{
-    if (a.rows.size() != b.rows.size())
-        return QStringLiteral("rows %1 != %2").arg(a.rows.size()).arg(b.rows.size());
-    for (size_t r = 0; r < a.rows.size(); ++r) {
-        const auto& x = a.rows[r];
-        const auto& y = b.rows[r];
-        if (x.size() != y.size())
-            return QStringLiteral("row %1: %2 items != %3").arg(r).arg(x.size()).arg(y.size());
-        for (size_t i = 0; i < x.size(); ++i)
-            if (x[i].x0 != y[i].x0 || x[i].x1 != y[i].x1 || x[i].count != y[i].count || x[i].color != y[i].color ||
-                x[i].flags != y[i].flags)
-                return QStringLiteral("row %1 item %2: [%3, %4) x%5 #%6 != [%7, %8) x%9 #%10")
-                    .arg(r)
-                    .arg(i)
-                    .arg(double(x[i].x0))
-                    .arg(double(x[i].x1))
-                    .arg(x[i].count)
-                    .arg(x[i].color, 0, 16)
-                    .arg(double(y[i].x0))
-                    .arg(double(y[i].x1))
-                    .arg(y[i].count)
-                    .arg(y[i].color, 0, 16);
-        const auto& sa = a.spans[r];
-        const auto& sb = b.spans[r];
-        if (sa.size() != sb.size())
-            return QStringLiteral("row %1: %2 spans != %3").arg(r).arg(sa.size()).arg(sb.size());
-        for (size_t i = 0; i < sa.size(); ++i)
-            if (sa[i].x0 != sb[i].x0 || sa[i].x1 != sb[i].x1)
-                return QStringLiteral("row %1 span %2 differs").arg(r).arg(i);
-    }
-    return {};
-}
+using test::compareDrawLists;
 
 }  // namespace
 
