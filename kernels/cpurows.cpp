@@ -219,23 +219,27 @@ struct Lse {
     float max, sum;
     float value() const { return max + float(std::log(double(sum))); }
 };
+// One block of it: the running max m takes the block's, the lane sums are rescaled to it, then
+// the block's exps are added (and written to `out` when set). Every row kernel's log-sum-exp
+// goes through this, so theirs have the same bits.
+WT_LANES_INLINE void lseBlock(float* acc, float& m, const float* xb, int64_t len, float scale, float* out)
+{
+    const float bm = maxOf(xb, len, scale);
+    if (bm > m) {
+        const float f = m == kNegInf ? 0.f : vec::vexp(m - bm);
+        for (int l = 0; l < kLanes; ++l)
+            acc[l] *= f;
+        m = bm;
+    }
+    if (m != kNegInf)   // else every value so far is -inf
+        addExpLanes(acc, xb, scale, m, out, len);
+}
 WT_LANES_INLINE Lse logSumExp(const float* x, int64_t n, float scale)
 {
     float acc[kLanes] = {};
     float m = kNegInf;
-    for (int64_t b = 0; b < n; b += kBlock) {
-        const int64_t len = std::min(kBlock, n - b);
-        const float bm = maxOf(x + b, len, scale);
-        if (bm > m) {
-            const float f = m == kNegInf ? 0.f : vec::vexp(m - bm);
-            for (int l = 0; l < kLanes; ++l)
-                acc[l] *= f;
-            m = bm;
-        }
-        if (m == kNegInf)
-            continue;   // every value so far is -inf
-        addExpLanes(acc, x + b, scale, m, nullptr, len);
-    }
+    for (int64_t b = 0; b < n; b += kBlock)
+        lseBlock(acc, m, x + b, std::min(kBlock, n - b), scale, nullptr);
     return {m, combineSum(acc)};
 }
 
@@ -277,15 +281,7 @@ void logSoftmaxForwardRows(const float* x, float* y, int64_t n, int64_t ldx, int
         float m = kNegInf;
         for (int64_t b = 0; b < n; b += kBlock) {
             const int64_t len = std::min(kBlock, n - b);
-            const float bm = maxOf(xr + b, len, 1.f);
-            if (bm > m) {
-                const float f = m == kNegInf ? 0.f : vec::vexp(m - bm);
-                for (int l = 0; l < kLanes; ++l)
-                    acc[l] *= f;
-                m = bm;
-            }
-            if (m != kNegInf)   // else every value so far is -inf
-                addExpLanes(acc, xr + b, 1.f, m, nullptr, len);
+            lseBlock(acc, m, xr + b, len, 1.f, nullptr);
             if (px)
                 writeBlock(b, len);
         }
@@ -340,17 +336,8 @@ void fusedLogSoftmaxLossRows(float* x, int64_t n, int64_t ld, const int32_t* tar
             float acc[kLanes] = {};
             float m = kNegInf;
             for (int64_t b = 0; b < n; b += kBlock) {
-                const int64_t len = std::min(kBlock, n - b);
-                const float bm = maxOf(xr + b, len, 1.f);
-                if (bm > m) {
-                    const float f = m == kNegInf ? 0.f : vec::vexp(m - bm);
-                    for (int l = 0; l < kLanes; ++l)
-                        acc[l] *= f;
-                    m = bm;
-                }
+                lseBlock(acc, m, xr + b, std::min(kBlock, n - b), 1.f, xr + b);   // exp(x - m) in place
                 shift[b / kBlock] = m;
-                if (m != kNegInf)
-                    addExpLanes(acc, xr + b, 1.f, m, xr + b, len);
             }
             lse = Lse{m, combineSum(acc)}.value();
             for (int64_t b = 0; b < n; b += kBlock) {
