@@ -177,6 +177,25 @@ bool onGrid(const FoldIndex::Grid& g, int64_t start)
     return g.buckets > 0 && start >= g.originNs && start - g.originNs < int64_t(g.buckets) * g.bucketNs;
 }
 
+// What every run built from another (a window, the stored skeleton) takes from it unchanged: the
+// run, its tree, names and colours, its extent and counts.
+void copyRunHeader(const RunData& from, RunData& d)
+{
+    d.filePath = from.filePath;
+    d.run = from.run;
+    d.profile = from.profile;
+    d.devices = from.devices;
+    d.nodes = from.nodes;
+    d.layerNames = from.layerNames;
+    d.palette = from.palette;
+    d.nameColors = from.nameColors;
+    d.spanStartNs = from.spanStartNs;
+    d.spanEndNs = from.spanEndNs;
+    d.kernelCount = from.kernelCount;
+    d.activityCount = from.activityCount;
+    d.stepCount = from.stepCount;
+}
+
 std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, const RunData& overview,
                                      const RunData* skeleton, const DetailIndex* index, int64_t t0, int64_t t1,
                                      bool summary)
@@ -187,19 +206,7 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
     const RunData& base = skeleton ? *skeleton : overview;
     auto data = std::make_shared<RunData>();
     RunData& d = *data;
-    d.filePath = base.filePath;
-    d.run = base.run;
-    d.profile = base.profile;
-    d.devices = base.devices;
-    d.nodes = base.nodes;
-    d.layerNames = base.layerNames;
-    d.palette = base.palette;
-    d.nameColors = base.nameColors;
-    d.spanStartNs = base.spanStartNs;
-    d.spanEndNs = base.spanEndNs;
-    d.kernelCount = base.kernelCount;
-    d.activityCount = base.activityCount;
-    d.stepCount = base.stepCount;
+    copyRunHeader(base, d);
     d.overviewOnly = true;
     d.windowed = true;
     d.detailLanes = skeleton != nullptr;
@@ -476,30 +483,19 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
     std::vector<FoldIndex::Grid> laneGrids;
     if (summary && !skeleton) {
         d.lanes = overview.lanes;
-    } else if (stored) {
+    } else {
         std::map<std::pair<int, int>, const LaneData*> overviewLane;
         if (summary)
             for (const LaneData& l : overview.lanes)
                 overviewLane[{l.deviceIndex, l.depth}] = &l;
-        std::map<int32_t, int> deviceIndex;
-        for (size_t k = 0; k < d.devices.size(); ++k)
-            deviceIndex[d.devices[k].id] = int(k);
-        const std::vector<ScopeLane>& figures = skeleton->storedLaneFigures;
-        for (size_t l = 0; l < figures.size(); ++l) {
-            const ScopeLane& f = figures[l];
-            auto dev = deviceIndex.find(f.deviceId);
-            if (dev == deviceIndex.end())
-                continue;
-            LaneData lane;
-            lane.deviceIndex = dev->second;
-            lane.depth = f.depth;
-            lane.level = QString::fromStdString(f.level);
-            // The full lane's fold grid, from its stored figures (what its FoldIndex::build takes).
-            const FoldIndex::Grid grid = FoldIndex::gridFor(size_t(f.items), f.firstStartNs, f.lastStartNs, kFoldBucket);
-            struct LaneItem {
-                int64_t start;
-                uint32_t index;
-            };
+        struct LaneItem {
+            int64_t start;
+            uint32_t index;
+        };
+        // One window lane: the summary's buckets outside the window (each its own
+        // pseudo-instance), the detail's instances inside it (addDetail), in the full lane's order
+        // (by GPU start, then index: id order, as stored and as the skeleton keeps it).
+        auto addLane = [&](LaneData lane, const FoldIndex::Grid& grid, const auto& addDetail) {
             std::vector<LaneItem> items;
             if (auto o = overviewLane.find({lane.deviceIndex, lane.depth}); o != overviewLane.end())
                 for (uint32_t i : o->second->items) {
@@ -510,10 +506,7 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
                         items.push_back(LaneItem{s, i});
                     }
                 }
-            for (const ScopeLaneItem& it : laneStored[l])
-                if (const uint32_t local = instanceOf(it.instanceId); local != kNone)
-                    items.push_back(LaneItem{it.startNs, local});
-            // The full lane's order: by GPU start, then index (= id order, as stored).
+            addDetail(items);
             std::sort(items.begin(), items.end(), [](const LaneItem& a, const LaneItem& b) {
                 return a.start != b.start ? a.start < b.start : a.index < b.index;
             });
@@ -524,46 +517,41 @@ std::shared_ptr<RunData> buildWindow(const std::string& path, int64_t runId, con
             }
             laneGrids.push_back(grid);
             d.lanes.push_back(std::move(lane));
-        }
-    } else if (skeleton) {
-        std::map<std::pair<int, int>, const LaneData*> overviewLane;
-        if (summary)
-            for (const LaneData& l : overview.lanes)
-                overviewLane[{l.deviceIndex, l.depth}] = &l;
-        for (size_t l = 0; l < skeleton->lanes.size(); ++l) {
-            const LaneData& sl = skeleton->lanes[l];
-            LaneData lane;
-            lane.deviceIndex = sl.deviceIndex;
-            lane.depth = sl.depth;
-            lane.level = sl.level;
-            const FoldIndex::Grid grid = sl.index.grid();
-            struct LaneItem {
-                int64_t start;
-                uint32_t index;
-            };
-            std::vector<LaneItem> items;
-            if (auto o = overviewLane.find({sl.deviceIndex, sl.depth}); o != overviewLane.end())
-                for (uint32_t i : o->second->items) {
-                    int64_t s = spanStart[i], e = spanEnd[i];
-                    if (keepOutside(s, e, t0, t1) && onGrid(grid, s)) {
-                        spanStart[i] = s;   // each lane bucket has its own pseudo-instance
-                        spanEnd[i] = e;
-                        items.push_back(LaneItem{s, i});
-                    }
-                }
-            for (uint32_t si : laneReal[l])
-                items.push_back(LaneItem{skeleton->instances.gpuStart(si), localOf(si)});
-            // The full lane's order: by GPU start, then index (the skeleton's order is kept).
-            std::sort(items.begin(), items.end(), [](const LaneItem& a, const LaneItem& b) {
-                return a.start != b.start ? a.start < b.start : a.index < b.index;
-            });
-            lane.items.reserve(items.size());
-            for (const LaneItem& x : items) {
-                lane.items.push_back(x.index);
-                lane.maxDurationNs = std::max(lane.maxDurationNs, spanEnd[x.index] - x.start);
+        };
+        if (stored) {
+            std::map<int32_t, int> deviceIndex;
+            for (size_t k = 0; k < d.devices.size(); ++k)
+                deviceIndex[d.devices[k].id] = int(k);
+            const std::vector<ScopeLane>& figures = skeleton->storedLaneFigures;
+            for (size_t l = 0; l < figures.size(); ++l) {
+                const ScopeLane& f = figures[l];
+                auto dev = deviceIndex.find(f.deviceId);
+                if (dev == deviceIndex.end())
+                    continue;
+                LaneData lane;
+                lane.deviceIndex = dev->second;
+                lane.depth = f.depth;
+                lane.level = QString::fromStdString(f.level);
+                // The full lane's fold grid, from its stored figures (what its FoldIndex::build takes).
+                addLane(std::move(lane), FoldIndex::gridFor(size_t(f.items), f.firstStartNs, f.lastStartNs, kFoldBucket),
+                        [&](std::vector<LaneItem>& items) {
+                            for (const ScopeLaneItem& it : laneStored[l])
+                                if (const uint32_t local = instanceOf(it.instanceId); local != kNone)
+                                    items.push_back(LaneItem{it.startNs, local});
+                        });
             }
-            laneGrids.push_back(grid);
-            d.lanes.push_back(std::move(lane));
+        } else if (skeleton) {
+            for (size_t l = 0; l < skeleton->lanes.size(); ++l) {
+                const LaneData& sl = skeleton->lanes[l];
+                LaneData lane;
+                lane.deviceIndex = sl.deviceIndex;
+                lane.depth = sl.depth;
+                lane.level = sl.level;
+                addLane(std::move(lane), sl.index.grid(), [&](std::vector<LaneItem>& items) {
+                    for (uint32_t si : laneReal[l])
+                        items.push_back(LaneItem{skeleton->instances.gpuStart(si), localOf(si)});
+                });
+            }
         }
     }
     d.instances.node = std::move(node);
@@ -599,19 +587,7 @@ std::shared_ptr<RunData> loadStoredSkeleton(const std::string& path, int64_t run
         return nullptr;
     auto data = std::make_shared<RunData>();
     RunData& d = *data;
-    d.filePath = overview.filePath;
-    d.run = overview.run;
-    d.profile = overview.profile;
-    d.devices = overview.devices;
-    d.nodes = overview.nodes;
-    d.layerNames = overview.layerNames;
-    d.palette = overview.palette;
-    d.nameColors = overview.nameColors;
-    d.spanStartNs = overview.spanStartNs;
-    d.spanEndNs = overview.spanEndNs;
-    d.kernelCount = overview.kernelCount;
-    d.activityCount = overview.activityCount;
-    d.stepCount = overview.stepCount;
+    copyRunHeader(overview, d);
     for (const TrackData& ot : overview.tracks) {   // the tracks a full load keeps, without items
         TrackData t;
         t.id = ot.id;
