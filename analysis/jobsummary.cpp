@@ -165,7 +165,12 @@ std::vector<std::string> jobInputs(const std::vector<std::string>& inputs)
     std::vector<std::string> files;
     for (const std::string& in : inputs) {
         struct stat st {};
-        if (::stat(in.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        const bool exists = ::stat(in.c_str(), &st) == 0;
+        // A missing .wt file is a rank left out (openJob names it); anything else missing was
+        // meant as the job's directory.
+        if (!exists && !(in.size() > 3 && in.compare(in.size() - 3, 3, ".wt") == 0))
+            throw std::runtime_error(in + ": no such directory");
+        if (exists && S_ISDIR(st.st_mode)) {
             std::vector<std::string> found = jobFiles(in);
             if (found.empty())
                 throw std::runtime_error(in + ": no .wt files (import each rank first: wheretime import RANK.json.gz -o " + in +

@@ -78,7 +78,8 @@ std::vector<std::string> jobFiles(const std::string& dir);
 
 // The rank files of a job's inputs (`wheretime job DIR|FILE.wt...`, the GUI's job view): each
 // directory's jobFiles, each other path as given. Throws std::runtime_error (one line) for a
-// directory without .wt files, saying how each rank gets one.
+// missing path not ending in ".wt" (a missing .wt file is left to openJob: a rank left out), and
+// for a directory without .wt files, saying how each rank gets one.
 std::vector<std::string> jobInputs(const std::vector<std::string>& inputs);
 
 // One rank file's figures (read-only; one read snapshot). Throws StorageError for a file that

@@ -259,9 +259,10 @@ void TestCliJob::emptyDirectoryFails()
     r = runCli({QStringLiteral("job"), dir});
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains(QStringLiteral("no .wt files")), qPrintable(r.err));
-    // No such directory: a file that cannot be read, so nothing opens.
+    // No such directory: one line naming it, nothing opens.
     r = runCli({QStringLiteral("job"), dir + QStringLiteral("/missing")});
     QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("/missing: no such directory")), qPrintable(r.err));
 }
 
 void TestCliJob::rankDetailIsStats()

@@ -32,8 +32,6 @@ JobResult loadJob(const QString& input)
 {
     JobResult r;
     r.input = input;
-    if (!QFileInfo::exists(input))
-        throw std::runtime_error(input.toStdString() + ": no such directory");
     const std::vector<std::string> files = jobInputs({input.toStdString()});
     r.job = openJob(files);
     if (r.job.ranks.empty())
