@@ -100,10 +100,11 @@ void BertEmbedding::backward(Runtime& rt, const float* dOut, const StepShape& s)
 
 void BertEmbedding::gradNorm(Runtime& rt, float* normSq)
 {
-    Embedding::gradNorm(rt, normSq);
+    // The table's sparse rows (Embedding::gradNorm's) and the dense parameters in one launch.
+    std::vector<std::pair<const float*, int64_t>> grads = {{m_dOut, m_T * m_d}};
     for (size_t i = 1; i < m_params.size(); ++i)
-        reduceAdd(rt, ew("grad_norm_sq", double(m_params[i]->numel()), 2, 1, 0), {{"n", m_params[i]->numel()}},
-                  m_params[i]->numel(), fn::Square{m_params[i]->g.f()}, normSq);
+        grads.emplace_back(m_params[i]->g.f(), m_params[i]->numel());
+    op::gradNormSq(rt, grads, normSq);
 }
 
 void BertEmbedding::update(Runtime& rt, const UpdateRule& r)

@@ -58,9 +58,10 @@ void Layer::allocate(Runtime& rt, uint64_t seed)
 
 void Layer::gradNorm(Runtime& rt, float* normSq)
 {
+    std::vector<std::pair<const float*, int64_t>> grads;
     for (auto& p : m_params)
-        reduceAdd(rt, ew("grad_norm_sq", double(p->numel()), 2, 1, 0), {{"n", p->numel()}}, p->numel(),
-                  fn::Square{p->g.f()}, normSq);
+        grads.emplace_back(p->g.f(), p->numel());
+    op::gradNormSq(rt, grads, normSq);
 }
 
 void Layer::update(Runtime& rt, const UpdateRule& r)
@@ -97,6 +98,21 @@ void linearBackward(Runtime& rt, const float* x, const float* dy, int64_t rows, 
                   fn::ColumnSum{dy, b->g.f(), rows, out});
 }
 
+void gradNormSq(Runtime& rt, const std::vector<std::pair<const float*, int64_t>>& tensors, float* normSq)
+{
+    constexpr int kMax = fn::SquareMulti::kMax;
+    for (size_t first = 0; first < tensors.size(); first += kMax) {
+        fn::SquareMulti f{};
+        int64_t n = 0;
+        for (size_t i = first; i < tensors.size() && f.count < kMax; ++i) {
+            f.x[f.count] = tensors[i].first;
+            n += tensors[i].second;
+            f.end[f.count++] = n;
+        }
+        reduceAdd(rt, ew("grad_norm_sq", double(n), 2, 1, 0), {{"n", n}, {"tensors", f.count}}, n, f, normSq);
+    }
+}
+
 }  // namespace op
 
 // --- embedding --------------------------------------------------------------------------
@@ -127,8 +143,7 @@ void Embedding::backward(Runtime&, const float* dOut, const StepShape&)
 void Embedding::gradNorm(Runtime& rt, float* normSq)
 {
     // The sparse gradient counts as its rows (one per token; repeated tokens are not merged).
-    reduceAdd(rt, ew("grad_norm_sq", double(m_T * m_d), 2, 1, 0), {{"n", m_T * m_d}}, m_T * m_d, fn::Square{m_dOut},
-              normSq);
+    op::gradNormSq(rt, {{m_dOut, m_T * m_d}}, normSq);
 }
 
 void Embedding::update(Runtime& rt, const UpdateRule& r)

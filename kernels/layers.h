@@ -8,6 +8,7 @@
 #include "kernels/runtime.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wt::kernels {
@@ -52,7 +53,7 @@ public:
     virtual void restructure(Runtime& /*rt*/) {}
     virtual void allocate(Runtime& rt, uint64_t seed);   // parameters, gradients, momentum, initialized
     // Adds the squared norm of this layer's gradients to the device scalar normSq (one
-    // launch per parameter).
+    // launch for all of them: op::gradNormSq).
     virtual void gradNorm(Runtime& rt, float* normSq);
     // Updates this layer's parameters by `rule` (one launch per parameter).
     virtual void update(Runtime& rt, const UpdateRule& rule);
@@ -141,6 +142,10 @@ void linearForward(Runtime& rt, const float* x, int64_t rows, int64_t in, const 
 // dx = dy W (beta 0 or 1), dW = dy^T x, db = colsum(dy); dx is always computed (null only in dry runs)
 void linearBackward(Runtime& rt, const float* x, const float* dy, int64_t rows, int64_t in, Param& w, Param* b,
                     float* dx, bool accumulateDx);
+// normSq += the sum of squares of the tensors (pointer, elements), in one `grad_norm_sq` launch
+// per 16 of them: a layer's gradients at once, like a framework's multi-tensor norm (bert's
+// encoder layer was 12 launches of 256 to 262,144 floats, each paying the pool's start).
+void gradNormSq(Runtime& rt, const std::vector<std::pair<const float*, int64_t>>& tensors, float* normSq);
 }  // namespace op
 
 }  // namespace wt::kernels

@@ -60,6 +60,34 @@ struct Square {   // summand of a squared norm
     WT_HD float operator()(int64_t i) const { return x[i] * x[i]; }
     double cpuSum(int64_t i0, int64_t i1) const { return cpu::sumSquaresRange(x, i0, i1); }
 };
+// Summand of the squared norm of up to kMax tensors taken as one index space (a layer's
+// gradients in one launch, as a multi-tensor norm): tensor t holds indices [end[t-1], end[t]).
+struct SquareMulti {
+    static constexpr int kMax = 16;
+    const float* x[kMax];
+    int64_t end[kMax];
+    int count;
+    WT_HD float operator()(int64_t i) const
+    {
+        int t = 0;
+        while (t + 1 < count && i >= end[t])
+            ++t;
+        const float v = x[t][i - (t > 0 ? end[t - 1] : 0)];
+        return v * v;
+    }
+    // Each tensor's part of [i0, i1) in order, each summed as Square's (one fixed order).
+    double cpuSum(int64_t i0, int64_t i1) const
+    {
+        double acc = 0;
+        int64_t start = 0;
+        for (int t = 0; t < count && start < i1; start = end[t], ++t) {
+            const int64_t lo = i0 > start ? i0 : start, hi = i1 < end[t] ? i1 : end[t];
+            if (lo < hi)
+                acc += cpu::sumSquaresRange(x[t], lo - start, hi - start);
+        }
+        return acc;
+    }
+};
 
 // --- embedding --------------------------------------------------------------------------
 struct EmbedForward {
