@@ -3,7 +3,10 @@
 // a whole training step's) bitwise the same for 1 and 2 threads.
 #include "kernels/bertops.h"
 #include "kernels/cpurows.h"
+#include "kernels/layers.h"
+#include "kernels/launch.h"
 #include "kernels/model.h"
+#include "kernels/observer.h"
 #include "kernels/opsmath.h"
 #include "kernels/threadpool.h"
 #include "kernels/vecmath.h"
@@ -14,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 using namespace wt::kernels;
@@ -57,6 +61,16 @@ void onPool(int64_t rows, F f)
 }
 
 const int64_t kLengths[] = {1, 7, 16, 33, 512, 513, 10002};
+
+// Counts the launches by name.
+class LaunchNames final : public Observer {
+public:
+    void scopeEnter(std::string_view, ScopeLevel) override {}
+    void scopeExit() override {}
+    void launchBegin(const OpLaunch& op) override { names.emplace_back(op.name); }
+    void launchEnd() override {}
+    std::vector<std::string> names;
+};
 
 }  // namespace
 
@@ -564,6 +578,89 @@ private slots:
         }
         QVERIFY(sameBits(g[0], g[1]));
         QVERIFY(sameBits(loss[0], loss[1]));
+    }
+
+    void gradNormSqOneLaunchOfManyTensors()
+    {
+        // 20 tensors, with lengths inside and across reduceAdd's 16,384-float blocks: one launch
+        // per 16 of them, the float64 sum to float rounding, the same bits on 1 and 2 threads,
+        // and the functor's own (CUDA) loop over the joined index space close to it.
+        const int64_t lengths[] = {1, 7, 16384, 16385, 100000, 3, 256, 65536, 33, 1,
+                                   40000, 16383, 2, 5000, 70000, 17, 9, 32768, 1000, 4};
+        std::vector<std::vector<float>> data;
+        std::vector<std::pair<const float*, int64_t>> tensors;
+        double ref = 0;
+        for (size_t i = 0; i < std::size(lengths); ++i) {
+            data.push_back(randomVector(size_t(lengths[i]), 40 + unsigned(i), 2.f));
+            for (float v : data.back())
+                ref += double(v) * double(v);
+        }
+        for (size_t i = 0; i < data.size(); ++i)
+            tensors.emplace_back(data[i].data(), lengths[i]);
+        float sums[3] = {};
+        for (int run = 0; run < 3; ++run) {
+            cpu::setThreads(run == 1 ? 2 : 1);
+            cpu::setVectorized(run < 2);
+            Runtime rt(makeCpuBackend());
+            LaunchNames obs;
+            rt.setObserver(&obs);
+            float normSq = 0.5f;   // added to
+            op::gradNormSq(rt, tensors, &normSq);
+            QCOMPARE(obs.names, std::vector<std::string>({"grad_norm_sq", "grad_norm_sq"}));
+            sums[run] = normSq - 0.5f;
+        }
+        cpu::setVectorized(true);
+        QVERIFY2(std::fabs(sums[0] - ref) <= 1e-6 * ref, qPrintable(QStringLiteral("%1 vs %2").arg(sums[0]).arg(ref)));
+        QCOMPARE(std::memcmp(&sums[0], &sums[1], 4), 0);
+        QVERIFY2(std::fabs(sums[2] - ref) <= 1e-6 * ref, qPrintable(QStringLiteral("%1 vs %2").arg(sums[2]).arg(ref)));
+    }
+
+    void fusedLossRowPairsHaveTheSingleRowBits()
+    {
+        // Rows of one block run two at a time; one row per call takes the single-row loop: the
+        // same bits, loss slots included (two rows share slot 0), with a row of -inf logits.
+        for (int64_t n : {int64_t(1), int64_t(7), int64_t(128), int64_t(512)}) {
+            const int64_t rows = 9;
+            std::vector<float> x = randomVector(size_t(rows * n), 70 + unsigned(n), 8.f);
+            for (int64_t c = 0; c < n; ++c)
+                x[size_t(4 * n + c)] = -std::numeric_limits<float>::infinity();
+            std::vector<int32_t> target(static_cast<size_t>(rows)), lossRow(static_cast<size_t>(rows));
+            for (int64_t r = 0; r < rows; ++r) {
+                target[size_t(r)] = int32_t((r * 5) % n);
+                lossRow[size_t(r)] = int32_t(r < 2 ? 0 : r);
+            }
+            std::vector<float> g[2] = {x, x}, loss[2] = {std::vector<float>(size_t(rows)), std::vector<float>(size_t(rows))};
+            cpu::fusedLogSoftmaxLossRows(g[0].data(), n, n, target.data(), 0.25f, loss[0].data(), lossRow.data(), 0, rows);
+            for (int64_t r = 0; r < rows; ++r)
+                cpu::fusedLogSoftmaxLossRows(g[1].data(), n, n, target.data(), 0.25f, loss[1].data(), lossRow.data(), r, r + 1);
+            QVERIFY2(std::memcmp(g[0].data(), g[1].data(), g[0].size() * 4) == 0, qPrintable(QString::number(n)));
+            QVERIFY2(std::memcmp(loss[0].data(), loss[1].data(), loss[0].size() * 4) == 0, qPrintable(QString::number(n)));
+        }
+    }
+
+    void gluLanesHaveTheScalarBits()
+    {
+        // GLU's 8-lane sigmoid (the bounded exp) against its scalar twin at every position (one
+        // element per call takes the scalar loop) and against 1 / (1 + vexp(-g)), the functors'
+        // exp, bit for bit for gates within +-87.33.
+        const int64_t T = 3, C = 37;
+        std::vector<float> h = randomVector(size_t(2 * T * C), 90, 40.f), dout = randomVector(size_t(T * C), 91);
+        std::vector<float> out[2] = {std::vector<float>(size_t(T * C)), std::vector<float>(size_t(T * C))};
+        std::vector<float> dh[2] = {std::vector<float>(h.size()), std::vector<float>(h.size())};
+        cpu::gluForwardRange(h.data(), out[0].data(), C, 0, T * C);
+        cpu::gluBackwardRange(h.data(), dout.data(), dh[0].data(), C, 0, T * C);
+        for (int64_t i = 0; i < T * C; ++i) {
+            cpu::gluForwardRange(h.data(), out[1].data(), C, i, i + 1);
+            cpu::gluBackwardRange(h.data(), dout.data(), dh[1].data(), C, i, i + 1);
+        }
+        QVERIFY(sameBits(out[0], out[1]));
+        QVERIFY(sameBits(dh[0], dh[1]));
+        for (int64_t i = 0; i < T * C; ++i) {
+            const int64_t r = i / C, c = i % C;
+            const float a = h[size_t(r * 2 * C + c)], gate = h[size_t(r * 2 * C + C + c)];
+            const float ref = a * (1.f / (1.f + vec::vexp(-gate)));
+            QCOMPARE(std::memcmp(&ref, &out[0][size_t(i)], 4), 0);
+        }
     }
 
     void trainingStepBitwiseForAnyThreadCount()
