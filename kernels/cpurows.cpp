@@ -326,25 +326,37 @@ void logSoftmaxForwardRows(const float* x, float* y, int64_t n, int64_t ldx, int
 WT_VEC_CLONES
 void logSoftmaxBackwardRows(const float* y, const float* dy, float* dx, int64_t n, int64_t ld, int64_t r0, int64_t r1)
 {
+    // Row r's write pass goes in steps of kLseStep with the next row's sum of dy done a step at
+    // a time between them (the same lanes and order as one pass: the same bits), so that the
+    // loads of dy's next row from memory overlap this row's exps instead of waiting alone.
+    float acc[kLanes] = {};
+    if (r0 < r1)
+        addLanes(acc, dy + r0 * ld, n);
+    float s = combineSum(acc);
     for (int64_t r = r0; r < r1; ++r) {
         const float* yr = y + r * ld;
         const float* dyr = dy + r * ld;
         float* dxr = dx + r * ld;
-        float acc[kLanes] = {};
-        addLanes(acc, dyr, n);
-        const float s = combineSum(acc);
+        const float* dyNext = r + 1 < r1 ? dy + (r + 1) * ld : nullptr;
+        float accNext[kLanes] = {};
         // One pass: the exps stay in registers. dx may be dy (in place): each element is read
         // before it is written. y is a log-probability (<= 0: the forward's x - lse, lse >= the
         // row's max), so its exp is the non-positive one; a y > 0, which no log-softmax gives,
         // is read as 0 (NaN stays NaN).
-        int64_t c = 0;
         const V8 zero{};
-        for (; c + 8 <= n; c += 8) {
-            const V8 yv = load8(yr + c);
-            store8(dxr + c, load8(dyr + c) - vexp8<true>(yv > zero ? zero : yv) * s);
+        for (int64_t c0 = 0; c0 < n; c0 += kLseStep) {
+            const int64_t c1 = std::min(n, c0 + kLseStep);
+            int64_t c = c0;
+            for (; c + 8 <= c1; c += 8) {
+                const V8 yv = load8(yr + c);
+                store8(dxr + c, load8(dyr + c) - vexp8<true>(yv > zero ? zero : yv) * s);
+            }
+            for (; c < c1; ++c)
+                dxr[c] = dyr[c] - vec::vexp(yr[c] > 0.f ? 0.f : yr[c]) * s;
+            if (dyNext)
+                addLanes(accNext, dyNext + c0, c1 - c0);
         }
-        for (; c < n; ++c)
-            dxr[c] = dyr[c] - vec::vexp(yr[c] > 0.f ? 0.f : yr[c]) * s;
+        s = combineSum(accNext);
     }
 }
 

@@ -638,6 +638,23 @@ private slots:
         }
     }
 
+    void logSoftmaxBackwardNextRowSumBits()
+    {
+        // The next row's sum of dy is taken between this row's steps: the same bits as one row
+        // per call, in place (dx = dy) too, at lengths inside and across the steps.
+        for (int64_t n : kLengths) {
+            const int64_t rows = 5;
+            std::vector<float> x = randomVector(size_t(rows * n), 80 + unsigned(n), 6.f), y(x.size());
+            onPool(rows, [&](int64_t lo, int64_t hi) { cpu::logSoftmaxForwardRows(x.data(), y.data(), n, n, n, lo, hi); });
+            const std::vector<float> dy = randomVector(x.size(), 81 + unsigned(n));
+            std::vector<float> whole = dy, single = dy;
+            cpu::logSoftmaxBackwardRows(y.data(), whole.data(), whole.data(), n, n, 0, rows);
+            for (int64_t r = 0; r < rows; ++r)
+                cpu::logSoftmaxBackwardRows(y.data(), single.data(), single.data(), n, n, r, r + 1);
+            QVERIFY2(sameBits(whole, single), qPrintable(QString::number(n)));
+        }
+    }
+
     void gluLanesHaveTheScalarBits()
     {
         // GLU's 8-lane sigmoid (the bounded exp) against its scalar twin at every position (one
