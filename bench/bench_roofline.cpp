@@ -39,6 +39,8 @@
 #include "kernels/backend.h"
 #include "kernels/cpulimits.h"
 #include "kernels/cpurows.h"
+#include "kernels/layers.h"
+#include "kernels/runtime.h"
 #include "render/tablewriter.h"
 #include "render/textformat.h"
 #include "storage/database.h"
@@ -339,6 +341,39 @@ void timeKernels(const Limits& lim)
                     t += p;
                 sink = sink + t;
             }), 0, 4.0 * double(n));
+    }
+    // A layer's gradient norm as the update runs it (op::gradNormSq on the CPU runtime): bert
+    // small's encoder layer, 12 tensors of 256 to 262,144 floats, in one launch, and the same
+    // tensors one launch each (the sixth round's launches), alternating.
+    {
+        const int64_t d = 256, ffn = 1024;
+        const int64_t sizes[] = {3 * d * d, 3 * d, d * d, d, d, d, ffn * d, ffn, d * ffn, d, d, d};
+        std::vector<std::vector<float>> grads;
+        std::vector<std::pair<const float*, int64_t>> tensors;
+        double total = 0;
+        for (int64_t n : sizes) {
+            grads.emplace_back(size_t(n), 0.01f);
+            total += double(n);
+        }
+        for (const auto& g : grads)
+            tensors.emplace_back(g.data(), int64_t(g.size()));
+        wt::kernels::Runtime rt(wt::kernels::makeCpuBackend());
+        float normSq = 0.f;
+        double one = 1e30, each = 1e30;
+        for (int rep = 0; rep < 16; ++rep) {
+            auto t0 = Clock::now();
+            wt::kernels::op::gradNormSq(rt, tensors, &normSq);
+            auto t1 = Clock::now();
+            for (const auto& t : tensors)
+                wt::kernels::op::gradNormSq(rt, {t}, &normSq);
+            auto t2 = Clock::now();
+            if (rep > 0) {
+                one = std::min(one, seconds(t0, t1));
+                each = std::min(each, seconds(t1, t2));
+            }
+        }
+        row("grad_norm_sq (a layer: 12 tensors, 1 launch)", 1, int64_t(total), one, 0, 4.0 * total);
+        row("grad_norm_sq (a layer: 12 tensors, 12 launches)", 12, int64_t(total), each, 0, 4.0 * total);
     }
 }
 
