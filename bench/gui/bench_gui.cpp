@@ -6,6 +6,10 @@
 //
 //   bench_gui --kernels 10000000 [--streams 8] [--file PATH] [--frames 120] [--png PREFIX] [--write-only]
 //             [--group LAYER] [--api] [--find REGEX] [--summary-cost] [--memory-cap BYTES]
+//             [--overview-budget BYTES]
+//
+// --overview-budget: the memory the summary's pass may hold when the run is written
+// (storage/runoverview.h; default 4 GiB): over it the pass is the bounded one.
 //
 // --memory-cap: the timeline's detail under that cap (core/windowedrun.h). A run over it is not
 // loaded whole: the bench draws the summary, loads the visible window (0.1% of the run, in the
@@ -294,8 +298,18 @@ int main(int argc, char** argv)
             }
             memoryCap = *c;
         }
+        else if (a == "--overview-budget") {
+            // Memory the summary's pass may hold when the run is written (or --summary-cost).
+            const std::string v = next();
+            auto c = wt::gui::parseByteSize(QString::fromStdString(v));
+            if (!c || *c <= 0) {
+                std::fprintf(stderr, "bench_gui: --overview-budget needs a size in bytes (e.g. 4G, 512M), got '%s'\n", v.c_str());
+                return 2;
+            }
+            wt::setOverviewMemoryBudget(*c);
+        }
         else {
-            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX] [--summary-cost] [--memory-cap BYTES]\n");
+            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX] [--summary-cost] [--memory-cap BYTES] [--overview-budget BYTES]\n");
             return 2;
         }
     }
