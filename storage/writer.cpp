@@ -207,6 +207,11 @@ struct StepSummary {
     // near SQLite's 1 GB limit; readers then compute them from the instances and activities,
     // as for older files): what the writer holds for them stays bounded.
     static constexpr size_t kMaxSegmentBytes = 900u << 20;
+    static size_t& segmentLimit()
+    {
+        static size_t limit = kMaxSegmentBytes;
+        return limit;
+    }
     size_t segmentBytes = 0;
     bool tooBig = false;
     std::unordered_map<int64_t, ScopeFlags> scopes;
@@ -319,7 +324,7 @@ struct StepSummary {
         touched.clear();
         segmentBytes += seg.cells.size() + sizeof(Segment);
         segments.push_back(std::move(seg));
-        if (segmentBytes > kMaxSegmentBytes) {
+        if (segmentBytes > segmentLimit()) {
             tooBig = true;
             std::vector<Segment>().swap(segments);
         }
@@ -1022,6 +1027,8 @@ void Writer::setDroppedRecords(int64_t dropped)
     Statement s(d->h, "UPDATE runs SET dropped_records=? WHERE id=?");
     s.bind(1, dropped).bind(2, d->runId).run();
 }
+
+void Writer::setStepTotalsLimit(size_t bytes) { StepSummary::segmentLimit() = bytes > 0 ? bytes : StepSummary::kMaxSegmentBytes; }
 
 void Writer::finishRun(RunStatus status, int64_t durationNs)
 {

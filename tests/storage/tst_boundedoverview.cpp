@@ -4,7 +4,9 @@
 // lanes equal those of the in-memory pass, byte for byte once stored (random runs with
 // interleaved trees on three devices, kernels at every depth and outside scopes, instances
 // without kernels; a synthetic capture-like run). A spilled ScopeLaneSet stores what an
-// in-memory one does.
+// in-memory one does. A run whose per-step totals pass the writer's limit stores none, and
+// reads the same per-step totals (computed) as one that stored them.
+#include "analysis/compare.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/runoverview.h"
@@ -105,6 +107,22 @@ int64_t writeRandomRun(Database& db, uint32_t seed)
             w.endScopeInstance(st.back().id, t + 10);
     w.finishRun(RunStatus::Complete, t + 10);
     return run;
+}
+
+QString compareSteps(const std::vector<std::vector<TotalRow>>& a, const std::vector<std::vector<TotalRow>>& b)
+{
+    if (a.size() != b.size())
+        return QStringLiteral("steps: %1 vs %2").arg(a.size()).arg(b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i].size() != b[i].size())
+            return QStringLiteral("step %1: %2 vs %3 rows").arg(i).arg(a[i].size()).arg(b[i].size());
+        for (size_t k = 0; k < a[i].size(); ++k) {
+            const TotalRow &x = a[i][k], &y = b[i][k];
+            if (x.scopeId != y.scopeId || x.nameId != y.nameId || x.kind != y.kind || x.count != y.count || x.timeNs != y.timeNs)
+                return QStringLiteral("step %1 row %2 differs").arg(i).arg(k);
+        }
+    }
+    return {};
 }
 
 struct Computed {
@@ -261,6 +279,42 @@ private slots:
         const QString d = compareOverviews(*readRunOverview(dbb, runB), *readRunOverview(da, runA));
         QVERIFY2(d.isEmpty(), qPrintable(d));
         QVERIFY(readScopeLanes(dbb, runB) == readScopeLanes(da, runA));
+    }
+
+    void stepTotalsOverTheLimitAreNotStored()
+    {
+        struct LimitGuard {
+            ~LimitGuard() { Writer::setStepTotalsLimit(0); }
+        } guard;
+        const std::string a = test::tempPath("bounded-steps-a.wt"), b = test::tempPath("bounded-steps-b.wt");
+        synth::Options o;
+        o.kernels = 20000;
+        o.streams = 2;
+        int64_t runA = 0, runB = 0;
+        {
+            Database db(a, OpenMode::ReadWrite);
+            Writer w(db);
+            runA = synth::generate(w, o).runId;
+        }
+        Writer::setStepTotalsLimit(4000);   // a few steps' worth
+        {
+            Database db(b, OpenMode::ReadWrite);
+            Writer w(db);
+            runB = synth::generate(w, o).runId;
+        }
+        Writer::setStepTotalsLimit(0);
+        Database da(a, OpenMode::ReadOnly), dbb(b, OpenMode::ReadOnly);
+        const Reader ra(da), rb(dbb);
+        const auto stored = ra.stepTotals(runA);
+        QVERIFY(stored && stored->steps.size() > 10);
+        QVERIFY(!rb.stepTotals(runB));
+        QCOMPARE(rb.totals(runB).size(), ra.totals(runA).size());
+        // Read as for an older file: computed from the instances and activities, the same.
+        const CompareRun ca = loadCompareRun(ra, runA), cb = loadCompareRun(rb, runB);
+        QCOMPARE(cb.steps, ca.steps);
+        const QString d = compareSteps(cb.stepTotals, stored->steps);
+        QVERIFY2(d.isEmpty(), qPrintable(d));
+        QVERIFY(compareSteps(ca.stepTotals, stored->steps).isEmpty());
     }
 };
 
