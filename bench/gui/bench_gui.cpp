@@ -17,7 +17,7 @@
 // the window again with exact lanes, and pans at each zoom, loading the next window whenever
 // the view leaves the loaded one (timed apart: the GUI loads it on a worker meanwhile drawing
 // the previous one). Prints the time to the visible window's detail, resident memory (now and
-// peak) and frame percentiles.
+// peak), frame percentiles, and the breakdown of a range (1% of the run) read from its chunks.
 //
 // --api gives every kernel its launching API call on one of two host threads (the CPU rows,
 // 10M kernels: 10M calls) and selects a kernel in the middle, so every frame draws its flow.
@@ -29,6 +29,7 @@
 //
 // The run is generated into PATH (default /tmp/wheretime-bench-gui-N.wt) when missing, so a
 // second invocation measures the open path only.
+#include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/core/overviewrun.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/timelinelayout.h"
@@ -239,6 +240,20 @@ int benchWindowed(QApplication&, wt::gui::TimelineWidget& widget, QImage& image,
                     z.name, percentile(times, 0.5), percentile(times, 0.95), percentile(times, 1.0), percentile(cpuTimes, 0.5),
                     percentile(cpuTimes, 0.95), items / size_t(std::max(frames, 1)), summaryFrames, frames, loads.size(),
                     percentile(loads, 0.5), percentile(loads, 1.0));
+    }
+    // A time range's breakdown over the cap (the breakdown view's range selection): 1% of the
+    // run in the middle, only that range's chunks read (BreakdownSource::computeRange).
+    {
+        window.reset();
+        auto source = BreakdownSource::loadStored(overview);
+        const double r0 = mid - span * 0.005, r1 = mid + span * 0.005;
+        auto tr = Clock::now();
+        const double cr = threadCpuMs();
+        const BreakdownResult r = source->computeRange(wt::GroupLevel{}, r0, r1);
+        std::printf("range breakdown (1%% of the run, by layer): %.0f ms (thread CPU %.0f ms), %zu rows, %s of kernel time; "
+                    "peak %.1f MiB (process)\n",
+                    msSince(tr), threadCpuMs() - cr, r.rows.size(), qPrintable(formatDuration(double(r.totalNs))),
+                    double(peakRssBytes()) / (1 << 20));
     }
     std::printf("resident memory at the end: +%.1f MiB; peak %.1f MiB (process)\n", double(rssBytes() - rss0) / (1 << 20),
                 double(peakRssBytes()) / (1 << 20));
