@@ -186,8 +186,9 @@ private:
 //
 // Instances are taken in blocks of consecutive ids, the highest first: per block one pass over
 // the instance chunks (the block's scope and parent) and one over the activities (the block's
-// kernels' spans and devices, and the key time of the activities whose instance it holds; the
-// first pass also counts and unions every activity). A block's spans go up the tree inside it
+// kernels' spans and devices, and the key time of the activities whose instance it holds): the
+// first over every activity (it also counts and unions them), the others over the chunks that
+// name one of the block's ids (a per-chunk id range, read once). A block's spans go up the tree inside it
 // (parents have smaller ids) and, for a parent in a later block, into `pending` (about the
 // open ancestors at the block's edge). Its lane items go into sorted runs in a temporary
 // file, merged at the end in lane order (device, depth, start, id) into the lanes' rows and
@@ -529,6 +530,30 @@ void computeBounded(Database& db, int64_t runId, RunOverview& ov, const std::vec
         const size_t i = size_t(std::lower_bound(deviceIds.begin(), deviceIds.end(), deviceId) - deviceIds.begin());
         return uint64_t(1) << std::min<size_t>(i, 63);
     };
+    // Per activity chunk the range of instance ids it names (decoding that column only), so
+    // that the blocks after the first read only the chunks that hold their kernels: ids follow
+    // time, so a block's kernels are in about its share of the chunks.
+    struct ChunkRange {
+        int64_t rowid, minId, maxId;
+    };
+    std::vector<ChunkRange> chunkRanges;
+    std::unordered_map<int64_t, const Track*> trackById;
+    for (const Track& t : tracks)
+        trackById[t.id] = &t;
+    if (maxId + 1 - minId > width) {
+        Statement s(db.handle(), "SELECT c.id, c.data FROM activity_chunks c JOIN tracks t ON c.track_id=t.id WHERE t.run_id=? ORDER BY c.id");
+        s.bind(1, runId);
+        while (s.step()) {
+            ChunkRange r{s.int64(0), 0, 0};
+            try {
+                ActivityChunk::instanceRange(s.blob(1), r.minId, r.maxId);
+            } catch (const StorageError& e) {
+                throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
+            }
+            if (r.maxId > 0)
+                chunkRanges.push_back(r);
+        }
+    }
     for (int64_t hi = maxId + 1; hi > minId;) {
         const int64_t lo = std::max(minId, hi - width);
         const size_t n = size_t(hi - lo);
@@ -561,7 +586,7 @@ void computeBounded(Database& db, int64_t runId, RunOverview& ov, const std::vec
         RowBuilder* b = nullptr;
         int64_t currentTrack = 0;
         uint64_t bit = 0;
-        reader.forEachActivityBlock(runId, [&](const Track& track, const StoredActivity* rows, size_t count) {
+        auto process = [&](const Track& track, const StoredActivity* rows, size_t count) {
             if (!b || track.id != currentTrack) {
                 currentTrack = track.id;
                 auto& slot = builders[track.id];
@@ -595,7 +620,32 @@ void computeBounded(Database& db, int64_t runId, RunOverview& ov, const std::vec
                 }
             }
             return true;
-        });
+        };
+        if (firstPass) {
+            // Every activity, each track in start order (the counts and the union need it).
+            reader.forEachActivityBlock(runId, process);
+        } else {
+            // Only the chunks that name an instance of the block, in any order (sums and extremes).
+            Statement one(db.handle(), "SELECT track_id, start_ns, end_ns, first_seq, count, data FROM activity_chunks WHERE id=?");
+            std::vector<StoredActivity> rows;
+            for (const ChunkRange& r : chunkRanges) {
+                if (r.maxId < lo || r.minId >= hi)
+                    continue;
+                one.bind(1, r.rowid);
+                if (!one.step())
+                    throw StorageError(db.path() + ": run " + std::to_string(runId) + " changed while its summary was computed");
+                auto t = trackById.find(one.int64(0));
+                rows.clear();
+                try {
+                    ActivityChunk::decode(one.blob(5), ChunkHeader{one.int64(1), one.int64(2), one.int64(3), one.int64(4)}, rows);
+                } catch (const StorageError& e) {
+                    throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
+                }
+                one.reset();
+                if (t != trackById.end())
+                    process(*t->second, rows.data(), rows.size());
+            }
+        }
         firstPass = false;
         // What children in blocks done gave this block's instances.
         for (auto it = pending.begin(); it != pending.end();) {

@@ -5,13 +5,16 @@
 // interleaved trees on three devices, kernels at every depth and outside scopes, instances
 // without kernels; a synthetic capture-like run). A spilled ScopeLaneSet stores what an
 // in-memory one does. A run whose per-step totals pass the writer's limit stores none, and
-// reads the same per-step totals (computed) as one that stored them.
+// reads the same per-step totals (computed) as one that stored them. A chunk names the
+// instance-id range the pass skips chunks by.
 #include "analysis/compare.h"
+#include "storage/activitychunk.h"
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/runoverview.h"
 #include "storage/scopelanes.h"
 #include "storage/statement.h"
+#include "storage/storageerror.h"
 #include "storage/writer.h"
 #include "tests/support/synthrun.h"
 #include "tests/support/testsupport.h"
@@ -279,6 +282,32 @@ private slots:
         const QString d = compareOverviews(*readRunOverview(dbb, runB), *readRunOverview(da, runA));
         QVERIFY2(d.isEmpty(), qPrintable(d));
         QVERIFY(readScopeLanes(dbb, runB) == readScopeLanes(da, runA));
+    }
+
+    // The chunk's instance-id range the bounded pass skips chunks by: the non-zero extremes.
+    void chunkInstanceRange()
+    {
+        std::mt19937_64 rng(5);
+        for (int round = 0; round < 20; ++round) {
+            std::vector<StoredActivity> rows;
+            int64_t lo = 0, hi = 0;
+            for (int i = 0, n = 1 + int(rng() % 3000); i < n; ++i) {
+                const int64_t id = rng() % 4 == 0 ? 0 : int64_t(1 + rng() % (uint64_t(1) << (1 + round * 2)));
+                rows.push_back(StoredActivity{int64_t(rng() % 100000), int64_t(rng() % 5000), id, int64_t(i), 0, int64_t(i), 0,
+                                              uint32_t(rng() % 300), 0});
+                if (id != 0) {
+                    lo = lo == 0 ? id : std::min(lo, id);
+                    hi = std::max(hi, id);
+                }
+            }
+            ChunkHeader h;
+            const std::string blob = ActivityChunk::encode(rows, h);
+            int64_t a = -1, b = -1;
+            ActivityChunk::instanceRange(blob, a, b);
+            QCOMPARE(a, lo);
+            QCOMPARE(b, hi);
+            QVERIFY_THROWS_EXCEPTION(StorageError, ActivityChunk::instanceRange(blob.substr(0, blob.size() / 3), a, b));
+        }
     }
 
     void stepTotalsOverTheLimitAreNotStored()
