@@ -88,4 +88,31 @@ void ActivityChunk::decode(std::string_view blob, const ChunkHeader& h, std::vec
         throw StorageError("corrupt activity chunk: trailing bytes");
 }
 
+void ActivityChunk::instanceRange(std::string_view blob, int64_t& minId, int64_t& maxId)
+{
+    Cursor c{reinterpret_cast<const uint8_t*>(blob.data()), reinterpret_cast<const uint8_t*>(blob.data()) + blob.size()};
+    if (blob.empty() || uint8_t(blob[0]) != kFormat)
+        throw StorageError("corrupt activity chunk: unknown format");
+    ++c.p;
+    const uint64_t n = c.next();
+    if (n > blob.size())
+        throw StorageError("corrupt activity chunk: bad count");
+    // Start, duration, kind and name come first: 4n varints, each ending in a byte below 0x80.
+    for (uint64_t left = 4 * n; left > 0; ++c.p) {
+        if (c.p == c.end)
+            throw StorageError("corrupt chunk (truncated)");
+        left -= *c.p < 0x80 ? 1 : 0;
+    }
+    minId = maxId = 0;
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        prev += uint64_t(unzigzag(c.next()));
+        const int64_t id = int64_t(prev);
+        if (id == 0)
+            continue;
+        minId = minId == 0 ? id : std::min(minId, id);
+        maxId = maxId == 0 ? id : std::max(maxId, id);
+    }
+}
+
 }  // namespace wt

@@ -48,6 +48,10 @@ public:
     static std::string encode(std::vector<StoredActivity>& rows, ChunkHeader& header);
     // Appends the decoded rows to `out`; throws StorageError on a malformed blob.
     static void decode(std::string_view blob, const ChunkHeader& header, std::vector<StoredActivity>& out);
+    // The smallest and largest non-zero scope instance id of the chunk's activities (both 0
+    // when none has one): reads that column only, allocates nothing. Throws StorageError on a
+    // malformed blob.
+    static void instanceRange(std::string_view blob, int64_t& minId, int64_t& maxId);
 };
 
 }  // namespace wt

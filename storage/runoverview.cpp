@@ -12,8 +12,13 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <memory>
+#include <queue>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
+
+#include <unistd.h>
 
 namespace wt {
 
@@ -38,16 +43,28 @@ public:
 
     void add(int64_t start, int64_t end, int64_t key)
     {
+        addSpan(start, end);
+        addKeyTime(start, end, key);
+    }
+
+    // The two halves of add, for a pass that learns an item's key later than its span (the
+    // bounded pass): the count and the union, fed in start order; the key's time per bucket,
+    // in any order (sums).
+    void addKeyTime(int64_t start, int64_t end, int64_t key)
+    {
         end = std::max(end, start + 1);
-        const uint32_t b0 = bucketOf(start);
-        touch(b0).count += 1;
-        // Item time per bucket for the dominant key.
-        for (uint32_t b = b0, last = bucketOf(end - 1); b <= last; ++b) {
+        for (uint32_t b = bucketOf(start), last = bucketOf(end - 1); b <= last; ++b) {
             const int64_t bs = bucketStart(b);
             const int64_t ns = std::min(end, bs + m_width) - std::max(start, bs);
             if (ns > 0)
                 addKey(b, key, ns);
         }
+    }
+
+    void addSpan(int64_t start, int64_t end)
+    {
+        end = std::max(end, start + 1);
+        touch(bucketOf(start)).count += 1;
         if (m_open && start <= m_unionEnd) {
             m_unionEnd = std::max(m_unionEnd, end);
             return;
@@ -165,6 +182,219 @@ private:
     }
 };
 
+// ---- The bounded pass (a run whose in-memory pass would exceed the memory budget) ----------
+//
+// Instances are taken in blocks of consecutive ids, the highest first: per block one pass over
+// the instance chunks (the block's scope and parent) and one over the activities (the block's
+// kernels' spans and devices, and the key time of the activities whose instance it holds): the
+// first over every activity (it also counts and unions them), the others over the chunks that
+// name one of the block's ids (a per-chunk id range, read once). A block's spans go up the tree inside it
+// (parents have smaller ids) and, for a parent in a later block, into `pending` (about the
+// open ancestors at the block's edge). Its lane items go into sorted runs in a temporary
+// file, merged at the end in lane order (device, depth, start, id) into the lanes' rows and
+// the ScopeLaneSet (itself spilled). Memory: one block (41 bytes an instance id), one run's
+// buffer (40 bytes an item), the tracks' builders (about 1 MB each); not the run.
+
+int64_t& budgetSetting()
+{
+    static int64_t budget = RunOverview::kDefaultMemoryBudget;
+    return budget;
+}
+
+struct SpillItem {
+    int32_t device, depth;
+    int64_t start, end, scope, id;
+    bool operator<(const SpillItem& o) const
+    {
+        return std::tie(device, depth, start, id) < std::tie(o.device, o.depth, o.start, o.id);
+    }
+};
+
+// Sorted runs of lane items, varint-coded (deltas to the previous item), in one unnamed
+// temporary file.
+class SpillRuns {
+public:
+    struct Run {
+        int64_t offset = 0, bytes = 0, items = 0;
+    };
+
+    void write(std::vector<SpillItem>& items)
+    {
+        if (items.empty())
+            return;
+        std::sort(items.begin(), items.end());
+        if (!m_file) {
+            std::FILE* f = std::tmpfile();
+            if (!f)
+                throw StorageError("cannot create a temporary file for the run's summary");
+            m_file.reset(f, std::fclose);
+        }
+        std::string out;
+        out.reserve(items.size() * 12);
+        SpillItem prev{0, 0, 0, 0, 0, 0};
+        for (const SpillItem& it : items) {
+            varint::put(out, varint::zigzag(int64_t(it.device) - prev.device));
+            varint::put(out, varint::zigzag(int64_t(it.depth) - prev.depth));
+            varint::put(out, varint::zigzag(int64_t(uint64_t(it.start) - uint64_t(prev.start))));
+            varint::put(out, varint::zigzag(int64_t(uint64_t(it.id) - uint64_t(prev.id))));
+            varint::put(out, uint64_t(it.end - it.start));
+            varint::put(out, varint::zigzag(int64_t(uint64_t(it.scope) - uint64_t(prev.scope))));
+            prev = it;
+        }
+        if (pwrite(fileno(m_file.get()), out.data(), out.size(), off_t(m_end)) != ssize_t(out.size()))
+            throw StorageError("cannot write the summary's temporary file (disk full?)");
+        m_runs.push_back(Run{m_end, int64_t(out.size()), int64_t(items.size())});
+        m_end += int64_t(out.size());
+        items.clear();
+    }
+
+    // Reads one run back item by item.
+    class Cursor {
+    public:
+        Cursor(int fd, const Run& r) : m_fd(fd), m_run(r) {}
+        bool next(SpillItem& it)
+        {
+            if (m_read == m_run.items)
+                return false;
+            if (m_buf.size() - m_at < 64 && m_fileAt < m_run.bytes) {   // an item takes at most 60 bytes
+                m_buf.erase(0, m_at);
+                m_at = 0;
+                const size_t want = size_t(std::min<int64_t>(1 << 16, m_run.bytes - m_fileAt));
+                const size_t have = m_buf.size();
+                m_buf.resize(have + want);
+                if (pread(m_fd, m_buf.data() + have, want, off_t(m_run.offset + m_fileAt)) != ssize_t(want))
+                    throw StorageError("cannot read the summary's temporary file");
+                m_fileAt += int64_t(want);
+            }
+            varint::Cursor c{reinterpret_cast<const uint8_t*>(m_buf.data()) + m_at, reinterpret_cast<const uint8_t*>(m_buf.data()) + m_buf.size()};
+            m_prev.device = int32_t(m_prev.device + varint::unzigzag(c.next()));
+            m_prev.depth = int32_t(m_prev.depth + varint::unzigzag(c.next()));
+            m_prev.start = int64_t(uint64_t(m_prev.start) + uint64_t(varint::unzigzag(c.next())));
+            m_prev.id = int64_t(uint64_t(m_prev.id) + uint64_t(varint::unzigzag(c.next())));
+            m_prev.end = m_prev.start + int64_t(c.next());
+            m_prev.scope = int64_t(uint64_t(m_prev.scope) + uint64_t(varint::unzigzag(c.next())));
+            m_at = size_t(c.p - reinterpret_cast<const uint8_t*>(m_buf.data()));
+            ++m_read;
+            it = m_prev;
+            return true;
+        }
+
+    private:
+        int m_fd;
+        Run m_run;
+        std::string m_buf;
+        size_t m_at = 0;
+        int64_t m_fileAt = 0, m_read = 0;
+        SpillItem m_prev{0, 0, 0, 0, 0, 0};
+    };
+
+    // Every item of every run in sorted order: fn(item).
+    template <class Fn>
+    void merge(std::vector<SpillItem>& inMemory, Fn&& fn)
+    {
+        if (m_runs.empty()) {   // everything fitted one buffer
+            std::sort(inMemory.begin(), inMemory.end());
+            for (const SpillItem& it : inMemory)
+                fn(it);
+            return;
+        }
+        write(inMemory);
+        std::vector<Cursor> cursors;
+        cursors.reserve(m_runs.size());
+        for (const Run& r : m_runs)
+            cursors.emplace_back(fileno(m_file.get()), r);
+        using Head = std::pair<SpillItem, size_t>;
+        auto later = [](const Head& a, const Head& b) { return b.first < a.first; };
+        std::priority_queue<Head, std::vector<Head>, decltype(later)> heads(later);
+        for (size_t i = 0; i < cursors.size(); ++i) {
+            SpillItem it;
+            if (cursors[i].next(it))
+                heads.emplace(it, i);
+        }
+        while (!heads.empty()) {
+            const auto [it, i] = heads.top();
+            heads.pop();
+            fn(it);
+            SpillItem nx;
+            if (cursors[i].next(nx))
+                heads.emplace(nx, i);
+        }
+    }
+
+private:
+    std::shared_ptr<std::FILE> m_file;
+    int64_t m_end = 0;
+    std::vector<Run> m_runs;
+};
+
+// Lanes' rows (and the ScopeLaneSet) from the items in lane order: shared by both passes.
+class LaneEmitter {
+public:
+    LaneEmitter(RunOverview& ov, ScopeLaneSet* set, Reader& reader, const std::unordered_map<int64_t, uint32_t>& scopeLevel)
+        : m_ov(ov), m_set(set), m_reader(reader), m_scopeLevel(scopeLevel), m_builder(ov.originNs, ov.bucketNs, ov.bucketCount)
+    {
+    }
+
+    void add(int32_t device, int32_t depth, int64_t start, int64_t end, int64_t scope, int64_t id)
+    {
+        if (!m_open || device != m_device || depth != m_depth) {
+            finish();
+            m_open = true;
+            m_device = device;
+            m_depth = depth;
+            m_items = 0;
+            m_levels.clear();
+            if (m_set)
+                m_set->beginLane(device, depth);
+        }
+        ++m_items;
+        m_builder.add(start, end, scope);
+        if (m_set) {
+            // The lane's level: the most common of its first 256 items' (ties: the first by name).
+            if (m_items <= 256) {
+                auto lv = m_scopeLevel.find(scope);
+                ++m_levels[m_reader.string(lv == m_scopeLevel.end() ? 0 : lv->second)];
+            }
+            m_set->appendItem(ScopeLaneItem{id, start, end});
+        }
+    }
+
+    void finish()
+    {
+        if (!m_open)
+            return;
+        m_open = false;
+        OverviewRow r;
+        r.kind = OverviewRow::Kind::Lane;
+        r.deviceId = m_device;
+        r.depth = m_depth;
+        r.items = m_items;
+        r.buckets = m_builder.finish();
+        m_ov.rows.push_back(std::move(r));
+        if (m_set) {
+            std::string level;
+            int best = -1;
+            for (const auto& [lvl, n] : m_levels)
+                if (n > best) {
+                    best = n;
+                    level = lvl;
+                }
+            m_set->endLane(std::move(level));
+        }
+    }
+
+private:
+    RunOverview& m_ov;
+    ScopeLaneSet* m_set;
+    Reader& m_reader;
+    const std::unordered_map<int64_t, uint32_t>& m_scopeLevel;
+    RowBuilder m_builder;
+    bool m_open = false;
+    int32_t m_device = 0, m_depth = 0;
+    int64_t m_items = 0;
+    std::map<std::string, int> m_levels;
+};
+
 bool hasOverviewTables(const Database& db)
 {
     Statement t(db.handle(), "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='overview_rows'");
@@ -262,6 +492,236 @@ std::vector<OverviewBucket> decodeOverviewBuckets(std::string_view blob, uint32_
     return out;
 }
 
+namespace {
+
+// The bounded pass (see above): the grid, tracks and scopes are known; `minId`..`maxId` are the
+// run's instance ids.
+void computeBounded(Database& db, int64_t runId, RunOverview& ov, const std::vector<Track>& tracks,
+                    const std::unordered_map<int64_t, int32_t>& scopeDepth, const std::unordered_map<int64_t, uint32_t>& scopeLevel,
+                    const std::vector<int32_t>& deviceIds, ScopeLaneSet* laneSet, int64_t budget, int64_t minId, int64_t maxId)
+{
+    Reader reader(db);
+    if (laneSet)
+        laneSet->spillToFile();
+    // Half the budget for a block (41 bytes an id), half for the lane items' buffer (40 bytes).
+    const int64_t width = std::max<int64_t>(64, budget / 2 / 41);
+    const size_t runItems = size_t(std::max<int64_t>(64, budget / 2 / int64_t(sizeof(SpillItem))));
+    std::map<int64_t, std::unique_ptr<RowBuilder>> builders;   // by track id
+    std::map<int64_t, OverviewRow> trackRows;
+    for (const Track& t : tracks) {
+        OverviewRow r;
+        r.kind = OverviewRow::Kind::Track;
+        r.trackId = t.id;
+        r.deviceId = t.deviceId;
+        trackRows[t.id] = r;
+    }
+    struct Span {
+        int64_t start = INT64_MAX, end = INT64_MIN;
+        uint64_t mask = 0;
+    };
+    std::unordered_map<int64_t, Span> pending;   // from children in blocks done, to parents in blocks to come
+    SpillRuns runs;
+    std::vector<SpillItem> buffer;
+    std::vector<int64_t> scope, parent, gpuStart, gpuEnd;
+    std::vector<uint64_t> mask;
+    std::vector<uint8_t> present;
+    bool firstPass = true;
+    auto deviceBit = [&](int32_t deviceId) {
+        const size_t i = size_t(std::lower_bound(deviceIds.begin(), deviceIds.end(), deviceId) - deviceIds.begin());
+        return uint64_t(1) << std::min<size_t>(i, 63);
+    };
+    // Per activity chunk the range of instance ids it names (decoding that column only), so
+    // that the blocks after the first read only the chunks that hold their kernels: ids follow
+    // time, so a block's kernels are in about its share of the chunks.
+    struct ChunkRange {
+        int64_t rowid, minId, maxId;
+    };
+    std::vector<ChunkRange> chunkRanges;
+    std::unordered_map<int64_t, const Track*> trackById;
+    for (const Track& t : tracks)
+        trackById[t.id] = &t;
+    if (maxId + 1 - minId > width) {
+        Statement s(db.handle(), "SELECT c.id, c.data FROM activity_chunks c JOIN tracks t ON c.track_id=t.id WHERE t.run_id=? ORDER BY c.id");
+        s.bind(1, runId);
+        while (s.step()) {
+            ChunkRange r{s.int64(0), 0, 0};
+            try {
+                ActivityChunk::instanceRange(s.blob(1), r.minId, r.maxId);
+            } catch (const StorageError& e) {
+                throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
+            }
+            if (r.maxId > 0)
+                chunkRanges.push_back(r);
+        }
+    }
+    for (int64_t hi = maxId + 1; hi > minId;) {
+        const int64_t lo = std::max(minId, hi - width);
+        const size_t n = size_t(hi - lo);
+        scope.assign(n, 0);
+        parent.assign(n, 0);
+        gpuStart.assign(n, INT64_MAX);
+        gpuEnd.assign(n, INT64_MIN);
+        mask.assign(n, 0);
+        present.assign(n, 0);
+        {
+            Statement st(db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
+            st.bind(1, runId);
+            std::vector<ScopeInstance> rows;
+            while (st.step()) {
+                rows.clear();
+                try {
+                    InstanceChunk::decode(st.blob(0), rows);
+                } catch (const StorageError& e) {
+                    throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
+                }
+                for (const ScopeInstance& r : rows)
+                    if (r.id >= lo && r.id < hi) {
+                        const size_t k = size_t(r.id - lo);
+                        present[k] = 1;
+                        scope[k] = r.scopeId;
+                        parent[k] = r.parentId;
+                    }
+            }
+        }
+        RowBuilder* b = nullptr;
+        int64_t currentTrack = 0;
+        uint64_t bit = 0;
+        auto process = [&](const Track& track, const StoredActivity* rows, size_t count) {
+            if (!b || track.id != currentTrack) {
+                currentTrack = track.id;
+                auto& slot = builders[track.id];
+                if (!slot)
+                    slot = std::make_unique<RowBuilder>(ov.originNs, ov.bucketNs, ov.bucketCount);
+                b = slot.get();
+                bit = deviceBit(track.deviceId);
+                OverviewRow& r = trackRows[track.id];
+                r.kind = OverviewRow::Kind::Track;
+                r.trackId = track.id;
+                r.deviceId = track.deviceId;
+            }
+            if (firstPass)
+                trackRows[track.id].items += int64_t(count);
+            for (size_t k = 0; k < count; ++k) {
+                const StoredActivity& a = rows[k];
+                const int64_t end = a.startNs + std::max<int64_t>(a.durationNs, 0);
+                if (firstPass)
+                    b->addSpan(a.startNs, end);
+                const int64_t id = a.scopeInstanceId;
+                if (id >= lo && id < hi) {
+                    const size_t i = size_t(id - lo);
+                    b->addKeyTime(a.startNs, end, present[i] ? scope[i] : -int64_t(a.nameId) - 1);
+                    if (present[i] && ActivityKind(a.kind) == ActivityKind::Kernel) {
+                        gpuStart[i] = std::min(gpuStart[i], a.startNs);
+                        gpuEnd[i] = std::max(gpuEnd[i], end);
+                        mask[i] |= bit;
+                    }
+                } else if (firstPass && (id < minId || id > maxId)) {
+                    b->addKeyTime(a.startNs, end, -int64_t(a.nameId) - 1);   // no instance: its name
+                }
+            }
+            return true;
+        };
+        if (firstPass) {
+            // Every activity, each track in start order (the counts and the union need it).
+            reader.forEachActivityBlock(runId, process);
+        } else {
+            // Only the chunks that name an instance of the block, in any order (sums and extremes).
+            Statement one(db.handle(), "SELECT track_id, start_ns, end_ns, first_seq, count, data FROM activity_chunks WHERE id=?");
+            std::vector<StoredActivity> rows;
+            for (const ChunkRange& r : chunkRanges) {
+                if (r.maxId < lo || r.minId >= hi)
+                    continue;
+                one.bind(1, r.rowid);
+                if (!one.step())
+                    throw StorageError(db.path() + ": run " + std::to_string(runId) + " changed while its summary was computed");
+                auto t = trackById.find(one.int64(0));
+                rows.clear();
+                try {
+                    ActivityChunk::decode(one.blob(5), ChunkHeader{one.int64(1), one.int64(2), one.int64(3), one.int64(4)}, rows);
+                } catch (const StorageError& e) {
+                    throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
+                }
+                one.reset();
+                if (t != trackById.end())
+                    process(*t->second, rows.data(), rows.size());
+            }
+        }
+        firstPass = false;
+        // What children in blocks done gave this block's instances.
+        for (auto it = pending.begin(); it != pending.end();) {
+            if (it->first >= lo && it->first < hi) {
+                const size_t k = size_t(it->first - lo);
+                if (present[k]) {
+                    gpuStart[k] = std::min(gpuStart[k], it->second.start);
+                    gpuEnd[k] = std::max(gpuEnd[k], it->second.end);
+                    mask[k] |= it->second.mask;
+                }
+                it = pending.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        // Spans up the tree, then the block's lane items.
+        for (size_t k = n; k-- > 0;) {
+            const int64_t id = lo + int64_t(k), p = parent[k];
+            if (!present[k] || p == 0 || p >= id || gpuStart[k] > gpuEnd[k])
+                continue;
+            if (p >= lo) {
+                const size_t q = size_t(p - lo);
+                if (!present[q])
+                    continue;
+                gpuStart[q] = std::min(gpuStart[q], gpuStart[k]);
+                gpuEnd[q] = std::max(gpuEnd[q], gpuEnd[k]);
+                mask[q] |= mask[k];
+            } else if (p >= minId) {
+                Span& sp = pending[p];
+                sp.start = std::min(sp.start, gpuStart[k]);
+                sp.end = std::max(sp.end, gpuEnd[k]);
+                sp.mask |= mask[k];
+            }
+        }
+        for (size_t k = 0; k < n; ++k) {
+            if (!present[k] || gpuStart[k] > gpuEnd[k])
+                continue;
+            auto depth = scopeDepth.find(scope[k]);
+            if (depth == scopeDepth.end())
+                continue;
+            for (size_t dv = 0; dv < deviceIds.size(); ++dv)
+                if (mask[k] & (uint64_t(1) << std::min<size_t>(dv, 63))) {
+                    buffer.push_back(SpillItem{deviceIds[dv], depth->second, gpuStart[k], gpuEnd[k], scope[k], lo + int64_t(k)});
+                    if (buffer.size() >= runItems)
+                        runs.write(buffer);
+                }
+        }
+        hi = lo;
+    }
+    std::vector<int64_t>().swap(scope);
+    std::vector<int64_t>().swap(parent);
+    std::vector<int64_t>().swap(gpuStart);
+    std::vector<int64_t>().swap(gpuEnd);
+    std::vector<uint64_t>().swap(mask);
+    std::vector<uint8_t>().swap(present);
+    pending.clear();
+    for (auto& [id, r] : trackRows) {
+        auto it = builders.find(id);
+        if (it != builders.end()) {
+            r.buckets = it->second->finish();
+            it->second.reset();
+        }
+        ov.rows.push_back(std::move(r));
+    }
+    builders.clear();
+    LaneEmitter lanes(ov, laneSet, reader, scopeLevel);
+    runs.merge(buffer, [&](const SpillItem& it) { lanes.add(it.device, it.depth, it.start, it.end, it.scope, it.id); });
+    lanes.finish();
+}
+
+}  // namespace
+
+void setOverviewMemoryBudget(int64_t bytes) { budgetSetting() = bytes > 0 ? bytes : RunOverview::kDefaultMemoryBudget; }
+
+int64_t overviewMemoryBudget() { return budgetSetting(); }
+
 RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSet)
 {
     Reader reader(db);
@@ -286,6 +746,51 @@ RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSe
         scopeDepth[n.id] = n.depth;
         scopeLevel[n.id] = n.levelId;
     }
+    std::vector<int32_t> deviceIds;   // bit i of a mask: deviceIds[i] (the 64th and later share bit 63)
+    for (const DeviceInfo& dv : reader.devices(runId))
+        deviceIds.push_back(dv.id);
+    for (const Track& t : tracks)
+        if (std::find(deviceIds.begin(), deviceIds.end(), t.deviceId) == deviceIds.end())
+            deviceIds.push_back(t.deviceId);
+    std::sort(deviceIds.begin(), deviceIds.end());
+    auto deviceBit = [&](int32_t deviceId) {
+        const size_t i = size_t(std::lower_bound(deviceIds.begin(), deviceIds.end(), deviceId) - deviceIds.begin());
+        return uint64_t(1) << std::min<size_t>(i, 63);
+    };
+
+    // Over the budget the bounded pass: the in-memory one holds ~100 bytes an instance at its
+    // peak (below), more with holes in the ids.
+    int64_t instances = 0, minId = 0, maxId = 0;
+    {
+        Statement n(db.handle(), "SELECT coalesce(sum(count), 0) FROM scope_instance_chunks WHERE run_id=?");
+        n.bind(1, runId);
+        if (n.step())
+            instances = n.int64(0);
+    }
+    const int64_t budget = overviewMemoryBudget();
+    if (instances > 0 && (instances > budget / 100 || instances >= (int64_t(1) << 32))) {
+        // The ids' range, from the id column of each chunk.
+        minId = INT64_MAX;
+        maxId = INT64_MIN;
+        Statement s(db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=?");
+        s.bind(1, runId);
+        std::vector<ScopeInstance> rows;
+        while (s.step()) {
+            rows.clear();
+            try {
+                InstanceChunk::decode(s.blob(0), rows);
+            } catch (const StorageError& e) {
+                throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
+            }
+            for (const ScopeInstance& r : rows) {
+                minId = std::min(minId, r.id);
+                maxId = std::max(maxId, r.id);
+            }
+        }
+        computeBounded(db, runId, ov, tracks, scopeDepth, scopeLevel, deviceIds, laneSet, budget, minId, maxId);
+        return ov;
+    }
+
     // Instances by index (id order, parents first); their GPU spans and devices grow from the
     // kernels under them, as the timeline's lanes do.
     // Only (id, scope, parent) of each instance, decoded chunk by chunk: 24 bytes an instance
@@ -295,10 +800,8 @@ RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSe
     };
     std::vector<Inst> inst;
     {
-        Statement n(db.handle(), "SELECT coalesce(sum(count), 0) FROM scope_instance_chunks WHERE run_id=?");
-        n.bind(1, runId);
-        if (n.step() && n.int64(0) > 0 && n.int64(0) < (int64_t(1) << 32))
-            inst.reserve(size_t(n.int64(0)));
+        if (instances > 0)
+            inst.reserve(size_t(instances));
         Statement s(db.handle(), "SELECT data, count FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
         s.bind(1, runId);
         std::vector<ScopeInstance> rows;
@@ -330,17 +833,6 @@ RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSe
     };
     std::vector<int64_t> gpuStart(inst.size(), INT64_MAX), gpuEnd(inst.size(), INT64_MIN);
     std::vector<uint64_t> deviceMask(inst.size(), 0);
-    std::vector<int32_t> deviceIds;   // bit i of a mask: deviceIds[i] (the 64th and later share bit 63)
-    for (const DeviceInfo& dv : reader.devices(runId))
-        deviceIds.push_back(dv.id);
-    for (const Track& t : tracks)
-        if (std::find(deviceIds.begin(), deviceIds.end(), t.deviceId) == deviceIds.end())
-            deviceIds.push_back(t.deviceId);
-    std::sort(deviceIds.begin(), deviceIds.end());
-    auto deviceBit = [&](int32_t deviceId) {
-        const size_t i = size_t(std::lower_bound(deviceIds.begin(), deviceIds.end(), deviceId) - deviceIds.begin());
-        return uint64_t(1) << std::min<size_t>(i, 63);
-    };
 
     RowBuilder builder(ov.originNs, ov.bucketNs, ov.bucketCount);
     std::map<int64_t, OverviewRow> trackRows;
@@ -415,36 +907,13 @@ RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSe
     std::vector<Inst>().swap(inst);
     std::vector<int64_t>().swap(gpuStart);
     std::vector<int64_t>().swap(gpuEnd);
-    std::vector<ScopeLaneItem> laneItems;
+    LaneEmitter emit(ov, laneSet, reader, scopeLevel);
     for (auto& [key, items] : lanes) {
         std::sort(items.begin(), items.end());
-        OverviewRow r;
-        r.kind = OverviewRow::Kind::Lane;
-        r.deviceId = key.first;
-        r.depth = key.second;
-        r.items = int64_t(items.size());
         for (const LaneItem& it : items)
-            builder.add(it.start, it.end, it.key);
-        r.buckets = builder.finish();
-        if (laneSet) {
-            // The lane's level: the most common of its first 256 items' (ties: the first by name).
-            std::map<std::string, int> levels;
-            for (size_t k = 0; k < std::min<size_t>(items.size(), 256); ++k)
-                ++levels[reader.string(scopeLevel[items[k].key])];
-            std::string level;
-            int best = -1;
-            for (const auto& [lvl, n] : levels)
-                if (n > best) {
-                    best = n;
-                    level = lvl;
-                }
-            laneItems.resize(items.size());
-            for (size_t k = 0; k < items.size(); ++k)
-                laneItems[k] = ScopeLaneItem{items[k].id, items[k].start, items[k].end};
-            laneSet->addLane(key.first, key.second, laneItems, std::move(level));
-        }
+            emit.add(key.first, key.second, it.start, it.end, it.key, it.id);
+        emit.finish();
         std::vector<LaneItem>().swap(items);
-        ov.rows.push_back(std::move(r));
     }
     return ov;
 }

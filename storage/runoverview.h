@@ -58,6 +58,7 @@ struct OverviewRow {
 struct RunOverview {
     static constexpr uint32_t kBuckets = 16384;   // grid size: ~8 buckets per pixel of a 2000 px timeline
     static constexpr uint8_t kFormat = 1;
+    static constexpr int64_t kDefaultMemoryBudget = int64_t(4) << 30;   // computeRunOverview's, bytes
     int64_t originNs = 0;        // first activity start (relative to the run origin)
     int64_t bucketNs = 1;
     uint32_t bucketCount = 0;    // 0 for a run without activities
@@ -69,8 +70,14 @@ struct RunOverview {
 
 // Computes a run's overview from its stored activities and scope instances (a pass over them);
 // with `lanes`, also the run's scope lanes (storage/scopelanes.h) from the same pass.
-// Throws StorageError on a damaged run.
+// A run whose pass would hold more than the memory budget (~100 bytes a scope instance) is
+// computed in bounded memory instead: instances in blocks of ids (a pass over the activities
+// each), lane items sorted in runs in a temporary file, the lanes' chunks spilled there too;
+// same result. Throws StorageError on a damaged run or a temporary file that cannot be written.
 RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* lanes = nullptr);
+// The budget of computeRunOverview (process-wide; <= 0 restores the default, 4 GiB).
+void setOverviewMemoryBudget(int64_t bytes);
+int64_t overviewMemoryBudget();
 
 // Replaces the run's stored overview (and with `lanes` its scope lanes, schema 6). In its own
 // transaction, unless the caller holds one.

@@ -12,31 +12,87 @@ namespace wt {
 
 void ScopeLaneSet::addLane(int32_t deviceId, int32_t depth, const std::vector<ScopeLaneItem>& items, std::string level)
 {
-    if (items.empty())
+    beginLane(deviceId, depth);
+    for (const ScopeLaneItem& it : items)
+        appendItem(it);
+    endLane(std::move(level));
+}
+
+void ScopeLaneSet::beginLane(int32_t deviceId, int32_t depth)
+{
+    m_pending.clear();
+    m_lane = ScopeLane{};
+    m_lane.deviceId = deviceId;
+    m_lane.depth = depth;
+}
+
+void ScopeLaneSet::appendItem(const ScopeLaneItem& item)
+{
+    if (m_lane.items == 0)
+        m_lane.firstStartNs = item.startNs;
+    m_lane.lastStartNs = item.startNs;
+    m_lane.maxDurationNs = std::max(m_lane.maxDurationNs, item.endNs - item.startNs);
+    ++m_lane.items;
+    m_pending.push_back(item);
+    if (m_pending.size() == kChunkItems)
+        flushChunk();
+}
+
+void ScopeLaneSet::endLane(std::string level)
+{
+    flushChunk();
+    if (m_lane.items == 0)
         return;
-    ScopeLane l;
-    l.deviceId = deviceId;
-    l.depth = depth;
-    l.items = int64_t(items.size());
-    l.firstStartNs = items.front().startNs;
-    l.lastStartNs = items.back().startNs;
-    l.level = std::move(level);
-    const uint32_t lane = uint32_t(lanes.size());
-    for (size_t i = 0; i < items.size(); i += kChunkItems) {
-        const size_t n = std::min(kChunkItems, items.size() - i);
-        ScopeLaneChunk c;
-        c.lane = lane;
-        c.startNs = items[i].startNs;
-        c.endNs = INT64_MIN;
-        c.count = int64_t(n);
-        for (size_t k = i; k < i + n; ++k) {
-            c.endNs = std::max(c.endNs, std::max(items[k].endNs, items[k].startNs + 1));
-            l.maxDurationNs = std::max(l.maxDurationNs, items[k].endNs - items[k].startNs);
-        }
-        c.data = encodeScopeLaneItems(items.data() + i, n, c.startNs);
-        chunks.push_back(std::move(c));
+    m_lane.level = std::move(level);
+    lanes.push_back(std::move(m_lane));
+    m_lane = ScopeLane{};
+}
+
+void ScopeLaneSet::flushChunk()
+{
+    if (m_pending.empty())
+        return;
+    ScopeLaneChunk c;
+    c.lane = uint32_t(lanes.size());
+    c.startNs = m_pending.front().startNs;
+    c.endNs = INT64_MIN;
+    c.count = int64_t(m_pending.size());
+    for (const ScopeLaneItem& it : m_pending)
+        c.endNs = std::max(c.endNs, std::max(it.endNs, it.startNs + 1));
+    c.data = encodeScopeLaneItems(m_pending.data(), m_pending.size(), c.startNs);
+    if (m_spill) {
+        if (std::fwrite(c.data.data(), 1, c.data.size(), m_spill.get()) != c.data.size())
+            throw StorageError("cannot write the scope lanes' temporary file (disk full?)");
+        c.spillOffset = m_spillEnd;
+        c.spillBytes = int64_t(c.data.size());
+        m_spillEnd += c.spillBytes;
+        std::string().swap(c.data);
     }
-    lanes.push_back(std::move(l));
+    chunks.push_back(std::move(c));
+    m_pending.clear();
+}
+
+void ScopeLaneSet::spillToFile()
+{
+    if (m_spill)
+        return;
+    std::FILE* f = std::tmpfile();
+    if (!f)
+        throw StorageError("cannot create a temporary file for the scope lanes");
+    m_spill.reset(f, std::fclose);
+}
+
+std::string ScopeLaneSet::chunkData(size_t chunk) const
+{
+    const ScopeLaneChunk& c = chunks.at(chunk);
+    if (c.spillOffset < 0)
+        return c.data;
+    std::string out(size_t(c.spillBytes), '\0');
+    if (!m_spill || std::fflush(m_spill.get()) != 0 || fseeko(m_spill.get(), off_t(c.spillOffset), SEEK_SET) != 0 ||
+        std::fread(out.data(), 1, out.size(), m_spill.get()) != out.size())
+        throw StorageError("cannot read the scope lanes' temporary file");
+    fseeko(m_spill.get(), 0, SEEK_END);
+    return out;
 }
 
 size_t ScopeLaneSet::bytes() const
@@ -122,9 +178,11 @@ void storeScopeLanes(Database& db, int64_t runId, const ScopeLaneSet& set)
         lane.run();
     }
     Statement chunk(h, "INSERT INTO scope_lane_chunks(run_id, lane, start_ns, end_ns, count, data) VALUES (?,?,?,?,?,?)");
-    for (const ScopeLaneChunk& c : set.chunks) {
+    for (size_t i = 0; i < set.chunks.size(); ++i) {
+        const ScopeLaneChunk& c = set.chunks[i];
+        const std::string data = set.chunkData(i);
         chunk.bind(1, runId).bind(2, int64_t(c.lane)).bind(3, c.startNs).bind(4, c.endNs).bind(5, c.count)
-            .bindBlobNoCopy(6, c.data.data(), c.data.size());
+            .bindBlobNoCopy(6, data.data(), data.size());
         chunk.run();
     }
     Statement run(h, "INSERT INTO scope_lane_sets(run_id, format, lanes) VALUES (?,?,?)");

@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,7 +49,9 @@ struct ScopeLaneChunk {
     int64_t startNs = 0;              // its first item's start
     int64_t endNs = 0;                // the latest max(end, start + 1) of its items
     int64_t count = 0;
-    std::string data;                 // encodeScopeLaneItems
+    std::string data;                 // encodeScopeLaneItems (empty when spilled: ScopeLaneSet::chunkData)
+    int64_t spillOffset = -1;         // where a spilled chunk's data is in the set's spill file
+    int64_t spillBytes = 0;
 };
 
 // Lanes ordered by (device, depth); chunks by lane, then start.
@@ -59,7 +63,24 @@ struct ScopeLaneSet {
 
     // Appends a lane from its items, sorted by (start, id); fills its figures but `level`.
     void addLane(int32_t deviceId, int32_t depth, const std::vector<ScopeLaneItem>& items, std::string level);
+    // The same, item by item (a lane larger than memory): beginLane, appendItem in lane order,
+    // endLane. A lane without items is not added. addLane is these.
+    void beginLane(int32_t deviceId, int32_t depth);
+    void appendItem(const ScopeLaneItem& item);
+    void endLane(std::string level);
+    // From now on encoded chunks go to an unnamed temporary file (deleted when the last copy of
+    // the set goes), not memory: what the set holds is then ~40 bytes per 4096 items.
+    void spillToFile();
+    // A chunk's encoded items, from memory or the spill file. Throws StorageError on a failed read.
+    std::string chunkData(size_t chunk) const;
     size_t bytes() const;
+
+private:
+    void flushChunk();
+    std::vector<ScopeLaneItem> m_pending;   // the chunk being filled
+    ScopeLane m_lane;
+    std::shared_ptr<std::FILE> m_spill;
+    int64_t m_spillEnd = 0;
 };
 
 std::string encodeScopeLaneItems(const ScopeLaneItem* items, size_t n, int64_t chunkStartNs);

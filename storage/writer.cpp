@@ -10,6 +10,7 @@
 #include "stepmerge.h"
 #include "steptotalsblob.h"
 #include "storageerror.h"
+#include "varint.h"
 
 #include <algorithm>
 #include <chrono>
@@ -196,17 +197,36 @@ struct StepSummary {
         int64_t scopeId = 0; // level steps: the step scope and the instance's end (storage/stepmerge.h)
         int64_t endNs = 0;
     };
-    struct Cell {
-        uint32_t row;
-        int64_t count, timeNs;
-    };
+    // A segment's cells as varints (row, count, zigzag time: ~6 bytes a cell, a quarter of the
+    // structs), so the memory held until the end follows the blob it becomes.
     struct Segment {
         int32_t byLevel, byName;   // the step under each rule (-1: none)
-        std::vector<Cell> cells;
+        std::string cells;
     };
+    // Past this many bytes of segments the run's step totals are not stored (their blob would
+    // near SQLite's 1 GB limit; readers then compute them from the instances and activities,
+    // as for older files): what the writer holds for them stays bounded.
+    static constexpr size_t kMaxSegmentBytes = 900u << 20;
+    static size_t& segmentLimit()
+    {
+        static size_t limit = kMaxSegmentBytes;
+        return limit;
+    }
+    size_t segmentBytes = 0;
+    bool tooBig = false;
     std::unordered_map<int64_t, ScopeFlags> scopes;
     bool anyLevelStep = false;
-    std::vector<int32_t> levelOf, nameOf;     // per instance (id - 1): its step under each rule
+    // Per instance (id - 1): its step under each rule; empty until an instance has one (a run
+    // without steps, or without profiler-step names, holds nothing per instance for that rule).
+    std::vector<int32_t> levelOf, nameOf;
+    static int32_t at(const std::vector<int32_t>& v, int64_t id) { return size_t(id - 1) < v.size() ? v[size_t(id - 1)] : -1; }
+    static void put(std::vector<int32_t>& v, int64_t id, int32_t step)
+    {
+        if (step < 0 && v.empty())
+            return;
+        v.resize(size_t(id - 1), -1);
+        v.push_back(step);
+    }
     std::vector<Step> levelSteps, nameSteps;
     std::unordered_map<uint32_t, int32_t> nameStep;   // profiler-step name -> its step
     int64_t stepInstances = 0;                // instances of outermost step-level scopes (countSteps)
@@ -237,8 +257,8 @@ struct StepSummary {
         const ScopeFlags& f = scopes[scopeId];
         int32_t l = -1, n = -1;
         if (parentInstance > 0) {
-            l = levelOf[size_t(parentInstance - 1)];
-            n = nameOf[size_t(parentInstance - 1)];
+            l = at(levelOf, parentInstance);
+            n = at(nameOf, parentInstance);
         }
         if (f.outerLevel)
             ++stepInstances;
@@ -254,16 +274,16 @@ struct StepSummary {
                 nameSteps[size_t(it->second)].startNs = std::min(nameSteps[size_t(it->second)].startNs, startNs);
             n = it->second;
         }
-        levelOf.push_back(l);
-        nameOf.push_back(n);
+        put(levelOf, id, l);
+        put(nameOf, id, n);
     }
 
     // Instance `id` ended: a level step's own instance keeps its end (overlapping ones merge).
     void endInstance(int64_t id, int64_t endNs)
     {
-        if (id <= 0 || size_t(id - 1) >= levelOf.size())
+        if (id <= 0)
             return;
-        const int32_t l = levelOf[size_t(id - 1)];
+        const int32_t l = at(levelOf, id);
         if (l >= 0 && levelSteps[size_t(l)].instance == id)
             levelSteps[size_t(l)].endNs = std::max(endNs, levelSteps[size_t(l)].startNs);
     }
@@ -273,8 +293,8 @@ struct StepSummary {
     {
         if (instance <= 0)
             return;
-        const int32_t l = levelOf[size_t(instance - 1)], n = nameOf[size_t(instance - 1)];
-        if (l < 0 && n < 0)
+        const int32_t l = at(levelOf, instance), n = at(nameOf, instance);
+        if ((l < 0 && n < 0) || tooBig)
             return;
         if (l != curLevel || n != curName) {
             setAside();
@@ -295,19 +315,27 @@ struct StepSummary {
         if (touched.empty())
             return;
         Segment seg{curLevel, curName, {}};
-        seg.cells.reserve(touched.size());
         for (uint32_t row : touched) {
-            seg.cells.push_back({row, count[row], time[row]});
+            varint::put(seg.cells, row);
+            varint::put(seg.cells, uint64_t(count[row]));
+            varint::put(seg.cells, varint::zigzag(time[row]));
             count[row] = time[row] = 0;
         }
         touched.clear();
+        segmentBytes += seg.cells.size() + sizeof(Segment);
         segments.push_back(std::move(seg));
+        if (segmentBytes > segmentLimit()) {
+            tooBig = true;
+            std::vector<Segment>().swap(segments);
+        }
     }
 
     // Writes the run's step_totals row: steps numbered in time order, each step's rows sorted.
     void write(sqlite3* db, int64_t runId, const std::vector<TotalRow>& rowKeys)
     {
         setAside();
+        if (tooBig)
+            return;
         const bool byLevel = anyLevelStep;
         // Level steps: instances of one step scope overlapping in time are one step.
         std::vector<uint32_t> mergedOf;
@@ -352,13 +380,18 @@ struct StepSummary {
         std::vector<TotalRow> rows, previous;   // reused: one step at a time goes into the blob
         size_t k = 0;
         for (int64_t step = 0; step < int64_t(steps.size()); ++step) {
-            for (; k < bySegment.size() && bySegment[k].first == step; ++k)
-                for (const Cell& c : segments[bySegment[k].second].cells) {
-                    if (count[c.row] == 0)
-                        touched.push_back(c.row);
-                    count[c.row] += c.count;
-                    time[c.row] += c.timeNs;
+            for (; k < bySegment.size() && bySegment[k].first == step; ++k) {
+                const std::string& cells = segments[bySegment[k].second].cells;
+                varint::Cursor c{reinterpret_cast<const uint8_t*>(cells.data()), reinterpret_cast<const uint8_t*>(cells.data()) + cells.size()};
+                while (c.p != c.end) {
+                    const uint32_t row = uint32_t(c.next());
+                    const int64_t n = int64_t(c.next()), ns = varint::unzigzag(c.next());
+                    if (count[row] == 0)
+                        touched.push_back(row);
+                    count[row] += n;
+                    time[row] += ns;
                 }
+            }
             rows.clear();
             for (uint32_t row : touched) {
                 TotalRow t = rowKeys[row];
@@ -374,6 +407,9 @@ struct StepSummary {
             StepTotalsBlob::appendStep(blob, rows, previous);
             std::swap(rows, previous);
         }
+        std::vector<Segment>().swap(segments);
+        if (blob.size() >= size_t(sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1)))
+            return;   // too big to store: as tooBig
         Statement ins(db, "INSERT OR REPLACE INTO step_totals(run_id, steps, step_instances, data) VALUES (?,?,?,?)");
         ins.bind(1, runId).bind(2, int64_t(steps.size())).bind(3, stepInstances).bindBlobNoCopy(4, blob.data(), blob.size()).run();
     }
@@ -429,8 +465,15 @@ struct Writer::Impl {
     std::vector<ApiCall> pendingApiCalls;
     int64_t openInstanceRow = 0, openApiRow = 0;   // rows of the chunks being filled, once committed
     std::unique_ptr<Statement> updChunk, updInstanceChunk, updApiChunk;
-    std::vector<int64_t> instScope, instParent, instStart, instThread;
-    std::vector<uint8_t> instWritten;
+    // Per instance only its scope (as an index into instScopes: 4 bytes, what activities need
+    // to the end); what writing it needs (parent, start, thread) only while it is open.
+    struct OpenInstance {
+        int64_t parent, start, thread;
+    };
+    std::vector<uint32_t> instScope;                       // per instance: index into instScopes
+    std::vector<int64_t> instScopes;                       // scope ids of this run's instances
+    std::unordered_map<int64_t, uint32_t> instScopeIndex;  // scope id -> index into instScopes
+    std::unordered_map<size_t, OpenInstance> openInstances;   // by instance index: begun, not ended
     std::unordered_set<int64_t> hostThreads;       // HostThread ids added in this run
 
     Summary summary;
@@ -601,10 +644,15 @@ struct Writer::Impl {
         return size_t(id - instanceBase);
     }
 
+    int64_t scopeOfInstance(size_t i) const { return instScopes[instScope[i]]; }
+
+    // Instance i (open) ends at endNs.
     void writeInstance(size_t i, int64_t endNs)
     {
-        pendingInstances.push_back(ScopeInstance{instanceBase + int64_t(i), instScope[i], instParent[i], instStart[i], endNs, instThread[i]});
-        instWritten[i] = 1;
+        auto it = openInstances.find(i);
+        const OpenInstance o = it->second;
+        openInstances.erase(it);
+        pendingInstances.push_back(ScopeInstance{instanceBase + int64_t(i), scopeOfInstance(i), o.parent, o.start, endNs, o.thread});
         if (pendingInstances.size() >= InstanceChunk::kMaxInstances)
             flushInstances(true);
         countRows(1);
@@ -648,12 +696,11 @@ struct Writer::Impl {
         trackState.clear();
         scopes.clear();
         scopeDepth.clear();
-        instScope.clear();
-        instParent.clear();
-        instStart.clear();
-        instThread.clear();
+        std::vector<uint32_t>().swap(instScope);
+        instScopes.clear();
+        instScopeIndex.clear();
+        openInstances.clear();
         hostThreads.clear();
-        instWritten.clear();
         pendingInstances.clear();
         pendingApiCalls.clear();
         openInstanceRow = openApiRow = 0;
@@ -862,12 +909,13 @@ int64_t Writer::beginScopeInstance(int64_t scopeId, int64_t parentInstanceId, in
         d->instanceIndex(parentInstanceId, "beginScopeInstance");
     if (!timeInRange(startNs))
         throw StorageError("scope instance starts at " + std::to_string(startNs) + " ns, out of the range a run can hold (+-2^61 ns)");
-    int64_t id = d->instanceBase + int64_t(d->instScope.size());
-    d->instScope.push_back(scopeId);
-    d->instParent.push_back(parentInstanceId);
-    d->instStart.push_back(startNs);
-    d->instThread.push_back(threadId);
-    d->instWritten.push_back(0);
+    const size_t index = d->instScope.size();
+    int64_t id = d->instanceBase + int64_t(index);
+    auto [sc, fresh] = d->instScopeIndex.try_emplace(scopeId, uint32_t(d->instScopes.size()));
+    if (fresh)
+        d->instScopes.push_back(scopeId);
+    d->instScope.push_back(sc->second);
+    d->openInstances.emplace(index, Impl::OpenInstance{parentInstanceId, startNs, threadId});
     d->steps.addInstance(id, scopeId, parentInstanceId, startNs);
     return id;
 }
@@ -876,7 +924,7 @@ void Writer::endScopeInstance(int64_t instanceId, int64_t endNs)
 {
     d->requireRun("endScopeInstance");
     size_t i = d->instanceIndex(instanceId, "endScopeInstance");
-    if (d->instWritten[i])
+    if (!d->openInstances.count(i))
         throw StorageError("endScopeInstance: instance " + std::to_string(instanceId) + " already ended");
     if (!timeInRange(endNs))
         throw StorageError("scope instance ends at " + std::to_string(endNs) + " ns, out of the range a run can hold (+-2^61 ns)");
@@ -899,7 +947,7 @@ void Writer::addActivity(const Activity& a)
     d->requireRun("addActivity");
     int64_t scopeId = 0;
     if (a.scopeInstanceId != 0)
-        scopeId = d->instScope[d->instanceIndex(a.scopeInstanceId, "addActivity")];
+        scopeId = d->scopeOfInstance(d->instanceIndex(a.scopeInstanceId, "addActivity"));
     auto ts = d->trackState.find(a.trackId);
     if (ts == d->trackState.end())
         throw StorageError("addActivity: unknown track " + std::to_string(a.trackId));
@@ -980,6 +1028,8 @@ void Writer::setDroppedRecords(int64_t dropped)
     s.bind(1, dropped).bind(2, d->runId).run();
 }
 
+void Writer::setStepTotalsLimit(size_t bytes) { StepSummary::segmentLimit() = bytes > 0 ? bytes : StepSummary::kMaxSegmentBytes; }
+
 void Writer::finishRun(RunStatus status, int64_t durationNs)
 {
     d->requireRun("finishRun");
@@ -987,9 +1037,12 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
         d->ensureTransaction();
         d->flushAll(true);
         // Instances never ended (interrupted capture) end where they started.
-        for (size_t i = 0; i < d->instScope.size(); ++i)
-            if (!d->instWritten[i])
-                d->writeInstance(i, d->instStart[i]);
+        std::vector<std::pair<size_t, int64_t>> neverEnded;
+        for (const auto& [i, o] : d->openInstances)
+            neverEnded.emplace_back(i, o.start);
+        std::sort(neverEnded.begin(), neverEnded.end());
+        for (const auto& [i, start] : neverEnded)
+            d->writeInstance(i, start);
         d->writeTrackCounts();
         d->summary.write(d->h, d->runId, false);
         if (d->stepTable)

@@ -65,6 +65,10 @@ public:
     // Marks a run whose writer died incomplete; rebuilds its summary from its chunks when the
     // committed summary does not cover them (files of earlier versions).
     static void recoverRun(Database& db, int64_t runId);
+    // The bytes of per-step totals (held while writing, ~6 a kernel) past which a run's are not
+    // stored (readers compute them, as for older files); 0 restores the default (~900 MB,
+    // under SQLite's 1 GB blob limit). Process-wide; for tests.
+    static void setStepTotalsLimit(size_t bytes);
 
 private:
     struct Impl;

@@ -6,6 +6,10 @@
 //
 //   bench_gui --kernels 10000000 [--streams 8] [--file PATH] [--frames 120] [--png PREFIX] [--write-only]
 //             [--group LAYER] [--api] [--find REGEX] [--summary-cost] [--memory-cap BYTES]
+//             [--overview-budget BYTES]
+//
+// --overview-budget: the memory the summary's pass may hold when the run is written
+// (storage/runoverview.h; default 4 GiB): over it the pass is the bounded one.
 //
 // --memory-cap: the timeline's detail under that cap (core/windowedrun.h). A run over it is not
 // loaded whole: the bench draws the summary, loads the visible window (0.1% of the run, in the
@@ -13,7 +17,7 @@
 // the window again with exact lanes, and pans at each zoom, loading the next window whenever
 // the view leaves the loaded one (timed apart: the GUI loads it on a worker meanwhile drawing
 // the previous one). Prints the time to the visible window's detail, resident memory (now and
-// peak) and frame percentiles.
+// peak), frame percentiles, and the breakdown of a range (1% of the run) read from its chunks.
 //
 // --api gives every kernel its launching API call on one of two host threads (the CPU rows,
 // 10M kernels: 10M calls) and selects a kernel in the middle, so every frame draws its flow.
@@ -25,6 +29,7 @@
 //
 // The run is generated into PATH (default /tmp/wheretime-bench-gui-N.wt) when missing, so a
 // second invocation measures the open path only.
+#include "app/gui/breakdown/breakdownsource.h"
 #include "app/gui/core/overviewrun.h"
 #include "app/gui/core/rundata.h"
 #include "app/gui/core/timelinelayout.h"
@@ -236,6 +241,20 @@ int benchWindowed(QApplication&, wt::gui::TimelineWidget& widget, QImage& image,
                     percentile(cpuTimes, 0.95), items / size_t(std::max(frames, 1)), summaryFrames, frames, loads.size(),
                     percentile(loads, 0.5), percentile(loads, 1.0));
     }
+    // A time range's breakdown over the cap (the breakdown view's range selection): 1% of the
+    // run in the middle, only that range's chunks read (BreakdownSource::computeRange).
+    {
+        window.reset();
+        auto source = BreakdownSource::loadStored(overview);
+        const double r0 = mid - span * 0.005, r1 = mid + span * 0.005;
+        auto tr = Clock::now();
+        const double cr = threadCpuMs();
+        const BreakdownResult r = source->computeRange(wt::GroupLevel{}, r0, r1);
+        std::printf("range breakdown (1%% of the run, by layer): %.0f ms (thread CPU %.0f ms), %zu rows, %s of kernel time; "
+                    "peak %.1f MiB (process)\n",
+                    msSince(tr), threadCpuMs() - cr, r.rows.size(), qPrintable(formatDuration(double(r.totalNs))),
+                    double(peakRssBytes()) / (1 << 20));
+    }
     std::printf("resident memory at the end: +%.1f MiB; peak %.1f MiB (process)\n", double(rssBytes() - rss0) / (1 << 20),
                 double(peakRssBytes()) / (1 << 20));
     return 0;
@@ -294,8 +313,18 @@ int main(int argc, char** argv)
             }
             memoryCap = *c;
         }
+        else if (a == "--overview-budget") {
+            // Memory the summary's pass may hold when the run is written (or --summary-cost).
+            const std::string v = next();
+            auto c = wt::gui::parseByteSize(QString::fromStdString(v));
+            if (!c || *c <= 0) {
+                std::fprintf(stderr, "bench_gui: --overview-budget needs a size in bytes (e.g. 4G, 512M), got '%s'\n", v.c_str());
+                return 2;
+            }
+            wt::setOverviewMemoryBudget(*c);
+        }
         else {
-            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX] [--summary-cost] [--memory-cap BYTES]\n");
+            std::fprintf(stderr, "usage: bench_gui [--kernels N] [--streams S] [--frames F] [--file PATH] [--png PREFIX] [--write-only] [--group LAYER] [--api] [--find REGEX] [--summary-cost] [--memory-cap BYTES] [--overview-budget BYTES]\n");
             return 2;
         }
     }
