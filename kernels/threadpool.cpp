@@ -18,10 +18,10 @@ constexpr int kSpinIterations = 200;
 // A worker spins this long after its last chunk before it sleeps. A sleeping worker joined the
 // next job 20-30 us late on this VM (a futex wake of an idle vCPU), a quarter of a 16-item
 // attention product (~80 us on two cores), and in the workloads' steps it was asleep at most
-// jobs: it finishes its chunks 10-50 us before the caller finishes its own and the step's next
-// op starts (docs/performance.md, "the small products"). 200 pauses (5 us on Zen 5's 26 ns
-// pause, 30 us on Intel's) did not bridge that. By the clock, not by pauses, whose length
-// differs 5x between CPUs; yielding every ~0.5 us, so on a loaded machine a process waiting for
+// jobs: it finished its chunks 10-50 us before the caller finished its own and the step's next
+// op started (load 2.7; docs/performance.md, seventh round). 200 pauses (5 us at this Zen 5's
+// 26 ns a pause) did not bridge that. By the clock, not by pauses, whose length differs several
+// times between CPUs; yielding every ~0.5 us, so on a loaded machine a process waiting for
 // this core gets it (a pure spin made a loaded run's batched products slower). Short enough that
 // a pool left idle for OpenBLAS's threads (a GEMM on OpenBLAS, milliseconds) takes one core
 // from them for a few percent of the call.
