@@ -86,11 +86,13 @@ void linearForward(Runtime& rt, const float* x, int64_t rows, int64_t in, const 
 }
 
 void linearBackward(Runtime& rt, const float* x, const float* dy, int64_t rows, int64_t in, Param& w, Param* b,
-                    float* dx, bool accumulateDx)
+                    float* dx, bool accumulateDx, const std::function<void()>& afterDx)
 {
     int64_t out = w.shape[0];
     rt.gemm("sgemm_nn", false, false, int(rows), int(in), int(out), 1.f, dy, int(out), w.w.f(), int(in),
             accumulateDx ? 1.f : 0.f, dx, int(in));
+    if (afterDx)
+        afterDx();
     rt.gemm("sgemm_tn", true, false, int(out), int(in), int(rows), 1.f, dy, int(out), x, int(in), 0.f, w.g.f(),
             int(in));
     if (b)
@@ -204,9 +206,11 @@ const float* GatedConvBlock::backward(Runtime& rt, const float* dy, const StepSh
     }
     {
         Scope sc(rt, "conv_gemm", ScopeLevel::Op);
-        op::linearBackward(rt, m_col.f(), m_dh.f(), T, k * d, *m_params[0], m_params[1].get(), m_dcol.f(), false);
-        forEach(rt, ew("col2im", double(T * d), double(k), double(k) + 1, 1), {{"T", T}, {"k", k}, {"C", d}}, T * d,
-                fn::Col2im{m_dcol.f(), m_dx.f(), s.seq, d, k, true});
+        // col2im right after dcol's product, which leaves its tiles in cache; dW's product after it.
+        op::linearBackward(rt, m_col.f(), m_dh.f(), T, k * d, *m_params[0], m_params[1].get(), m_dcol.f(), false, [&] {
+            forEach(rt, ew("col2im", double(T * d), double(k), double(k) + 1, 1), {{"T", T}, {"k", k}, {"C", d}}, T * d,
+                    fn::Col2im{m_dcol.f(), m_dx.f(), s.seq, d, k, true});
+        });
     }
     return m_dx.f();
 }

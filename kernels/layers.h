@@ -7,6 +7,7 @@
 #include "kernels/attention.h"
 #include "kernels/runtime.h"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -139,9 +140,11 @@ private:
 // Shared helpers of the layers (also used by the softmax layers and the tests).
 namespace op {
 void linearForward(Runtime& rt, const float* x, int64_t rows, int64_t in, const Param& w, const Param* b, float* y);
-// dx = dy W (beta 0 or 1), dW = dy^T x, db = colsum(dy); dx is always computed (null only in dry runs)
+// dx = dy W (beta 0 or 1), dW = dy^T x, db = colsum(dy); dx is always computed (null only in dry runs).
+// afterDx runs right after the dx product, before dW's: an op that reads dx then finds it in cache
+// (the conv's col2im: 5x slower after dW's product had streamed its operands).
 void linearBackward(Runtime& rt, const float* x, const float* dy, int64_t rows, int64_t in, Param& w, Param* b,
-                    float* dx, bool accumulateDx);
+                    float* dx, bool accumulateDx, const std::function<void()>& afterDx = {});
 // normSq += the sum of squares of the tensors (pointer, elements), in one `grad_norm_sq` launch
 // per 16 of them: a layer's gradients at once, like a framework's multi-tensor norm (bert's
 // encoder layer was 12 launches of 256 to 262,144 floats, each paying the pool's start).

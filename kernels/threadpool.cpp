@@ -1,6 +1,7 @@
 #include "kernels/threadpool.h"
 
 #include <algorithm>
+#include <chrono>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -12,10 +13,19 @@
 namespace wt::kernels {
 
 namespace {
-// A few microseconds of spinning before a worker sleeps (a pause is 10-140 cycles): enough
-// for the back-to-back launches of one layer, short enough not to take a core from
-// OpenBLAS's threads during the GEMM that follows.
+// The caller's wait for the chunks a worker still runs: pauses, then yields.
 constexpr int kSpinIterations = 200;
+// A worker spins this long after its last chunk before it sleeps. A sleeping worker joined the
+// next job 20-30 us late on this VM (a futex wake of an idle vCPU), a quarter of a 16-item
+// attention product (~80 us on two cores), and in the workloads' steps it was asleep at most
+// jobs: it finished its chunks 10-50 us before the caller finished its own and the step's next
+// op started (load 2.7; docs/performance.md, seventh round). 200 pauses (5 us at this Zen 5's
+// 26 ns a pause) did not bridge that. By the clock, not by pauses, whose length differs several
+// times between CPUs; yielding every ~0.5 us, so on a loaded machine a process waiting for
+// this core gets it (a pure spin made a loaded run's batched products slower). Short enough that
+// a pool left idle for OpenBLAS's threads (a GEMM on OpenBLAS, milliseconds) takes one core
+// from them for a few percent of the call.
+constexpr auto kWorkerSpin = std::chrono::microseconds(60);
 constexpr int kChunksPerThread = 4;
 }
 
@@ -93,11 +103,17 @@ void ThreadPool::workerLoop()
         int64_t count = 0;
         int chunks = 0;
         uint32_t job = 0;
-        for (int spin = 0; spin < kSpinIterations; ++spin) {
+        const auto spinUntil = std::chrono::steady_clock::now() + kWorkerSpin;
+        for (int spin = 1;; ++spin) {
             uint64_t v = m_claim.load(std::memory_order_acquire);
             if (uint32_t(v >> 32) != seen)
                 break;
             WT_PAUSE();
+            if (spin % 16 == 0) {   // every ~0.5 us: the clock, and the core to whoever else waits for it
+                if (std::chrono::steady_clock::now() >= spinUntil)
+                    break;
+                std::this_thread::yield();
+            }
         }
         {
             std::unique_lock<std::mutex> lock(m_mutex);

@@ -7,7 +7,7 @@
 // has not scheduled yet (a loaded 2-core machine) from holding the caller up: the caller
 // takes the chunks nobody has claimed.
 //
-// Workers spin briefly after a job (the row kernels come in bursts between GEMMs) and then
+// Workers spin for 60 us after a job (the ops of a step come back to back) and then
 // sleep on a condition variable, so an idle pool does not take cores from OpenBLAS.
 #pragma once
 

@@ -14,11 +14,13 @@
 //
 //   bench_gemm [--rounds 5] [--reps 3] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes SETS]
 //   SETS: square,gcn,gcn-small,transformer,narrow (default) and attention,layers-small,softmax-small,tails-small
-//   bench_gemm --workload W [--steps 4] [--threads N] [--cpu-time]
+//   bench_gemm --workload W [--steps 4] [--threads N] [--cpu-time] [--also OP,OP]
 // --workload: the GEMMs inside a training step of workload W (small preset, adaptive): each
 // product's time (wall clock, or the process's CPU time) as the step runs it, after the ops
 // before it, per layer, product and shape, medians over --steps steps after a first one; the
-// products of a layer and name summed at the end (what bench_roofline's rows hold).
+// products of a layer and name summed at the end (what bench_roofline's rows hold). --also
+// times the ops of those names too (col2im: the conv's gather of the product's columns), their
+// rate in GB/s of the bytes the op's features count.
 #include "kernels/backend.h"
 #include "kernels/bf16gemm.h"
 #include "kernels/blockedgemm.h"
@@ -37,6 +39,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -123,6 +126,7 @@ class GemmTimer final : public wt::kernels::Observer {
 public:
     explicit GemmTimer(bool cpuTime) : m_cpuTime(cpuTime) {}
     bool on = false;
+    std::set<std::string> also;                      // other ops to time (--also)
     std::map<std::string, std::vector<double>> us;   // "layer op shape" -> per launch
     std::map<std::string, double> flops;             // per launch of that key
     std::map<std::string, double> sumUs, sumFlops;   // "layer op" -> over all launches
@@ -140,12 +144,12 @@ public:
     void scopeExit() override {}
     void launchBegin(const wt::kernels::OpLaunch& op) override
     {
-        m_gemm = op.kind == wt::kernels::LaunchKind::Gemm;
+        m_gemm = op.kind == wt::kernels::LaunchKind::Gemm || also.count(std::string(op.name));
         if (!m_gemm)
             return;
         m_key = m_layer + " " + std::string(op.name);
         m_shape = op.dims ? op.dims->str() : std::string();
-        m_flops = op.flops;
+        m_flops = op.kind == wt::kernels::LaunchKind::Gemm ? op.flops : op.bytes;   // --also: bytes (GB/s)
         m_t0 = now(m_cpuTime);
     }
     void launchEnd() override
@@ -166,7 +170,7 @@ private:
     double m_flops = 0, m_t0 = 0;
 };
 
-int runWorkload(const std::string& workload, int steps, bool cpuTime)
+int runWorkload(const std::string& workload, int steps, bool cpuTime, const std::set<std::string>& also)
 {
     using namespace wt::kernels;
     std::unique_ptr<Model> model;
@@ -178,13 +182,14 @@ int runWorkload(const std::string& workload, int steps, bool cpuTime)
     }
     model->prepare();
     GemmTimer timer(cpuTime);
+    timer.also = also;
     model->setObserver(&timer);
     model->step();   // the first step touches every buffer
     timer.on = true;
     for (int s = 0; s < steps; ++s)
         model->step();
     std::printf("%s small adaptive, %d steps after a first, pool %d threads, %s time; per launch: median (best)\n"
-                "| layer op shape | launches a step | us | GFLOP/s |\n| --- | --- | --- | --- |\n",
+                "| layer op shape | launches a step | us | GFLOP/s (--also ops: GB/s) |\n| --- | --- | --- | --- |\n",
                 workload.c_str(), steps, cpu::threads(), cpuTime ? "CPU" : "wall");
     std::vector<std::pair<double, std::string>> rows;
     for (auto& [key, v] : timer.us) {
@@ -206,7 +211,7 @@ int runWorkload(const std::string& workload, int steps, bool cpuTime)
 
 int usage(const char* why)
 {
-    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small,tails-small]\n       bench_gemm --workload gcn|transformer|bert [--steps N] [--threads N] [--cpu-time]\n", why);
+    std::fprintf(stderr, "bench_gemm: %s\nusage: bench_gemm [--rounds N] [--reps N] [--threads N] [--cpu-time] [--cold] [--bf16] [--shapes square,gcn,gcn-small,transformer,narrow,attention,layers-small,softmax-small,tails-small]\n       bench_gemm --workload gcn|transformer|bert [--steps N] [--threads N] [--cpu-time] [--also OP,OP]\n", why);
     return 2;
 }
 
@@ -218,6 +223,7 @@ int main(int argc, char** argv)
     bool cpuTime = false, bf16 = false, cold = false;
     int steps = 4;
     std::string sets = "square,gcn,gcn-small,transformer,narrow", workload;
+    std::set<std::string> also;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--cpu-time") {
@@ -233,9 +239,16 @@ int main(int argc, char** argv)
             continue;
         }
         if ((a == "--rounds" || a == "--reps" || a == "--shapes" || a == "--threads" || a == "--workload" ||
-             a == "--steps") && i + 1 < argc) {
+             a == "--steps" || a == "--also") && i + 1 < argc) {
             const std::string v = argv[++i];
-            if (a == "--shapes")
+            if (a == "--also") {
+                for (size_t p = 0; p <= v.size();) {
+                    const size_t q = std::min(v.find(',', p), v.size());
+                    if (q > p)
+                        also.insert(v.substr(p, q - p));
+                    p = q + 1;
+                }
+            } else if (a == "--shapes")
                 sets = v;
             else if (a == "--workload")
                 workload = v;
@@ -255,7 +268,9 @@ int main(int argc, char** argv)
         openblas_set_num_threads(threads);
     }
     if (!workload.empty())
-        return runWorkload(workload, steps, cpuTime);
+        return runWorkload(workload, steps, cpuTime, also);
+    if (!also.empty())
+        return usage("--also goes with --workload");
     std::printf("threads %d (pool), OpenBLAS %d, %d rounds of the best of %d calls, %s time%s\n",
                 wt::kernels::cpu::threads(), openblas_get_num_threads(), rounds, reps, cpuTime ? "CPU" : "wall",
                 cold ? ", operands and C evicted before each call" : "");
