@@ -27,7 +27,7 @@ std::vector<RooflineOp> rooflineOps(const RunSamples& run, const DeviceSpec& dev
             o.kind = s.kind;
         }
         const double bytes = rooflineBytes(s), exps = transcendentals(s);   // once, for the sums and the terms
-        const RooflineTerms t = rooflineTerms(device, s.kind, s.flops, bytes, isBf16Gemm(s.name), exps);
+        const RooflineTerms t = rooflineTerms(device, s.kind, s.flops, bytes, isBf16Gemm(s.name), exps, 1, isScalarLoop(s));
         o.launches += 1;
         o.flops += s.flops;
         o.bytes += bytes;
