@@ -49,7 +49,7 @@ std::string toJson(const DeviceSpec& d)
            ",\"fp32_flops\":" + json::number(d.fp32Flops) + ",\"tf32_flops\":" + json::number(d.tf32Flops) +
            ",\"bf16_flops\":" + json::number(d.bf16Flops) + ",\"memory_bytes_per_s\":" + json::number(d.memoryBytesPerS) +
            ",\"host_link_bytes_per_s\":" + json::number(d.hostLinkBytesPerS) + ",\"sms\":" + std::to_string(d.sms) +
-           ",\"launch_overhead_ns\":" + json::number(d.launchOverheadNs) + ",\"exp_per_s\":" + json::number(d.expPerS) +
+           ",\"launch_overhead_ns\":" + json::number(d.launchOverheadNs) + ",\"exp_per_s\":" + json::number(d.expPerS) + ",\"scalar_flops\":" + json::number(d.scalarFlops) +
            ",\"source\":" + json::quote(d.source) + "}";
 }
 
@@ -79,6 +79,7 @@ std::optional<DeviceSpec> deviceFromJson(const JsonValue& value, std::string* er
         d.sms = int(o.optionalNumber("sms").value_or(0));
         d.launchOverheadNs = std::max(0.0, o.optionalNumber("launch_overhead_ns").value_or(0));
         d.expPerS = std::max(0.0, o.optionalNumber("exp_per_s").value_or(0));   // older calibrations: none
+        d.scalarFlops = std::max(0.0, o.optionalNumber("scalar_flops").value_or(0));   // older calibrations: none
         d.source = o.optionalString("source").value_or("");
         return d;
     } catch (const JsonError& e) {
@@ -99,11 +100,11 @@ std::optional<DeviceSpec> deviceFromJson(const std::string& json, std::string* e
 }
 
 RooflineTerms rooflineTerms(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes,
-                            bool bf16, double exps, double launches)
+                            bool bf16, double exps, double launches, bool scalarLoop)
 {
     const bool copy = launchKind == "memcpy";
     const double bw = copy && device.hostLinkBytesPerS > 0 ? device.hostLinkBytesPerS : device.memoryBytesPerS;
-    const double peak = bf16 && device.bf16Flops > 0 ? device.bf16Flops : device.fp32Flops;
+    const double peak = flopPeak(device, bf16, scalarLoop);
     RooflineTerms t;
     t.flopsNs = peak > 0 ? flops / peak * 1e9 : 0;
     t.memoryNs = bw > 0 ? bytes / bw * 1e9 : 0;
@@ -133,9 +134,19 @@ const char* toString(RooflineBound bound)
     return "?";
 }
 
-double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes, bool bf16, double exps)
+double flopPeak(const DeviceSpec& device, bool bf16, bool scalarLoop)
 {
-    return rooflineTerms(device, launchKind, flops, bytes, bf16, exps).boundNs();
+    if (bf16 && device.bf16Flops > 0)
+        return device.bf16Flops;
+    if (scalarLoop && device.scalarFlops > 0)
+        return device.scalarFlops;
+    return device.fp32Flops;
+}
+
+double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes, bool bf16, double exps,
+                  bool scalarLoop)
+{
+    return rooflineTerms(device, launchKind, flops, bytes, bf16, exps, 1, scalarLoop).boundNs();
 }
 
 }  // namespace wt

@@ -24,6 +24,10 @@ struct DeviceSpec {
     double launchOverheadNs = 0;      // fixed cost per launch
     double expPerS = 0;               // exp/log/erf per second (GPU: the SFUs; CPU: the row kernels' vexp); 0: no bound
     std::string source;               // one line: where the figures come from
+    // FLOP/s of a plain scalar loop (a functor called once per element, with its index arithmetic:
+    // the ops without a vectorized CPU path, which carry the size "scalar=1"); `wheretime
+    // calibrate` measures it on the CPU. 0: none (table devices: such a launch has the fp32 peak).
+    double scalarFlops = 0;
 };
 
 // The built-in devices: h200, h100, a100, v100, rtx4090.
@@ -44,7 +48,10 @@ std::optional<DeviceSpec> deviceFromJson(const JsonValue& object, std::string* e
 // fp32's, or the bf16 peak for a bfloat16 GEMM (bf16gemm_*, the fused_bf16 variant) where the
 // device has one; exps count only where the device has an exp rate.
 double rooflineNs(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes,
-                  bool bf16 = false, double exps = 0);
+                  bool bf16 = false, double exps = 0, bool scalarLoop = false);
+// The FLOP/s that bounds a launch: the bf16 peak for a bfloat16 GEMM, the scalar-loop rate for a
+// scalar loop (where the device has them), else the fp32 peak.
+double flopPeak(const DeviceSpec& device, bool bf16, bool scalarLoop);
 
 // Which of the roofline's terms bounds a launch.
 enum class RooflineBound { Flops, Memory, Exp, Launch };
@@ -56,7 +63,7 @@ struct RooflineTerms {
     RooflineBound by() const;                 // the largest of the max's terms; Launch when all are below it
 };
 RooflineTerms rooflineTerms(const DeviceSpec& device, const std::string& launchKind, double flops, double bytes,
-                            bool bf16, double exps, double launches = 1);
+                            bool bf16, double exps, double launches = 1, bool scalarLoop = false);
 // Whether an op name is a bfloat16 GEMM (kernels/runtime.cpp names them bf16gemm_nn/nt/tn/tt).
 inline bool isBf16Gemm(const std::string& opName) { return opName.rfind("bf16gemm_", 0) == 0; }
 // The bytes a launch moves as the roofline counts them: a copy's are read on one side and
@@ -64,7 +71,8 @@ inline bool isBf16Gemm(const std::string& opName) { return opName.rfind("bf16gem
 inline double rooflineBytes(const LaunchSample& s) { return s.kind == "memcpy" ? s.bytesRead : s.bytes(); }
 inline RooflineTerms rooflineTerms(const DeviceSpec& device, const LaunchSample& s)
 {
-    return rooflineTerms(device, s.kind, s.flops, rooflineBytes(s), isBf16Gemm(s.name), transcendentals(s));
+    return rooflineTerms(device, s.kind, s.flops, rooflineBytes(s), isBf16Gemm(s.name), transcendentals(s), 1,
+                         isScalarLoop(s));
 }
 inline double rooflineNs(const DeviceSpec& device, const LaunchSample& s) { return rooflineTerms(device, s).boundNs(); }
 

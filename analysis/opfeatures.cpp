@@ -52,6 +52,15 @@ double transcendentals(const LaunchSample& s)
     return per > 0 ? per * elementsOf(s.shapes) : 0.0;
 }
 
+bool isScalarLoop(const LaunchSample& s)
+{
+    static const std::string tag = "scalar=1";
+    for (size_t at = s.shapes.find(tag); at != std::string::npos; at = s.shapes.find(tag, at + 1))
+        if ((at == 0 || s.shapes[at - 1] == ' ') && (at + tag.size() == s.shapes.size() || s.shapes[at + tag.size()] == ' '))
+            return true;
+    return false;
+}
+
 RunSamples loadRunSamples(const Reader& reader, int64_t runId)
 {
     RunSamples out;

@@ -54,6 +54,9 @@ struct RunSamples {
 // (kernels/opsmath.h, bertops.h): the product of its shapes' sizes x the op's calls per element;
 // 0 for ops without any (GEMMs, copies, gathers).
 double transcendentals(const LaunchSample& s);
+// Whether the launch ran as a plain scalar loop on the CPU: its shapes carry "scalar=1"
+// (kernels/launch.h, loopDims), as captured, not from its op name.
+bool isScalarLoop(const LaunchSample& s);
 
 // Loads the launches of a run with their measured times. Empty launches: the run has no features.
 RunSamples loadRunSamples(const Reader& reader, int64_t runId);

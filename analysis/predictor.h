@@ -54,6 +54,9 @@ struct CostClass {
     // (kReach times) is predicted by a wider class instead of an extrapolated fixed cost.
     double minWork = 0, maxWork = 0;
     static constexpr double kReach = 8;
+    // Every launch it was fitted on ran as a scalar loop (isScalarLoop): its ns per FLOP scales
+    // with the calibration's scalar-loop rate on another device, not with the fp32 peak.
+    bool scalarLoop = false;
     bool covers(double work) const { return maxWork <= 0 || (work >= minWork / kReach && work <= maxWork * kReach); }
     double predictNs(double flops, double bytes) const
     {

@@ -27,7 +27,7 @@ std::vector<RooflineOp> rooflineOps(const RunSamples& run, const DeviceSpec& dev
             o.kind = s.kind;
         }
         const double bytes = rooflineBytes(s), exps = transcendentals(s);   // once, for the sums and the terms
-        const RooflineTerms t = rooflineTerms(device, s.kind, s.flops, bytes, isBf16Gemm(s.name), exps);
+        const RooflineTerms t = rooflineTerms(device, s.kind, s.flops, bytes, isBf16Gemm(s.name), exps, 1, isScalarLoop(s));
         o.launches += 1;
         o.flops += s.flops;
         o.bytes += bytes;
@@ -148,6 +148,7 @@ Table rooflineDeviceTable(const DeviceSpec& device)
     t.add("memory_bytes_per_s", "memory", Unit::BytesPerS);
     t.add("exp_per_s", "exp", Unit::ExpPerS);
     t.add("launch_ns", "launch", Unit::Ns);
+    t.add("scalar_flop_per_s", "scalar loop", Unit::FlopPerS);   // the roof of scalar loops ("scalar=1")
     auto& r = t.addRow();
     r[0] = device.name;
     r[1] = device.title;
@@ -158,6 +159,8 @@ Table rooflineDeviceTable(const DeviceSpec& device)
     if (device.expPerS > 0)
         r[5] = device.expPerS;
     r[6] = device.launchOverheadNs;
+    if (device.scalarFlops > 0)
+        r[7] = device.scalarFlops;
     return t;
 }
 

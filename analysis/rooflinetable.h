@@ -45,7 +45,7 @@ struct RooflineOptions {
 Table rooflineTable(const std::vector<RooflineOp>& ops, const DeviceSpec& device, const RooflineOptions& options = {});
 
 // The device's rates the bound uses, one row: device, title, fp32_flop_per_s, bf16_flop_per_s,
-// memory_bytes_per_s, exp_per_s, launch_ns (none where the device has no such rate).
+// memory_bytes_per_s, exp_per_s, launch_ns, scalar_flop_per_s (none where the device has no such rate).
 Table rooflineDeviceTable(const DeviceSpec& device);
 
 }  // namespace wt

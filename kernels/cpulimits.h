@@ -26,9 +26,14 @@ struct CpuLimits {
     double copyOneThreadBytesPerS = 0;   // memcpy of 64 MiB on one thread, best of 5 (the roof before the sixth round; shown, not a bound)
     double expPerS = 0;           // vexp (vecmath.h) over an L1-resident block on every pool thread, best pass of the window
     double smallOpNs = 0;         // one 1x1x1 sgemm call, median of 201: the fixed cost of a launch
+    // A plain scalar loop (the ops without a vectorized CPU path: "scalar=1" in their sizes): a
+    // 4-tap one-dimensional convolution over [256, 64] rows, one element at a time with its index
+    // arithmetic (i / C, i % C, each tap's bounds), 2 FLOPs per tap as the ops count theirs, on
+    // every pool thread, best pass of the window.
+    double scalarFlopPerS = 0;
     int threads = 0;              // the backend pool's threads
-    int validPasses[4] = {};      // passes that counted (all threads together, unpreempted): store copy, memcpy, exp, tile
-    int passes[4] = {};           // passes run of each
+    int validPasses[5] = {};      // passes that counted (all threads together, unpreempted): store copy, memcpy, exp, tile, scalar
+    int passes[5] = {};           // passes run of each
     double windowSeconds = 0;     // the window the passes took (extended while the threads shared a core)
 };
 

@@ -71,6 +71,19 @@ template <class T>
 struct CpuSerial<T, std::enable_if_t<T::kCpuSerial>> : std::true_type {};
 }  // namespace detail
 
+// A launch whose CPU loop has no vectorized path (the functor called once per element, row or
+// column: no cpuRange / cpuRows / cpuColumns / cpuSum, or cpu::vectorized() off) carries the size
+// "scalar=1": the predictor prices such loops at the calibration's scalar-loop rate
+// (analysis/costmodel.h, DeviceSpec::scalarFlops), a feature of how the op runs, not of its name.
+// Not on the CUDA backend, where every functor is one thread per element.
+template <bool Vectorized>
+Dims loopDims(const Runtime& rt, const Dims& dims)
+{
+    if (rt.onDevice() || (Vectorized && cpu::vectorized()))
+        return dims;
+    return dims.with("scalar", 1);
+}
+
 #if defined(__CUDACC__)
 void throwIfCudaError(cudaError_t e, const char* what);   // cudabackend.cu
 
@@ -270,7 +283,7 @@ void forEach(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t n, F
 {
     if (n <= 0)
         return;
-    if (rt.begin(launch, dims)) {
+    if (rt.begin(launch, loopDims<detail::HasCpuRange<F>::value>(rt, dims))) {
 #if defined(__CUDACC__)
         if (rt.onDevice()) {
             int64_t blocks = (n + 255) / 256;
@@ -314,7 +327,7 @@ void rowOp(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t rows, 
 {
     if (rows <= 0)
         return;
-    if (rt.begin(launch, dims)) {
+    if (rt.begin(launch, loopDims<detail::HasCpuRows<R>::value>(rt, dims))) {
 #if defined(__CUDACC__)
         if (rt.onDevice()) {
             auto stream = static_cast<cudaStream_t>(rt.backend().stream());
@@ -371,7 +384,7 @@ void colReduce(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t co
 {
     if (columns <= 0)
         return;
-    if (rt.begin(launch, dims)) {
+    if (rt.begin(launch, loopDims<detail::HasCpuColumns<R>::value>(rt, dims))) {
 #if defined(__CUDACC__)
         if (rt.onDevice()) {
             auto stream = static_cast<cudaStream_t>(rt.backend().stream());
@@ -419,7 +432,7 @@ void reduceAdd(Runtime& rt, const OpLaunch& launch, const Dims& dims, int64_t n,
 {
     if (n <= 0)
         return;
-    if (rt.begin(launch, dims)) {
+    if (rt.begin(launch, loopDims<detail::HasCpuSum<F>::value>(rt, dims))) {
 #if defined(__CUDACC__)
         if (rt.onDevice()) {
             int64_t blocks = (n + kRowThreads - 1) / kRowThreads;

@@ -27,6 +27,14 @@ struct Dims {
                 v[size_t(n++)] = p;
     }
     std::string str() const;
+    // These sizes with one more (none when all six are taken).
+    Dims with(const char* key, int64_t value) const
+    {
+        Dims d = *this;
+        if (d.n < 6)
+            d.v[size_t(d.n++)] = {key, value};
+        return d;
+    }
     // The size named `key` ("M", "rows", ...), 0 when the launch has none.
     int64_t get(std::string_view key) const
     {

@@ -9,7 +9,7 @@
 #   scripts/prediction-corpus.sh [-o DIR] [--repeat N] [--reduced] [--capture-only | --evaluate-only]
 #       -o DIR           where the corpus and the results go (default out/prediction-corpus):
 #                        DIR/corpus.wt, DIR/eval-<hold-out>-<model>.txt and .json
-#       --repeat N       N captures of each configuration, going round the list (default 3:
+#       --repeat N       N captures of each configuration, going round the list (default 5:
 #                        the evaluation compares with the median over repeats)
 #       --reduced        one size per workload at the small preset (about a third of the time)
 #       --capture-only   the captures and the calibration, no evaluations
@@ -18,7 +18,7 @@
 #        OPENBLAS_NUM_THREADS (default 1: one BLAS thread, see below)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-dir=$root/out/prediction-corpus repeat=3 reduced=0 evalonly=0 captureonly=0
+dir=$root/out/prediction-corpus repeat=5 reduced=0 evalonly=0 captureonly=0
 while [ $# -gt 0 ]; do
     case "$1" in
         -o) dir=$2; shift 2 ;;

@@ -23,8 +23,9 @@ const char* kUsage =
     "1024^3 and its register tile's in cache on every thread; the bfloat16 GEMM's rate at 1024^3 (the\n"
     "fused_bf16 softmax variant's), the copy bandwidth on every thread (slices of buffers 4x the L3,\n"
     "ordinary stores and memcpy, bytes read + written per second), the row kernels' exp throughput on\n"
-    "every thread, and the time of one small op (a 1x1x1 sgemm call, median). The tile, the copy and\n"
-    "the exp are each the best of short passes over a 4 s window that ran on all threads together,\n"
+    "every thread, the rate of a plain scalar loop (a 4-tap convolution one element at a time: the ops\n"
+    "without a vectorized path) and the time of one small op (a 1x1x1 sgemm call, median). The tile,\n"
+    "the copy, the exp and the scalar loop are each the best of short passes over a 4 s window that ran on all threads together,\n"
     "unpreempted (on a shared machine the others are the other processes' figures).\n"
     "and stores them in FILE as the device NAME (default cpu) for `wheretime predict --device NAME`,\n"
     "`--evaluate` and `wheretime roofline`.\n";
@@ -51,13 +52,14 @@ int runCalibrate(Args& args)
     d.sms = int(std::thread::hardware_concurrency());
     d.launchOverheadNs = l.smallOpNs;
     d.expPerS = l.expPerS;
+    d.scalarFlops = l.scalarFlopPerS;
     d.source = "wheretime calibrate (sgemm: max of 1024^3 best of 5 and the in-cache 128x64x128 tile on every thread; "
-               "bf16 GEMM 1024^3 best of 5; copy (ordinary stores or memcpy, the better), vexp and the tile: best pass on every "
-               "thread together over 4 s; 1x1x1 sgemm median)";
+               "bf16 GEMM 1024^3 best of 5; copy (ordinary stores or memcpy, the better), vexp, the tile and a scalar 4-tap "
+               "loop: best pass on every thread together over 4 s; 1x1x1 sgemm median)";
     CostModelStore(db).put(StoredCostModel{name, "device", "", toJson(d)});
     std::printf("%s: sgemm %.1f GFLOP/s (1024^3 %.1f, in-cache tile %.1f), bf16 GEMM %.1f GFLOP/s, copy %.2f GB/s (read + written, every thread), exp %.2f Gexp/s (%d threads), "
-                "small op %.0f ns; stored as device '%s' in %s\n",
-                d.title.c_str(), d.fp32Flops / 1e9, l.sgemmLargeFlopPerS / 1e9, l.sgemmTileFlopPerS / 1e9, d.bf16Flops / 1e9, d.memoryBytesPerS / 1e9, d.expPerS / 1e9, l.threads, d.launchOverheadNs,
+                "scalar loop %.2f GFLOP/s, small op %.0f ns; stored as device '%s' in %s\n",
+                d.title.c_str(), d.fp32Flops / 1e9, l.sgemmLargeFlopPerS / 1e9, l.sgemmTileFlopPerS / 1e9, d.bf16Flops / 1e9, d.memoryBytesPerS / 1e9, d.expPerS / 1e9, l.threads, d.scalarFlops / 1e9, d.launchOverheadNs,
                 name.c_str(), file.c_str());
     return 0;
 }

@@ -55,6 +55,7 @@ private slots:
         const QJsonObject device = o["device"].toObject();
         QCOMPARE(device["name"].toString(), QString("cpu"));
         QVERIFY(device["exp_per_s"].toDouble() > 0);   // calibrate measures the exp rate now
+        QVERIFY(device["scalar_flops"].toDouble() > 0);   // and the scalar-loop rate (round 4)
         const QJsonArray rows = o["rows"].toArray();
         QVERIFY(rows.size() > 5);
         const int64_t steps = o["steps"].toInteger();
