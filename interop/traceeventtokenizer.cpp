@@ -131,12 +131,14 @@ public:
         std::string_view raw = v.raw_json_token();
         if (raw.empty() || raw[0] != '"')
             return {};
-        // The token runs to the next structural character, so the closing quote is inside it.
-        size_t close = 1;
-        while (close < raw.size() && raw[close] != '"' && raw[close] != '\\')
-            ++close;
-        if (close < raw.size() && raw[close] == '"')
-            return std::string_view(m_original + (raw.data() + 1 - m_copy), close - 1);
+        // The token runs to the next structural character (strings hold none), so it ends in
+        // the closing quote and whitespace; without a backslash, that quote closes the string.
+        // memchr instead of a byte loop: kernel names run to hundreds of bytes.
+        size_t end = raw.size();
+        while (end > 1 && isSpace(raw[end - 1]))
+            --end;
+        if (end >= 2 && raw[end - 1] == '"' && !std::memchr(raw.data() + 1, '\\', end - 2))
+            return std::string_view(m_original + (raw.data() + 1 - m_copy), end - 2);
         std::string_view u = v.get_string().value();
         m_arena.emplace_back(u);
         return m_arena.back();
@@ -162,6 +164,9 @@ public:
     int64_t micros(od::value v, const char* what)
     {
         std::string_view text = trimToken(v.raw_json_token());
+        int64_t quick = 0;
+        if (quickMicrosToNs(text, quick) && quick <= kMaxTimeNs)   // >= 0: no sign
+            return quick;
         if (!text.empty() && text[0] == '"')
             fail(std::string("invalid ") + what + " " + quoted(text) + ": a string, not a number of microseconds");
         auto ns = microsToNs(text);
@@ -212,42 +217,66 @@ void TraceEventTokenizer::Reader::readArgs(od::object args, TraceEvent& e)
         if (!key(field, k))
             fail("invalid key in args");
         od::value v = field.value();
-        if (k == "correlation")
-            e.correlation = number(v, "correlation");
-        else if (k == "External id" || k == "external id")
-            e.externalId = number(v, "External id");
-        else if (k == "device") {
-            e.device = number(v, "device");
-            e.hasDevice = true;
-        } else if (k == "stream") {
-            e.stream = number(v, "stream");
-            e.hasStream = true;
-        } else if (k == "bytes")
-            e.bytes = number(v, "bytes");
-        else if (k == "grid")
-            triple(v, e.config.grid);
-        else if (k == "block")
-            triple(v, e.config.block);
-        else if (k == "registers per thread")
-            e.config.registers = int32_t(number(v, "registers per thread"));
-        else if (k == "shared memory") {
-            if (!e.hasSmemSplit)
+        // By length first: a kernel's args hold a dozen keys, most of them not read.
+        switch (k.size()) {
+        case 4:
+            if (k == "grid")
+                triple(v, e.config.grid);
+            else if (k == "name" && v.type() == od::json_type::string)
+                e.argName = str(v);
+            break;
+        case 5:
+            if (k == "bytes")
+                e.bytes = number(v, "bytes");
+            else if (k == "block")
+                triple(v, e.config.block);
+            else if (k == "level" && v.type() == od::json_type::string)
+                e.level = str(v);
+            break;
+        case 6:
+            if (k == "device") {
+                e.device = number(v, "device");
+                e.hasDevice = true;
+            } else if (k == "stream") {
+                e.stream = number(v, "stream");
+                e.hasStream = true;
+            }
+            break;
+        case 8:
+            if (k == "wt_scope")
+                e.wtScope = number(v, "wt_scope");
+            break;
+        case 9:
+            if (k == "wt_parent")
+                e.wtParent = number(v, "wt_parent");
+            break;
+        case 11:
+            if (k == "correlation")
+                e.correlation = number(v, "correlation");
+            else if (k == "External id" || k == "external id")
+                e.externalId = number(v, "External id");
+            else if (k == "wt_instance")
+                e.wtInstance = number(v, "wt_instance");
+            break;
+        case 13:
+            if (k == "shared memory" && !e.hasSmemSplit)
                 e.config.staticSmem = int32_t(number(v, "shared memory"));
-        } else if (k == "static shared memory") {
-            e.config.staticSmem = int32_t(number(v, "static shared memory"));
-            e.hasSmemSplit = true;
-        } else if (k == "dynamic shared memory")
-            e.config.dynamicSmem = int32_t(number(v, "dynamic shared memory"));
-        else if (k == "wt_scope")
-            e.wtScope = number(v, "wt_scope");
-        else if (k == "wt_instance")
-            e.wtInstance = number(v, "wt_instance");
-        else if (k == "wt_parent")
-            e.wtParent = number(v, "wt_parent");
-        else if (k == "level" && v.type() == od::json_type::string)
-            e.level = str(v);
-        else if (k == "name" && v.type() == od::json_type::string)
-            e.argName = str(v);
+            break;
+        case 20:
+            if (k == "registers per thread")
+                e.config.registers = int32_t(number(v, "registers per thread"));
+            else if (k == "static shared memory") {
+                e.config.staticSmem = int32_t(number(v, "static shared memory"));
+                e.hasSmemSplit = true;
+            }
+            break;
+        case 21:
+            if (k == "dynamic shared memory")
+                e.config.dynamicSmem = int32_t(number(v, "dynamic shared memory"));
+            break;
+        default:
+            break;
+        }
     }
 }
 
@@ -335,6 +364,8 @@ public:
     virtual bool next(Slice& s, std::string spareText) = 0;
     // The original text under a slice's views (nullptr: the views point into Slice::text).
     virtual const char* original() const = 0;
+    // The text's size when known (0 for a stream).
+    virtual size_t size() const = 0;
     // The text after the array's ']', which closed at `arrayEnd` in slice `k` of `slices`.
     virtual std::string tail(std::deque<Slice>& slices, size_t k, size_t arrayEnd) = 0;
 };
@@ -355,6 +386,7 @@ public:
         return true;
     }
     const char* original() const override { return m_json; }
+    size_t size() const override { return m_size; }
     std::string tail(std::deque<Slice>&, size_t, size_t arrayEnd) override { return std::string(m_json + arrayEnd, m_size - arrayEnd); }
 
 private:
@@ -438,6 +470,7 @@ public:
         return true;
     }
     const char* original() const override { return nullptr; }
+    size_t size() const override { return 0; }
     std::string tail(std::deque<Slice>& slices, size_t k, size_t arrayEnd) override
     {
         // The rest of slice k, the later slices already read, the carry, and what the stream
@@ -688,11 +721,8 @@ bool TraceEventTokenizer::Reader::readSlice(Slice& s, const char* json, od::pars
         od::document doc = parser.iterate(text, n + 2, capacity);
         od::array arr = doc.get_array();
         s.events.reserve(n / 256);
-        for (auto ev : arr) {
-            TraceEvent e;
-            readEvent(ev.get_object().value(), e);
-            s.events.push_back(e);
-        }
+        for (auto ev : arr)
+            readEvent(ev.get_object().value(), s.events.emplace_back());   // in place: no copy of the event
         // At the end: the array closed at our ']'. Otherwise it closed inside this slice (the
         // last one), and what follows starts at the next token.
         auto loc = doc.current_location();
@@ -825,6 +855,8 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
                 sink.event(e);
             s.events.clear();
             ++m_slices;
+            if (json)
+                sink.progress(s.end, cutter.size());
             if (s.arrayEnd != std::string_view::npos) {
                 // Nothing more is taken, and no slice is being cut while the tail is read.
                 {
