@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <sys/mman.h>
@@ -736,10 +737,10 @@ bool TraceEventTokenizer::Reader::readSlice(Slice& s, const char* json, od::pars
 
 bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEventSink& sink)
 {
-    // Both threads take slices (at most kWindow ahead of the handled ones, to bound memory),
+    // All m_threads threads take slices (at most kWindow ahead of the handled ones, to bound memory),
     // cut them in order under cutMu (a stream is read there), and parse them; this thread hands
     // their events to the sink in file order.
-    constexpr size_t kWindow = 6;
+    const size_t kWindow = std::max<size_t>(6, 3 * size_t(m_threads));
     std::deque<Slice> slices;
     std::mutex mu, cutMu;
     std::condition_variable cv;
@@ -804,10 +805,12 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
         }
         publish(k, reader.readSlice(s, json, parser, buf));
     };
-    std::thread worker([&] {
+    // threads - 1 workers, each with its own parser, buffer and arena (the deque keeps the
+    // arenas in place as it grows).
+    auto runWorker = [&](std::deque<std::string>& arena) {
         od::parser parser;
         std::string buf;
-        Reader reader(m_workerArena);
+        Reader reader(arena);
         for (;;) {
             size_t k;
             {
@@ -823,9 +826,10 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
             }
             work(k, reader, parser, buf);
         }
-    });
+    };
+    std::vector<std::thread> workers;
     struct Joiner {
-        std::thread& t;
+        std::vector<std::thread>& threads;
         std::mutex& mu;
         std::condition_variable& cv;
         bool& stop;
@@ -836,9 +840,14 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
                 stop = true;
             }
             cv.notify_all();
-            t.join();
+            for (auto& t : threads)
+                t.join();
         }
-    } joiner{worker, mu, cv, stop};
+    } joiner{workers, mu, cv, stop};
+    for (int i = 1; i < m_threads; ++i) {
+        m_workerArenas.emplace_back();
+        workers.emplace_back(runWorker, std::ref(m_workerArenas.back()));
+    }
 
     od::parser parser;
     std::string buf;

@@ -62,6 +62,11 @@ public:
     // partly read, and the caller reads the document again for tokenize().
     bool tokenizeStream(TextStream& in, size_t sliceBytes, TraceEventSink& sink);
 
+    // Threads that parse slices in tokenizeSliced() / tokenizeStream(), the calling one
+    // included (1: that one only); default 2. The events, their order and the sink's thread
+    // are the same for any count.
+    void setThreads(int threads) { m_threads = threads < 1 ? 1 : threads; }
+
     // The top-level fields other than traceEvents, after a successful call.
     const TraceHeader& header() const { return m_header; }
     // Slices parsed by the last tokenizeSliced() / tokenizeStream() (0 after tokenize()).
@@ -99,7 +104,8 @@ private:
     bool m_releaseText = false;
     int64_t m_slices = 0;
     std::deque<std::string> m_arena;         // unescaped strings and problems read on this thread (rare)
-    std::deque<std::string> m_workerArena;   // the same, from the second thread
+    std::deque<std::deque<std::string>> m_workerArenas;   // the same, one per worker thread
+    int m_threads = 2;
     std::unique_ptr<Reader> m_reader;        // this thread's (over m_arena)
     std::string m_padded;                    // tokenize(): the padded copy of a text without padding
     std::vector<std::vector<TraceEvent>> m_spareEvents;   // event buffers of handled slices, reused
