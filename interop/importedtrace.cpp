@@ -164,9 +164,12 @@ void prepare(ImportedTrace& t, Prepared& p)
         keys.reserve(lane.index.size());
         for (int64_t i : lane.index)
             keys.push_back({ranges[size_t(i)].startNs, ranges[size_t(i)].endNs, i});
-        std::sort(keys.begin(), keys.end());
-        for (size_t k = 0; k < keys.size(); ++k)
-            lane.index[k] = keys[k].index;
+        // A thread's ranges mostly come in start order already: then only the check runs.
+        if (!std::is_sorted(keys.begin(), keys.end())) {
+            std::sort(keys.begin(), keys.end());
+            for (size_t k = 0; k < keys.size(); ++k)
+                lane.index[k] = keys[k].index;
+        }
         nest(ranges, lane.index);
         lane.starts.reserve(lane.index.size());
         for (int64_t i : lane.index)
@@ -182,7 +185,8 @@ void prepare(ImportedTrace& t, Prepared& p)
     for (size_t i = 0; i < t.calls.size() && !t.resolved; ++i)
         if (t.calls[i].correlationId != 0)
             callByCorrelation.emplace_back(t.calls[i].correlationId, i);
-    std::sort(callByCorrelation.begin(), callByCorrelation.end());
+    if (!std::is_sorted(callByCorrelation.begin(), callByCorrelation.end()))   // ids mostly grow in file order
+        std::sort(callByCorrelation.begin(), callByCorrelation.end());
     for (auto& a : t.activities) {
         if (t.resolved)
             break;
@@ -425,7 +429,8 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
         std::vector<std::pair<int64_t, size_t>> byStart(t.calls.size());
         for (size_t i = 0; i < t.calls.size(); ++i)
             byStart[i] = {t.calls[i].startNs, i};
-        std::sort(byStart.begin(), byStart.end());
+        if (!std::is_sorted(byStart.begin(), byStart.end()))
+            std::sort(byStart.begin(), byStart.end());
         for (const auto& [start, i] : byStart) {
             const auto& c = t.calls[i];
             w.addApiCall(ApiCall{c.startNs - origin, std::max(c.startNs, c.endNs) - origin, c.osThread, name(c.name), c.correlationId});

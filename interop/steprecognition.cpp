@@ -3,6 +3,7 @@
 #include "importerror.h"
 
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <tuple>
 
@@ -63,17 +64,32 @@ StepMarks markSteps(ImportedTrace& t, const std::string& pattern, const std::str
             return std::tie(thread, start, o.end, index) < std::tie(o.thread, o.start, end, o.index);
         }
     };
+    // Threads are few and each one's ranges mostly come in start order: grouped by thread
+    // (in thread order), each group sorted only when it is not sorted already. The same order
+    // as one sort of all: the keys are distinct (the index).
     std::vector<size_t> host;
+    host.reserve(t.ranges.size());
     {
-        std::vector<HostKey> keys;
-        keys.reserve(t.ranges.size());
-        for (size_t i = 0; i < t.ranges.size(); ++i)
-            if (!t.ranges[i].onGpu)
-                keys.push_back({t.ranges[i].thread, t.ranges[i].startNs, t.ranges[i].endNs, i});
-        std::sort(keys.begin(), keys.end());
-        host.resize(keys.size());
-        for (size_t k = 0; k < keys.size(); ++k)
-            host[k] = keys[k].index;
+        std::map<int64_t, std::vector<HostKey>> byThread;
+        std::vector<HostKey>* group = nullptr;
+        int64_t groupThread = 0;
+        for (size_t i = 0; i < t.ranges.size(); ++i) {
+            const auto& r = t.ranges[i];
+            if (r.onGpu)
+                continue;
+            if (!group || r.thread != groupThread) {   // ranges of one thread come in runs
+                group = &byThread[r.thread];
+                groupThread = r.thread;
+            }
+            group->push_back({r.thread, r.startNs, r.endNs, i});
+        }
+        for (auto& [thread, keys] : byThread) {
+            if (!std::is_sorted(keys.begin(), keys.end()))
+                std::sort(keys.begin(), keys.end());
+            for (const auto& k : keys)
+                host.push_back(k.index);
+            std::vector<HostKey>().swap(keys);
+        }
     }
     int64_t thread = 0;
     int64_t openEnd = INT64_MIN;   // end of the current top-level range of `thread`

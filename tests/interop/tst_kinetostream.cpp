@@ -224,19 +224,17 @@ void TestKinetoStream::threadsGiveTheSameTrace()
     QVERIFY(reference.find("activity ") != std::string::npos);
     // Slices of 64 KiB and of a prime size, each on 1, 2 and 3 threads; the text without padding
     // (the slices copy it) and, as the import does, given back page by page (releaseText).
-    for (size_t slice : {size_t(64) << 10, size_t(100003)}) {
-        for (int threads : {1, 2, 3}) {
-            for (bool release : {false, true}) {
-                std::string copy = text;   // releaseText drops the pages of this copy
-                ImportedTrace t = TraceEventImporter::parse(name, copy.data(), n, n, slice, release, threads);
-                QVERIFY2(t.slices >= int64_t(n / slice / 2), qPrintable(QStringLiteral("%1 slices").arg(t.slices)));
-                const std::string got = describe(t);
-                QVERIFY2(got == reference, qPrintable(QStringLiteral("slice %1, %2 threads, release %3 differs from one pass")
-                                                          .arg(slice)
-                                                          .arg(threads)
-                                                          .arg(release)));
-            }
-        }
+    const std::tuple<size_t, int, bool> runs[] = {{size_t(64) << 10, 1, false}, {size_t(64) << 10, 2, true}, {size_t(64) << 10, 3, false},
+                                                  {size_t(100003), 2, false}, {size_t(100003), 3, true}};
+    for (const auto& [slice, threads, release] : runs) {
+        std::string copy = text;   // releaseText drops the pages of this copy
+        ImportedTrace t = TraceEventImporter::parse(name, copy.data(), n, n, slice, release, threads);
+        QVERIFY2(t.slices >= int64_t(n / slice / 2), qPrintable(QStringLiteral("%1 slices").arg(t.slices)));
+        const std::string got = describe(t);
+        QVERIFY2(got == reference, qPrintable(QStringLiteral("slice %1, %2 threads, release %3 differs from one pass")
+                                                  .arg(slice)
+                                                  .arg(threads)
+                                                  .arg(release)));
     }
 }
 
@@ -251,7 +249,7 @@ void TestKinetoStream::threadsStoreTheSameRun()
     size_t b = 0, e = 0;
     QVERIFY(eventsBody(text, b, e));
     std::string many = text.substr(0, b);
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 3; ++i)
         many += (i ? "," : "") + text.substr(b, e - b);
     many += text.substr(e);
     const std::string plain = wt::test::tempPath("copies.json"), gz = wt::test::tempPath("copies.json.gz");
@@ -271,7 +269,7 @@ void TestKinetoStream::threadsStoreTheSameRun()
             o.sliceBytes = slice;
             o.parseThreads = threads;
             ImportResult r = importTrace(db, input, o);
-            if (r.written.kernels != 4 * 4350)
+            if (r.written.kernels != 3 * 4350)
                 return std::string("kernels: ") + std::to_string(r.written.kernels);
             if (slice < (size_t(1) << 40) && r.slices < int64_t(many.size() / slice / 2))
                 return std::string("slices: ") + std::to_string(r.slices);
