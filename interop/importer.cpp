@@ -313,6 +313,8 @@ public:
         }
         return got;
     }
+    size_t sourceRead() const override { return m_pos; }
+    size_t sourceSize() const override { return m_size; }
 
 private:
     const unsigned char* m_src;

@@ -352,6 +352,7 @@ struct TraceEventTokenizer::Slice {
     bool parsed = false;
     bool ok = false;
     size_t arrayEnd = 0;                     // when the array closed inside: offset just past its ']'
+    size_t sourceDone = 0;                   // the source read up to here when it was cut (Cutter::size())
 };
 
 // Cuts traceEvents into slices lazily, as the threads take them, so only the slices in
@@ -365,7 +366,7 @@ public:
     virtual bool next(Slice& s, std::string spareText) = 0;
     // The original text under a slice's views (nullptr: the views point into Slice::text).
     virtual const char* original() const = 0;
-    // The text's size when known (0 for a stream).
+    // The source's size when known, else 0 (a stream's source: TextStream::sourceSize()).
     virtual size_t size() const = 0;
     // The text after the array's ']', which closed at `arrayEnd` in slice `k` of `slices`.
     virtual std::string tail(std::deque<Slice>& slices, size_t k, size_t arrayEnd) = 0;
@@ -383,6 +384,7 @@ public:
         size_t cut = m_pos + m_sliceBytes < m_size ? nextBoundary(m_json, m_size, m_pos + m_sliceBytes) : std::string_view::npos;
         s.begin = m_pos;
         s.end = cut == std::string_view::npos ? m_size : cut;
+        s.sourceDone = s.end;
         m_pos = cut == std::string_view::npos ? m_size : cut + 1;
         return true;
     }
@@ -468,10 +470,11 @@ public:
         std::memset(buf.data() + 2 + len, ' ', kPad);
         buf.resize(2 + len + kPad);
         s.text = std::move(buf);
+        s.sourceDone = m_in.sourceRead();
         return true;
     }
     const char* original() const override { return nullptr; }
-    size_t size() const override { return 0; }
+    size_t size() const override { return m_in.sourceSize(); }
     std::string tail(std::deque<Slice>& slices, size_t k, size_t arrayEnd) override
     {
         // The rest of slice k, the later slices already read, the carry, and what the stream
@@ -864,8 +867,8 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
                 sink.event(e);
             s.events.clear();
             ++m_slices;
-            if (json)
-                sink.progress(s.end, cutter.size());
+            if (cutter.size() > 0)
+                sink.progress(s.sourceDone, cutter.size());
             if (s.arrayEnd != std::string_view::npos) {
                 // Nothing more is taken, and no slice is being cut while the tail is read.
                 {

@@ -30,6 +30,10 @@ public:
     // Up to `max` next bytes into `dst`; 0 at the end. May throw: tokenizeStream() then
     // returns false.
     virtual size_t read(char* dst, size_t max) = 0;
+    // How far into its source the stream has read, of how much (a gzip file: compressed
+    // bytes); total 0 when not known. Lets the sink reserve for the whole (TraceEventSink::progress()).
+    virtual size_t sourceRead() const { return 0; }
+    virtual size_t sourceSize() const { return 0; }
 };
 
 class TraceEventTokenizer {
@@ -47,7 +51,7 @@ public:
 
     // traceEvents cut at nextBoundary() about every sliceBytes (> 0), each slice parsed as its own
     // array in a private padded copy (so `json` needs no padding and the structural index covers
-    // one slice), on this thread and one more, at most a few slices ahead of the sink. The other
+    // one slice), on this thread and setThreads() - 1 more, at most a few slices ahead of the sink. The other
     // top-level fields come from a small document of the text around the array. false when the
     // text does not split cleanly or on any error, the sink's included: the sink has then seen
     // part of the events and is to be dropped, and tokenize() on a fresh tokenizer and sink
