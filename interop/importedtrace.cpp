@@ -129,17 +129,47 @@ void prepare(ImportedTrace& t, Prepared& p)
     }
     // 1. Lanes and nesting.
     auto& lanes = p.lanes;
-    for (size_t i = 0; i < nr && !t.resolved; ++i)
-        lanes[{ranges[i].onGpu, ranges[i].thread}].index.push_back(int64_t(i));
+    // Counted first, so each lane's index is allocated once (3M ranges of a 2 GB trace).
+    if (!t.resolved) {
+        std::map<std::pair<bool, int64_t>, size_t> counts;
+        std::pair<bool, int64_t> lastKey{false, 0};
+        size_t* last = nullptr;
+        for (size_t i = 0; i < nr; ++i) {
+            std::pair<bool, int64_t> key{ranges[i].onGpu, ranges[i].thread};
+            if (!last || key != lastKey) {   // ranges of one thread come in runs
+                last = &counts[key];
+                lastKey = key;
+            }
+            ++*last;
+        }
+        for (const auto& [key, n] : counts)
+            lanes[key].index.reserve(n);
+        Lane* lane = nullptr;
+        for (size_t i = 0; i < nr; ++i) {
+            std::pair<bool, int64_t> key{ranges[i].onGpu, ranges[i].thread};
+            if (!lane || key != lastKey) {
+                lane = &lanes[key];
+                lastKey = key;
+            }
+            lane->index.push_back(int64_t(i));
+        }
+    }
+    struct LaneKey {   // (start, end descending, index): the ranges' fields beside the index,
+        int64_t start, end, index;   // so the sort reads no range
+        bool operator<(const LaneKey& o) const { return std::tie(start, o.end, index) < std::tie(o.start, end, o.index); }
+    };
+    std::vector<LaneKey> keys;
     for (auto& [key, lane] : lanes) {
-        std::sort(lane.index.begin(), lane.index.end(), [&](int64_t a, int64_t b) {
-            const auto &ra = ranges[size_t(a)], &rb = ranges[size_t(b)];
-            if (ra.startNs != rb.startNs)
-                return ra.startNs < rb.startNs;
-            if (ra.endNs != rb.endNs)
-                return ra.endNs > rb.endNs;
-            return a < b;
-        });
+        keys.clear();
+        keys.reserve(lane.index.size());
+        for (int64_t i : lane.index)
+            keys.push_back({ranges[size_t(i)].startNs, ranges[size_t(i)].endNs, i});
+        // A thread's ranges mostly come in start order already: then only the check runs.
+        if (!std::is_sorted(keys.begin(), keys.end())) {
+            std::sort(keys.begin(), keys.end());
+            for (size_t k = 0; k < keys.size(); ++k)
+                lane.index[k] = keys[k].index;
+        }
         nest(ranges, lane.index);
         lane.starts.reserve(lane.index.size());
         for (int64_t i : lane.index)
@@ -155,7 +185,8 @@ void prepare(ImportedTrace& t, Prepared& p)
     for (size_t i = 0; i < t.calls.size() && !t.resolved; ++i)
         if (t.calls[i].correlationId != 0)
             callByCorrelation.emplace_back(t.calls[i].correlationId, i);
-    std::sort(callByCorrelation.begin(), callByCorrelation.end());
+    if (!std::is_sorted(callByCorrelation.begin(), callByCorrelation.end()))   // ids mostly grow in file order
+        std::sort(callByCorrelation.begin(), callByCorrelation.end());
     for (auto& a : t.activities) {
         if (t.resolved)
             break;
@@ -211,15 +242,23 @@ void prepare(ImportedTrace& t, Prepared& p)
             if (depth[chain[k]] < 0)
                 depth[chain[k]] = ++base;
     }
-    p.order.resize(nr);
-    std::iota(p.order.begin(), p.order.end(), size_t(0));
-    std::sort(p.order.begin(), p.order.end(), [&](size_t a, size_t b) {
-        if (ranges[a].startNs != ranges[b].startNs)
-            return ranges[a].startNs < ranges[b].startNs;
-        if (depth[a] != depth[b])
-            return depth[a] < depth[b];
-        return a < b;
-    });
+    // Sorted as (start, depth, index) records: no range or depth is read during the sort.
+    struct OrderKey {
+        int64_t start;
+        int64_t depth;
+        size_t index;
+        bool operator<(const OrderKey& o) const { return std::tie(start, depth, index) < std::tie(o.start, o.depth, o.index); }
+    };
+    {
+        std::vector<OrderKey> order(nr);
+        for (size_t i = 0; i < nr; ++i)
+            order[i] = {ranges[i].startNs, depth[i], i};
+        std::vector<int32_t>().swap(depth);
+        std::sort(order.begin(), order.end());
+        p.order.resize(nr);
+        for (size_t i = 0; i < nr; ++i)
+            p.order[i] = order[i].index;
+    }
 }
 
 }  // namespace
@@ -386,10 +425,13 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
     // In start order (Kineto lists calls by thread, not by time): the chunks then hold small
     // time deltas and readers get them sorted without sorting.
     {
-        std::vector<uint32_t> byStart(t.calls.size());
-        std::iota(byStart.begin(), byStart.end(), uint32_t(0));
-        std::stable_sort(byStart.begin(), byStart.end(), [&](uint32_t a, uint32_t b) { return t.calls[a].startNs < t.calls[b].startNs; });
-        for (uint32_t i : byStart) {
+        // (start, index) pairs: the order of a stable sort by start, without reading calls.
+        std::vector<std::pair<int64_t, size_t>> byStart(t.calls.size());
+        for (size_t i = 0; i < t.calls.size(); ++i)
+            byStart[i] = {t.calls[i].startNs, i};
+        if (!std::is_sorted(byStart.begin(), byStart.end()))
+            std::sort(byStart.begin(), byStart.end());
+        for (const auto& [start, i] : byStart) {
             const auto& c = t.calls[i];
             w.addApiCall(ApiCall{c.startNs - origin, std::max(c.startNs, c.endNs) - origin, c.osThread, name(c.name), c.correlationId});
         }
@@ -444,6 +486,7 @@ WriteResult writeTrace(Writer& w, ImportedTrace& t, RunInfo info)
     // repeat a known node, found here by the names' local ids.
     std::unordered_map<std::pair<int64_t, uint32_t>, int64_t, PairHash> nodes;
     std::vector<int64_t> instanceOf(nr, 0), nodeOf(nr, 0);
+    w.reserveScopeInstances(nr);
     for (size_t i : prepared.order) {
         const auto& r = ranges[i];
         int64_t parentNode = 0, parentInstance = 0;

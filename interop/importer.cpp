@@ -313,6 +313,8 @@ public:
         }
         return got;
     }
+    size_t sourceRead() const override { return m_pos; }
+    size_t sourceSize() const override { return m_size; }
 
 private:
     const unsigned char* m_src;
@@ -349,7 +351,7 @@ TraceFormat detectFormat(const std::string& path)
     return in.format();
 }
 
-ImportedTrace parseTraceFile(const std::string& path, size_t sliceBytes)
+ImportedTrace parseTraceFile(const std::string& path, size_t sliceBytes, int threads)
 {
     if (sliceBytes == 0)
         sliceBytes = TraceEventImporter::kSliceBytes;
@@ -364,19 +366,19 @@ ImportedTrace parseTraceFile(const std::string& path, size_t sliceBytes)
         // Large plain files are parsed in slices straight from the mapping (each slice is copied
         // with its own padding); the one-pass fallback copies the text itself when needed.
         if (in.mapped())
-            return TraceEventImporter::parse(in.name(), in.data(), in.size(), in.size(), sliceBytes, true);
+            return TraceEventImporter::parse(in.name(), in.data(), in.size(), in.size(), sliceBytes, true, threads);
         {
             std::string& buf = in.buffer();
             // Padding bytes past the end must be readable; the capacity guarantees they are ours.
             buf.reserve(buf.size() + kPadding);
-            return TraceEventImporter::parse(in.name(), buf.data(), buf.size(), buf.capacity(), sliceBytes, true);
+            return TraceEventImporter::parse(in.name(), buf.data(), buf.size(), buf.capacity(), sliceBytes, true, threads);
         }
     case TraceFormat::GzipJson: {
         {
             // Inflated slice by slice while the slices are parsed: never the whole text in memory.
             ImportedTrace streamed;
             GzipStream stream(in, in.name());
-            if (TraceEventImporter::parseStream(in.name(), stream, streamed, sliceBytes))
+            if (TraceEventImporter::parseStream(in.name(), stream, streamed, sliceBytes, threads))
                 return streamed;
         }
         // Did not split cleanly, or an error: inflate it whole and parse it again (the exact error).
@@ -384,7 +386,7 @@ ImportedTrace parseTraceFile(const std::string& path, size_t sliceBytes)
         size_t size = buf.size();
         buf.reserve(size + kPadding);
         // The text is dropped page by page as its slices are handled.
-        return TraceEventImporter::parse(in.name(), buf.data(), size, buf.capacity(), sliceBytes, true);
+        return TraceEventImporter::parse(in.name(), buf.data(), size, buf.capacity(), sliceBytes, true, threads);
     }
     case TraceFormat::Unknown:
         break;
@@ -421,7 +423,7 @@ ImportResult importTrace(Database& db, const std::string& path, const ImportOpti
 {
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();
-    ImportedTrace trace = parseTraceFile(path, options.sliceBytes);
+    ImportedTrace trace = parseTraceFile(path, options.sliceBytes, options.parseThreads);
     auto t1 = Clock::now();
 
     RunInfo info;
@@ -461,7 +463,7 @@ ImportResult importRanks(Database& db, const std::vector<std::string>& paths, co
         for (size_t i; !failed && (i = next.fetch_add(1)) < paths.size();) {
             try {
                 traces[i].file = displayName(paths[i]);
-                traces[i].trace = parseTraceFile(paths[i], options.sliceBytes);
+                traces[i].trace = parseTraceFile(paths[i], options.sliceBytes, options.parseThreads);
                 // Steps before the ranges are nested: a step adopts the backward pass's ranges.
                 steps += markSteps(traces[i].trace, options.stepPattern, traces[i].file).steps;
                 resolveRanges(traces[i].trace);

@@ -29,7 +29,9 @@ TraceFormat detectFormat(const std::string& path);
 // exports must be regular files. A gzip file is inflated and parsed slice by slice (never
 // the whole text in memory); a large plain one is parsed in slices from its mapping.
 // sliceBytes: the slice (window) size, 0 = TraceEventImporter::kSliceBytes; a test hook.
-ImportedTrace parseTraceFile(const std::string& path, size_t sliceBytes = 0);
+// threads: the threads that parse a JSON's slices (TraceEventTokenizer::setThreads()); any
+// count gives the same trace.
+ImportedTrace parseTraceFile(const std::string& path, size_t sliceBytes = 0, int threads = 2);
 
 struct ImportOptions {
     std::string name;                // run name; empty = the input file's base name
@@ -42,6 +44,8 @@ struct ImportOptions {
     // Test hook: JSON is cut into slices (windows) of about this many bytes; 0 = the default
     // (TraceEventImporter::kSliceBytes). Any size gives the same run.
     size_t sliceBytes = 0;
+    // Threads that parse a JSON's slices (this one included); any count gives the same run.
+    int parseThreads = 2;
 };
 
 struct ImportResult {

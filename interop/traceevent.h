@@ -8,6 +8,7 @@
 
 #include "storage/types.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -51,6 +52,10 @@ public:
     // Every element of traceEvents, in file order, on the thread that called the tokenizer. The
     // sink may change `e` (it is the tokenizer's buffer) and may throw (ImportError) to stop.
     virtual void event(TraceEvent& e) = 0;
+    // After the events of the first `done` of `total` bytes of the source (sliced walks over a
+    // text of known size; a gzip stream counts its compressed bytes): lets the sink reserve for
+    // the rest once. Order as event().
+    virtual void progress(size_t /*done*/, size_t /*total*/) {}
 };
 
 // The top-level fields other than traceEvents, in document order where order matters.

@@ -6,12 +6,13 @@
 namespace wt::interop {
 
 ImportedTrace TraceEventImporter::parse(const std::string& file, const char* json, size_t size, size_t capacity, size_t sliceBytes,
-                                        bool releaseText)
+                                        bool releaseText, int threads)
 {
     if (sliceBytes > 0 && size >= 2 * sliceBytes) {
         // The parser's names and kept events copy their strings when the text goes away.
         TraceEventTokenizer tokenizer(file);
         TraceEventParser parser(file, releaseText);
+        tokenizer.setThreads(threads);
         if (tokenizer.tokenizeSliced(json, size, sliceBytes, releaseText, parser)) {
             ImportedTrace t = parser.finish(tokenizer.header());
             t.slices = tokenizer.slices();
@@ -25,9 +26,10 @@ ImportedTrace TraceEventImporter::parse(const std::string& file, const char* jso
     return parser.finish(tokenizer.header());
 }
 
-bool TraceEventImporter::parseStream(const std::string& file, TextStream& in, ImportedTrace& out, size_t sliceBytes)
+bool TraceEventImporter::parseStream(const std::string& file, TextStream& in, ImportedTrace& out, size_t sliceBytes, int threads)
 {
     TraceEventTokenizer tokenizer(file);
+    tokenizer.setThreads(threads);
     TraceEventParser parser(file, true);   // the slices' texts go away as they are handled
     if (!tokenizer.tokenizeStream(in, sliceBytes, parser))
         return false;

@@ -26,14 +26,17 @@ public:
     // Both ways give the same trace; a text that does not split cleanly falls back to one pass.
     // releaseText: the caller no longer needs the text; the whole pages of handled slices are
     // given back to the kernel (madvise DONTNEED: a private file mapping or a heap buffer).
+    // threads: how many parse the slices (TraceEventTokenizer::setThreads()); the trace is the
+    // same for any count.
     static ImportedTrace parse(const std::string& file, const char* json, size_t size, size_t capacity,
-                               size_t sliceBytes = kSliceBytes, bool releaseText = false);
+                               size_t sliceBytes = kSliceBytes, bool releaseText = false, int threads = 2);
 
     // A document read once from `in` in slices of about sliceBytes (TraceEventTokenizer::
     // tokenizeStream()): memory holds a few slices, never the whole text. false when it does not
     // split cleanly (or on any error): the caller then reads the document again and calls
     // parse(), which gives the same trace, or the exact error.
-    static bool parseStream(const std::string& file, TextStream& in, ImportedTrace& out, size_t sliceBytes = kSliceBytes);
+    static bool parseStream(const std::string& file, TextStream& in, ImportedTrace& out, size_t sliceBytes = kSliceBytes,
+                            int threads = 2);
 };
 
 }  // namespace wt::interop

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 
 namespace wt::interop {
 
@@ -68,6 +69,44 @@ void TraceEventParser::fail(const std::string& what) const { throw ImportError(m
 std::string TraceEventParser::eventLabel(const TraceEvent& e) const
 {
     return "event " + std::to_string(m_events) + " ('" + std::string(e.name.substr(0, 60)) + (e.name.size() > 60 ? "...')" : "')");
+}
+
+size_t TraceEventParser::NameHash::operator()(std::string_view s) const noexcept
+{
+    auto word = [&](size_t at) {
+        uint64_t w = 0;
+        std::memcpy(&w, s.data() + at, 8);
+        return w;
+    };
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
+    auto mix = [&](uint64_t w) { h = (h ^ w) * 0xFF51AFD7ED558CCDull; h ^= h >> 29; };
+    const size_t n = s.size();
+    if (n < 8) {
+        uint64_t w = 0;
+        std::memcpy(&w, s.data(), n);
+        mix(w);
+    } else if (n <= 48) {
+        for (size_t i = 0; i + 8 <= n; i += 8)
+            mix(word(i));
+        mix(word(n - 8));
+    } else {
+        for (size_t at : {size_t(0), size_t(8), n / 2 - 8, n / 2, n - 16, n - 8})
+            mix(word(at));
+    }
+    return size_t(h);
+}
+
+void TraceEventParser::progress(size_t done, size_t total)
+{
+    if (m_reserved || total == 0 || done < total / 64 || done == 0)
+        return;
+    m_reserved = true;
+    // 5% over the density so far; a denser rest grows the vectors as before.
+    const double scale = double(total) / double(done) * 1.05;
+    auto reserve = [&](auto& v) { v.reserve(size_t(double(v.size()) * scale) + 16); };
+    reserve(m_t.activities);
+    reserve(m_t.calls);
+    reserve(m_t.ranges);
 }
 
 uint32_t TraceEventParser::name(std::string_view s)

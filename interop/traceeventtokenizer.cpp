@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <sys/mman.h>
@@ -131,12 +132,14 @@ public:
         std::string_view raw = v.raw_json_token();
         if (raw.empty() || raw[0] != '"')
             return {};
-        // The token runs to the next structural character, so the closing quote is inside it.
-        size_t close = 1;
-        while (close < raw.size() && raw[close] != '"' && raw[close] != '\\')
-            ++close;
-        if (close < raw.size() && raw[close] == '"')
-            return std::string_view(m_original + (raw.data() + 1 - m_copy), close - 1);
+        // The token runs to the next structural character (strings hold none), so it ends in
+        // the closing quote and whitespace; without a backslash, that quote closes the string.
+        // memchr instead of a byte loop: kernel names run to hundreds of bytes.
+        size_t end = raw.size();
+        while (end > 1 && isSpace(raw[end - 1]))
+            --end;
+        if (end >= 2 && raw[end - 1] == '"' && !std::memchr(raw.data() + 1, '\\', end - 2))
+            return std::string_view(m_original + (raw.data() + 1 - m_copy), end - 2);
         std::string_view u = v.get_string().value();
         m_arena.emplace_back(u);
         return m_arena.back();
@@ -162,6 +165,9 @@ public:
     int64_t micros(od::value v, const char* what)
     {
         std::string_view text = trimToken(v.raw_json_token());
+        int64_t quick = 0;
+        if (quickMicrosToNs(text, quick) && quick <= kMaxTimeNs)   // >= 0: no sign
+            return quick;
         if (!text.empty() && text[0] == '"')
             fail(std::string("invalid ") + what + " " + quoted(text) + ": a string, not a number of microseconds");
         auto ns = microsToNs(text);
@@ -212,42 +218,66 @@ void TraceEventTokenizer::Reader::readArgs(od::object args, TraceEvent& e)
         if (!key(field, k))
             fail("invalid key in args");
         od::value v = field.value();
-        if (k == "correlation")
-            e.correlation = number(v, "correlation");
-        else if (k == "External id" || k == "external id")
-            e.externalId = number(v, "External id");
-        else if (k == "device") {
-            e.device = number(v, "device");
-            e.hasDevice = true;
-        } else if (k == "stream") {
-            e.stream = number(v, "stream");
-            e.hasStream = true;
-        } else if (k == "bytes")
-            e.bytes = number(v, "bytes");
-        else if (k == "grid")
-            triple(v, e.config.grid);
-        else if (k == "block")
-            triple(v, e.config.block);
-        else if (k == "registers per thread")
-            e.config.registers = int32_t(number(v, "registers per thread"));
-        else if (k == "shared memory") {
-            if (!e.hasSmemSplit)
+        // By length first: a kernel's args hold a dozen keys, most of them not read.
+        switch (k.size()) {
+        case 4:
+            if (k == "grid")
+                triple(v, e.config.grid);
+            else if (k == "name" && v.type() == od::json_type::string)
+                e.argName = str(v);
+            break;
+        case 5:
+            if (k == "bytes")
+                e.bytes = number(v, "bytes");
+            else if (k == "block")
+                triple(v, e.config.block);
+            else if (k == "level" && v.type() == od::json_type::string)
+                e.level = str(v);
+            break;
+        case 6:
+            if (k == "device") {
+                e.device = number(v, "device");
+                e.hasDevice = true;
+            } else if (k == "stream") {
+                e.stream = number(v, "stream");
+                e.hasStream = true;
+            }
+            break;
+        case 8:
+            if (k == "wt_scope")
+                e.wtScope = number(v, "wt_scope");
+            break;
+        case 9:
+            if (k == "wt_parent")
+                e.wtParent = number(v, "wt_parent");
+            break;
+        case 11:
+            if (k == "correlation")
+                e.correlation = number(v, "correlation");
+            else if (k == "External id" || k == "external id")
+                e.externalId = number(v, "External id");
+            else if (k == "wt_instance")
+                e.wtInstance = number(v, "wt_instance");
+            break;
+        case 13:
+            if (k == "shared memory" && !e.hasSmemSplit)
                 e.config.staticSmem = int32_t(number(v, "shared memory"));
-        } else if (k == "static shared memory") {
-            e.config.staticSmem = int32_t(number(v, "static shared memory"));
-            e.hasSmemSplit = true;
-        } else if (k == "dynamic shared memory")
-            e.config.dynamicSmem = int32_t(number(v, "dynamic shared memory"));
-        else if (k == "wt_scope")
-            e.wtScope = number(v, "wt_scope");
-        else if (k == "wt_instance")
-            e.wtInstance = number(v, "wt_instance");
-        else if (k == "wt_parent")
-            e.wtParent = number(v, "wt_parent");
-        else if (k == "level" && v.type() == od::json_type::string)
-            e.level = str(v);
-        else if (k == "name" && v.type() == od::json_type::string)
-            e.argName = str(v);
+            break;
+        case 20:
+            if (k == "registers per thread")
+                e.config.registers = int32_t(number(v, "registers per thread"));
+            else if (k == "static shared memory") {
+                e.config.staticSmem = int32_t(number(v, "static shared memory"));
+                e.hasSmemSplit = true;
+            }
+            break;
+        case 21:
+            if (k == "dynamic shared memory")
+                e.config.dynamicSmem = int32_t(number(v, "dynamic shared memory"));
+            break;
+        default:
+            break;
+        }
     }
 }
 
@@ -322,6 +352,7 @@ struct TraceEventTokenizer::Slice {
     bool parsed = false;
     bool ok = false;
     size_t arrayEnd = 0;                     // when the array closed inside: offset just past its ']'
+    size_t sourceDone = 0;                   // the source read up to here when it was cut (Cutter::size())
 };
 
 // Cuts traceEvents into slices lazily, as the threads take them, so only the slices in
@@ -335,6 +366,8 @@ public:
     virtual bool next(Slice& s, std::string spareText) = 0;
     // The original text under a slice's views (nullptr: the views point into Slice::text).
     virtual const char* original() const = 0;
+    // The source's size when known, else 0 (a stream's source: TextStream::sourceSize()).
+    virtual size_t size() const = 0;
     // The text after the array's ']', which closed at `arrayEnd` in slice `k` of `slices`.
     virtual std::string tail(std::deque<Slice>& slices, size_t k, size_t arrayEnd) = 0;
 };
@@ -351,10 +384,12 @@ public:
         size_t cut = m_pos + m_sliceBytes < m_size ? nextBoundary(m_json, m_size, m_pos + m_sliceBytes) : std::string_view::npos;
         s.begin = m_pos;
         s.end = cut == std::string_view::npos ? m_size : cut;
+        s.sourceDone = s.end;
         m_pos = cut == std::string_view::npos ? m_size : cut + 1;
         return true;
     }
     const char* original() const override { return m_json; }
+    size_t size() const override { return m_size; }
     std::string tail(std::deque<Slice>&, size_t, size_t arrayEnd) override { return std::string(m_json + arrayEnd, m_size - arrayEnd); }
 
 private:
@@ -435,9 +470,11 @@ public:
         std::memset(buf.data() + 2 + len, ' ', kPad);
         buf.resize(2 + len + kPad);
         s.text = std::move(buf);
+        s.sourceDone = m_in.sourceRead();
         return true;
     }
     const char* original() const override { return nullptr; }
+    size_t size() const override { return m_in.sourceSize(); }
     std::string tail(std::deque<Slice>& slices, size_t k, size_t arrayEnd) override
     {
         // The rest of slice k, the later slices already read, the carry, and what the stream
@@ -688,11 +725,8 @@ bool TraceEventTokenizer::Reader::readSlice(Slice& s, const char* json, od::pars
         od::document doc = parser.iterate(text, n + 2, capacity);
         od::array arr = doc.get_array();
         s.events.reserve(n / 256);
-        for (auto ev : arr) {
-            TraceEvent e;
-            readEvent(ev.get_object().value(), e);
-            s.events.push_back(e);
-        }
+        for (auto ev : arr)
+            readEvent(ev.get_object().value(), s.events.emplace_back());   // in place: no copy of the event
         // At the end: the array closed at our ']'. Otherwise it closed inside this slice (the
         // last one), and what follows starts at the next token.
         auto loc = doc.current_location();
@@ -706,10 +740,10 @@ bool TraceEventTokenizer::Reader::readSlice(Slice& s, const char* json, od::pars
 
 bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEventSink& sink)
 {
-    // Both threads take slices (at most kWindow ahead of the handled ones, to bound memory),
+    // All m_threads threads take slices (at most kWindow ahead of the handled ones, to bound memory),
     // cut them in order under cutMu (a stream is read there), and parse them; this thread hands
     // their events to the sink in file order.
-    constexpr size_t kWindow = 6;
+    const size_t kWindow = std::max<size_t>(6, 3 * size_t(m_threads));
     std::deque<Slice> slices;
     std::mutex mu, cutMu;
     std::condition_variable cv;
@@ -774,10 +808,12 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
         }
         publish(k, reader.readSlice(s, json, parser, buf));
     };
-    std::thread worker([&] {
+    // threads - 1 workers, each with its own parser, buffer and arena (the deque keeps the
+    // arenas in place as it grows).
+    auto runWorker = [&](std::deque<std::string>& arena) {
         od::parser parser;
         std::string buf;
-        Reader reader(m_workerArena);
+        Reader reader(arena);
         for (;;) {
             size_t k;
             {
@@ -793,9 +829,10 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
             }
             work(k, reader, parser, buf);
         }
-    });
+    };
+    std::vector<std::thread> workers;
     struct Joiner {
-        std::thread& t;
+        std::vector<std::thread>& threads;
         std::mutex& mu;
         std::condition_variable& cv;
         bool& stop;
@@ -806,9 +843,14 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
                 stop = true;
             }
             cv.notify_all();
-            t.join();
+            for (auto& t : threads)
+                t.join();
         }
-    } joiner{worker, mu, cv, stop};
+    } joiner{workers, mu, cv, stop};
+    for (int i = 1; i < m_threads; ++i) {
+        m_workerArenas.emplace_back();
+        workers.emplace_back(runWorker, std::ref(m_workerArenas.back()));
+    }
 
     od::parser parser;
     std::string buf;
@@ -825,6 +867,8 @@ bool TraceEventTokenizer::parseSlices(Cutter& cutter, std::string& tail, TraceEv
                 sink.event(e);
             s.events.clear();
             ++m_slices;
+            if (cutter.size() > 0)
+                sink.progress(s.sourceDone, cutter.size());
             if (s.arrayEnd != std::string_view::npos) {
                 // Nothing more is taken, and no slice is being cut while the tail is read.
                 {

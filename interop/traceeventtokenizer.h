@@ -30,6 +30,10 @@ public:
     // Up to `max` next bytes into `dst`; 0 at the end. May throw: tokenizeStream() then
     // returns false.
     virtual size_t read(char* dst, size_t max) = 0;
+    // How far into its source the stream has read, of how much (a gzip file: compressed
+    // bytes); total 0 when not known. Lets the sink reserve for the whole (TraceEventSink::progress()).
+    virtual size_t sourceRead() const { return 0; }
+    virtual size_t sourceSize() const { return 0; }
 };
 
 class TraceEventTokenizer {
@@ -47,7 +51,7 @@ public:
 
     // traceEvents cut at nextBoundary() about every sliceBytes (> 0), each slice parsed as its own
     // array in a private padded copy (so `json` needs no padding and the structural index covers
-    // one slice), on this thread and one more, at most a few slices ahead of the sink. The other
+    // one slice), on this thread and setThreads() - 1 more, at most a few slices ahead of the sink. The other
     // top-level fields come from a small document of the text around the array. false when the
     // text does not split cleanly or on any error, the sink's included: the sink has then seen
     // part of the events and is to be dropped, and tokenize() on a fresh tokenizer and sink
@@ -61,6 +65,11 @@ public:
     // event() only (as with releaseText). false as with tokenizeSliced(): the stream is then
     // partly read, and the caller reads the document again for tokenize().
     bool tokenizeStream(TextStream& in, size_t sliceBytes, TraceEventSink& sink);
+
+    // Threads that parse slices in tokenizeSliced() / tokenizeStream(), the calling one
+    // included (1: that one only); default 2. The events, their order and the sink's thread
+    // are the same for any count.
+    void setThreads(int threads) { m_threads = threads < 1 ? 1 : threads; }
 
     // The top-level fields other than traceEvents, after a successful call.
     const TraceHeader& header() const { return m_header; }
@@ -99,7 +108,8 @@ private:
     bool m_releaseText = false;
     int64_t m_slices = 0;
     std::deque<std::string> m_arena;         // unescaped strings and problems read on this thread (rare)
-    std::deque<std::string> m_workerArena;   // the same, from the second thread
+    std::deque<std::deque<std::string>> m_workerArenas;   // the same, one per worker thread
+    int m_threads = 2;
     std::unique_ptr<Reader> m_reader;        // this thread's (over m_arena)
     std::string m_padded;                    // tokenize(): the padded copy of a text without padding
     std::vector<std::vector<TraceEvent>> m_spareEvents;   // event buffers of handled slices, reused

@@ -933,6 +933,17 @@ void Writer::endScopeInstance(int64_t instanceId, int64_t endNs)
     d->steps.endInstance(instanceId, endNs);
 }
 
+void Writer::reserveScopeInstances(size_t count)
+{
+    d->requireRun("reserveScopeInstances");
+    const size_t n = d->instScope.size() + count;
+    d->instScope.reserve(n);
+    d->instParent.reserve(n);
+    d->instStart.reserve(n);
+    d->instThread.reserve(n);
+    d->instWritten.reserve(n);
+}
+
 int64_t Writer::addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs, int64_t threadId)
 {
     if (threadId != 0 && !d->hostThreads.count(threadId))
