@@ -20,7 +20,8 @@ int runUpgrade(Args& args)
         throw UsageError("expected at least one FILE");
     int failures = 0;
     for (const std::string& file : args.positionals()) {
-        Database db(file, OpenMode::ReadWrite);   // migrates: creates the newer tables
+        { Database exists(file, OpenMode::ReadOnly); }   // a missing file is an error, not a new one
+        Database db(file, OpenMode::ReadWrite);         // migrates: creates the newer tables
         BackfillCallbacks cb;
         cb.before = [&](size_t index, size_t count, const MissingSummary& m) {
             std::fprintf(stderr, "%s: run %lld (%zu of %zu, %lld activities): computing its %s...\n", file.c_str(),
@@ -37,7 +38,7 @@ int runUpgrade(Args& args)
         const int stored = storeMissingRunOverviews(db, cb);
         std::printf("%s: schema %d, %s\n", file.c_str(), db.schemaVersion(),
                     stored == 0 ? "every finished run has its summary and scope lanes"
-                                : (std::to_string(stored) + (stored == 1 ? " run" : " runs") + " given their summary and scope lanes").c_str());
+                                : (std::to_string(stored) + (stored == 1 ? " run given its" : " runs given their") + " summary and scope lanes").c_str());
     }
     return failures == 0 ? 0 : 1;
 }
