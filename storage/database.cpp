@@ -1,7 +1,6 @@
 #include "database.h"
 
 #include "migrations.h"
-#include "runoverview.h"
 #include "schema.h"
 #include "statement.h"
 #include "storageerror.h"
@@ -62,6 +61,12 @@ void closeConnection(sqlite3* db)
     sqlite3_close(db);
 }
 
+std::string directoryOf(const std::string& path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
 off_t fileSize(const std::string& path)
 {
     struct stat st {};
@@ -89,8 +94,7 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
         fail("the file is read-only; cannot write to it");
     if (mode == OpenMode::ReadWrite) {
         // Writing needs the directory too: SQLite creates its -wal, -shm or -journal beside the file.
-        const size_t slash = path.rfind('/');
-        const std::string dir = slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
+        const std::string dir = directoryOf(path);
         if (::access(dir.c_str(), W_OK) != 0 && errno != ENOENT)
             fail(exists ? "its directory " + dir + " is read-only; writing needs a journal beside the file"
                         : "cannot create it: its directory " + dir + " is read-only");
@@ -165,10 +169,14 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
             fail("was written by a newer wheretime (schema version " + std::to_string(m_version) +
                  "; this build reads up to " + std::to_string(kSchemaVersion) + "); upgrade wheretime");
         } else if (m_version < kSchemaVersion) {
-            if (::access(path.c_str(), W_OK) != 0)
+            const bool writable = ::access(path.c_str(), W_OK) == 0 && ::access(directoryOf(path).c_str(), W_OK) == 0 && !m_immutable;
+            if (!writable && mode == OpenMode::ReadOnly && m_version >= kOldestReadUnmigrated) {
+                // Read as it is (read-only media, an immutable file): what the newer versions
+                // add are tables the readers look for (a run without them reads as before).
+            } else if (!writable) {
                 fail("has the older schema version " + std::to_string(m_version) +
                      " and is read-only, so it cannot be migrated; copy it somewhere writable");
-            if (mode == OpenMode::ReadOnly) {
+            } else if (mode == OpenMode::ReadOnly) {
                 // Migration needs write access: reopen read-write just for it.
                 closeConnection(m_db);
                 m_db = nullptr;
@@ -182,14 +190,17 @@ Database::Database(const std::string& path, OpenMode mode) : m_path(path), m_mod
                 migrate(m_version);
             }
         }
-        if (m_immutable && m_version == kSchemaVersion)
+        if (m_immutable && m_version >= kOldestReadUnmigrated)
             checkNoLiveWriter();
         if (mode == OpenMode::ReadWrite) {
             exec("PRAGMA journal_mode=WAL");
             exec("PRAGMA synchronous=NORMAL");
             exec("PRAGMA cache_size=-65536");   // 64 MiB: keeps the activity B-tree's hot pages
             recoverDeadWriters();
-            storeMissingRunOverviews(*this);   // older files, recovered runs: once, on this open
+            // Runs without a summary or scope lanes (older files, recovered runs) are not
+            // computed here: a pass over a large run takes a minute, and the open must not. The
+            // GUI fills them in the background, `wheretime upgrade` in the foreground
+            // (summarybackfill.h); until then they read as before.
         }
     } catch (const StorageError& e) {
         closeConnection(m_db);

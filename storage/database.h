@@ -1,6 +1,7 @@
 // One wheretime file: an SQLite database holding many runs. Opening checks that the file is
-// ours, refuses newer schemas, migrates older ones, and marks runs whose writer died as
-// incomplete. Every failure is a StorageError with a one-line reason naming the file.
+// ours, refuses newer schemas, migrates older ones (a schema bump: new tables, empty; what an
+// older file lacks is computed outside the open, summarybackfill.h), and marks runs whose
+// writer died as incomplete. Every failure is a StorageError with a one-line reason naming the file.
 // A writer puts the file in WAL mode while open and takes it out again when it closes last, so
 // a finished file has no -wal/-shm beside it. A read-only open never writes: where the WAL
 // index cannot be created (read-only directory, full disk), a file with no write-ahead log to
@@ -22,6 +23,9 @@ class Database {
 public:
     static constexpr int kSchemaVersion = 6;
     static constexpr int kApplicationId = 0x57544D45;   // "WTME"
+    // The oldest version a read-only open reads as it is where it cannot be migrated (a
+    // read-only file or directory): version 6 only adds tables that readers look for.
+    static constexpr int kOldestReadUnmigrated = 5;
 
     Database(const std::string& path, OpenMode mode);
     // Wraps a connection that someone else opened and will close (the host connection of the

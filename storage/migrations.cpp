@@ -131,12 +131,13 @@ void migrate2to3(Database& db) { db.exec(schema::kCreateV3); }
 // instances (chunk format 1) read as on no thread, as version 3 did.
 void migrate3to4(Database& db) { db.exec(schema::kCreateV4); }
 
-// v4 -> v5: the overview tables, empty; the read-write open that migrates then computes each
-// finished run's overview, one run per transaction (Database, storeMissingRunOverviews).
+// v4 -> v5: the overview tables, empty; each finished run's overview is computed later, outside
+// the open, one run per transaction (summarybackfill.h: the GUI's background pass, `wheretime
+// upgrade`); until then the run reads as without one.
 void migrate4to5(Database& db) { db.exec(schema::kCreateV5); }
 
-// v5 -> v6: the scope lane tables, empty; the read-write open that migrates then computes each
-// finished run's lanes with its overview, one run per transaction (storeMissingRunOverviews).
+// v5 -> v6: the scope lane tables, empty; each finished run's lanes are computed with its
+// overview later, outside the open (summarybackfill.h), one run per transaction.
 void migrate5to6(Database& db) { db.exec(schema::kCreateV6); }
 
 }  // namespace

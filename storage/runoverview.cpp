@@ -992,31 +992,4 @@ std::optional<RunOverview> readRunOverview(const Database& db, int64_t runId)
     return ov;
 }
 
-int storeMissingRunOverviews(Database& db)
-{
-    if (db.readOnly() || !hasOverviewTables(db))
-        return 0;
-    std::vector<int64_t> missing;
-    {
-        const bool laneTables = hasScopeLaneTables(db);
-        Statement s(db.handle(), laneTables ? "SELECT id FROM runs WHERE status!='writing' AND (id NOT IN (SELECT run_id FROM overviews) "
-                                              "OR id NOT IN (SELECT run_id FROM scope_lane_sets)) ORDER BY id"
-                                            : "SELECT id FROM runs WHERE status!='writing' AND id NOT IN (SELECT run_id FROM overviews) ORDER BY id");
-        while (s.step())
-            missing.push_back(s.int64(0));
-    }
-    int stored = 0;
-    for (int64_t id : missing) {
-        try {
-            ScopeLaneSet lanes;
-            const RunOverview ov = computeRunOverview(db, id, &lanes);
-            storeRunOverview(db, id, ov, &lanes);
-            ++stored;
-        } catch (const StorageError&) {
-            // A damaged run stays without one (its reads fail with their own message).
-        }
-    }
-    return stored;
-}
-
 }  // namespace wt

@@ -8,8 +8,9 @@
 // with the most item time there). An item lasts at least 1 ns, as the timeline draws it.
 //
 // The Writer stores it when it finishes a run, in its own transaction after the run's data,
-// so a kill during it loses nothing committed; a read-write open computes it for finished runs
-// that lack it (older files, runs finished inside a caller's transaction, recovered runs).
+// so a kill during it loses nothing committed; finished runs that lack it (older files, runs
+// finished inside a caller's transaction, recovered runs) get it outside the open, from
+// storage/summarybackfill.h (the GUI's background pass, `wheretime upgrade`).
 // Level 0 is stored; coarser levels are pairs merged on read (OverviewRow::coarsen), so the
 // stored levels cannot disagree.
 #pragma once
@@ -86,11 +87,6 @@ void storeRunOverview(Database& db, int64_t runId, const RunOverview& overview, 
 // The stored overview of a run; unset when it has none (a run being written, a file before
 // schema version 5 opened read-only). Throws StorageError on a damaged blob.
 std::optional<RunOverview> readRunOverview(const Database& db, int64_t runId);
-
-// Computes and stores the overview and scope lanes of every finished run that lacks either,
-// each run in its own transaction (a read-write open calls it); a damaged run is skipped.
-// Returns how many runs it stored.
-int storeMissingRunOverviews(Database& db);
 
 // The blob of one row's buckets (varints; see docs/schema.md).
 std::string encodeOverviewBuckets(const std::vector<OverviewBucket>& buckets);

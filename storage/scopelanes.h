@@ -8,9 +8,10 @@
 // lanes' order instead of computing them.
 //
 // Computed in the same pass as the level-of-detail summary (computeRunOverview) and stored in
-// the summary's transaction: by the Writer when it finishes a run, by a read-write open for
-// finished runs that lack them (older files, recovered runs). A run without a scope_lane_sets
-// row has none (yet): readers fall back on computing the spans from the activities.
+// the summary's transaction: by the Writer when it finishes a run, and for finished runs that
+// lack them (older files, recovered runs) by the pass of storage/summarybackfill.h, outside the
+// open. A run without a scope_lane_sets row has none (yet): readers fall back on computing the
+// spans from the activities.
 #pragma once
 
 #include <cstdint>

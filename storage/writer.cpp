@@ -1071,8 +1071,8 @@ void Writer::finishRun(RunStatus status, int64_t durationNs)
     const int64_t run = d->runId;
     d->reset();
     // The level-of-detail summary, in its own transaction after the data (inside a caller's
-    // transaction: in that one): a kill or a failure here loses nothing committed, and the
-    // next read-write open computes what is missing.
+    // transaction: in that one): a kill or a failure here loses nothing committed, and what
+    // is missing is computed later, outside any open (summarybackfill.h).
     if (d->overviewTable) {
         try {
             ScopeLaneSet lanes;

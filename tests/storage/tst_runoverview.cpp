@@ -1,12 +1,14 @@
 // The level-of-detail summary of a run (storage/runoverview.h): its buckets equal a
 // brute-force aggregation of the activities and the scope lanes (random runs with wide items,
 // overlaps, zero-length items and empty tracks; a synthetic capture-like run), the coarser
-// levels merge exactly, the blob refuses damage, a version-4 file gets it when migrated, and a
+// levels merge exactly, the blob refuses damage, a version-4 file gets it from the pass after its
+// migration (the open computes nothing), and a
 // failure or a kill while it is written loses nothing committed.
 #include "storage/database.h"
 #include "storage/reader.h"
 #include "storage/runoverview.h"
 #include "storage/storageerror.h"
+#include "storage/summarybackfill.h"
 #include "storage/writer.h"
 #include "tests/support/synthrun.h"
 #include "tests/support/testsupport.h"
@@ -392,6 +394,11 @@ private slots:
         {
             Database ro(path, OpenMode::ReadOnly);   // migrates through a read-write open
             QCOMPARE(ro.schemaVersion(), Database::kSchemaVersion);
+            QVERIFY(!Reader(ro).overview(run));        // the open only created the tables
+        }
+        {
+            Database ro(path, OpenMode::ReadWrite);
+            QCOMPARE(storeMissingRunOverviews(ro), 2);   // the pass outside the open
             std::optional<RunOverview> ov = Reader(ro).overview(run);
             QVERIFY(ov);
             Database& db = ro;
@@ -418,7 +425,9 @@ private slots:
             Database ro(path, OpenMode::ReadOnly);
             QVERIFY(!Reader(ro).overview(run));   // a read-only open computes nothing
         }
-        Database db(path, OpenMode::ReadWrite);     // computes it
+        Database db(path, OpenMode::ReadWrite);
+        QVERIFY(!Reader(db).overview(run));          // the open computes nothing
+        QCOMPARE(storeMissingRunOverviews(db), 1);   // the pass does
         QVERIFY(Reader(db).run(run).status == RunStatus::Complete);
         std::optional<RunOverview> ov = Reader(db).overview(run);
         QVERIFY(ov);
@@ -453,6 +462,7 @@ private slots:
         }
         QCOMPARE(activityRows(path), activityRows(reference));
         Database db(path, OpenMode::ReadWrite);
+        QCOMPARE(storeMissingRunOverviews(db), 1);
         const int64_t run = Reader(db).runs().front().id;
         std::optional<RunOverview> ov = Reader(db).overview(run);
         QVERIFY(ov);

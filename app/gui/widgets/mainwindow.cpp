@@ -5,6 +5,7 @@
 #include "timelinewidget.h"
 
 #include "app/gui/core/asyncjob.h"
+#include "app/gui/core/backfilljob.h"
 #include "app/gui/core/displayname.h"
 #include "app/gui/core/windowedrun.h"
 #include "app/gui/core/timeformat.h"
@@ -23,6 +24,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -58,7 +60,7 @@ constexpr int kMaxRecent = 10;
 MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     : QMainWindow(parent), m_persist(persistSettings), m_state(new ViewState(this)), m_loader(new RunLoader(this)),
       m_live(new LiveFollower(this)), m_detailCap(kDefaultDetailCapBytes), m_detailJob(new AsyncJob(this)),
-      m_detailTimer(new QTimer(this))
+      m_detailTimer(new QTimer(this)), m_backfill(new BackfillJob(this)), m_backfillTick(new QTimer(this))
 {
     if (m_persist)
         if (auto cap = parseByteSize(QSettings().value(QStringLiteral("timeline/memoryCap")).toString()))
@@ -107,6 +109,74 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
     m_liveLabel->setToolTip(QStringLiteral("This run is being captured: the timeline, breakdown and details refresh as steps are committed"));
     statusBar()->addPermanentWidget(m_liveLabel);
     m_liveLabel->hide();
+    // An older file's runs get their scope lanes (and summary) in the background, after the run
+    // on screen is there; the label says which run and for how long.
+    m_backfillLabel = new QLabel(this);
+    m_backfillLabel->setObjectName(QStringLiteral("backfillLabel"));
+    m_backfillLabel->setToolTip(QStringLiteral("The file was written by an older wheretime: the stored scope lanes (and level-of-detail "
+                                               "summary) of its runs are computed once and stored, one run at a time. Until then a run "
+                                               "loads as before, its lanes computed from the activities. Closing stops it; what was "
+                                               "stored stays, and the next open continues (or: wheretime upgrade FILE)."));
+    statusBar()->addPermanentWidget(m_backfillLabel);
+    m_backfillLabel->hide();
+    m_backfillTick->setInterval(1000);
+    connect(m_backfillTick, &QTimer::timeout, this, [this] {
+        const qint64 s = (QDateTime::currentMSecsSinceEpoch() - m_backfillSinceMs) / 1000;
+        m_backfillLabel->setText(m_backfillText + QStringLiteral(", %1 s").arg(s));
+    });
+    connect(m_backfill, &BackfillJob::runStarted, this,
+            [this](const QString& path, qint64 runId, int index, int count, qint64 activities, bool lanesOnly) {
+                m_backfillText = QStringLiteral("Computing %1 of an older file: %2 run %3 (%4 of %5, %6 activities)")
+                                     .arg(lanesOnly ? QStringLiteral("scope lanes") : QStringLiteral("summaries and scope lanes"),
+                                          QFileInfo(path).fileName())
+                                     .arg(runId)
+                                     .arg(index + 1)
+                                     .arg(count)
+                                     .arg(QLocale().toString(activities));
+                m_backfillSinceMs = QDateTime::currentMSecsSinceEpoch();
+                m_backfillLabel->setText(m_backfillText);
+                m_backfillLabel->show();
+                m_backfillTick->start();
+            });
+    connect(m_backfill, &BackfillJob::runStored, this, [this](const QString& path, qint64 runId, double seconds) {
+        const bool onScreen = QFileInfo(path).absoluteFilePath() == m_file && runId == m_runId;
+        statusBar()->showMessage(QStringLiteral("%1 run %2: scope lanes stored in %3 s%4")
+                                     .arg(QFileInfo(path).fileName())
+                                     .arg(runId)
+                                     .arg(seconds, 0, 'f', 1)
+                                     .arg(onScreen ? QStringLiteral(" (the run on screen has the same lanes, computed in memory; "
+                                                                    "its next load reads them)")
+                                                   : QString()),
+                                 10000);
+    });
+    auto backfillEnded = [this] {
+        m_backfillTick->stop();
+        m_backfillLabel->hide();
+    };
+    connect(m_backfill, &BackfillJob::fileDone, this, [this, backfillEnded](const QString& path, int stored, const QStringList& skipped) {
+        backfillEnded();
+        if (!skipped.isEmpty())
+            statusBar()->showMessage(QStringLiteral("%1: %2 damaged run(s) left without scope lanes: %3")
+                                         .arg(QFileInfo(path).fileName())
+                                         .arg(skipped.size())
+                                         .arg(skipped.join(QStringLiteral("; "))),
+                                     15000);
+        else if (stored > 0)
+            statusBar()->showMessage(QStringLiteral("%1: scope lanes of %2 older run(s) stored; the file is up to date")
+                                         .arg(QFileInfo(path).fileName())
+                                         .arg(stored),
+                                     10000);
+    });
+    connect(m_backfill, &BackfillJob::readOnlyFile, this, [this, backfillEnded](const QString& path, int missing) {
+        backfillEnded();
+        m_readOnlyFiles << QFileInfo(path).absoluteFilePath();
+        m_backfillLabel->setText(QStringLiteral("Older file, read-only: scope lanes of %1 run(s) computed in memory on each load").arg(missing));
+        m_backfillLabel->show();
+    });
+    connect(m_backfill, &AsyncJob::failed, this, [this, backfillEnded](const QString& message) {
+        backfillEnded();
+        statusBar()->showMessage(QStringLiteral("Scope lanes of an older file not stored: ") + message, 15000);
+    });
     connect(m_live, &LiveFollower::runUpdated, this, [this](std::shared_ptr<const RunData> run) {
         m_state->updateRun(std::move(run));
         updateLiveMarker();
@@ -135,8 +205,9 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         statusBar()->showMessage(QStringLiteral("Run %1: overview from the stored summary; loading the activities...").arg(m_runId));
     });
     connect(m_loader, &RunLoader::overviewMissing, this, [this] {
-        statusBar()->showMessage(QStringLiteral("Run %1: no stored summary in the file (opened read-only, or still being written); "
-                                                "the timeline draws once the activities are loaded...").arg(m_runId));
+        statusBar()->showMessage(QStringLiteral("Run %1: no stored summary in the file (an older file: computed in the background once "
+                                                "the run is loaded; read-only; or still being written); the timeline draws once the "
+                                                "activities are loaded...").arg(m_runId));
     });
     connect(m_loader, &RunLoader::loaded, this, &MainWindow::onLoaded);
     // Windows: the visible one first (the loader's, or one asked for while the run loads), and
@@ -173,10 +244,11 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
         else
             statusBar()->showMessage(QStringLiteral("Run %1 is over the %2 memory cap: detail loads for the visible window (%3 for its scopes, "
                                                     "computed from the activities: the file has no stored scope lanes for it yet; "
-                                                    "its next read-write open stores them)")
+                                                    "they are stored in the background unless the file is read-only)")
                                          .arg(m_runId).arg(formatByteSize(m_detailCap), formatByteSize(int64_t(m_skeleton->memoryBytes()))));
         m_window.reset();   // windows without exact lanes are loaded again with them
         requestDetail();
+        m_backfill->add(m_file, m_runId);   // an older file's missing lanes, now that the run is there
         emit windowedReady();
     });
     connect(m_detailJob, &AsyncJob::failed, this, [this](const QString& message) {
@@ -290,6 +362,7 @@ MainWindow::MainWindow(bool persistSettings, QWidget* parent)
 
 MainWindow::~MainWindow()
 {
+    m_backfill->stop();   // interrupts its pass: closing does not wait for a large run
     m_loader->cancel();
     m_loader->wait();
 }
@@ -599,6 +672,7 @@ void MainWindow::onLoaded(std::shared_ptr<const RunData> run)
     m_live->follow(m_file, run->run);
     m_state->setRun(std::move(run));
     updateLiveMarker();
+    m_backfill->add(m_file, m_runId);   // an older file's missing summaries, now that the run is there
     if (m_persist) {
         QSettings s;
         QVariant z = s.value(zoomKey());
@@ -676,6 +750,7 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    m_backfill->stop();
     m_loader->cancel();
     if (m_persist) {
         saveZoom();

@@ -62,6 +62,9 @@ public:
     RunLoader* loader() const { return m_loader; }
     LiveFollower* liveFollower() const { return m_live; }
     QLabel* liveLabel() const { return m_liveLabel; }
+    // The background pass over an older file's runs (core/backfilljob.h) and its status-bar line.
+    class BackfillJob* backfill() const { return m_backfill; }
+    QLabel* backfillLabel() const { return m_backfillLabel; }
     QString currentFile() const { return m_file; }
     QString lastError() const { return m_lastError; }
     QMenu* fileMenu() const { return m_fileMenu; }
@@ -142,6 +145,12 @@ private:
     std::shared_ptr<const RunData> m_window;     // the window on screen
     class AsyncJob* m_detailJob;
     QTimer* m_detailTimer;
+    class BackfillJob* m_backfill;
+    QLabel* m_backfillLabel;
+    QTimer* m_backfillTick;        // the label's elapsed seconds
+    QString m_backfillText;        // the label without them
+    qint64 m_backfillSinceMs = 0;  // when the run's pass began (QDateTime ms)
+    QStringList m_readOnlyFiles;   // older files that cannot be written: lanes computed in memory
 };
 
 }  // namespace wt::gui
