@@ -494,6 +494,26 @@ std::vector<OverviewBucket> decodeOverviewBuckets(std::string_view blob, uint32_
 
 namespace {
 
+// Every instance of the run, chunk by chunk in id order: fn(const ScopeInstance&). A chunk that
+// does not decode fails the pass in one line naming the run.
+template <class Fn>
+void forEachStoredInstance(Database& db, int64_t runId, Fn&& fn)
+{
+    Statement s(db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
+    s.bind(1, runId);
+    std::vector<ScopeInstance> rows;
+    while (s.step()) {
+        rows.clear();
+        try {
+            InstanceChunk::decode(s.blob(0), rows);
+        } catch (const StorageError& e) {
+            throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
+        }
+        for (const ScopeInstance& r : rows)
+            fn(r);
+    }
+}
+
 // The bounded pass (see above): the grid, tracks and scopes are known; `minId`..`maxId` are the
 // run's instance ids.
 void computeBounded(Database& db, int64_t runId, RunOverview& ov, const std::vector<Track>& tracks,
@@ -563,26 +583,14 @@ void computeBounded(Database& db, int64_t runId, RunOverview& ov, const std::vec
         gpuEnd.assign(n, INT64_MIN);
         mask.assign(n, 0);
         present.assign(n, 0);
-        {
-            Statement st(db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
-            st.bind(1, runId);
-            std::vector<ScopeInstance> rows;
-            while (st.step()) {
-                rows.clear();
-                try {
-                    InstanceChunk::decode(st.blob(0), rows);
-                } catch (const StorageError& e) {
-                    throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
-                }
-                for (const ScopeInstance& r : rows)
-                    if (r.id >= lo && r.id < hi) {
-                        const size_t k = size_t(r.id - lo);
-                        present[k] = 1;
-                        scope[k] = r.scopeId;
-                        parent[k] = r.parentId;
-                    }
+        forEachStoredInstance(db, runId, [&](const ScopeInstance& r) {
+            if (r.id >= lo && r.id < hi) {
+                const size_t k = size_t(r.id - lo);
+                present[k] = 1;
+                scope[k] = r.scopeId;
+                parent[k] = r.parentId;
             }
-        }
+        });
         RowBuilder* b = nullptr;
         int64_t currentTrack = 0;
         uint64_t bit = 0;
@@ -769,24 +777,14 @@ RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSe
     }
     const int64_t budget = overviewMemoryBudget();
     if (instances > 0 && (instances > budget / 100 || instances >= (int64_t(1) << 32))) {
-        // The ids' range, from the id column of each chunk.
-        minId = INT64_MAX;
-        maxId = INT64_MIN;
-        Statement s(db.handle(), "SELECT data FROM scope_instance_chunks WHERE run_id=?");
+        // The ids' range, from the chunks' id columns (each chunk's least and greatest id, as the
+        // Writer stores them); a damaged chunk fails the pass when the blocks decode it.
+        Statement s(db.handle(), "SELECT min(first_id), max(last_id) FROM scope_instance_chunks WHERE run_id=?");
         s.bind(1, runId);
-        std::vector<ScopeInstance> rows;
-        while (s.step()) {
-            rows.clear();
-            try {
-                InstanceChunk::decode(s.blob(0), rows);
-            } catch (const StorageError& e) {
-                throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
-            }
-            for (const ScopeInstance& r : rows) {
-                minId = std::min(minId, r.id);
-                maxId = std::max(maxId, r.id);
-            }
-        }
+        if (!s.step())
+            return ov;
+        minId = s.int64(0);
+        maxId = s.int64(1);
         computeBounded(db, runId, ov, tracks, scopeDepth, scopeLevel, deviceIds, laneSet, budget, minId, maxId);
         return ov;
     }
@@ -802,19 +800,7 @@ RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSe
     {
         if (instances > 0)
             inst.reserve(size_t(instances));
-        Statement s(db.handle(), "SELECT data, count FROM scope_instance_chunks WHERE run_id=? ORDER BY id");
-        s.bind(1, runId);
-        std::vector<ScopeInstance> rows;
-        while (s.step()) {
-            rows.clear();
-            try {
-                InstanceChunk::decode(s.blob(0), rows);
-            } catch (const StorageError& e) {
-                throw StorageError(db.path() + ": run " + std::to_string(runId) + " is damaged (" + e.what() + ")");
-            }
-            for (const ScopeInstance& r : rows)
-                inst.push_back(Inst{r.id, r.scopeId, r.parentId});
-        }
+        forEachStoredInstance(db, runId, [&](const ScopeInstance& r) { inst.push_back(Inst{r.id, r.scopeId, r.parentId}); });
     }
     std::sort(inst.begin(), inst.end(), [](const Inst& a, const Inst& b) { return a.id < b.id; });
     const bool contiguous = inst.empty() || inst.back().id - inst.front().id + 1 == int64_t(inst.size());

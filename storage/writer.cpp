@@ -937,11 +937,7 @@ void Writer::reserveScopeInstances(size_t count)
 {
     d->requireRun("reserveScopeInstances");
     const size_t n = d->instScope.size() + count;
-    d->instScope.reserve(n);
-    d->instParent.reserve(n);
-    d->instStart.reserve(n);
-    d->instThread.reserve(n);
-    d->instWritten.reserve(n);
+    d->instScope.reserve(n);   // the one per-instance array kept while writing (open ones are in a map)
 }
 
 int64_t Writer::addScopeInstance(int64_t scopeId, int64_t parentInstanceId, int64_t startNs, int64_t endNs, int64_t threadId)
