@@ -83,7 +83,8 @@ size_t TraceEventParser::NameHash::operator()(std::string_view s) const noexcept
     const size_t n = s.size();
     if (n < 8) {
         uint64_t w = 0;
-        std::memcpy(&w, s.data(), n);
+        if (n > 0)   // an empty name's data() may be null: memcpy's pointers must not be
+            std::memcpy(&w, s.data(), n);
         mix(w);
     } else if (n <= 48) {
         for (size_t i = 0; i + 8 <= n; i += 8)
