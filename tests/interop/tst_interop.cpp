@@ -18,6 +18,7 @@
 #include "storage/reader.h"
 #include "storage/storageerror.h"
 #include "storage/writer.h"
+#include "tests/support/tabledump.h"
 #include "tests/support/testsupport.h"
 
 #include <QDir>
@@ -158,46 +159,7 @@ private:
     size_t m_pos = 0;
 };
 
-// Every row of every table of a file (blobs in hex), sorted: two files that store the same
-// runs give the same text.
-std::string dumpTables(const std::string& path)
-{
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    std::vector<std::string> tables;
-    sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &st, nullptr);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        tables.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-    sqlite3_finalize(st);
-    std::string out;
-    for (const auto& t : tables) {
-        std::vector<std::string> rows;
-        sqlite3_prepare_v2(db, ("SELECT * FROM \"" + t + "\"").c_str(), -1, &st, nullptr);
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            std::string row;
-            for (int c = 0; c < sqlite3_column_count(st); ++c) {
-                row += c ? "|" : "";
-                if (sqlite3_column_type(st, c) == SQLITE_BLOB) {
-                    const auto* b = static_cast<const unsigned char*>(sqlite3_column_blob(st, c));
-                    static const char hex[] = "0123456789abcdef";
-                    for (int i = 0; i < sqlite3_column_bytes(st, c); ++i)
-                        row += {hex[b[i] >> 4], hex[b[i] & 15]};
-                } else if (const unsigned char* v = sqlite3_column_text(st, c)) {
-                    row += reinterpret_cast<const char*>(v);
-                }
-            }
-            rows.push_back(std::move(row));
-        }
-        sqlite3_finalize(st);
-        std::sort(rows.begin(), rows.end());
-        out += "table " + t + " " + std::to_string(rows.size()) + "\n";
-        for (const auto& r : rows)
-            out += r + "\n";
-    }
-    sqlite3_close(db);
-    return out;
-}
+using wt::test::dumpTables;
 
 // Parses `json` in one pass and in slices of `sliceBytes`: both must give the same trace, or
 // the same error.
