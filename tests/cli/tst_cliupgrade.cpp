@@ -4,6 +4,7 @@
 // exit 1, and no file is created.
 #include "storage/database.h"
 #include "storage/writer.h"
+#include "tests/support/tabledump.h"
 #include "tests/support/synthrun.h"
 #include "tests/support/testsupport.h"
 
@@ -17,21 +18,7 @@ using namespace wt::test;
 
 namespace {
 
-int64_t laneSets(const std::string& path)
-{
-    sqlite3* h = nullptr;
-    int64_t n = -1;
-    if (sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        if (sqlite3_prepare_v2(h, "SELECT count(*) FROM scope_lane_sets", -1, &st, nullptr) != SQLITE_OK)
-            n = 0;   // not migrated: no table
-        else if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return n;
-}
+using wt::test::laneSets;
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include "storage/runoverview.h"
 #include "storage/scopelanes.h"
 #include "storage/writer.h"
+#include "tests/support/tabledump.h"
 #include "tests/support/synthrun.h"
 #include "tests/support/testsupport.h"
 
@@ -26,22 +27,7 @@ using namespace wt::gui;
 
 namespace {
 
-int64_t laneSets(const std::string& path)
-{
-    sqlite3* h = nullptr;
-    int64_t n = -1;
-    if (sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-        sqlite3_stmt* st = nullptr;
-        // A file not yet migrated has no table: none stored.
-        if (sqlite3_prepare_v2(h, "SELECT count(*) FROM scope_lane_sets", -1, &st, nullptr) != SQLITE_OK)
-            n = 0;
-        else if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    sqlite3_close(h);
-    return n;
-}
+using wt::test::laneSets;
 
 std::vector<int64_t> writeVersion5(const std::string& path, int runs)
 {

@@ -50,4 +50,22 @@ inline std::string dumpTables(const std::string& path)
     return out;
 }
 
+// Runs with stored scope lanes (schema 6's scope_lane_sets) in the file at `path`; 0 when the
+// file is not migrated yet (no table), -1 when it does not open.
+inline int64_t laneSets(const std::string& path)
+{
+    sqlite3* h = nullptr;
+    int64_t n = -1;
+    if (sqlite3_open_v2(path.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* st = nullptr;
+        if (sqlite3_prepare_v2(h, "SELECT count(*) FROM scope_lane_sets", -1, &st, nullptr) != SQLITE_OK)
+            n = 0;   // not migrated: no table
+        else if (sqlite3_step(st) == SQLITE_ROW)
+            n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(h);
+    return n;
+}
+
 }  // namespace wt::test
