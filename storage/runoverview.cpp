@@ -494,6 +494,20 @@ std::vector<OverviewBucket> decodeOverviewBuckets(std::string_view blob, uint32_
 
 namespace {
 
+// One empty row per track, by track id: what both passes fill.
+std::map<int64_t, OverviewRow> emptyTrackRows(const std::vector<Track>& tracks)
+{
+    std::map<int64_t, OverviewRow> rows;
+    for (const Track& t : tracks) {
+        OverviewRow r;
+        r.kind = OverviewRow::Kind::Track;
+        r.trackId = t.id;
+        r.deviceId = t.deviceId;
+        rows[t.id] = r;
+    }
+    return rows;
+}
+
 // Every instance of the run, chunk by chunk in id order: fn(const ScopeInstance&). A chunk that
 // does not decode fails the pass in one line naming the run.
 template <class Fn>
@@ -527,14 +541,7 @@ void computeBounded(Database& db, int64_t runId, RunOverview& ov, const std::vec
     const int64_t width = std::max<int64_t>(64, budget / 2 / 41);
     const size_t runItems = size_t(std::max<int64_t>(64, budget / 2 / int64_t(sizeof(SpillItem))));
     std::map<int64_t, std::unique_ptr<RowBuilder>> builders;   // by track id
-    std::map<int64_t, OverviewRow> trackRows;
-    for (const Track& t : tracks) {
-        OverviewRow r;
-        r.kind = OverviewRow::Kind::Track;
-        r.trackId = t.id;
-        r.deviceId = t.deviceId;
-        trackRows[t.id] = r;
-    }
+    std::map<int64_t, OverviewRow> trackRows = emptyTrackRows(tracks);
     struct Span {
         int64_t start = INT64_MAX, end = INT64_MIN;
         uint64_t mask = 0;
@@ -821,14 +828,7 @@ RunOverview computeRunOverview(Database& db, int64_t runId, ScopeLaneSet* laneSe
     std::vector<uint64_t> deviceMask(inst.size(), 0);
 
     RowBuilder builder(ov.originNs, ov.bucketNs, ov.bucketCount);
-    std::map<int64_t, OverviewRow> trackRows;
-    for (const Track& t : tracks) {
-        OverviewRow r;
-        r.kind = OverviewRow::Kind::Track;
-        r.trackId = t.id;
-        r.deviceId = t.deviceId;
-        trackRows[t.id] = r;
-    }
+    std::map<int64_t, OverviewRow> trackRows = emptyTrackRows(tracks);
     int64_t currentTrack = 0;
     OverviewRow* current = nullptr;
     uint64_t currentBit = 0;
