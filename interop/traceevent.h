@@ -46,6 +46,12 @@ struct TraceEvent {
     const std::string* problem = nullptr;
 };
 
+// The phases the parser reads: complete slices X, B/E pairs and metadata M. The tokenizer stops
+// reading any other event at its "ph" (Kineto's flow events s/f are about a third of a trace's
+// events, instants i up to a fifth): its later fields are skipped unread, so a bad value there
+// does not fail the import. The sink still receives such an event, with only ph set.
+constexpr bool keptPhase(char ph) { return ph == 'X' || ph == 'B' || ph == 'E' || ph == 'M'; }
+
 class TraceEventSink {
 public:
     virtual ~TraceEventSink() = default;

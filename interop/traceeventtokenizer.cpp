@@ -307,6 +307,8 @@ void TraceEventTokenizer::Reader::readFields(od::object obj, TraceEvent& e)
             if (k == "ph") {
                 std::string_view ph = v.get_string().value();
                 e.ph = ph.empty() ? 0 : ph[0];
+                if (!keptPhase(e.ph))
+                    return;   // the rest unread (traceevent.h)
             } else if (k == "ts") {
                 e.ts = micros(v, "timestamp");
                 e.hasTs = true;

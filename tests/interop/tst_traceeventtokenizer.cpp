@@ -504,6 +504,46 @@ private slots:
         QCOMPARE(r.events[1].ts, int64_t(1000));
     }
 
+    // An event of a phase the parser does not read (flow s/f, instant i, counter C) is handed
+    // on with its ph alone: the fields after ph are skipped unread, bad ones included; a field
+    // before ph is still read (the phase is not known yet).
+    void otherPhasesSkippedAfterPh()
+    {
+        const std::string text =
+            "{\"traceEvents\":["
+            "{\"ph\":\"f\",\"id\":1,\"pid\":9,\"tid\":9,\"ts\":\"bad\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},"
+            "{\"ph\":\"i\",\"name\":\"mark\",\"ts\":-5,\"args\":{\"correlation\":\"x\"}},"
+            "{\"ph\":\"C\",\"name\":\"mem\",\"ts\":7,\"args\":{\"bytes\":[1,{\"n\":2}]}},"
+            "{\"pid\":4,\"ts\":\"bad\",\"ph\":\"s\"},"
+            "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":4}"
+            "]}";
+        std::string buf = padded(text);
+        TraceEventTokenizer t("t.json");
+        Recorder r;
+        t.tokenize(buf.data(), text.size(), buf.size(), r);
+        QCOMPARE(r.events.size(), size_t(5));
+        for (int i = 0; i < 3; ++i) {
+            const TraceEvent& e = r.events[size_t(i)];
+            QCOMPARE(e.ph, "fiC"[i]);
+            QVERIFY(!e.problem);
+            QVERIFY(!e.hasTs);
+            QVERIFY(e.name.empty());
+            QCOMPARE(e.pid.num, int64_t(0));
+            QCOMPARE(e.correlation, int64_t(0));
+        }
+        QVERIFY(r.events[3].problem);   // "ts" came before "ph"
+        QCOMPARE(r.events[3].pid.num, int64_t(4));
+        const TraceEvent& k = r.events[4];
+        QCOMPARE(k.ph, 'X');
+        QVERIFY(!k.problem);
+        QCOMPARE(k.name, std::string_view("k"));
+        QCOMPARE(k.ts, int64_t(3000));
+        QCOMPARE(k.dur, int64_t(4000));
+        QCOMPARE(k.tid.num, int64_t(2));
+        QVERIFY(keptPhase('X') && keptPhase('B') && keptPhase('E') && keptPhase('M'));
+        QVERIFY(!keptPhase('s') && !keptPhase('f') && !keptPhase('i') && !keptPhase('C') && !keptPhase(0));
+    }
+
     void header()
     {
         const std::string text =
